@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright (c) 2026 The Marrow authors
+ *
+ * The C ABI that Java binds to. Conventions shared by every libmarrow_*.so:
+ *
+ *  - every entry point returns int: 0 (MARROW_OK) or a negative status below;
+ *  - on failure the library fills a thread-local message readable with
+ *    marrow_last_error() until the next failing call on the same thread;
+ *  - structs shared with Java start with {uint32_t size; uint32_t comp_mask}
+ *    and their sizes/offsets are exported through marrow_abi_query() so the
+ *    Java loader can refuse to run on a mismatch (DiSNI-style handshake).
+ *
+ * Each library exports the three functions below under the same names; Java
+ * looks them up per library handle (dlopen RTLD_LOCAL), so they never clash.
+ */
+#ifndef MARROW_ABI_H
+#define MARROW_ABI_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MARROW_API __attribute__((visibility("default")))
+
+/* Bumped on any change of a shared struct or an exported signature. */
+#define MARROW_ABI_VERSION 1
+
+enum marrow_status {
+	MARROW_OK = 0,
+	MARROW_EPERM = -1,        /* not permitted (e.g. PeerMappingOverride missing) */
+	MARROW_ENOENT = -2,       /* no such object/key */
+	MARROW_EIO = -5,          /* error completion / device error */
+	MARROW_ENOMEM = -12,
+	MARROW_EBUSY = -16,       /* object still in use */
+	MARROW_ENODEV = -19,      /* no device of this kind */
+	MARROW_EINVAL = -22,      /* bad argument or impossible configuration */
+	MARROW_ENOSPC = -28,      /* ring/queue full */
+	MARROW_ERANGE = -34,      /* value out of range (e.g. inline too long) */
+	MARROW_ENOSYS = -38,      /* not built into this library */
+	MARROW_EPROTO = -71,      /* malformed input (WQE, descriptor, peer message) */
+	MARROW_ETIMEDOUT = -110,  /* a bounded wait expired */
+	MARROW_ECONNRESET = -104, /* peer went away */
+};
+
+/* ABI version this library was built with. Never fails. */
+MARROW_API int marrow_abi_version(void);
+
+/* Thread-local message describing the last failure on this thread ("" if
+ * none). The pointer stays valid until the next failing call on the thread. */
+MARROW_API const char *marrow_last_error(void);
+
+/* Layout handshake. key is "sizeof:<struct>" or "offsetof:<struct>.<field>";
+ * *out receives the value. Returns MARROW_ENOENT for an unknown key. */
+MARROW_API int marrow_abi_query(const char *key, int64_t *out);
+
+/* Human name of a status code ("EINVAL", ...). Never fails. */
+MARROW_API const char *marrow_status_name(int status);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MARROW_ABI_H */

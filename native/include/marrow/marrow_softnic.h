@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright (c) 2026 The Marrow authors
+ *
+ * Software NIC ("softnic"): an in-process emulator that consumes real mlx5
+ * send WQEs from an SQ ring, watches the doorbell record and a per-QP UAR
+ * mailbox, moves bytes between registered host buffers and writes real
+ * CQE64s. Library: libmarrow_emu.so (gcc + pthreads only).
+ *
+ * Control path mirrors verbs (device, PD, MR, CQ, RC QP, modify QP). The data
+ * path never calls this API: producers write WQEs into view.sq_buf, store the
+ * exclusive WQEBB producer counter into the SQ dbrec word (BE32) and 8 bytes
+ * into view.uar, exactly as on ConnectX; pollers read CQE64s from
+ * cq_view.buf with the owner-bit rule.
+ *
+ * All queue and MR memory is plain host memory (page-aligned) that a caller
+ * may additionally pin and map into a GPU.
+ *
+ * Thread safety: control-path calls on one device are serialised internally;
+ * destroy calls require that no producer touches the object any more.
+ * Destroy order: QPs -> CQs -> MRs -> PD -> device (EBUSY otherwise).
+ */
+#ifndef MARROW_SOFTNIC_H
+#define MARROW_SOFTNIC_H
+
+#include "marrow/marrow_abi.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct marrow_emu_device;
+struct marrow_emu_pd;
+struct marrow_emu_mr;
+struct marrow_emu_cq;
+struct marrow_emu_qp;
+
+/* ---- device ------------------------------------------------------------ */
+
+enum marrow_emu_poll_mode {
+	MARROW_EMU_POLL_IDLE = 0, /* bounded back-off: spin briefly, then nanosleep up to idle_sleep_max_ns */
+	MARROW_EMU_POLL_HOT = 1,  /* spin with a pause instruction; for benchmarks */
+};
+
+struct marrow_emu_device_attr {
+	uint32_t size;               /* sizeof(struct marrow_emu_device_attr) */
+	uint32_t comp_mask;          /* 0 */
+	uint32_t poll_mode;          /* enum marrow_emu_poll_mode */
+	uint32_t engine_threads;     /* >= 1; QPs are spread over engine threads by QPN */
+	uint32_t idle_sleep_max_ns;  /* upper bound of one idle sleep; 0 = default 50 us */
+	uint32_t sweep_every;        /* full sweep of idle QPs every N passes; 0 = default 64 */
+	int32_t engine_cpu;          /* pin engine thread 0 to this CPU (-1 = no pinning) */
+	uint32_t quiet;              /* 1 = do not print the emulator banner */
+};
+
+/* Opens an emulated NIC and starts its engine thread(s). Prints one line to
+ * stderr saying that this is a software emulator unless attr->quiet. */
+MARROW_API int marrow_emu_device_open(const struct marrow_emu_device_attr *attr,
+				      struct marrow_emu_device **out);
+/* Stops and joins the engine, then frees the device. EBUSY if objects remain. */
+MARROW_API int marrow_emu_device_close(struct marrow_emu_device *dev);
+
+/* Stops (paused = 1) or resumes the engine threads. While paused, doorbells
+ * are not observed: used to test that producers' bounded waits expire. */
+MARROW_API int marrow_emu_engine_pause(struct marrow_emu_device *dev, int paused);
+
+/* ---- protection domain and memory regions ------------------------------ */
+
+MARROW_API int marrow_emu_pd_alloc(struct marrow_emu_device *dev, struct marrow_emu_pd **out);
+MARROW_API int marrow_emu_pd_free(struct marrow_emu_pd *pd);
+
+/* Access flags, same bit values as ibv_access_flags. Local read is implied. */
+enum marrow_emu_access {
+	MARROW_ACCESS_LOCAL_WRITE = 1,
+	MARROW_ACCESS_REMOTE_WRITE = 2,
+	MARROW_ACCESS_REMOTE_READ = 4,
+	MARROW_ACCESS_REMOTE_ATOMIC = 8,
+};
+
+/* Registers [addr, addr+len). Keys are mlx5-mkey style: (index << 8) | variant,
+ * so a stale key of a deregistered MR does not match a new one. */
+MARROW_API int marrow_emu_mr_reg(struct marrow_emu_pd *pd, void *addr, uint64_t len,
+				 uint32_t access, struct marrow_emu_mr **out,
+				 uint32_t *lkey, uint32_t *rkey);
+MARROW_API int marrow_emu_mr_dereg(struct marrow_emu_mr *mr);
+
+/* ---- completion queue ---------------------------------------------------- */
+
+enum marrow_emu_cq_flags {
+	MARROW_EMU_CQ_COLLAPSED = 1,      /* cc = 1: every CQE goes to slot 0 */
+	MARROW_EMU_CQ_OVERRUN_IGNORE = 2, /* oi = 1: never check the consumer index */
+};
+
+struct marrow_emu_cq_attr {
+	uint32_t size;          /* sizeof(struct marrow_emu_cq_attr) */
+	uint32_t comp_mask;     /* 0 */
+	uint32_t log_cqe_cnt;   /* 0..16 (1..65536 entries) */
+	uint32_t flags;         /* enum marrow_emu_cq_flags */
+};
+
+/* What a poller needs; same meaning as the fields of mlx5dv_cq. */
+struct marrow_cq_view {
+	uint32_t size;          /* sizeof(struct marrow_cq_view) */
+	uint32_t comp_mask;
+	uint32_t cqn;
+	uint32_t cqe_cnt;
+	uint32_t cqe_size;      /* 64 */
+	uint32_t flags;         /* enum marrow_emu_cq_flags */
+	void *buf;              /* cqe_cnt * 64 bytes, op_own initialised to 0xF0 */
+	uint32_t *dbrec;        /* 2 x BE32: word 0 = consumer index (low 24 bits) */
+};
+
+MARROW_API int marrow_emu_cq_create(struct marrow_emu_device *dev,
+				    const struct marrow_emu_cq_attr *attr,
+				    struct marrow_emu_cq **out, struct marrow_cq_view *view);
+MARROW_API int marrow_emu_cq_destroy(struct marrow_emu_cq *cq);
+
+/* CQ error state: 1 after an overrun (oi = 0 and the consumer index fell
+ * N entries behind); the CQ then accepts no more CQEs. */
+MARROW_API int marrow_emu_cq_status(struct marrow_emu_cq *cq, int *in_error);
+
+/* ---- RC queue pair ------------------------------------------------------ */
+
+enum marrow_qp_state {
+	MARROW_QPS_RESET = 0,
+	MARROW_QPS_INIT = 1,
+	MARROW_QPS_RTR = 2,
+	MARROW_QPS_RTS = 3,
+	MARROW_QPS_ERR = 6,
+};
+
+struct marrow_emu_qp_attr {
+	uint32_t size;             /* sizeof(struct marrow_emu_qp_attr) */
+	uint32_t comp_mask;        /* 0 */
+	struct marrow_emu_cq *send_cq;
+	struct marrow_emu_cq *recv_cq;   /* may be NULL when log_rq_wqe_cnt == 0 */
+	uint32_t log_sq_wqebb_cnt; /* 1..15 (SQ depth <= 32768 WQEBBs) */
+	uint32_t log_rq_wqe_cnt;   /* 0 = no RQ; else 1..15 */
+	uint32_t max_rq_sge;       /* RQ stride = 16 * next_pow2(max_rq_sge), >= 1 */
+	uint32_t max_inline_data;  /* bytes; 0..(16 WQEBBs worth) */
+	uint32_t access;           /* remote access allowed on this QP (enum marrow_emu_access) */
+	uint32_t reserved;
+};
+
+/* What a producer needs; same meaning as the fields of mlx5dv_qp plus qpn. */
+struct marrow_qp_view {
+	uint32_t size;             /* sizeof(struct marrow_qp_view) */
+	uint32_t comp_mask;
+	uint32_t qpn;
+	uint32_t sq_wqe_cnt;       /* WQEBBs in the SQ ring (power of two) */
+	uint32_t sq_stride;        /* 64 */
+	uint32_t rq_wqe_cnt;       /* 0 if no RQ */
+	uint32_t rq_stride;        /* bytes per RQ entry */
+	uint32_t max_inline_data;
+	void *sq_buf;              /* sq_wqe_cnt * 64 bytes */
+	void *rq_buf;              /* rq_wqe_cnt * rq_stride bytes, or NULL */
+	uint32_t *dbrec;           /* 2 x BE32: [0] = RQ counter, [1] = SQ counter */
+	void *uar;                 /* doorbell register: producers store 8 bytes here */
+	uint64_t uar_size;         /* bytes of the mailbox page (two BlueFlame halves) */
+};
+
+MARROW_API int marrow_emu_qp_create(struct marrow_emu_pd *pd, const struct marrow_emu_qp_attr *attr,
+				    struct marrow_emu_qp **out, struct marrow_qp_view *view);
+MARROW_API int marrow_emu_qp_destroy(struct marrow_emu_qp *qp);
+
+/* RESET->INIT->RTR->RTS, any->ERR, any->RESET. RTR needs the peer: a QP of
+ * the same device (loopback: the QP itself, or a second "PE"'s QP).
+ * Illegal transitions fail with EINVAL and leave the state unchanged. */
+MARROW_API int marrow_emu_qp_modify(struct marrow_emu_qp *qp, int new_state, uint32_t peer_qpn);
+MARROW_API int marrow_emu_qp_state(struct marrow_emu_qp *qp, int *state);
+
+/* ---- counters ------------------------------------------------------------ */
+
+/* X-macro: the one list of emulator counters; names carry the emu_ prefix. */
+#define MARROW_EMU_COUNTERS(X) \
+	X(doorbells_observed)      \
+	X(dbrec_advances)          \
+	X(wqebb_fetched)           \
+	X(fetch_runs)              \
+	X(wqe_nop)                 \
+	X(wqe_rdma_write)          \
+	X(wqe_rdma_write_imm)      \
+	X(wqe_other)               \
+	X(inline_bytes)            \
+	X(gather_bytes)            \
+	X(payload_bytes_tx)        \
+	X(payload_bytes_rx)        \
+	X(cqe_req)                 \
+	X(cqe_resp_wr_imm)         \
+	X(cqe_req_err)             \
+	X(cqe_resp_err)            \
+	X(synd_local_length)       \
+	X(synd_local_qp_op)        \
+	X(synd_local_prot)         \
+	X(synd_wr_flush)           \
+	X(synd_remote_access)      \
+	X(synd_remote_inval_req)   \
+	X(rnr_waits)               \
+	X(wqe_sanity_fail)         \
+	X(sq_overflow)             \
+	X(cq_overruns)             \
+	X(busy_passes)             \
+	X(idle_passes)
+
+enum marrow_emu_counter_id {
+#define MARROW_EMU_COUNTER_ENUM(n) MARROW_EMU_CTR_##n,
+	MARROW_EMU_COUNTERS(MARROW_EMU_COUNTER_ENUM)
+#undef MARROW_EMU_COUNTER_ENUM
+	MARROW_EMU_CTR_COUNT
+};
+
+/* Number of counters and the name ("emu_doorbells_observed", ...) of each. */
+MARROW_API int marrow_emu_counter_count(void);
+MARROW_API const char *marrow_emu_counter_name(int id);
+
+/* Copies a consistent snapshot of the device-wide counters into out[0..n). */
+MARROW_API int marrow_emu_counters_read(struct marrow_emu_device *dev, uint64_t *out, uint32_t n);
+
+/* ---- CPU-producer micro-benchmarks (timed loops stay in C) --------------- */
+
+struct marrow_emu_bench_result {
+	uint32_t size;             /* sizeof(struct marrow_emu_bench_result) */
+	uint32_t comp_mask;
+	uint64_t messages;         /* WQEs completed in the timed region */
+	uint64_t doorbells;        /* doorbells rung in the timed region */
+	uint64_t elapsed_ns;       /* CLOCK_MONOTONIC_RAW */
+	uint64_t cqes;             /* CQEs polled in the timed region */
+};
+
+/* Message rate: one CPU producer (the calling thread) streams RDMA WRITEs of
+ * msg_size bytes (inline if msg_size <= max_inline_data, else pointer from
+ * local_addr/lkey) to remote_addr/rkey, `batch` WQEs per doorbell, the last
+ * WQE of each batch signaled, keeping the SQ as full as it allows. Runs
+ * `warmup` untimed messages first. Validates that every CQE is a success.
+ * timeout_ns bounds every wait (ETIMEDOUT). */
+MARROW_API int marrow_emu_bench_rate(struct marrow_emu_qp *qp, struct marrow_emu_cq *cq,
+				     uint32_t msg_size, uint32_t batch, uint64_t messages,
+				     uint64_t warmup, uint64_t local_addr, uint32_t lkey,
+				     uint64_t remote_addr, uint32_t rkey, uint64_t timeout_ns,
+				     struct marrow_emu_bench_result *out);
+
+/* Put+completion latency: `iters` times, post one signaled RDMA WRITE of
+ * msg_size bytes, ring, spin on the CQE; samples_ns[i] = post start -> CQE
+ * seen. `warmup` untimed iterations first. */
+MARROW_API int marrow_emu_bench_latency(struct marrow_emu_qp *qp, struct marrow_emu_cq *cq,
+					uint32_t msg_size, uint64_t iters, uint64_t warmup,
+					uint64_t local_addr, uint32_t lkey, uint64_t remote_addr,
+					uint32_t rkey, uint64_t timeout_ns, uint64_t *samples_ns);
+
+/* An empty function, for the FFM downcall-overhead benchmark. */
+MARROW_API int marrow_emu_noop(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MARROW_SOFTNIC_H */

@@ -1,0 +1,332 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright (c) 2026 The Marrow authors
+ *
+ * mlx5 send-WQE, CQE64 and doorbell encoders/decoders.
+ *
+ * The single definition of the wire formats that the GPU kernels, the CPU
+ * executor, the proxy workers and the software NIC all share. Everything is
+ * byte-exact to the mlx5 ABI (offsets and constants are facts of that ABI;
+ * tests/test_mlx5_golden.c proves byte identity with rdma-core's mlx5dv.h).
+ *
+ * Usable from C99, C++ and CUDA device code: no libc calls, no host-only
+ * intrinsics on the device path. Multi-byte fields are big-endian; the
+ * helpers store them as 32-bit words so that a GPU thread issues aligned
+ * 4-byte stores (segments are always 16-byte aligned inside an SQ ring).
+ */
+#ifndef MARROW_MLX5_WQE_H
+#define MARROW_MLX5_WQE_H
+
+#include <stdint.h>
+
+#if defined(__CUDACC__)
+#define MX_HD __host__ __device__ __forceinline__
+#else
+#define MX_HD static inline __attribute__((always_inline))
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- units ---------------------------------------------------------- */
+enum {
+	MX_WQEBB_SIZE = 64,   /* send basic block */
+	MX_WQEBB_SHIFT = 6,
+	MX_DS_SIZE = 16,      /* one data-segment unit */
+	MX_CQE_SIZE = 64,
+	MX_MAX_WQE_DS = 63,   /* ds is 6 bits wide in practice */
+	MX_MAX_MSG_LEN = 0x7fffffff,
+};
+
+/* ---- send opcodes (low byte of ctrl word 0) ------------------------- */
+enum {
+	MX_OPCODE_NOP = 0x00,
+	MX_OPCODE_SEND_INVAL = 0x01,
+	MX_OPCODE_RDMA_WRITE = 0x08,
+	MX_OPCODE_RDMA_WRITE_IMM = 0x09,
+	MX_OPCODE_SEND = 0x0a,
+	MX_OPCODE_SEND_IMM = 0x0b,
+	MX_OPCODE_RDMA_READ = 0x10,
+	MX_OPCODE_ATOMIC_CS = 0x11,
+	MX_OPCODE_ATOMIC_FA = 0x12,
+};
+
+/* ---- fm_ce_se -------------------------------------------------------- */
+enum {
+	MX_CTRL_SOLICITED = 0x02,
+	MX_CTRL_CQ_UPDATE = 0x08,      /* CE = 2: always write a CQE ("signaled") */
+	MX_CTRL_CE_MASK = 0x0c,
+	MX_CTRL_FENCE = 0x80,
+};
+
+/* ---- segment offsets and sizes -------------------------------------- */
+enum {
+	MX_CTRL_SEG_SIZE = 16,
+	MX_RADDR_SEG_SIZE = 16,
+	MX_DATA_SEG_SIZE = 16,
+	MX_INLINE_HDR_SIZE = 4,
+	MX_INLINE_SEG_FLAG = 0x80000000u,  /* bit 31 of byte_count: inline */
+	MX_INVALID_LKEY = 0x100,
+};
+
+/* ---- CQE64 ------------------------------------------------------------ */
+enum {
+	MX_CQE_OFF_SRQN_UIDX = 32,
+	MX_CQE_OFF_IMM = 36,
+	MX_CQE_OFF_BYTE_CNT = 44,
+	MX_CQE_OFF_TIMESTAMP = 48,
+	MX_CQE_OFF_HW_ERR_SYND = 52,
+	MX_CQE_OFF_HW_SYND_TYPE = 53,
+	MX_CQE_OFF_VENDOR_ERR_SYND = 54,
+	MX_CQE_OFF_SYNDROME = 55,
+	MX_CQE_OFF_SOP_DROP_QPN = 56,
+	MX_CQE_OFF_WQE_COUNTER = 60,
+	MX_CQE_OFF_SIGNATURE = 62,
+	MX_CQE_OFF_OP_OWN = 63,
+};
+
+/* CQE opcodes (op_own >> 4) */
+enum {
+	MX_CQE_REQ = 0,
+	MX_CQE_RESP_WR_IMM = 1,
+	MX_CQE_RESP_SEND = 2,
+	MX_CQE_REQ_ERR = 13,
+	MX_CQE_RESP_ERR = 14,
+	MX_CQE_INVALID = 15,
+};
+
+/* Error syndromes (byte 55 of an error CQE) */
+enum {
+	MX_SYND_LOCAL_LENGTH = 0x01,
+	MX_SYND_LOCAL_QP_OP = 0x02,
+	MX_SYND_LOCAL_PROT = 0x04,
+	MX_SYND_WR_FLUSH = 0x05,
+	MX_SYND_MW_BIND = 0x06,
+	MX_SYND_BAD_RESP = 0x10,
+	MX_SYND_LOCAL_ACCESS = 0x11,
+	MX_SYND_REMOTE_INVAL_REQ = 0x12,
+	MX_SYND_REMOTE_ACCESS = 0x13,
+	MX_SYND_REMOTE_OP = 0x14,
+	MX_SYND_TRANSPORT_RETRY_EXC = 0x15,
+	MX_SYND_RNR_RETRY_EXC = 0x16,
+	MX_SYND_REMOTE_ABORTED = 0x22,
+};
+
+/* rdma-core initialises op_own to this: opcode INVALID, owner 0. */
+#define MX_CQE_OP_OWN_INIT 0xf0u
+
+/* Doorbell record word indices (2 x BE32) */
+enum { MX_DBR_RCV = 0, MX_DBR_SND = 1 };
+
+/* ---- byte order --------------------------------------------------------
+ * The device path uses __byte_perm (one PRMT); the host path the compiler
+ * builtin, which gcc and clang lower to bswap/rev on x86-64 and aarch64. */
+MX_HD uint32_t mx_bswap32(uint32_t v)
+{
+#if defined(__CUDA_ARCH__)
+	return __byte_perm(v, 0, 0x0123);
+#else
+	return __builtin_bswap32(v);
+#endif
+}
+
+MX_HD uint16_t mx_bswap16(uint16_t v)
+{
+	return (uint16_t)((v >> 8) | (v << 8));
+}
+
+MX_HD uint64_t mx_bswap64(uint64_t v)
+{
+	return ((uint64_t)mx_bswap32((uint32_t)v) << 32) | mx_bswap32((uint32_t)(v >> 32));
+}
+
+/* Host-order value -> big-endian representation, assuming a little-endian
+ * machine (x86-64, aarch64 Linux and all NVIDIA GPUs are). */
+MX_HD uint32_t mx_htobe32(uint32_t v) { return mx_bswap32(v); }
+MX_HD uint16_t mx_htobe16(uint16_t v) { return mx_bswap16(v); }
+MX_HD uint64_t mx_htobe64(uint64_t v) { return mx_bswap64(v); }
+MX_HD uint32_t mx_be32toh(uint32_t v) { return mx_bswap32(v); }
+MX_HD uint16_t mx_be16toh(uint16_t v) { return mx_bswap16(v); }
+MX_HD uint64_t mx_be64toh(uint64_t v) { return mx_bswap64(v); }
+
+/* ---- sizes ------------------------------------------------------------- */
+
+/* ds (16-byte units) of an RC RDMA WRITE carrying len bytes inline. */
+MX_HD uint32_t mx_ds_inline_write(uint32_t len)
+{
+	return 2u + (MX_INLINE_HDR_SIZE + len + 15u) / 16u;
+}
+
+/* ds of an RC RDMA WRITE with nsge pointer data segments. */
+MX_HD uint32_t mx_ds_pointer_write(uint32_t nsge)
+{
+	return 2u + nsge;
+}
+
+/* WQEBBs a WQE of ds units occupies. */
+MX_HD uint32_t mx_wqebbs(uint32_t ds)
+{
+	return (ds + 3u) / 4u;
+}
+
+/* The largest inline payload whose WQE still fits in n WQEBBs. */
+MX_HD uint32_t mx_inline_max_for_wqebbs(uint32_t n)
+{
+	return n * MX_WQEBB_SIZE - MX_CTRL_SEG_SIZE - MX_RADDR_SEG_SIZE - MX_INLINE_HDR_SIZE;
+}
+
+/* ---- encoders -----------------------------------------------------------
+ * seg points at the segment start inside the ring (16-byte aligned). */
+
+MX_HD void mx_store32(void *p, uint32_t v) { *(volatile uint32_t *)p = v; }
+
+/* Control segment. wqe_idx is the free-running WQEBB producer counter of the
+ * WQE's first WQEBB (mod 2^16). imm_be is stored as given (verbs passes the
+ * immediate already in network order). */
+MX_HD void mx_set_ctrl_seg(void *seg, uint16_t wqe_idx, uint8_t opcode, uint8_t opmod,
+			   uint32_t qpn, uint8_t fm_ce_se, uint8_t ds, uint8_t signature,
+			   uint32_t imm_be)
+{
+	uint32_t *w = (uint32_t *)seg;
+	mx_store32(&w[0], mx_htobe32(((uint32_t)opmod << 24) | ((uint32_t)wqe_idx << 8) | opcode));
+	mx_store32(&w[1], mx_htobe32((qpn << 8) | ds));
+	/* bytes 8..11: signature, dci_stream_channel_id (BE16, 0 for RC), fm_ce_se */
+	mx_store32(&w[2], (uint32_t)signature | ((uint32_t)fm_ce_se << 24));
+	mx_store32(&w[3], imm_be);
+}
+
+/* Remote-address segment. */
+MX_HD void mx_set_raddr_seg(void *seg, uint64_t raddr, uint32_t rkey)
+{
+	uint32_t *w = (uint32_t *)seg;
+	mx_store32(&w[0], mx_htobe32((uint32_t)(raddr >> 32)));
+	mx_store32(&w[1], mx_htobe32((uint32_t)raddr));
+	mx_store32(&w[2], mx_htobe32(rkey));
+	mx_store32(&w[3], 0);
+}
+
+/* Pointer (gather/scatter) data segment. */
+MX_HD void mx_set_data_seg(void *seg, uint32_t len, uint32_t lkey, uint64_t addr)
+{
+	uint32_t *w = (uint32_t *)seg;
+	mx_store32(&w[0], mx_htobe32(len & 0x7fffffffu));
+	mx_store32(&w[1], mx_htobe32(lkey));
+	mx_store32(&w[2], mx_htobe32((uint32_t)(addr >> 32)));
+	mx_store32(&w[3], mx_htobe32((uint32_t)addr));
+}
+
+/* Inline segment header; the payload follows at seg + 4. */
+MX_HD void mx_set_inline_hdr(void *seg, uint32_t len)
+{
+	mx_store32(seg, mx_htobe32(len | MX_INLINE_SEG_FLAG));
+}
+
+/* The 8-byte value a producer stores to the UAR doorbell register, as a
+ * little-endian uint64: bytes 0..3 = BE32(idx << 8 | opcode), bytes 4..7 =
+ * BE32(qpn << 8 | ds). NVSHMEM/DOCA pass the exclusive producer index with
+ * opcode = ds = 0; rdma-core passes the last WQE's ctrl word. */
+MX_HD uint64_t mx_doorbell_value(uint16_t idx, uint8_t opcode, uint32_t qpn, uint8_t ds)
+{
+	uint32_t lo = mx_htobe32(((uint32_t)idx << 8) | opcode);
+	uint32_t hi = mx_htobe32((qpn << 8) | ds);
+	return ((uint64_t)hi << 32) | lo;
+}
+
+/* Value of the SQ doorbell-record word: exclusive WQEBB producer counter. */
+MX_HD uint32_t mx_dbrec_send_value(uint32_t pi)
+{
+	return mx_htobe32(pi & 0xffffu);
+}
+
+/* ---- doorbell / dbrec decoders (software NIC side) ------------------------ */
+MX_HD uint16_t mx_doorbell_idx(uint64_t db)
+{
+	return (uint16_t)((mx_be32toh((uint32_t)db) >> 8) & 0xffffu);
+}
+
+MX_HD uint32_t mx_doorbell_qpn(uint64_t db)
+{
+	return mx_be32toh((uint32_t)(db >> 32)) >> 8;
+}
+
+/* ---- WQE decoders ------------------------------------------------------ */
+MX_HD uint32_t mx_ld_be32(const void *p) { return mx_be32toh(*(const volatile uint32_t *)p); }
+
+MX_HD uint8_t mx_ctrl_opcode(const void *ctrl) { return (uint8_t)(mx_ld_be32(ctrl) & 0xff); }
+MX_HD uint8_t mx_ctrl_opmod(const void *ctrl) { return (uint8_t)(mx_ld_be32(ctrl) >> 24); }
+MX_HD uint16_t mx_ctrl_wqe_idx(const void *ctrl) { return (uint16_t)(mx_ld_be32(ctrl) >> 8); }
+MX_HD uint32_t mx_ctrl_qpn(const void *ctrl) { return mx_ld_be32((const uint8_t *)ctrl + 4) >> 8; }
+MX_HD uint8_t mx_ctrl_ds(const void *ctrl) { return (uint8_t)(mx_ld_be32((const uint8_t *)ctrl + 4) & 0xff); }
+MX_HD uint8_t mx_ctrl_fm_ce_se(const void *ctrl) { return ((const volatile uint8_t *)ctrl)[11]; }
+MX_HD uint32_t mx_ctrl_imm_be(const void *ctrl) { return *(const volatile uint32_t *)((const uint8_t *)ctrl + 12); }
+
+MX_HD uint64_t mx_raddr(const void *seg)
+{
+	return ((uint64_t)mx_ld_be32(seg) << 32) | mx_ld_be32((const uint8_t *)seg + 4);
+}
+MX_HD uint32_t mx_raddr_rkey(const void *seg) { return mx_ld_be32((const uint8_t *)seg + 8); }
+
+MX_HD uint32_t mx_data_byte_count(const void *seg) { return mx_ld_be32(seg); }
+MX_HD uint32_t mx_data_lkey(const void *seg) { return mx_ld_be32((const uint8_t *)seg + 4); }
+MX_HD uint64_t mx_data_addr(const void *seg)
+{
+	return ((uint64_t)mx_ld_be32((const uint8_t *)seg + 8) << 32) | mx_ld_be32((const uint8_t *)seg + 12);
+}
+
+/* ---- CQE64 decoders ------------------------------------------------------ */
+MX_HD uint8_t mx_cqe_op_own(const void *cqe) { return ((const volatile uint8_t *)cqe)[MX_CQE_OFF_OP_OWN]; }
+MX_HD uint8_t mx_cqe_opcode(const void *cqe) { return (uint8_t)(mx_cqe_op_own(cqe) >> 4); }
+MX_HD uint8_t mx_cqe_owner(const void *cqe) { return (uint8_t)(mx_cqe_op_own(cqe) & 1); }
+MX_HD uint8_t mx_cqe_syndrome(const void *cqe) { return ((const volatile uint8_t *)cqe)[MX_CQE_OFF_SYNDROME]; }
+MX_HD uint8_t mx_cqe_vendor_syndrome(const void *cqe) { return ((const volatile uint8_t *)cqe)[MX_CQE_OFF_VENDOR_ERR_SYND]; }
+MX_HD uint16_t mx_cqe_wqe_counter(const void *cqe)
+{
+	const volatile uint8_t *b = (const volatile uint8_t *)cqe;
+	return (uint16_t)(((uint16_t)b[MX_CQE_OFF_WQE_COUNTER] << 8) | b[MX_CQE_OFF_WQE_COUNTER + 1]);
+}
+MX_HD uint32_t mx_cqe_qpn(const void *cqe) { return mx_ld_be32((const uint8_t *)cqe + MX_CQE_OFF_SOP_DROP_QPN) & 0xffffffu; }
+MX_HD uint8_t mx_cqe_sop(const void *cqe) { return (uint8_t)(mx_ld_be32((const uint8_t *)cqe + MX_CQE_OFF_SOP_DROP_QPN) >> 24); }
+MX_HD uint32_t mx_cqe_byte_cnt(const void *cqe) { return mx_ld_be32((const uint8_t *)cqe + MX_CQE_OFF_BYTE_CNT); }
+MX_HD uint32_t mx_cqe_imm_be(const void *cqe) { return *(const volatile uint32_t *)((const uint8_t *)cqe + MX_CQE_OFF_IMM); }
+
+/* Owner rule for a normal CQ of 2^log_n entries: the entry for the
+ * free-running consumer index ci is valid iff its opcode is not INVALID and
+ * its owner bit equals the lap parity of ci. */
+MX_HD int mx_cqe_is_valid(const void *cqe, uint32_t ci, uint32_t log_n)
+{
+	uint8_t oo = mx_cqe_op_own(cqe);
+	return (oo >> 4) != MX_CQE_INVALID && (oo & 1u) == ((ci >> log_n) & 1u);
+}
+
+/* ---- CQE64 encoders (software NIC side) ------------------------------------
+ * Writes every byte except op_own; the caller publishes op_own last, after a
+ * release fence, so that a poller never sees a partial CQE. */
+MX_HD void mx_cqe_fill_body(void *cqe, uint8_t sop, uint32_t qpn, uint16_t wqe_counter,
+			    uint32_t byte_cnt, uint32_t imm_be, uint8_t syndrome,
+			    uint8_t vendor_syndrome)
+{
+	uint32_t *w = (uint32_t *)cqe;
+	for (int i = 0; i < 13; i++)   /* bytes 0..51 */
+		mx_store32(&w[i], 0);
+	mx_store32(&w[MX_CQE_OFF_IMM / 4], imm_be);
+	mx_store32(&w[MX_CQE_OFF_BYTE_CNT / 4], mx_htobe32(byte_cnt));
+	/* bytes 52..55: hw_err_synd, hw_synd_type, vendor_err_synd, syndrome */
+	mx_store32(&w[13], ((uint32_t)vendor_syndrome << 16) | ((uint32_t)syndrome << 24));
+	mx_store32(&w[14], mx_htobe32(((uint32_t)sop << 24) | (qpn & 0xffffffu)));
+	/* bytes 60..63: wqe_counter BE16, signature, op_own (left for publish) */
+	volatile uint8_t *b = (volatile uint8_t *)cqe;
+	b[MX_CQE_OFF_WQE_COUNTER] = (uint8_t)(wqe_counter >> 8);
+	b[MX_CQE_OFF_WQE_COUNTER + 1] = (uint8_t)wqe_counter;
+	b[MX_CQE_OFF_SIGNATURE] = 0;
+}
+
+MX_HD uint8_t mx_cqe_op_own_value(uint8_t cqe_opcode, uint32_t owner)
+{
+	return (uint8_t)((cqe_opcode << 4) | (owner & 1u));
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MARROW_MLX5_WQE_H */

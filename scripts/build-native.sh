@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Configures, builds and stages the native shims; called by Maven (native
+# module, generate-resources) and usable by hand.
+#   build-native.sh [build|test]   (default build)
+# Output: native/target/stage/lib/*.so + native-manifest.properties
+# Degrades gracefully: libmarrow_emu.so always; verbs/cuda when possible.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/.." && pwd)"
+build="$root/native/target/cmake"
+stage="$root/native/target/stage"
+mode="${1:-build}"
+mkdir -p "$root/native/target"
+jobs="$(nproc 2>/dev/null || echo 2)"
+
+if [ "$mode" = test ]; then
+  ctest --test-dir "$build" --output-on-failure -j "$jobs"
+  exit $?
+fi
+
+cmake -S "$root/native" -B "$build" -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_INSTALL_PREFIX="$stage" ${MARROW_CMAKE_ARGS:-} >"$root/native/target/cmake-configure.log" 2>&1 \
+  || { cat "$root/native/target/cmake-configure.log" >&2; exit 1; }
+cmake --build "$build" -j "$jobs" >"$root/native/target/cmake-build.log" 2>&1 \
+  || { cat "$root/native/target/cmake-build.log" >&2; echo "build-native: build failed" >&2; exit 1; }
+rm -rf "$stage/lib"
+cmake --install "$build" >/dev/null
+
+arch="$(uname -m)"
+summary="$(cat "$build/marrow-build-summary.txt")"
+{
+  echo "# written by scripts/build-native.sh"
+  echo "components=$(cat "$build/marrow-built.txt")"
+  echo "summary=$summary"
+  echo "arch=$arch"
+  echo "abi_version=$(grep -Eo 'MARROW_ABI_VERSION [0-9]+' "$root/native/include/marrow/marrow_abi.h" | awk '{print $2}')"
+  echo "git_sha=$(git -C "$root" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)"
+  echo "rdma_core=$(pkg-config --modversion libibverbs 2>/dev/null || echo none)"
+  echo "nvcc=$( (nvcc --version 2>/dev/null || /usr/local/cuda/bin/nvcc --version 2>/dev/null) | grep -Eo 'release [0-9.]+' | awk '{print $2}' || true)"
+  echo "built_at=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+} > "$stage/lib/native-manifest.properties"
+echo "marrow native: $summary"
