@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.marrow.api.softnic;
+
+import dev.marrow.api.Backend;
+import dev.marrow.internal.ffi.EmuFfi;
+import dev.marrow.internal.ffi.EmuLayouts;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+/**
+ * An emulated mlx5 NIC: a device with one protection domain, plus its engine
+ * thread(s). Everything it creates is closed with it, in the order the native
+ * side requires (queue pairs, completion queues, memory regions, PD, device).
+ *
+ * <p>Not thread-safe for control operations; the data path is the producer's
+ * own memory traffic on the queue views.
+ */
+public final class SoftNic implements AutoCloseable {
+    /** Engine polling policy. */
+    public enum PollMode { IDLE, HOT }
+
+    /** Options for {@link #open(Options)}. */
+    public record Options(PollMode pollMode, int engineThreads, int engineCpu, boolean quiet) {
+        public static Options defaults() {
+            return new Options(PollMode.IDLE, 1, -1, false);
+        }
+
+        public Options withPollMode(PollMode m) {
+            return new Options(m, engineThreads, engineCpu, quiet);
+        }
+
+        public Options withQuiet(boolean q) {
+            return new Options(pollMode, engineThreads, engineCpu, q);
+        }
+
+        public Options withEngineCpu(int cpu) {
+            return new Options(pollMode, engineThreads, cpu, quiet);
+        }
+    }
+
+    private final MemorySegment dev;
+    private final MemorySegment pd;
+    private final Deque<AutoCloseable> children = new ArrayDeque<>();
+    private boolean closed;
+
+    private SoftNic(MemorySegment dev, MemorySegment pd) {
+        this.dev = dev;
+        this.pd = pd;
+    }
+
+    public static SoftNic open(Options o) {
+        Backend.SOFTNIC.ensureAvailability();
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment attr = a.allocate(EmuLayouts.DEVICE_ATTR);
+            attr.set(JAVA_INT, 0, (int) EmuLayouts.DEVICE_ATTR.byteSize());
+            attr.set(JAVA_INT, 8, o.pollMode() == PollMode.HOT ? 1 : 0);
+            attr.set(JAVA_INT, 12, Math.max(1, o.engineThreads()));
+            attr.set(JAVA_INT, 24, o.engineCpu());
+            attr.set(JAVA_INT, 28, o.quiet() ? 1 : 0);
+            MemorySegment out = a.allocate(ADDRESS);
+            EmuFfi.LIB.check((int) EmuFfi.DEVICE_OPEN.invokeExact(attr, out), "marrow_emu_device_open");
+            MemorySegment dev = out.get(ADDRESS, 0);
+            int rc = (int) EmuFfi.PD_ALLOC.invokeExact(dev, out);
+            if (rc != 0) {
+                String err = EmuFfi.LIB.lastError();
+                int ignored = (int) EmuFfi.DEVICE_CLOSE.invokeExact(dev);
+                throw new dev.marrow.api.NativeException(rc, EmuFfi.LIB.statusName(rc), "marrow_emu_pd_alloc", err);
+            }
+            return new SoftNic(dev, out.get(ADDRESS, 0));
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /** Registers host memory; the segment must stay alive until the region is closed. */
+    public MemoryRegion registerMemory(MemorySegment memory, int access) {
+        ensureOpen();
+        MemoryRegion mr = MemoryRegion.register(pd, memory, access);
+        children.push(mr);
+        return mr;
+    }
+
+    /** A CQ of 2^logEntries CQE64s. */
+    public CompletionQueue createCompletionQueue(int logEntries, boolean collapsed, boolean overrunIgnore) {
+        ensureOpen();
+        CompletionQueue cq = CompletionQueue.create(dev, logEntries, collapsed, overrunIgnore);
+        children.push(cq);
+        return cq;
+    }
+
+    public QueuePair createQueuePair(QueuePair.Config config) {
+        ensureOpen();
+        QueuePair qp = QueuePair.create(pd, config);
+        children.push(qp);
+        return qp;
+    }
+
+    /** Stops (true) or resumes (false) the engine: doorbells go unobserved while paused. */
+    public void pauseEngine(boolean paused) {
+        ensureOpen();
+        try {
+            EmuFfi.LIB.check((int) EmuFfi.ENGINE_PAUSE.invokeExact(dev, paused ? 1 : 0), "marrow_emu_engine_pause");
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    public SoftNicCounters counters() {
+        ensureOpen();
+        try (Arena a = Arena.ofConfined()) {
+            int n = (int) EmuFfi.COUNTER_COUNT.invokeExact();
+            MemorySegment out = a.allocate(JAVA_LONG, n);
+            EmuFfi.LIB.check((int) EmuFfi.COUNTERS_READ.invokeExact(dev, out, n), "marrow_emu_counters_read");
+            Map<String, Long> m = new LinkedHashMap<>();
+            for (int i = 0; i < n; i++) {
+                MemorySegment name = (MemorySegment) EmuFfi.COUNTER_NAME.invokeExact(i);
+                m.put(name.reinterpret(128).getString(0), out.getAtIndex(JAVA_LONG, i));
+            }
+            return new SoftNicCounters(m);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    MemorySegment device() {
+        return dev;
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new IllegalStateException("SoftNic is closed");
+        }
+    }
+
+    /** Closes every child (newest first), then the PD and the device. Idempotent. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        RuntimeException first = null;
+        // Children were pushed in creation order; QPs must go before the CQs
+        // and MRs they use, so close QPs first, then CQs, then MRs.
+        for (Class<?> kind : new Class<?>[] {QueuePair.class, CompletionQueue.class, MemoryRegion.class}) {
+            for (AutoCloseable c : children) {
+                if (kind.isInstance(c)) {
+                    try {
+                        c.close();
+                    } catch (Exception e) {
+                        if (first == null) {
+                            first = e instanceof RuntimeException r ? r : new RuntimeException(e);
+                        }
+                    }
+                }
+            }
+        }
+        children.clear();
+        try {
+            EmuFfi.LIB.check((int) EmuFfi.PD_FREE.invokeExact(pd), "marrow_emu_pd_free");
+            EmuFfi.LIB.check((int) EmuFfi.DEVICE_CLOSE.invokeExact(dev), "marrow_emu_device_close");
+        } catch (Throwable t) {
+            if (first == null) {
+                first = Native.rethrow(t);
+            }
+        }
+        if (first != null) {
+            throw first;
+        }
+    }
+}

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.marrow.api.softnic;
+
+import dev.marrow.internal.ffi.EmuFfi;
+import dev.marrow.internal.ffi.EmuLayouts;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+/**
+ * CPU-producer measurements on the software NIC. The timed loops run in C
+ * (marrow_emu_bench_*); Java only sets up and reads the results.
+ */
+public final class SoftNicBench {
+    private SoftNicBench() {
+    }
+
+    /** What a rate run did, as counted by the C producer. */
+    public record RateResult(long messages, long doorbells, long cqes, long elapsedNs) {
+        public double rateMmsgPerSec() {
+            return messages * 1e3 / elapsedNs;
+        }
+    }
+
+    /**
+     * Streams {@code messages} RDMA WRITEs of {@code size} bytes, {@code batch}
+     * WQEs per doorbell (last one signaled). Inline when size fits the QP's
+     * inline limit, else gathered from {@code local}.
+     */
+    public static RateResult rate(QueuePair qp, int size, int batch, long messages, long warmup,
+                                  MemoryRegion local, MemoryRegion remote, long timeoutNs) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment out = a.allocate(EmuLayouts.BENCH_RESULT);
+            out.set(JAVA_INT, 0, (int) EmuLayouts.BENCH_RESULT.byteSize());
+            int rc = (int) EmuFfi.BENCH_RATE.invokeExact(qp.handle(), qp.sendCq().handle(), size, batch, messages,
+                    warmup, local.address(), local.lkey(), remote.address(), remote.rkey(), timeoutNs, out);
+            EmuFfi.LIB.check(rc, "marrow_emu_bench_rate");
+            return new RateResult(out.get(JAVA_LONG, 8), out.get(JAVA_LONG, 16), out.get(JAVA_LONG, 32),
+                    out.get(JAVA_LONG, 24));
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /** Put+completion samples (ns) of one signaled write at a time. */
+    public static long[] latency(QueuePair qp, int size, int iters, int warmup,
+                                 MemoryRegion local, MemoryRegion remote, long timeoutNs) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment samples = a.allocate(JAVA_LONG, iters);
+            int rc = (int) EmuFfi.BENCH_LATENCY.invokeExact(qp.handle(), qp.sendCq().handle(), size, (long) iters,
+                    (long) warmup, local.address(), local.lkey(), remote.address(), remote.rkey(), timeoutNs, samples);
+            EmuFfi.LIB.check(rc, "marrow_emu_bench_latency");
+            return samples.toArray(JAVA_LONG);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+}

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.marrow.cli;
+
+import dev.marrow.results.Environment;
+import dev.marrow.results.OutputFormat;
+import dev.marrow.results.ResultRecord;
+import dev.marrow.results.ResultWriter;
+import picocli.CommandLine.Option;
+
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.List;
+
+/** --format and --output, shared by every measuring command. */
+public final class OutputOptions {
+    @Option(names = "--format", defaultValue = "table",
+            description = "table, json (JSON lines: header + one record per point) or csv. Default: ${DEFAULT-VALUE}")
+    String format;
+
+    @Option(names = {"--output", "-o"}, description = "Write to this file instead of stdout (never overwrites: adds .N)")
+    Path output;
+
+    public OutputFormat format() {
+        try {
+            return OutputFormat.valueOf(format.toUpperCase());
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--format must be table, json or csv, not '" + format + "'");
+        }
+    }
+
+    public void emit(List<ResultRecord> records, PrintWriter out, PrintWriter err) {
+        OutputFormat f = format();
+        String text = ResultWriter.render(f, records, Environment.capture());
+        ResultWriter.emit(text, output, out, err);
+    }
+}

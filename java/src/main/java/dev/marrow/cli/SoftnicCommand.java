@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.marrow.cli;
+
+import dev.marrow.api.Backend;
+import dev.marrow.api.softnic.LoopbackRig;
+import dev.marrow.api.softnic.SoftNic;
+import dev.marrow.api.softnic.SoftNicBench;
+import dev.marrow.api.softnic.SoftNicCounters;
+import dev.marrow.results.ResultRecord;
+import dev.marrow.results.Stats;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+/** CPU-producer measurements of the software NIC itself. */
+@Command(name = "softnic", mixinStandardHelpOptions = true,
+        description = "Measure the software NIC (emulated mlx5) with a CPU producer: message rate and put+completion latency.",
+        subcommands = {SoftnicCommand.Rate.class, SoftnicCommand.Latency.class})
+public final class SoftnicCommand {
+
+    static final String EXPERIMENT_RATE = "softnic.rate";
+    static final String EXPERIMENT_LATENCY = "softnic.latency";
+
+    /** Options shared by both measurements. */
+    static final class Common {
+        @Option(names = "--size", defaultValue = "8", description = "Payload bytes per RDMA WRITE. Default: ${DEFAULT-VALUE}")
+        int size;
+
+        @Option(names = "--poll", defaultValue = "hot", description = "Engine polling: hot (spin) or idle (back-off). Default: ${DEFAULT-VALUE}")
+        String poll;
+
+        @Option(names = "--engine-cpu", defaultValue = "-1", description = "Pin the engine thread to this CPU (-1: no pinning). Default: ${DEFAULT-VALUE}")
+        int engineCpu;
+
+        @Option(names = "--max-inline", defaultValue = "220", description = "QP max_inline_data; larger payloads use a pointer segment. Default: ${DEFAULT-VALUE}")
+        int maxInline;
+
+        @Option(names = "--timeout-ms", defaultValue = "10000", description = "Bound of every wait. Default: ${DEFAULT-VALUE}")
+        long timeoutMs;
+
+        SoftNic.Options options() {
+            SoftNic.PollMode m = switch (poll) {
+                case "hot" -> SoftNic.PollMode.HOT;
+                case "idle" -> SoftNic.PollMode.IDLE;
+                default -> throw new IllegalArgumentException("--poll must be hot or idle, not '" + poll + "'");
+            };
+            return SoftNic.Options.defaults().withPollMode(m).withEngineCpu(engineCpu).withQuiet(true);
+        }
+
+        void validate() {
+            if (size < 1 || size > (1 << 20)) {
+                throw new IllegalArgumentException("--size must be 1..1048576 bytes, not " + size);
+            }
+            if (timeoutMs <= 0) {
+                throw new IllegalArgumentException("--timeout-ms must be positive");
+            }
+            options();
+        }
+
+        String payload() {
+            return size <= maxInline ? "inline" : "pointer";
+        }
+    }
+
+    @Command(name = "rate", mixinStandardHelpOptions = true,
+            description = {"Message rate of RDMA WRITEs from one CPU producer thread.",
+                    "Timed: from the first WQE of the timed region to the CQE of its last WQE, in C (CLOCK_MONOTONIC_RAW).",
+                    "Excluded: set-up and the warm-up messages. Statistic: median over --repeats runs (min and max also reported)."})
+    static final class Rate implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+        @Mixin
+        OutputOptions out;
+        @Mixin
+        Common common;
+
+        @Option(names = "--batch", split = ",", defaultValue = "16", description = "WQEs per doorbell (comma list). Default: ${DEFAULT-VALUE}")
+        int[] batches;
+
+        @Option(names = "--messages", defaultValue = "5000000", description = "Messages per timed run. Default: ${DEFAULT-VALUE}")
+        long messages;
+
+        @Option(names = "--warmup", defaultValue = "500000", description = "Untimed messages before each run. Default: ${DEFAULT-VALUE}")
+        long warmup;
+
+        @Option(names = "--repeats", defaultValue = "5", description = "Timed runs per point. Default: ${DEFAULT-VALUE}")
+        int repeats;
+
+        @Option(names = "--log-sq", defaultValue = "10", description = "log2 of SQ WQEBBs. Default: ${DEFAULT-VALUE}")
+        int logSq;
+
+        @Override
+        public Integer call() {
+            out.format();
+            common.validate();
+            if (messages < 1 || warmup < 0 || repeats < 1) {
+                throw new IllegalArgumentException("--messages and --repeats must be >= 1, --warmup >= 0");
+            }
+            for (int b : batches) {
+                if (b < 1 || b > (1 << logSq) / 4) {
+                    throw new IllegalArgumentException("--batch " + b + " must be 1.." + (1 << logSq) / 4
+                            + " for --log-sq " + logSq + " (a batch must fit a quarter of the SQ)");
+                }
+            }
+            Backend.SOFTNIC.ensureAvailability();
+            List<ResultRecord> records = new ArrayList<>();
+            try (LoopbackRig rig = new LoopbackRig(common.options(), logSq, 16, common.maxInline, Math.max(4096, common.size))) {
+                for (int b : batches) {
+                    SoftNicCounters before = rig.nic().counters();
+                    double[] rates = new double[repeats];
+                    long doorbells = 0;
+                    for (int r = 0; r < repeats; r++) {
+                        SoftNicBench.RateResult res = SoftNicBench.rate(rig.qp(), common.size, b, messages, warmup,
+                                rig.source(), rig.destination(), common.timeoutMs * 1_000_000L);
+                        rates[r] = res.rateMmsgPerSec();
+                        doorbells += res.doorbells();
+                    }
+                    SoftNicCounters d = rig.nic().counters().minus(before);
+                    double[] sorted = rates.clone();
+                    Arrays.sort(sorted);
+                    records.add(new ResultRecord(EXPERIMENT_RATE, "softnic", false)
+                            .param("size_bytes", common.size).param("batch", b).param("payload", common.payload())
+                            .param("messages", messages).param("warmup", warmup).param("repeats", repeats)
+                            .param("poll", common.poll).param("log_sq", logSq)
+                            .metric("rate_mmsg_s", ResultRecord.round(Stats.median(rates), 3))
+                            .metric("rate_min_mmsg_s", ResultRecord.round(sorted[0], 3))
+                            .metric("rate_max_mmsg_s", ResultRecord.round(sorted[sorted.length - 1], 3))
+                            .metric("doorbells_rung", doorbells)
+                            .metric("emu_doorbells_observed", d.get("emu_doorbells_observed"))
+                            .metric("emu_busy_passes", d.get("emu_busy_passes"))
+                            .metric("emu_idle_passes", d.get("emu_idle_passes")));
+                }
+            }
+            out.emit(records, spec.commandLine().getOut(), spec.commandLine().getErr());
+            return 0;
+        }
+    }
+
+    @Command(name = "latency", mixinStandardHelpOptions = true,
+            description = {"Put+completion latency of one signaled RDMA WRITE from a CPU thread.",
+                    "Timed: post start (WQE build) to the CQE seen by the poller, per iteration, in C (CLOCK_MONOTONIC_RAW).",
+                    "Excluded: set-up and --warmup iterations. Statistic: nearest-rank percentiles over --iters samples."})
+    static final class Latency implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+        @Mixin
+        OutputOptions out;
+        @Mixin
+        Common common;
+
+        @Option(names = "--iters", defaultValue = "100000", description = "Timed iterations. Default: ${DEFAULT-VALUE}")
+        int iters;
+
+        @Option(names = "--warmup", defaultValue = "10000", description = "Untimed iterations first. Default: ${DEFAULT-VALUE}")
+        int warmup;
+
+        @Override
+        public Integer call() {
+            out.format();
+            common.validate();
+            if (iters < 1 || warmup < 0) {
+                throw new IllegalArgumentException("--iters must be >= 1 and --warmup >= 0");
+            }
+            Backend.SOFTNIC.ensureAvailability();
+            List<ResultRecord> records = new ArrayList<>();
+            try (LoopbackRig rig = new LoopbackRig(common.options(), 8, 12, common.maxInline, Math.max(4096, common.size))) {
+                long[] samples = SoftNicBench.latency(rig.qp(), common.size, iters, warmup, rig.source(), rig.destination(),
+                        common.timeoutMs * 1_000_000L);
+                verifyPayload(rig, common.size);
+                records.add(new ResultRecord(EXPERIMENT_LATENCY, "softnic", false)
+                        .param("size_bytes", common.size).param("payload", common.payload())
+                        .param("iters", iters).param("warmup", warmup).param("poll", common.poll)
+                        .param("percentiles", Stats.PERCENTILE_DEFINITION)
+                        .latency("putc", Stats.of(samples)));
+            }
+            out.emit(records, spec.commandLine().getOut(), spec.commandLine().getErr());
+            return 0;
+        }
+    }
+
+    /** The destination must hold exactly the source bytes after the run. */
+    static void verifyPayload(LoopbackRig rig, int size) {
+        long mismatch = rig.source().memory().asSlice(0, size).mismatch(rig.destination().memory().asSlice(0, size));
+        if (mismatch != -1) {
+            throw new IllegalStateException("payload validation failed at byte " + mismatch
+                    + ": destination differs from source after the run");
+        }
+    }
+}

@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.marrow.internal.ffi;
+
+import dev.marrow.api.MarrowException;
+import dev.marrow.api.NativeException;
+import dev.marrow.internal.loader.NativeLoader;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SymbolLookup;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.util.ArrayList;
+import java.util.List;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+/**
+ * One loaded libmarrow_*.so: its symbol lookup plus the four functions every
+ * Marrow library exports (ABI version, last error, layout query, status name).
+ * Creating one performs the version half of the ABI handshake.
+ */
+public final class NativeLib {
+    /** The ABI version this Java code was written against (marrow_abi.h). */
+    public static final int ABI_VERSION = 1;
+
+    static final Linker LINKER = Linker.nativeLinker();
+    private static final ValueLayout.OfLong C_INT64 = JAVA_LONG;
+
+    private final String component;
+    private final SymbolLookup lookup;
+    private final MethodHandle abiVersion;
+    private final MethodHandle lastError;
+    private final MethodHandle abiQuery;
+    private final MethodHandle statusName;
+
+    private NativeLib(String component, SymbolLookup lookup) {
+        this.component = component;
+        this.lookup = lookup;
+        this.abiVersion = handle("marrow_abi_version", FunctionDescriptor.of(JAVA_INT));
+        this.lastError = handle("marrow_last_error", FunctionDescriptor.of(ADDRESS));
+        this.abiQuery = handle("marrow_abi_query", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
+        this.statusName = handle("marrow_status_name", FunctionDescriptor.of(ADDRESS, JAVA_INT));
+    }
+
+    /** Loads libmarrow_{component}.so and refuses an ABI version mismatch. */
+    public static NativeLib load(String component) {
+        NativeLib lib = new NativeLib(component, NativeLoader.lookup(component));
+        int v = lib.abiVersion();
+        if (v != ABI_VERSION) {
+            throw new MarrowException("ABI mismatch: libmarrow_" + component + ".so reports ABI version " + v
+                    + " but this Java code expects " + ABI_VERSION + "; rebuild the jar and the native libraries together");
+        }
+        return lib;
+    }
+
+    public String component() {
+        return component;
+    }
+
+    public MethodHandle handle(String name, FunctionDescriptor fd, Linker.Option... options) {
+        MemorySegment sym = lookup.find(name).orElseThrow(() -> new MarrowException(
+                "symbol " + name + " missing from libmarrow_" + component + ".so (stale build?)"));
+        return LINKER.downcallHandle(sym, fd, options);
+    }
+
+    public int abiVersion() {
+        try {
+            return (int) abiVersion.invokeExact();
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    public String lastError() {
+        try {
+            MemorySegment s = (MemorySegment) lastError.invokeExact();
+            return s.equals(MemorySegment.NULL) ? "" : s.reinterpret(4096).getString(0);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    public String statusName(int status) {
+        try {
+            MemorySegment s = (MemorySegment) statusName.invokeExact(status);
+            return s.reinterpret(64).getString(0);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** Throws {@link NativeException} with the C side's message when rc != 0. */
+    public void check(int rc, String function) {
+        if (rc != 0) {
+            throw new NativeException(rc, statusName(rc), function, lastError());
+        }
+    }
+
+    /** Value of an ABI key ("sizeof:x", "offsetof:x.y"), or -1 when unknown to the library. */
+    public long abiQuery(String key) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment out = a.allocate(C_INT64);
+            int rc = (int) abiQuery.invokeExact(a.allocateFrom(key), out);
+            return rc == 0 ? out.get(C_INT64, 0) : -1;
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * The layout half of the handshake: every named member of every layout must
+     * sit at the offset the C compiler chose, and every struct must have the
+     * C size. Returns the mismatches (empty when all agree).
+     */
+    public List<String> layoutMismatches(List<? extends MemoryLayout> structs) {
+        List<String> bad = new ArrayList<>();
+        for (MemoryLayout s : structs) {
+            String name = s.name().orElseThrow();
+            long cSize = abiQuery("sizeof:" + name);
+            if (cSize != s.byteSize()) {
+                bad.add("sizeof(" + name + "): C " + cSize + ", Java " + s.byteSize());
+            }
+            if (!(s instanceof java.lang.foreign.StructLayout st)) {
+                continue;
+            }
+            for (MemoryLayout m : st.memberLayouts()) {
+                if (m.name().isEmpty()) {
+                    continue; // padding
+                }
+                String f = m.name().get();
+                long cOff = abiQuery("offsetof:" + name + "." + f);
+                long jOff = st.byteOffset(MemoryLayout.PathElement.groupElement(f));
+                if (cOff != jOff) {
+                    bad.add("offsetof(" + name + "." + f + "): C " + cOff + ", Java " + jOff);
+                }
+            }
+        }
+        return bad;
+    }
+
+    /** Throws when {@link #layoutMismatches} finds any: Java refuses to run on a mismatch. */
+    public void verifyLayouts(List<? extends MemoryLayout> structs) {
+        List<String> bad = layoutMismatches(structs);
+        if (!bad.isEmpty()) {
+            throw new MarrowException("ABI layout mismatch with libmarrow_" + component + ".so: "
+                    + String.join("; ", bad) + ". Rebuild the jar and the native libraries together.");
+        }
+    }
+
+    static RuntimeException rethrow(Throwable t) {
+        if (t instanceof RuntimeException r) {
+            return r;
+        }
+        if (t instanceof Error e) {
+            throw e;
+        }
+        return new MarrowException("native call failed: " + t, t);
+    }
+}

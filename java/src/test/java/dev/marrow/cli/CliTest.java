@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.marrow.cli;
+
+import dev.marrow.api.Backend;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class CliTest {
+    record Run(int code, String out, String err) {
+    }
+
+    static Run run(String... args) {
+        CommandLine cl = Main.commandLine();
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        cl.setOut(new PrintWriter(out));
+        cl.setErr(new PrintWriter(err));
+        int code = cl.execute(args);
+        return new Run(code, out.toString(), err.toString());
+    }
+
+    @Test
+    void doctorSaysWhyEachMissingBackendIsUnavailable() {
+        Run r = run("doctor");
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("softnic") && r.out().contains("available"), r.out());
+        for (Backend b : Backend.values()) {
+            Throwable cause = b.unavailabilityCause();
+            if (cause != null) {
+                assertTrue(r.out().contains(b.displayName() + " ") && r.out().contains("UNAVAILABLE"), r.out());
+                assertFalse(cause.getMessage() == null || cause.getMessage().isBlank(), b + " has an empty cause");
+                assertTrue(r.out().contains(cause.getMessage()), "doctor must print the cause of " + b + ":\n" + r.out());
+            }
+        }
+        assertTrue(r.out().contains("cpu_model"), r.out());
+    }
+
+    @Test
+    void doctorJsonIsParseableAndComplete() throws Exception {
+        Run r = run("doctor", "--format", "json");
+        assertEquals(0, r.code(), r.err());
+        JsonNode n = JsonMapper.builder().build().readTree(r.out());
+        for (Backend b : Backend.values()) {
+            JsonNode e = n.get("backends").get(b.displayName());
+            assertEquals(b.isAvailable(), e.get("available").asBoolean());
+            if (!b.isAvailable()) {
+                assertFalse(e.get("cause").asString().isBlank());
+            }
+        }
+        assertTrue(n.get("backends").get("softnic").get("available").asBoolean());
+    }
+
+    @Test
+    void softnicRateEmitsAJsonRecordLabelledEmulated() throws Exception {
+        Run r = run("softnic", "rate", "--size", "8", "--batch", "16", "--messages", "20000", "--warmup", "1000",
+                "--repeats", "2", "--poll", "idle", "--format", "json");
+        assertEquals(0, r.code(), r.err());
+        String[] lines = r.out().strip().split("\n");
+        assertEquals(2, lines.length, r.out());
+        JsonMapper m = JsonMapper.builder().build();
+        JsonNode header = m.readTree(lines[0]);
+        assertEquals("header", header.get("record").asString());
+        assertTrue(header.get("env").has("cpu_model") && header.get("env").has("git_sha"));
+        JsonNode rec = m.readTree(lines[1]);
+        assertEquals("softnic.rate", rec.get("experiment").asString());
+        assertEquals("softnic", rec.get("backend").asString());
+        assertFalse(rec.get("hardware").asBoolean());
+        assertEquals(16, rec.get("batch").asInt());
+        assertTrue(rec.get("rate_mmsg_s").asDouble() > 0);
+    }
+
+    @Test
+    void softnicLatencyTableSaysEmulated() {
+        Run r = run("softnic", "latency", "--iters", "500", "--warmup", "50", "--poll", "idle");
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("EMULATED"), r.out());
+        assertTrue(r.out().contains("putc_p50_ns"), r.out());
+    }
+
+    @Test
+    void badFlagsGiveUsageErrorsBeforeAnyWork() {
+        Run unknown = run("softnic", "rate", "--bogus");
+        assertEquals(2, unknown.code());
+        assertTrue(unknown.err().contains("--bogus"), unknown.err());
+        Run badFormat = run("softnic", "rate", "--format", "xml");
+        assertEquals(2, badFormat.code());
+        assertTrue(badFormat.err().contains("--format"), badFormat.err());
+        Run badBatch = run("softnic", "rate", "--batch", "0");
+        assertEquals(2, badBatch.code());
+        assertTrue(badBatch.err().contains("--batch"), badBatch.err());
+        Run badPoll = run("softnic", "latency", "--poll", "lukewarm");
+        assertEquals(2, badPoll.code());
+        assertTrue(badPoll.err().contains("--poll"), badPoll.err());
+    }
+
+    @Test
+    void outputFilesAreNeverOverwritten(@TempDir Path tmp) throws Exception {
+        Path f = tmp.resolve("lat.csv");
+        Files.writeString(f, "precious");
+        Run r = run("softnic", "latency", "--iters", "100", "--warmup", "10", "--poll", "idle", "--format", "csv",
+                "--output", f.toString());
+        assertEquals(0, r.code(), r.err());
+        assertEquals("precious", Files.readString(f));
+        Path alt = tmp.resolve("lat.1.csv");
+        assertTrue(Files.readString(alt).startsWith("record,experiment,backend,hardware"), Files.readString(alt));
+        assertTrue(r.err().contains("lat.1.csv"), r.err());
+    }
+}
