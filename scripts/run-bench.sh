@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Runs the JMH benchmarks (building them if needed) with JSON output.
+#   scripts/run-bench.sh [JMH args...]     e.g. scripts/run-bench.sh SoftNicRate -f 1
+# --smoke: one short iteration of everything, to prove the jar works.
+set -euo pipefail
+source "$(dirname "$0")/env.sh"
+jar="$MARROW_ROOT/bench/target/benchmarks.jar"
+[ -f "$jar" ] || (cd "$MARROW_ROOT" && mvn -B -q -ntp -DskipTests install >&2)
+if [ "${1:-}" = "--smoke" ]; then
+  shift
+  exec "$JAVA_HOME/bin/java" -jar "$jar" -f 1 -wi 1 -i 1 -w 200ms -r 200ms "$@"
+fi
+mkdir -p "$MARROW_ROOT/results"
+out="$MARROW_ROOT/results/jmh-$(date -u +%Y%m%dT%H%M%SZ).json"
+exec "$JAVA_HOME/bin/java" -jar "$jar" -rf json -rff "$out" "$@"
