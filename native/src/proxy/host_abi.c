@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright (c) 2026 The Marrow authors
+ *
+ * ABI layout table of libmarrow_host.so: the mini-gda CPU executor's and
+ * the mini-proxy's shared structs, each listed by its owner's .inc file. */
+#include <stddef.h>
+#include "common/marrow_common.h"
+#include "marrow/marrow_gda.h"
+#include "marrow/marrow_proxy.h"
+
+const struct marrow_abi_entry marrow_abi_table[] = {
+#include "gda/gda_abi.inc"
+#include "proxy/proxy_abi.inc"
+	MARROW_ABI_END
+};
