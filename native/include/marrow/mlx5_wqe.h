@@ -6,7 +6,7 @@
  * The single definition of the wire formats that the GPU kernels, the CPU
  * executor, the proxy workers and the software NIC all share. Everything is
  * byte-exact to the mlx5 ABI (offsets and constants are facts of that ABI;
- * tests/test_mlx5_golden.c proves byte identity with rdma-core's mlx5dv.h).
+ * tests/verbs_test_mlx5_golden.c proves byte identity with rdma-core's mlx5dv.h).
  *
  * Usable from C99, C++ and CUDA device code: no libc calls, no host-only
  * intrinsics on the device path. Multi-byte fields are big-endian; the
@@ -205,7 +205,9 @@ MX_HD void mx_set_raddr_seg(void *seg, uint64_t raddr, uint32_t rkey)
 	mx_store32(&w[3], 0);
 }
 
-/* Pointer (gather/scatter) data segment. */
+/* Pointer (gather/scatter) data segment. Bit 31 of len is cleared, unlike
+ * mlx5dv_set_data_seg which passes it through: split transfers so that
+ * len <= MX_MAX_MSG_LEN. */
 MX_HD void mx_set_data_seg(void *seg, uint32_t len, uint32_t lkey, uint64_t addr)
 {
 	uint32_t *w = (uint32_t *)seg;

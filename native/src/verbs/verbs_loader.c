@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Copyright (c) 2026 The Marrow authors
+ *
+ * dlopen/dlsym of libibverbs and libmlx5, once per process.
+ */
+#define _GNU_SOURCE /* dlvsym, dlinfo */
+#include <dlfcn.h>
+#include <limits.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "common/marrow_common.h"
+#include "verbs_loader.h"
+
+static struct verbs_syms syms;
+static pthread_once_t syms_once = PTHREAD_ONCE_INIT;
+
+/* Copies with truncation; dst is always terminated. */
+static void set_str(char *dst, size_t len, const char *src)
+{
+	size_t n = strnlen(src, len - 1);
+
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+/* Prefer the versioned symbol: libibverbs also exports IBVERBS_1.0 compat
+ * versions of several of these names with other struct layouts. */
+static void *sym(void *handle, const char *name, const char *version)
+{
+	void *p = dlvsym(handle, name, version);
+
+	return p ? p : dlsym(handle, name);
+}
+
+/* Records the file a handle came from (symlinks resolved) and the version
+ * suffix of its name: ".../libibverbs.so.1.14.44.0" -> "1.14.44.0". */
+static void describe(void *handle, char *path, size_t path_len,
+		     char *version, size_t version_len)
+{
+	struct link_map *lm = NULL;
+	char real[PATH_MAX];
+	const char *base, *v;
+
+	if (dlinfo(handle, RTLD_DI_LINKMAP, &lm) != 0 || lm == NULL || lm->l_name == NULL)
+		return;
+	if (realpath(lm->l_name, real) == NULL)
+		set_str(real, sizeof(real), lm->l_name);
+	set_str(path, path_len, real);
+	base = strrchr(real, '/');
+	base = base ? base + 1 : real;
+	v = strstr(base, ".so.");
+	if (v)
+		set_str(version, version_len, v + 4);
+}
+
+static void *open_first(const char *const *names, char *err, size_t err_len)
+{
+	void *h = NULL;
+
+	err[0] = '\0';
+	for (; *names != NULL && h == NULL; names++) {
+		h = dlopen(*names, RTLD_NOW | RTLD_LOCAL);
+		if (h == NULL && err[0] == '\0') {
+			const char *e = dlerror();
+
+			set_str(err, err_len, e ? e : *names);
+		}
+	}
+	return h;
+}
+
+#define RESOLVE(h, field, name, version)					\
+	do {									\
+		syms.field = (__typeof__(syms.field))sym(h, name, version);	\
+		if (syms.field == NULL && missing == NULL)			\
+			missing = name;						\
+	} while (0)
+
+static void load_ibverbs(void)
+{
+	const char *env = getenv("MARROW_IBVERBS_LIB");
+	const char *names[] = { "libibverbs.so.1", "libibverbs.so", NULL };
+	const char *env_names[] = { env, NULL };
+	const char *missing = NULL;
+	char why[200];
+	void *h;
+
+	h = open_first(env && env[0] ? env_names : names, why, sizeof(why));
+	if (h == NULL) {
+		snprintf(syms.error, sizeof(syms.error),
+			 "%.64s not found: install rdma-core (ibverbs-providers) [dlopen: %.200s]",
+			 env && env[0] ? env : "libibverbs.so.1", why);
+		return;
+	}
+	syms.ibverbs_loaded = 1;
+	describe(h, syms.ibverbs_path, sizeof(syms.ibverbs_path),
+		 syms.ibverbs_version, sizeof(syms.ibverbs_version));
+
+	RESOLVE(h, get_device_list, "ibv_get_device_list", "IBVERBS_1.1");
+	RESOLVE(h, free_device_list, "ibv_free_device_list", "IBVERBS_1.1");
+	RESOLVE(h, get_device_name, "ibv_get_device_name", "IBVERBS_1.1");
+	RESOLVE(h, open_device, "ibv_open_device", "IBVERBS_1.1");
+	RESOLVE(h, close_device, "ibv_close_device", "IBVERBS_1.1");
+	RESOLVE(h, query_device, "ibv_query_device", "IBVERBS_1.1");
+	RESOLVE(h, query_port, "ibv_query_port", "IBVERBS_1.1");
+	if (missing != NULL)
+		snprintf(syms.error, sizeof(syms.error),
+			 "%.200s lacks symbol %.40s: rdma-core too old or not libibverbs",
+			 syms.ibverbs_path[0] ? syms.ibverbs_path : "libibverbs", missing);
+}
+
+/* libmlx5 is optional here: the probe only asks whether a device is mlx5. */
+static void load_mlx5(void)
+{
+	const char *names[] = { "libmlx5.so.1", "libmlx5.so", NULL };
+	char why[200];
+	void *h = open_first(names, why, sizeof(why));
+
+	if (h == NULL)
+		return;
+	syms.mlx5_loaded = 1;
+	describe(h, syms.mlx5_path, sizeof(syms.mlx5_path),
+		 syms.mlx5_version, sizeof(syms.mlx5_version));
+	syms.mlx5dv_is_supported = (__typeof__(syms.mlx5dv_is_supported))
+		sym(h, "mlx5dv_is_supported", "MLX5_1.8");
+}
+
+static void load_once(void)
+{
+	load_ibverbs();
+	if (syms.ibverbs_loaded)
+		load_mlx5();
+	/* Handles stay open for the life of the process, like every
+	 * dlopen-based rdma-core user: device lists may outlive a probe. */
+}
+
+const struct verbs_syms *verbs_syms_get(void)
+{
+	pthread_once(&syms_once, load_once);
+	return &syms;
+}
+
+int verbs_require(const struct verbs_syms **out)
+{
+	const struct verbs_syms *s = verbs_syms_get();
+
+	*out = s;
+	if (s->error[0] != '\0')
+		return marrow_fail(MARROW_ENODEV, "%s", s->error);
+	return MARROW_OK;
+}
