@@ -51,6 +51,7 @@ public final class Environment {
         } catch (RuntimeException e) {
             env.put("native_components", "unavailable: " + e.getMessage());
         }
+        gpus(env);
         for (Supplier<Map<String, Object>> s : EXTRA) {
             try {
                 env.putAll(s.get());
@@ -59,6 +60,29 @@ public final class Environment {
             }
         }
         return env;
+    }
+
+    /** GPU name, SM count and maximum clocks where a GPU is usable; current clocks come from the run itself. */
+    static void gpus(Map<String, Object> env) {
+        if (!dev.marrow.api.Backend.CUDA.isAvailable()) {
+            env.put("gpu", "none (" + dev.marrow.api.Backend.CUDA.unavailabilityCause().getMessage() + ")");
+            return;
+        }
+        try {
+            env.putAll(dev.marrow.internal.ffi.CudaFfi.versions());
+            for (dev.marrow.internal.ffi.CudaFfi.Gpu g : dev.marrow.internal.ffi.CudaFfi.gpus()) {
+                String p = "gpu" + g.ordinal() + "_";
+                env.put(p + "name", g.name());
+                env.put(p + "uuid", g.uuid());
+                env.put(p + "pci_bus_id", g.pciBusId());
+                env.put(p + "sm", g.ccMajor() + "." + g.ccMinor());
+                env.put(p + "sm_count", g.smCount());
+                env.put(p + "max_sm_clock_khz", g.clockKhz());
+                env.put(p + "max_mem_clock_khz", g.memClockKhz());
+            }
+        } catch (RuntimeException e) {
+            env.put("gpu", "query failed: " + e.getMessage());
+        }
     }
 
     public static String version() {
