@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Copyright (c) 2026 The Marrow authors
+ *
+ * DSM suite (part of libmarrow_cuda.so): SM-to-SM distributed shared memory
+ * microbenchmarks on Hopper-class GPUs (sm_90+). Every call launches exactly
+ * one thread-block cluster; each CTA takes MARROW_DSM_SMEM_BYTES of dynamic
+ * shared memory so that no two CTAs can share an SM.
+ *
+ * Conventions (marrow_abi.h): every function returns 0 or a negative
+ * MARROW_E* status and fills marrow_last_error() on failure. Structs start
+ * with {size, comp_mask}: the caller sets size = sizeof(struct) and
+ * comp_mask = 0. Layouts have no implicit padding; the sizes are frozen by
+ * _Static_asserts below and exported through marrow_abi_query().
+ *
+ * Without a usable GPU every function answers MARROW_ENODEV with a message
+ * beginning "needs a Hopper-class GPU (sm_90+), found ...".
+ *
+ * This header is included by C (cuda_abi.c, gcc) and by CUDA C++.
+ */
+#ifndef MARROW_DSM_H
+#define MARROW_DSM_H
+
+#include "marrow/marrow_abi.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MARROW_DSM_MAX_RANKS 16
+/* Largest tile per active SM; the source tile and the receive buffer sit at
+ * fixed offsets so that a local offset names the same slot in every CTA. */
+#define MARROW_DSM_MAX_TILE_BYTES (96u * 1024u)
+#define MARROW_DSM_SRC_OFFSET 0u
+#define MARROW_DSM_RECV_OFFSET (96u * 1024u)
+#define MARROW_DSM_CTRL_OFFSET (192u * 1024u)
+/* 200 KiB per CTA: two of them exceed an SM's 228 KiB, so one CTA per SM. */
+#define MARROW_DSM_SMEM_BYTES (200u * 1024u)
+/* Largest TMA command; the study used 16 KiB commands. */
+#define MARROW_DSM_MAX_TMA_CHUNK 16384u
+#define MARROW_DSM_DEFAULT_GROUP_THREADS 480u
+/* Device-side spin budget for an mbarrier wait (~0.5 s at 2 GHz). */
+#define MARROW_DSM_DEFAULT_WAIT_CYCLES 1000000000ull
+#define MARROW_DSM_DEFAULT_TIMEOUT_MS 20000u
+
+/* Sample rejection reasons (marrow_dsm_sample.flags, marrow_dsm_lat_sample.flags). */
+enum marrow_dsm_flag {
+	MARROW_DSM_F_TIMEOUT = 1u << 0,     /* a bounded device wait expired */
+	MARROW_DSM_F_SMID_MOVED = 1u << 1,  /* %smid differs between start and end */
+	MARROW_DSM_F_SMID_SHARED = 1u << 2, /* two ranks of the launch on one SM */
+	MARROW_DSM_F_LOAD_SUM = 1u << 3,    /* checksum of loaded data is wrong */
+	MARROW_DSM_F_RECV_SUM = 1u << 4,    /* checksum of the receive buffer is wrong */
+	MARROW_DSM_F_TIME = 1u << 5,        /* an end stamp is not after its start */
+};
+
+/* Roles of one rank in a sample (marrow_dsm_sample.roles). */
+enum marrow_dsm_role {
+	MARROW_DSM_ROLE_LOAD = 1u << 0,     /* ld.shared::cluster from load_from's source tile */
+	MARROW_DSM_ROLE_STORE = 1u << 1,    /* st.shared::cluster into store_to's receive buffer */
+	MARROW_DSM_ROLE_TMA = 1u << 2,      /* cp.async.bulk into tma_to's receive buffer */
+	MARROW_DSM_ROLE_RECV_STORE = 1u << 3, /* some rank stores into this rank */
+	MARROW_DSM_ROLE_RECV_TMA = 1u << 4, /* some rank TMA-puts into this rank; it waits */
+};
+
+/* sizeof = 192 */
+struct marrow_dsm_device_info {
+	uint32_t size;
+	uint32_t comp_mask;
+	int32_t ordinal;
+	int32_t cc_major;
+	int32_t cc_minor;
+	int32_t sm_count;
+	int32_t max_smem_optin;     /* bytes per block after opt-in (sm_90: 232448) */
+	int32_t smem_per_cta;       /* what the suite requests: MARROW_DSM_SMEM_BYTES */
+	int32_t clock_rate_khz;     /* peak clock as reported; never used for a rate */
+	int32_t driver_version;
+	int32_t runtime_version;
+	/* cudaOccupancyMaxActiveClusters for cluster sizes 2, 4, 8, 16 with the
+	 * traffic kernel's block size and smem_per_cta; -1 if the query failed. */
+	int32_t max_active_clusters[4];
+	int32_t reserved;
+	char name[128];
+};
+
+/* sizeof = 48 */
+struct marrow_dsm_timer_info {
+	uint32_t size;
+	uint32_t comp_mask;
+	uint64_t gt_min_step_ns;    /* smallest non-zero %globaltimer increment seen */
+	uint64_t gt_steps;          /* how many increments were seen */
+	uint64_t clk_delta;         /* %clock64 over the window (one SM) */
+	uint64_t gt_delta_ns;       /* %globaltimer over the same window */
+	uint32_t smid;
+	uint32_t reads;             /* timer reads performed */
+};
+
+/* sizeof = 104. Rank roles: -1 = none, otherwise a peer rank != self. */
+struct marrow_dsm_params {
+	uint32_t size;
+	uint32_t comp_mask;
+	int32_t device;
+	uint32_t cluster_size;      /* 2..16 CTAs; > 8 uses the non-portable size */
+	uint32_t tile_bytes;        /* per active SM; multiple of 512, <= 96 KiB */
+	uint32_t reps;              /* measured launches; out has reps * cluster_size */
+	uint32_t warmup;            /* launches run first and discarded */
+	uint32_t group_threads;     /* threads of the load and of the store group; 0 = 480 */
+	uint32_t tma_chunk_bytes;   /* bytes per cp.async.bulk; 0 = 16384 */
+	uint32_t run_id;            /* pattern seed of measured rep 0 (rep k: run_id + k) */
+	uint32_t timeout_ms;        /* host watchdog for the whole call; 0 = 20000 */
+	uint32_t reserved;
+	uint64_t wait_budget_cycles; /* device spin budget per mbarrier wait; 0 = default */
+	int8_t load_from[MARROW_DSM_MAX_RANKS];
+	int8_t store_to[MARROW_DSM_MAX_RANKS];
+	int8_t tma_to[MARROW_DSM_MAX_RANKS];
+};
+
+/* sizeof = 144. One rank of one launch. Stamps are raw: clk_* are %clock64
+ * of this rank's SM (subtract only within one sample of one rank),
+ * gt_* are %globaltimer ns (comparable across ranks). 0 = not recorded. */
+struct marrow_dsm_sample {
+	uint32_t size;
+	uint32_t comp_mask;
+	uint32_t rep;
+	uint32_t rank;
+	uint32_t smid_start;
+	uint32_t smid_end;
+	uint32_t flags;             /* MARROW_DSM_F_*; 0 = accepted */
+	uint32_t roles;             /* MARROW_DSM_ROLE_* */
+	uint64_t clk_start;         /* right after the start cluster barrier */
+	uint64_t gt_start;
+	uint64_t clk_load_end;      /* load group: all loads returned */
+	uint64_t gt_load_end;
+	uint64_t clk_store_end;     /* store group: fence.acq_rel.cluster done */
+	uint64_t gt_store_end;
+	uint64_t clk_recv_end;      /* TMA receiver: mbarrier phase complete */
+	uint64_t gt_recv_end;
+	uint64_t clk_tma_issued;    /* TMA sender: last command issued */
+	uint64_t wait_polls;        /* try_wait calls of the TMA receiver */
+	uint64_t load_sum;          /* fold of the loaded words (after end stamps) */
+	uint64_t load_expect;       /* host-computed */
+	uint64_t recv_sum;          /* fold of the receive buffer (after end stamps) */
+	uint64_t recv_expect;       /* host-computed */
+};
+
+/* sizeof = 32 */
+struct marrow_dsm_lat_params {
+	uint32_t size;
+	uint32_t comp_mask;
+	int32_t device;
+	uint32_t cluster_size;      /* 2..16 */
+	uint32_t hops;              /* dependent loads per (src, dst); 0 = 1024 */
+	uint32_t reps;              /* launches; out has reps * n * n entries */
+	uint32_t stride_words;      /* odd word stride between ring slots; 0 = 33 */
+	uint32_t reserved;
+};
+
+/* sizeof = 56. Index in out: (rep * n + src) * n + dst. */
+struct marrow_dsm_lat_sample {
+	uint32_t size;
+	uint32_t comp_mask;
+	uint32_t rep;
+	uint32_t src;
+	uint32_t dst;
+	uint32_t smid_src;
+	uint32_t smid_dst;
+	uint32_t flags;
+	uint64_t cycles;            /* %clock64 on src for all hops */
+	uint64_t final_index;       /* where the chase ended */
+	uint64_t expect_index;      /* host-computed */
+};
+
+#ifndef __cplusplus
+_Static_assert(sizeof(struct marrow_dsm_device_info) == 192, "dsm_device_info layout");
+_Static_assert(sizeof(struct marrow_dsm_timer_info) == 48, "dsm_timer_info layout");
+_Static_assert(sizeof(struct marrow_dsm_params) == 104, "dsm_params layout");
+_Static_assert(sizeof(struct marrow_dsm_sample) == 144, "dsm_sample layout");
+_Static_assert(sizeof(struct marrow_dsm_lat_params) == 32, "dsm_lat_params layout");
+_Static_assert(sizeof(struct marrow_dsm_lat_sample) == 56, "dsm_lat_sample layout");
+#endif
+
+/*
+ * Describes device dev for the suite and checks that it can run it: sm_90+,
+ * cluster launch, enough opt-in shared memory. MARROW_ENODEV ("needs a
+ * Hopper-class GPU (sm_90+), found ...") otherwise; out is still filled as
+ * far as known.
+ */
+MARROW_API int marrow_dsm_device_info(int dev, struct marrow_dsm_device_info *out);
+
+/*
+ * Reads %globaltimer and %clock64 in one thread for about window_us
+ * microseconds (0 = 2000): the timer's step and the effective SM clock
+ * (clk_delta / gt_delta_ns GHz). One warm-up launch precedes the measured one.
+ */
+MARROW_API int marrow_dsm_timer_probe(int dev, uint32_t window_us, struct marrow_dsm_timer_info *out);
+
+/*
+ * Runs warmup + reps launches of one cluster, each moving tile_bytes per
+ * role as described by the params, and validates every sample on the host
+ * (checksums, SM placement, stamp order): rejected samples are returned with
+ * flags != 0, never dropped. out must hold reps * cluster_size samples,
+ * index rep * cluster_size + rank. MARROW_EINVAL for an impossible
+ * configuration (e.g. a rank receiving from two senders), MARROW_ETIMEDOUT
+ * when the host watchdog expires, MARROW_EIO for a CUDA error.
+ */
+MARROW_API int marrow_dsm_run(const struct marrow_dsm_params *p, struct marrow_dsm_sample *out,
+			      uint32_t out_count);
+
+/*
+ * Latency matrix: in each launch every rank chases a dependent chain of
+ * ld.shared::cluster.u32 loads through every rank's ring (itself included),
+ * one destination after another in a staggered order.
+ */
+MARROW_API int marrow_dsm_latency(const struct marrow_dsm_lat_params *p, struct marrow_dsm_lat_sample *out,
+				  uint32_t out_count);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MARROW_DSM_H */
