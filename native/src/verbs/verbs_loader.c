@@ -107,9 +107,28 @@ static void load_ibverbs(void)
 	RESOLVE(h, close_device, "ibv_close_device", "IBVERBS_1.1");
 	RESOLVE(h, query_device, "ibv_query_device", "IBVERBS_1.1");
 	RESOLVE(h, query_port, "ibv_query_port", "IBVERBS_1.1");
-	if (missing != NULL)
+	if (missing != NULL) {
 		snprintf(syms.error, sizeof(syms.error),
 			 "%.200s lacks symbol %.40s: rdma-core too old or not libibverbs",
+			 syms.ibverbs_path[0] ? syms.ibverbs_path : "libibverbs", missing);
+		return;
+	}
+
+	/* The QP path: a missing one disables only marrow_mlx5_*. */
+	RESOLVE(h, alloc_pd, "ibv_alloc_pd", "IBVERBS_1.1");
+	RESOLVE(h, dealloc_pd, "ibv_dealloc_pd", "IBVERBS_1.1");
+	RESOLVE(h, reg_mr, "ibv_reg_mr", "IBVERBS_1.1");
+	RESOLVE(h, dereg_mr, "ibv_dereg_mr", "IBVERBS_1.1");
+	RESOLVE(h, create_cq, "ibv_create_cq", "IBVERBS_1.1");
+	RESOLVE(h, destroy_cq, "ibv_destroy_cq", "IBVERBS_1.1");
+	RESOLVE(h, create_qp, "ibv_create_qp", "IBVERBS_1.1");
+	RESOLVE(h, destroy_qp, "ibv_destroy_qp", "IBVERBS_1.1");
+	RESOLVE(h, modify_qp, "ibv_modify_qp", "IBVERBS_1.1");
+	RESOLVE(h, query_qp, "ibv_query_qp", "IBVERBS_1.1");
+	RESOLVE(h, query_gid, "ibv_query_gid", "IBVERBS_1.1");
+	if (missing != NULL)
+		snprintf(syms.qp_error, sizeof(syms.qp_error),
+			 "%.160s lacks symbol %.40s: rdma-core too old for the mlx5 QP path",
 			 syms.ibverbs_path[0] ? syms.ibverbs_path : "libibverbs", missing);
 }
 
@@ -127,6 +146,9 @@ static void load_mlx5(void)
 		 syms.mlx5_version, sizeof(syms.mlx5_version));
 	syms.mlx5dv_is_supported = (__typeof__(syms.mlx5dv_is_supported))
 		sym(h, "mlx5dv_is_supported", "MLX5_1.8");
+	/* MLX5_1.2 is the current layout; MLX5_1.0 is a compat alias. */
+	syms.mlx5dv_init_obj = (__typeof__(syms.mlx5dv_init_obj))
+		sym(h, "mlx5dv_init_obj", "MLX5_1.2");
 }
 
 static void load_once(void)
@@ -134,6 +156,15 @@ static void load_once(void)
 	load_ibverbs();
 	if (syms.ibverbs_loaded)
 		load_mlx5();
+	if (syms.qp_error[0] == '\0' && syms.error[0] == '\0') {
+		if (!syms.mlx5_loaded)
+			snprintf(syms.qp_error, sizeof(syms.qp_error),
+				 "libmlx5.so.1 not found: install ibverbs-providers (rdma-core)");
+		else if (syms.mlx5dv_init_obj == NULL)
+			snprintf(syms.qp_error, sizeof(syms.qp_error),
+				 "%.160s lacks mlx5dv_init_obj: rdma-core too old",
+				 syms.mlx5_path[0] ? syms.mlx5_path : "libmlx5");
+	}
 	/* Handles stay open for the life of the process, like every
 	 * dlopen-based rdma-core user: device lists may outlive a probe. */
 }
@@ -151,5 +182,16 @@ int verbs_require(const struct verbs_syms **out)
 	*out = s;
 	if (s->error[0] != '\0')
 		return marrow_fail(MARROW_ENODEV, "%s", s->error);
+	return MARROW_OK;
+}
+
+int verbs_require_qp(const struct verbs_syms **out)
+{
+	int rc = verbs_require(out);
+
+	if (rc)
+		return rc;
+	if ((*out)->qp_error[0] != '\0')
+		return marrow_fail(MARROW_ENODEV, "%s", (*out)->qp_error);
 	return MARROW_OK;
 }

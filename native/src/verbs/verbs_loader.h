@@ -14,6 +14,8 @@
 #include <infiniband/verbs.h>
 #include "marrow/marrow_verbs.h"
 
+struct mlx5dv_obj; /* infiniband/mlx5dv.h; only pointers pass through here */
+
 struct verbs_syms {
 	struct ibv_device **(*get_device_list)(int *num_devices);
 	void (*free_device_list)(struct ibv_device **list);
@@ -30,6 +32,27 @@ struct verbs_syms {
 			  struct ibv_port_attr *attr);
 	bool (*mlx5dv_is_supported)(struct ibv_device *device); /* NULL if absent */
 
+	/*
+	 * Control path of an mlx5 RC QP (marrow_mlx5.h). Resolved with the
+	 * probe's symbols but optional: when one is missing only the QP path
+	 * is unusable, and ->qp_error says why.
+	 */
+	struct ibv_pd *(*alloc_pd)(struct ibv_context *context);
+	int (*dealloc_pd)(struct ibv_pd *pd);
+	struct ibv_mr *(*reg_mr)(struct ibv_pd *pd, void *addr, size_t length, int access);
+	int (*dereg_mr)(struct ibv_mr *mr);
+	struct ibv_cq *(*create_cq)(struct ibv_context *context, int cqe, void *cq_context,
+				    struct ibv_comp_channel *channel, int comp_vector);
+	int (*destroy_cq)(struct ibv_cq *cq);
+	struct ibv_qp *(*create_qp)(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
+	int (*destroy_qp)(struct ibv_qp *qp);
+	int (*modify_qp)(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask);
+	int (*query_qp)(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,
+			struct ibv_qp_init_attr *init_attr);
+	int (*query_gid)(struct ibv_context *context, uint8_t port_num, int index,
+			 union ibv_gid *gid);
+	int (*mlx5dv_init_obj)(struct mlx5dv_obj *obj, uint64_t obj_type); /* libmlx5 */
+
 	int ibverbs_loaded;
 	int mlx5_loaded;
 	char ibverbs_path[MARROW_VERBS_PATH_MAX];
@@ -37,6 +60,7 @@ struct verbs_syms {
 	char mlx5_path[MARROW_VERBS_PATH_MAX];
 	char mlx5_version[MARROW_VERBS_VERSION_MAX];
 	char error[384]; /* why libibverbs is unusable; "" when usable */
+	char qp_error[256]; /* why the QP path is unusable; "" when usable */
 };
 
 /*
@@ -50,5 +74,11 @@ const struct verbs_syms *verbs_syms_get(void);
  * last error when libibverbs is unusable.
  */
 int verbs_require(const struct verbs_syms **out);
+
+/*
+ * As verbs_require, and also needs the QP control-path symbols (libmlx5's
+ * mlx5dv_init_obj included); MARROW_ENODEV with ->qp_error otherwise.
+ */
+int verbs_require_qp(const struct verbs_syms **out);
 
 #endif /* MARROW_VERBS_LOADER_H */

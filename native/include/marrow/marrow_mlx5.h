@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Copyright (c) 2026 The Marrow authors
+ *
+ * Hardware mlx5 RC queue pairs (libmarrow_verbs.so): the control path of
+ * mini-gda's "cuda + mlx5" target.
+ *
+ * A QP is created through verbs (ibv_create_cq, ibv_create_qp) and its SQ,
+ * doorbell record, BlueFlame register and CQ are taken from
+ * mlx5dv_init_obj(QP | CQ). They are returned in the SAME view structs as
+ * the software NIC's (marrow_qp_view, marrow_cq_view of marrow_softnic.h),
+ * so the one poster (gda_post.h) and the same kernels drive either.
+ *
+ * Queue placement is a parameter; only host memory (libmlx5's own
+ * allocation) is implemented. GPU-resident queues (DevX umem) answer
+ * MARROW_ENOSYS.
+ *
+ * Like marrow_verbs.h, nothing of rdma-core is linked: libibverbs.so.1 and
+ * libmlx5.so.1 are dlopened on the first call. Every call returns a status;
+ * marrow_last_error() names the verbs call, the errno and, for QP calls,
+ * the QP number and state. Where no mlx5 device exists, open answers
+ * MARROW_ENODEV with the probe's reason (see marrow_verbs_probe).
+ *
+ * Lifetime: QPs and MRs -> device (marrow_mlx5_device_close answers
+ * MARROW_EBUSY while any remain). A QP owns its send CQ and destroys it
+ * after the QP. Nobody may touch a view after its QP is destroyed.
+ * Thread safety: control calls on one device are serialised internally; the
+ * data path (views) is the caller's.
+ *
+ * Structs: {size, comp_mask} first, no implicit padding (marrow_abi.h).
+ */
+#ifndef MARROW_MLX5_H
+#define MARROW_MLX5_H
+
+#include "marrow/marrow_abi.h"
+#include "marrow/marrow_softnic.h" /* struct marrow_qp_view, marrow_cq_view */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct marrow_mlx5_device; /* an opened device + its protection domain */
+struct marrow_mlx5_mr;
+struct marrow_mlx5_qp;     /* an RC QP and its send CQ */
+
+#define MARROW_MLX5_NAME_MAX 64
+
+/* sizeof = 80. In/out: the library writes back what it chose. */
+struct marrow_mlx5_device_attr {
+	uint32_t size;          /* sizeof(*this) */
+	uint32_t comp_mask;     /* 0 */
+	char name[MARROW_MLX5_NAME_MAX]; /* in: "mlx5_0", or "" = first mlx5 device; out: opened */
+	uint32_t port;          /* in: 0 = 1; out: the port used */
+	int32_t gid_index;      /* in: -1 = auto (IB: 0; RoCE: a RoCE v2 GID); out: chosen */
+};
+
+/* Where the SQ, CQ and doorbell records live. */
+enum marrow_mlx5_placement {
+	MARROW_MLX5_QUEUES_HOST = 0, /* libmlx5's host memory; map into the GPU with marrow_cuda_map.h */
+	MARROW_MLX5_QUEUES_GPU = 1,  /* DevX umem in GPU memory: not implemented (MARROW_ENOSYS) */
+};
+
+/* sizeof = 32 */
+struct marrow_mlx5_qp_attr {
+	uint32_t size;             /* sizeof(*this) */
+	uint32_t comp_mask;        /* 0 */
+	uint32_t log_sq_wqebb_cnt; /* 1..15: max_send_wr = 1 << n; libmlx5 sizes the ring (view.sq_wqe_cnt) */
+	uint32_t log_cqe_cnt;      /* 1..22: send CQ entries asked for (view.cqe_cnt may be larger) */
+	uint32_t max_inline_data;  /* bytes asked for; the view reports what the provider granted */
+	uint32_t access;           /* remote access the peer gets: IBV_ACCESS_* (1 LW, 2 RW, 4 RR, 8 RA) */
+	uint32_t placement;        /* enum marrow_mlx5_placement */
+	uint32_t sq_psn;           /* start PSN of this QP's SQ (24 bits); tell the peer */
+};
+
+/*
+ * What one side tells the other (mlx5-formats.md 6.4). sizeof = 72.
+ * marrow_mlx5_qp_local_info fills it; the peer's copy goes to
+ * marrow_mlx5_qp_connect. Only qpn, psn, lid, link_layer, mtu and gid are
+ * needed for the connection; rkey/addr/len describe the buffer the peer may
+ * write.
+ */
+struct marrow_mlx5_peer_info {
+	uint32_t size;        /* sizeof(*this) */
+	uint32_t comp_mask;   /* 0 */
+	uint32_t qpn;         /* 24 bits */
+	uint32_t psn;         /* start PSN of the sender's SQ (24 bits) */
+	uint32_t rkey;        /* of the buffer the peer may write */
+	uint32_t lid;         /* IB LID (16 bits); 0 on RoCE */
+	uint32_t port;        /* sender's port (informational) */
+	uint32_t link_layer;  /* 1 InfiniBand, 2 Ethernet (RoCE) */
+	uint32_t mtu;         /* sender's active MTU, enum ibv_mtu 1 (256) .. 5 (4096) */
+	int32_t gid_index;    /* sender's GID index (informational) */
+	uint8_t gid[16];      /* sender's GID, network order; all 0 = none */
+	uint64_t addr;        /* address of that buffer in the sender's space */
+	uint64_t len;         /* its length in bytes */
+};
+
+/* Connection knobs; marrow_mlx5_conn_params_default gives sane values. sizeof = 56 */
+struct marrow_mlx5_conn_params {
+	uint32_t size;              /* sizeof(*this) */
+	uint32_t comp_mask;         /* 0 */
+	uint32_t path_mtu;          /* enum ibv_mtu; 0 = min(local active, peer's) */
+	uint32_t sl;                /* service level 0..15 */
+	uint32_t traffic_class;     /* GRH traffic class 0..255 */
+	uint32_t hop_limit;         /* GRH hop limit 1..255 */
+	uint32_t timeout;           /* ACK timeout 4.096 us * 2^t, 1..31 (0 = wait forever: refused) */
+	uint32_t retry_cnt;         /* 0..7 */
+	uint32_t rnr_retry;         /* 0..7 (7 = retry forever: refused, see .c) */
+	uint32_t min_rnr_timer;     /* 0..31 */
+	uint32_t max_rd_atomic;     /* outstanding READ/atomic as requester, 0..16 */
+	uint32_t max_dest_rd_atomic;/* as responder, 0..16 */
+	uint32_t flags;             /* enum marrow_mlx5_conn_flags */
+	uint32_t reserved;          /* 0 */
+};
+
+enum marrow_mlx5_conn_flags {
+	/* Use a GRH on InfiniBand too (always used on RoCE, and on IB when
+	 * the peer has LID 0 but a GID, e.g. behind a router). */
+	MARROW_MLX5_CONN_FORCE_GRH = 1,
+};
+
+/* Fills *out with the defaults (timeout 14 = 67 ms, retry 7, rnr_retry 6,
+ * path_mtu 0 = negotiated, hop_limit 64, rd_atomic 1). out->size must be set. */
+MARROW_API int marrow_mlx5_conn_params_default(struct marrow_mlx5_conn_params *out);
+
+/*
+ * Opens the device (by name, or the first one the mlx5 provider drives),
+ * queries the port, picks the GID and allocates a PD.
+ * MARROW_ENODEV: libibverbs/libmlx5 missing or no (mlx5) device, with the
+ * probe's reason; MARROW_ENOENT: no device of that name (the message lists
+ * them); MARROW_EINVAL: a non-mlx5 device, a port or GID index that does
+ * not exist; MARROW_EPERM: no permission on /dev/infiniband/uverbs*.
+ */
+MARROW_API int marrow_mlx5_device_open(struct marrow_mlx5_device_attr *attr,
+				       struct marrow_mlx5_device **out);
+MARROW_API int marrow_mlx5_device_close(struct marrow_mlx5_device *dev);
+
+/* ibv_reg_mr on [addr, addr+len). access: IBV_ACCESS_* (local write implied). */
+MARROW_API int marrow_mlx5_mr_reg(struct marrow_mlx5_device *dev, void *addr, uint64_t len,
+				  uint32_t access, struct marrow_mlx5_mr **out,
+				  uint32_t *lkey, uint32_t *rkey);
+MARROW_API int marrow_mlx5_mr_dereg(struct marrow_mlx5_mr *mr);
+
+/*
+ * Creates the send CQ and an RC QP (sq_sig_all = 0, no receive queue) in
+ * RESET and fills both views from mlx5dv_init_obj. view->size and
+ * cq_view->size must be set by the caller.
+ * qp_view: sq_buf / sq_wqe_cnt / sq_stride (64) / dbrec / qpn /
+ * max_inline_data (granted); uar = bf.reg, uar_size = bf.size (0 when the
+ * register takes doorbells only: store 8 bytes there all the same).
+ * cq_view: flags 0 (neither collapsed nor overrun-ignore: the consumer must
+ * advance dbrec word 0).
+ */
+MARROW_API int marrow_mlx5_qp_create(struct marrow_mlx5_device *dev,
+				     const struct marrow_mlx5_qp_attr *attr,
+				     struct marrow_mlx5_qp **out,
+				     struct marrow_qp_view *view,
+				     struct marrow_cq_view *cq_view);
+/* Destroys the QP, then its CQ. */
+MARROW_API int marrow_mlx5_qp_destroy(struct marrow_mlx5_qp *qp);
+
+/* This side's half of the exchange; mr may be NULL (rkey/addr/len = 0).
+ * MARROW_EIO when the port is not ACTIVE (nothing could connect). */
+MARROW_API int marrow_mlx5_qp_local_info(struct marrow_mlx5_qp *qp,
+					 const struct marrow_mlx5_mr *mr,
+					 struct marrow_mlx5_peer_info *out);
+
+/*
+ * RESET -> INIT -> RTR -> RTS towards the peer (params NULL = defaults).
+ * GRH: on RoCE always; on IB with MARROW_MLX5_CONN_FORCE_GRH or when the
+ * peer has LID 0 and a GID. On failure the QP is put back into RESET (best
+ * effort) so connect may be called again; the message names the step.
+ */
+MARROW_API int marrow_mlx5_qp_connect(struct marrow_mlx5_qp *qp,
+				      const struct marrow_mlx5_peer_info *peer,
+				      const struct marrow_mlx5_conn_params *params);
+
+/* Current state as the NIC sees it (ibv_query_qp): enum ibv_qp_state,
+ * same values as enum marrow_qp_state (RESET 0 .. RTS 3, ERR 6). */
+MARROW_API int marrow_mlx5_qp_state(struct marrow_mlx5_qp *qp, int *state);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MARROW_MLX5_H */

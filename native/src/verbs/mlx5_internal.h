@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Copyright (c) 2026 The Marrow authors
+ *
+ * Internals of marrow_mlx5.h (libmarrow_verbs.so). The attribute builders
+ * here are pure (no NIC, no libibverbs call) so the test builds them alone.
+ */
+#ifndef MARROW_MLX5_INTERNAL_H
+#define MARROW_MLX5_INTERNAL_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include <infiniband/verbs.h>
+#include "marrow/marrow_mlx5.h"
+
+/* This side of a connection, as the builders need it. */
+struct mlx5_local_end {
+	uint8_t port;           /* 1-based */
+	uint8_t link_layer;     /* IBV_LINK_LAYER_INFINIBAND / _ETHERNET */
+	uint8_t active_mtu;     /* enum ibv_mtu */
+	int sgid_index;         /* GID index used as the GRH source */
+	uint32_t psn;           /* start PSN of our SQ */
+	uint32_t access;        /* qp_access_flags */
+};
+
+struct marrow_mlx5_device {
+	pthread_mutex_t lock;   /* serialises control calls and the counts */
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	char name[MARROW_MLX5_NAME_MAX];
+	uint8_t port;
+	int gid_index;
+	struct ibv_device_attr dattr;
+	int n_qp;               /* live QPs and MRs: close refuses while > 0 */
+	int n_mr;
+};
+
+struct marrow_mlx5_mr {
+	struct marrow_mlx5_device *dev;
+	struct ibv_mr *mr;
+};
+
+struct marrow_mlx5_qp {
+	struct marrow_mlx5_device *dev;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	uint32_t psn;
+	uint32_t access;
+};
+
+/* Builds attr + mask for one transition (target INIT, RTR or RTS) from the
+ * two ends and the knobs. Pure; MARROW_EINVAL with a message on bad input. */
+int mlx5_build_qp_attr(enum ibv_qp_state target, const struct mlx5_local_end *local,
+		       const struct marrow_mlx5_peer_info *peer,
+		       const struct marrow_mlx5_conn_params *params,
+		       struct ibv_qp_attr *attr, int *mask);
+
+/* Whether this connection carries a GRH (see marrow_mlx5_qp_connect). */
+int mlx5_needs_grh(const struct mlx5_local_end *local,
+		   const struct marrow_mlx5_peer_info *peer,
+		   const struct marrow_mlx5_conn_params *params);
+
+/* The path MTU both ends can use, or 0 with a message (MARROW_EINVAL). */
+int mlx5_pick_mtu(const struct mlx5_local_end *local, const struct marrow_mlx5_peer_info *peer,
+		  const struct marrow_mlx5_conn_params *params, enum ibv_mtu *out);
+
+/* GID choice for RoCE among n entries: first RoCE v2 GID that is neither 0
+ * nor link-local, else the first RoCE v2 one, else the first non-zero one;
+ * -1 if all are zero. is_v2[i] != 0 for RoCE v2 entries. */
+int mlx5_pick_gid(int n, const union ibv_gid *gids, const int *is_v2);
+
+int mlx5_gid_is_zero(const uint8_t gid[16]);
+const char *mlx5_qp_state_name(int state);
+int mlx5_mtu_bytes(int mtu_enum);          /* 0 for a bad enum */
+int mlx5_status_from_errno(int err);       /* errno -> MARROW_E* */
+
+#endif /* MARROW_MLX5_INTERNAL_H */
