@@ -1,6 +1,168 @@
 /* SPDX-License-Identifier: Apache-2.0
- * mini-gda C ABI (placeholder until the mini-gda transport lands). */
+ * Copyright (c) 2026 The Marrow authors
+ *
+ * mini-gda: single-operation costs of RDMA WRITEs submitted by the thread
+ * that owns an mlx5 RC queue pair (paper §4.1, Tables 3-4).
+ *
+ * The queues are described by views (struct marrow_qp_view / marrow_cq_view
+ * of marrow_softnic.h), so any backend that owns mlx5-format queues plugs
+ * in: the software NIC today, a verbs QP through mlx5dv_init_obj later. A
+ * backend fills one struct marrow_gda_endpoint per QP; the runners below
+ * only ever touch the memory the views and addresses name.
+ *
+ * Runners (the timed loops stay in C/CUDA, never in Java):
+ *  - marrow_gda_cpu_run (libmarrow_host.so): CPU threads play the device
+ *    threads, timing with CLOCK_MONOTONIC_RAW;
+ *  - marrow_gda_cuda_run (libmarrow_cuda.so): one GPU thread posts, timing
+ *    with %globaltimer, plus %clock64 for the effective SM clock; the host
+ *    memory of the views is cudaHostRegister'ed (mapped, portable) per run.
+ * Both run the algorithm of gda_post.h.
+ *
+ * Experiments (one thread, at most one outstanding put):
+ *  ISSUE       t0 before the WQE is built, t1 after the doorbell store;
+ *              the completion is then awaited untimed.
+ *  PUT_COMPLETION  t0 as above, t1 after the CQE was polled and consumed.
+ *  ROUND_TRIP  t0 as above, t1 when the peer's write-back of the data word
+ *              is seen in the initiator's inbox. The peer (a second thread:
+ *              a CPU thread / a second GPU block) polls its inbox for the
+ *              word and writes it back through its own QP; it needs
+ *              msg_size == 8.
+ * Untimed in every experiment: writing the iteration's payload (into the
+ * inline staging words or the registered source buffer) before t0, and
+ * after t1 the rest of the completion plus validation of the destination
+ * bytes, the CQE (opcode, QPN, wqe_counter) and, for round trip, the reply.
+ *
+ * Every wait is bounded by cfg->timeout_ns: MARROW_ETIMEDOUT, with the
+ * iteration and what was seen in marrow_last_error(); a kernel never hangs.
+ */
 #ifndef MARROW_GDA_H
 #define MARROW_GDA_H
+
 #include "marrow/marrow_abi.h"
+#include "marrow/marrow_softnic.h"
+
+#ifdef __cplusplus
+extern "C" {
 #endif
+
+/* Paper Table 4; same values as enum gda_ordering in gda_post.h. */
+enum marrow_gda_ordering {
+	MARROW_GDA_ORD_NONE = 0,
+	MARROW_GDA_ORD_GPU_FENCE = 1,
+	MARROW_GDA_ORD_GPU_FENCE_DBREC = 2,
+	MARROW_GDA_ORD_RELEASE_GPU = 3,
+	MARROW_GDA_ORD_THREADFENCE = 4,
+	MARROW_GDA_ORD_RELEASE_SYS = 5,
+	MARROW_GDA_ORD_FENCE_SYS = 6,
+};
+
+enum marrow_gda_payload {
+	MARROW_GDA_PAYLOAD_INLINE = 0,
+	MARROW_GDA_PAYLOAD_POINTER = 1,
+};
+
+enum marrow_gda_experiment {
+	MARROW_GDA_EXP_ISSUE = 0,
+	MARROW_GDA_EXP_PUT_COMPLETION = 1,
+	MARROW_GDA_EXP_ROUND_TRIP = 2,
+};
+
+/* Where the SQ/CQ/DBR memory lives. Only HOST is implemented; GPU fails with
+ * MARROW_ENOSYS ("not implemented: needs DevX umem"). */
+enum marrow_gda_placement {
+	MARROW_GDA_PLACEMENT_HOST = 0,
+	MARROW_GDA_PLACEMENT_GPU = 1,
+};
+
+/* One QP as a poster sees it. The data buffers are host memory that the
+ * backend registered: local (lkey) is the pointer-form source and also
+ * where the peer's writes arrive (inbox, round trip); remote (rkey) is the
+ * write target. */
+struct marrow_gda_endpoint {
+	uint32_t size;              /* sizeof(struct marrow_gda_endpoint) */
+	uint32_t comp_mask;         /* 0 */
+	uint32_t placement;         /* enum marrow_gda_placement of qp/cq memory */
+	uint32_t lkey;
+	const struct marrow_qp_view *qp;
+	const struct marrow_cq_view *cq;  /* the QP's send CQ */
+	uint64_t local_addr;        /* source buffer (pointer form) */
+	uint64_t local_len;
+	uint64_t inbox_addr;        /* 8-byte word the peer writes (round trip) */
+	uint64_t remote_addr;       /* destination of this endpoint's writes */
+	uint64_t remote_len;
+	uint32_t rkey;
+	uint32_t reserved;          /* 0 */
+};
+
+struct marrow_gda_config {
+	uint32_t size;              /* sizeof(struct marrow_gda_config) */
+	uint32_t comp_mask;         /* 0 */
+	uint32_t experiment;        /* enum marrow_gda_experiment */
+	uint32_t ordering;          /* enum marrow_gda_ordering */
+	uint32_t payload;           /* enum marrow_gda_payload */
+	uint32_t msg_size;          /* bytes per WRITE (>= 1) */
+	uint64_t iters;             /* timed iterations (>= 1) */
+	uint64_t warmup;            /* untimed iterations first */
+	uint64_t timeout_ns;        /* bound of every single wait (> 0) */
+	int32_t cuda_device;        /* CUDA ordinal (cuda runner only) */
+	uint32_t reserved;          /* 0 */
+};
+
+/* What the runner observed; filled on success and on failure. */
+struct marrow_gda_result {
+	uint32_t size;              /* sizeof(struct marrow_gda_result) */
+	uint32_t comp_mask;
+	uint64_t iters_done;        /* iterations completed, warm-up included */
+	uint64_t posts;             /* WQEs posted by the initiator */
+	uint64_t doorbells;         /* doorbell stores by the initiator */
+	uint64_t cqes;              /* CQEs consumed by the initiator */
+	uint64_t peer_posts;        /* round trip: WQEs (= doorbells = CQEs) of the peer */
+	uint64_t payload_errors;    /* iterations whose destination bytes were wrong */
+	uint64_t timed_ns;          /* globaltimer/CLOCK_MONOTONIC_RAW span of the timed loop */
+	uint64_t timed_cycles;      /* %clock64 span of the timed loop (GPU; 0 on CPU) */
+	uint32_t wqebbs_per_wqe;
+	uint32_t ds;                /* ds of each WQE */
+	int32_t status;             /* 0 or the failing status */
+	uint32_t fail_iter;         /* iteration that failed (when status != 0) */
+	uint32_t cqe_opcode;        /* what the failed wait saw */
+	uint32_t cqe_syndrome;
+	uint32_t cqe_vendor_syndrome;
+	uint32_t cqe_wqe_counter;
+	uint32_t expected_wqe_counter;
+	int32_t cuda_error;         /* cudaError_t of a failed CUDA call (cuda runner) */
+};
+
+/*
+ * Runs one experiment on the CPU. samples_ns[0..iters) receives one sample
+ * per timed iteration. peer is required for ROUND_TRIP (its QP connected to
+ * ep's), ignored otherwise. Returns MARROW_OK; MARROW_EINVAL / MARROW_ERANGE
+ * (inline longer than the QP's max_inline_data) / MARROW_ENOSYS (placement
+ * gpu) before anything is posted; MARROW_ETIMEDOUT, MARROW_EIO (error CQE),
+ * MARROW_EPROTO (unexpected CQE) or MARROW_EPROTO with payload_errors > 0
+ * (wrong bytes delivered) from the run. *res is filled in every case.
+ */
+MARROW_API int marrow_gda_cpu_run(const struct marrow_gda_config *cfg,
+				  const struct marrow_gda_endpoint *ep,
+				  const struct marrow_gda_endpoint *peer,
+				  uint64_t *samples_ns, struct marrow_gda_result *res);
+
+/*
+ * Same on a GPU (libmarrow_cuda.so): block 0 / thread 0 posts; for
+ * ROUND_TRIP block 1 / thread 0 is the peer. samples_cycles (may be NULL)
+ * receives the %clock64 span of each sample. MARROW_ENODEV without a GPU,
+ * MARROW_EIO with res->cuda_error set when a CUDA call fails.
+ */
+MARROW_API int marrow_gda_cuda_run(const struct marrow_gda_config *cfg,
+				   const struct marrow_gda_endpoint *ep,
+				   const struct marrow_gda_endpoint *peer,
+				   uint64_t *samples_ns, uint64_t *samples_cycles,
+				   struct marrow_gda_result *res);
+
+/* Name of an ordering variant ("gpu-fence", ...) or NULL. */
+MARROW_API const char *marrow_gda_ordering_name(int ordering);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MARROW_GDA_H */

@@ -1,0 +1,456 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright (c) 2026 The Marrow authors
+ *
+ * mini-gda posting path: ONE algorithm, compiled for CUDA device code (the
+ * GPU kernels in src/gda/gda_kernels.cu) and for host C (the CPU executor in
+ * src/gda/gda_cpu.c), so both targets run the same steps on the same mlx5 queues:
+ *
+ *   1. reserve a WQE slot (free-running WQEBB producer counter pi);
+ *   2. build an RC RDMA_WRITE (inline up to the QP maximum, or one pointer
+ *      data segment) with the shared encoders of mlx5_wqe.h;
+ *   3. order (the variant, see below);
+ *   4. store the SQ doorbell record (BE32 of pi & 0xffff);
+ *   5. ring the doorbell: one ordered 8-byte store of the NVSHMEM/DOCA-style
+ *      doorbell value (exclusive producer index, opcode 0, ds 0);
+ *   6. poll the CQ by the owner bit (normal CQ) or by wqe_counter (collapsed).
+ *
+ * Every wait here is bounded by a nanosecond budget and returns
+ * MARROW_ETIMEDOUT instead of spinning forever; error CQEs return MARROW_EIO
+ * (never treated as "not yet", cf. NVIDIA/nccl#2383).
+ *
+ * ORDERING VARIANTS (paper Table 4). `ord` is always a compile-time constant
+ * at the call site (a template parameter of the kernel, a macro-instantiated
+ * loop on the host), and every function here is force-inlined, so the switch
+ * statements fold away and each variant compiles to its own straight line.
+ *
+ *  variant          steps 3-5 on the GPU (PTX emitted)                       CPU executor (C11)
+ *  ---------------  -------------------------------------------------------  ----------------------------------------
+ *  none             DBR st.relaxed.sys.b32; DB st.relaxed.sys.b64            relaxed DBR store; relaxed DB store
+ *                   (no fence: unsafe control)                              (no fence)
+ *  gpu-fence        DBR st.relaxed.sys; fence.acq_rel.gpu;                   relaxed DBR; fence(acq_rel); relaxed DB
+ *                   DB st.relaxed.sys (DOCA / GDAKI)
+ *  gpu-fence-dbrec  fence.acq_rel.gpu; DBR st.relaxed.sys;                   fence(acq_rel); DBR; fence(acq_rel); DB
+ *                   fence.acq_rel.gpu; DB (NVSHMEM's fenced-DBR sequence)
+ *  release-gpu      DBR st.release.gpu.b32; DB st.release.gpu.b64 (DeepEP)   release DBR store; release DB store
+ *  threadfence      membar.gl (= fence.sc.gpu, __threadfence()); DBR;         fence(seq_cst); DBR; fence(seq_cst); DB
+ *                   membar.gl; DB (NVSHMEM default)
+ *  release-sys      DBR st.release.sys.b32; DB st.release.sys.b64            release DBR store; release DB store
+ *  fence-sys        DBR st.relaxed.sys; membar.sys (= fence.sc.sys,           relaxed DBR; fence(seq_cst); relaxed DB
+ *                   __threadfence_system()); DB
+ *
+ * The mapping of the paper's row names to these PTX forms is our reading of
+ * the paper and of mlx5-formats.md §4 (which itself marks it unverified).
+ * WQE stores are always the volatile 4-byte stores of mlx5_wqe.h
+ * (st.volatile.global.b32 = STG.E.STRONG.SYS).
+ *
+ * CPU mapping notes: a CPU thread has no "GPU scope"; C11 orders for the
+ * whole coherence domain, so gpu-fence and fence-sys differ only in the
+ * fence strength (acq_rel vs seq_cst), release-gpu and release-sys compile
+ * to identical code, and on x86-64 every fence except seq_cst is a compiler
+ * barrier only (TSO keeps stores in order; seq_cst emits MFENCE). The
+ * queues are ordinary write-back memory, so no SFENCE/WC flush is needed.
+ *
+ * WHAT CAN GO WRONG (why the unsafe variants are still measured): the
+ * software NIC's queues live in HOST memory. A GPU-scope fence or release
+ * orders the thread's stores only for observers inside the GPU; the engine
+ * thread is a system-scope observer, so with none / gpu-fence /
+ * gpu-fence-dbrec / release-gpu / threadfence the PCIe writes of the WQE and
+ * the doorbell are not formally ordered for it: the engine may see the new
+ * DBR/doorbell before the WQE bytes and execute a stale WQE (the engine's
+ * sanity check then reports a bad opcode / WQE index as an error CQE, or it
+ * sends old payload bytes). On Hopper, posted PCIe writes from one SM are in
+ * practice delivered in order, which is why these variants usually "work";
+ * payload validation after every iteration is what would catch it. Only
+ * release-sys and fence-sys are correct for host-resident queues (NVSHMEM
+ * uses __threadfence_system() whenever NIC buffers are in host memory).
+ * The paper measures all seven the same way; so do we.
+ *
+ * CQ POLLING: the poll load is always a system-scope relaxed load
+ * (volatile byte load of op_own: ld.volatile.global.u8), because the CQE is
+ * written by a CPU thread into host memory and a GPU-scope load gives no
+ * guarantee of ever observing that write. The acquire that orders the rest
+ * of the CQE (and, for round trip, the data) after the poll is at the
+ * variant's scope: none -> nothing; gpu-fence, gpu-fence-dbrec, release-gpu
+ * -> fence.acq_rel.gpu; threadfence -> membar.gl; release-sys ->
+ * fence.acq_rel.sys; fence-sys -> membar.sys. CPU: none -> nothing,
+ * fence-variants -> the same fence as on the posting side, release -> acquire.
+ */
+#ifndef MARROW_GDA_POST_H
+#define MARROW_GDA_POST_H
+
+#include <stdint.h>
+#include "marrow/marrow_abi.h"
+#include "marrow/mlx5_wqe.h"
+
+#if defined(__CUDACC__)
+#define GDA_FN __device__ __forceinline__
+#else
+#include <time.h>
+#define GDA_FN static inline __attribute__((always_inline))
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The seven Table-4 variants; values are part of the C ABI (marrow_gda.h). */
+enum gda_ordering {
+	GDA_ORD_NONE = 0,
+	GDA_ORD_GPU_FENCE = 1,
+	GDA_ORD_GPU_FENCE_DBREC = 2,
+	GDA_ORD_RELEASE_GPU = 3,
+	GDA_ORD_THREADFENCE = 4,
+	GDA_ORD_RELEASE_SYS = 5,
+	GDA_ORD_FENCE_SYS = 6,
+	GDA_ORD_COUNT = 7,
+};
+
+/* A producer's private state of one SQ (one thread owns it). */
+struct gda_sq {
+	uint8_t *buf;          /* wqebb_cnt * 64 bytes */
+	uint32_t *dbrec;       /* QP doorbell record, [1] = SQ counter (BE32) */
+	uint64_t *uar;         /* doorbell register */
+	uint32_t wqebb_cnt;    /* power of two */
+	uint32_t qpn;
+	uint32_t max_inline;   /* the QP's max_inline_data */
+	uint32_t pi;           /* free-running WQEBB producer counter */
+	uint32_t ci;           /* free-running: first WQEBB not known complete */
+};
+
+/* A poller's private state of one CQ. */
+struct gda_cq {
+	uint8_t *buf;          /* cqe_cnt * 64 bytes */
+	uint32_t *dbrec;       /* [0] = consumer index (BE32, low 24 bits) */
+	uint32_t log_cnt;
+	uint32_t collapsed;    /* cc = 1: every CQE lands in slot 0 */
+	uint32_t ci;           /* free-running consumer index (normal CQ) */
+};
+
+/* One RDMA WRITE. inline_words != NULL selects the inline form. */
+struct gda_write {
+	uint64_t raddr;
+	uint32_t rkey;
+	uint32_t len;
+	const uint32_t *inline_words; /* ceil(len/4) words, copied into the WQE */
+	uint64_t laddr;               /* pointer form: registered source */
+	uint32_t lkey;
+	uint32_t pad;
+};
+
+/* What a failed wait saw, for the error message Java shows. */
+struct gda_err {
+	int32_t status;
+	uint32_t opcode;       /* CQE opcode (op_own >> 4) */
+	uint32_t syndrome;
+	uint32_t vendor_syndrome;
+	uint32_t wqe_counter;  /* seen in the CQE */
+	uint32_t expected;     /* WQE index waited for */
+};
+
+/* ---- clocks ----------------------------------------------------------------
+ * Budgets for bounded waits (and the timing of the experiments) in ns. */
+#if defined(__CUDACC__)
+GDA_FN uint64_t gda_now_ns(void)
+{
+	uint64_t t;
+	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+	return t;
+}
+GDA_FN void gda_relax(void) { }
+#else
+GDA_FN uint64_t gda_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+GDA_FN void gda_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield" ::: "memory");
+#endif
+}
+#endif
+
+/* ---- ordering primitives -------------------------------------------------- */
+#if defined(__CUDACC__)
+GDA_FN void gda_fence_acq_rel_gpu(void) { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
+GDA_FN void gda_fence_sc_gpu(void) { asm volatile("membar.gl;" ::: "memory"); }
+GDA_FN void gda_fence_acq_rel_sys(void) { asm volatile("fence.acq_rel.sys;" ::: "memory"); }
+GDA_FN void gda_fence_sc_sys(void) { asm volatile("membar.sys;" ::: "memory"); }
+GDA_FN void gda_st32_relaxed(uint32_t *p, uint32_t v)
+{
+	asm volatile("st.relaxed.sys.global.b32 [%0], %1;" :: "l"(p), "r"(v) : "memory");
+}
+GDA_FN void gda_st64_relaxed(uint64_t *p, uint64_t v)
+{
+	asm volatile("st.relaxed.sys.global.b64 [%0], %1;" :: "l"(p), "l"(v) : "memory");
+}
+GDA_FN void gda_st32_release_gpu(uint32_t *p, uint32_t v)
+{
+	asm volatile("st.release.gpu.global.b32 [%0], %1;" :: "l"(p), "r"(v) : "memory");
+}
+GDA_FN void gda_st64_release_gpu(uint64_t *p, uint64_t v)
+{
+	asm volatile("st.release.gpu.global.b64 [%0], %1;" :: "l"(p), "l"(v) : "memory");
+}
+GDA_FN void gda_st32_release_sys(uint32_t *p, uint32_t v)
+{
+	asm volatile("st.release.sys.global.b32 [%0], %1;" :: "l"(p), "r"(v) : "memory");
+}
+GDA_FN void gda_st64_release_sys(uint64_t *p, uint64_t v)
+{
+	asm volatile("st.release.sys.global.b64 [%0], %1;" :: "l"(p), "l"(v) : "memory");
+}
+GDA_FN uint64_t gda_ld64_relaxed(const uint64_t *p)
+{
+	uint64_t v;
+	asm volatile("ld.relaxed.sys.global.b64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+	return v;
+}
+#else
+/* On the CPU "gpu" and "sys" scope collapse into one (see the table above). */
+GDA_FN void gda_fence_acq_rel_gpu(void) { __atomic_thread_fence(__ATOMIC_ACQ_REL); }
+GDA_FN void gda_fence_sc_gpu(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+GDA_FN void gda_fence_acq_rel_sys(void) { __atomic_thread_fence(__ATOMIC_ACQ_REL); }
+GDA_FN void gda_fence_sc_sys(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+GDA_FN void gda_st32_relaxed(uint32_t *p, uint32_t v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+GDA_FN void gda_st64_relaxed(uint64_t *p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+GDA_FN void gda_st32_release_gpu(uint32_t *p, uint32_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
+GDA_FN void gda_st64_release_gpu(uint64_t *p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
+GDA_FN void gda_st32_release_sys(uint32_t *p, uint32_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
+GDA_FN void gda_st64_release_sys(uint64_t *p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
+GDA_FN uint64_t gda_ld64_relaxed(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+#endif
+
+/* Step 3+4+5: order, DBR, doorbell for variant ord. */
+GDA_FN void gda_publish(struct gda_sq *sq, int ord, uint32_t dbr_be, uint64_t db)
+{
+	uint32_t *dbr = &sq->dbrec[MX_DBR_SND];
+
+	switch (ord) {
+	case GDA_ORD_NONE:
+		gda_st32_relaxed(dbr, dbr_be);
+		gda_st64_relaxed(sq->uar, db);
+		break;
+	case GDA_ORD_GPU_FENCE:
+		gda_st32_relaxed(dbr, dbr_be);
+		gda_fence_acq_rel_gpu();
+		gda_st64_relaxed(sq->uar, db);
+		break;
+	case GDA_ORD_GPU_FENCE_DBREC:
+		gda_fence_acq_rel_gpu();
+		gda_st32_relaxed(dbr, dbr_be);
+		gda_fence_acq_rel_gpu();
+		gda_st64_relaxed(sq->uar, db);
+		break;
+	case GDA_ORD_RELEASE_GPU:
+		gda_st32_release_gpu(dbr, dbr_be);
+		gda_st64_release_gpu(sq->uar, db);
+		break;
+	case GDA_ORD_THREADFENCE:
+		gda_fence_sc_gpu();
+		gda_st32_relaxed(dbr, dbr_be);
+		gda_fence_sc_gpu();
+		gda_st64_relaxed(sq->uar, db);
+		break;
+	case GDA_ORD_RELEASE_SYS:
+		gda_st32_release_sys(dbr, dbr_be);
+		gda_st64_release_sys(sq->uar, db);
+		break;
+	default: /* GDA_ORD_FENCE_SYS */
+		gda_st32_relaxed(dbr, dbr_be);
+		gda_fence_sc_sys();
+		gda_st64_relaxed(sq->uar, db);
+		break;
+	}
+}
+
+/* The acquire side of variant ord, after a poll load saw the awaited value. */
+GDA_FN void gda_acquire(int ord)
+{
+	switch (ord) {
+	case GDA_ORD_NONE:
+		break;
+	case GDA_ORD_GPU_FENCE:
+	case GDA_ORD_GPU_FENCE_DBREC:
+	case GDA_ORD_RELEASE_GPU:
+		gda_fence_acq_rel_gpu();
+		break;
+	case GDA_ORD_THREADFENCE:
+		gda_fence_sc_gpu();
+		break;
+	case GDA_ORD_RELEASE_SYS:
+		gda_fence_acq_rel_sys();
+		break;
+	default:
+		gda_fence_sc_sys();
+		break;
+	}
+}
+
+/* ---- WQE construction ------------------------------------------------------- */
+
+/* Address of byte off of the WQE starting at WQEBB counter base, wrapping at
+ * the ring end (an inline WQE may wrap in the middle, as in rdma-core). */
+GDA_FN uint8_t *gda_wqe_at(const struct gda_sq *sq, uint32_t base, uint32_t off)
+{
+	uint32_t ring_bytes = sq->wqebb_cnt * (uint32_t)MX_WQEBB_SIZE;
+	return sq->buf + ((base * (uint32_t)MX_WQEBB_SIZE + off) & (ring_bytes - 1u));
+}
+
+/* ds of the WRITE, or 0 if inline len exceeds the QP maximum. */
+GDA_FN uint32_t gda_write_ds(const struct gda_sq *sq, const struct gda_write *w)
+{
+	if (w->inline_words != 0) {
+		if (w->len > sq->max_inline)
+			return 0;
+		return mx_ds_inline_write(w->len);
+	}
+	return mx_ds_pointer_write(1);
+}
+
+/* Steps 1-5: reserve, build, order, DBR, doorbell. Signaled (CQ_UPDATE).
+ * *wqe_idx receives the WQE's start index for gda_wait_cqe. */
+GDA_FN int gda_post_write(struct gda_sq *sq, int ord, const struct gda_write *w, uint32_t *wqe_idx)
+{
+	uint32_t ds = gda_write_ds(sq, w);
+	uint32_t nbb, base;
+
+	if (ds == 0)
+		return MARROW_ERANGE;
+	nbb = mx_wqebbs(ds);
+	base = sq->pi;
+	/* 1. reserve: the ring holds wqebb_cnt WQEBBs not yet completed */
+	if (base + nbb - sq->ci > sq->wqebb_cnt)
+		return MARROW_ENOSPC;
+	/* 2. build. Segments start at 16-byte offsets < 64 of the first WQEBB,
+	 * so only the inline payload can cross the ring end. */
+	mx_set_ctrl_seg(gda_wqe_at(sq, base, 0), (uint16_t)base, MX_OPCODE_RDMA_WRITE, 0, sq->qpn,
+			MX_CTRL_CQ_UPDATE, (uint8_t)ds, 0, 0);
+	mx_set_raddr_seg(gda_wqe_at(sq, base, MX_CTRL_SEG_SIZE), w->raddr, w->rkey);
+	if (w->inline_words != 0) {
+		uint32_t off = MX_CTRL_SEG_SIZE + MX_RADDR_SEG_SIZE;
+		uint32_t nw = (w->len + 3u) / 4u;
+		mx_set_inline_hdr(gda_wqe_at(sq, base, off), w->len);
+		/* Whole words: bytes past len stay inside the WQE's last 16-byte
+		 * unit, which the NIC ignores. */
+		for (uint32_t i = 0; i < nw; i++)
+			mx_store32(gda_wqe_at(sq, base, off + MX_INLINE_HDR_SIZE + 4u * i), w->inline_words[i]);
+	} else {
+		mx_set_data_seg(gda_wqe_at(sq, base, MX_CTRL_SEG_SIZE + MX_RADDR_SEG_SIZE), w->len, w->lkey,
+				w->laddr);
+	}
+	sq->pi = base + nbb;
+	/* 3-5. */
+	gda_publish(sq, ord, mx_dbrec_send_value(sq->pi),
+		    mx_doorbell_value((uint16_t)sq->pi, 0, sq->qpn, 0));
+	*wqe_idx = base;
+	return MARROW_OK;
+}
+
+/* ---- completion ------------------------------------------------------------ */
+
+/* Step 6: waits for the CQE of the WQE that started at WQEBB counter wqe_idx
+ * (every WQE is signaled; completions are in order per SQ). On success the
+ * SQ's ci moves past that WQE and, for a normal CQ, the CQ's consumer index
+ * is published in its DBR (required when the CQ is not overrun-ignore). */
+GDA_FN int gda_wait_cqe(struct gda_sq *sq, struct gda_cq *cq, int ord, uint32_t wqe_idx,
+			uint64_t timeout_ns, struct gda_err *err)
+{
+	uint32_t n = 1u << cq->log_cnt;
+	uint8_t *cqe = cq->collapsed ? cq->buf : cq->buf + (size_t)(cq->ci & (n - 1u)) * MX_CQE_SIZE;
+	uint64_t deadline = 0;
+	uint32_t spins = 0;
+	uint16_t want = (uint16_t)wqe_idx;
+
+	for (;;) {
+		uint8_t oo = mx_cqe_op_own(cqe);
+		if ((oo >> 4) != MX_CQE_INVALID) {
+			if (cq->collapsed) {
+				/* no owner rule with cc = 1: wait until the counter reaches ours */
+				uint16_t seen = mx_cqe_wqe_counter(cqe);
+				if ((uint16_t)(seen - want) < 0x8000u)
+					break;
+			} else if ((oo & 1u) == ((cq->ci >> cq->log_cnt) & 1u)) {
+				break;
+			}
+		}
+		if ((++spins & 63u) == 1u) {
+			uint64_t now = gda_now_ns();
+			if (deadline == 0) {
+				deadline = now + timeout_ns;
+			} else if (now > deadline) {
+				err->status = MARROW_ETIMEDOUT;
+				err->opcode = oo >> 4;
+				err->wqe_counter = mx_cqe_wqe_counter(cqe);
+				err->expected = want;
+				return MARROW_ETIMEDOUT;
+			}
+		}
+		gda_relax();
+	}
+	gda_acquire(ord);
+	{
+		uint8_t op = mx_cqe_opcode(cqe);
+		uint16_t seen = mx_cqe_wqe_counter(cqe);
+		if (!cq->collapsed) {
+			cq->ci++;
+			gda_st32_relaxed(&cq->dbrec[0], mx_htobe32(cq->ci & 0xffffffu));
+		}
+		if (op != MX_CQE_REQ || (!cq->collapsed && seen != want) || mx_cqe_qpn(cqe) != sq->qpn) {
+			err->status = op == MX_CQE_REQ ? MARROW_EPROTO : MARROW_EIO;
+			err->opcode = op;
+			err->syndrome = mx_cqe_syndrome(cqe);
+			err->vendor_syndrome = mx_cqe_vendor_syndrome(cqe);
+			err->wqe_counter = seen;
+			err->expected = want;
+			return err->status;
+		}
+	}
+	sq->ci = sq->pi;   /* at most one outstanding: everything posted is done */
+	return MARROW_OK;
+}
+
+/* Round trip: waits until the 8-byte data word at p equals want. */
+GDA_FN int gda_wait_word(const uint64_t *p, uint64_t want, int ord, uint64_t timeout_ns,
+			 struct gda_err *err)
+{
+	uint64_t deadline = 0;
+	uint32_t spins = 0;
+
+	while (gda_ld64_relaxed(p) != want) {
+		if ((++spins & 63u) == 1u) {
+			uint64_t now = gda_now_ns();
+			if (deadline == 0) {
+				deadline = now + timeout_ns;
+			} else if (now > deadline) {
+				err->status = MARROW_ETIMEDOUT;
+				return MARROW_ETIMEDOUT;
+			}
+		}
+		gda_relax();
+	}
+	gda_acquire(ord);
+	return MARROW_OK;
+}
+
+/* ---- payload pattern -------------------------------------------------------
+ * Word k of iteration it: distinct per iteration and never 0, so a stale or
+ * missing write is always detected. The round-trip data word is word 0|1. */
+GDA_FN uint32_t gda_pattern_word(uint64_t it, uint32_t k)
+{
+	uint32_t x = (uint32_t)(it * 0x9e3779b9u) ^ (k * 0x85ebca6bu) ^ 0x6d617272u;
+	x ^= x >> 15;
+	x *= 0x2c1b3c6du;
+	x ^= x >> 12;
+	return x | 1u;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MARROW_GDA_POST_H */

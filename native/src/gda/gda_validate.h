@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright (c) 2026 The Marrow authors
+ *
+ * Argument checks shared by the CPU runner (gda_cpu.c) and the CUDA runner
+ * (gda_cuda.cu), so both reject the same configurations with the same
+ * messages before anything is posted. Also the result bookkeeping both use.
+ */
+#ifndef MARROW_GDA_VALIDATE_H
+#define MARROW_GDA_VALIDATE_H
+
+#include <string.h>
+#include "common/marrow_common.h"
+#include "marrow/gda_post.h"
+#include "marrow/marrow_gda.h"
+
+static inline int gda_is_pow2(uint32_t v)
+{
+	return v != 0 && (v & (v - 1u)) == 0;
+}
+
+static inline int gda_check_endpoint(const char *fn, const char *who,
+				     const struct marrow_gda_endpoint *e)
+{
+	const struct marrow_qp_view *q;
+	const struct marrow_cq_view *c;
+
+	if (e == NULL)
+		return marrow_fail(MARROW_EINVAL, "%s: %s endpoint is NULL", fn, who);
+	if (e->size < sizeof(*e))
+		return marrow_fail(MARROW_EINVAL, "%s: %s endpoint size %u < %zu (stale caller?)",
+				   fn, who, e->size, sizeof(*e));
+	if (e->placement == MARROW_GDA_PLACEMENT_GPU)
+		return marrow_fail(MARROW_ENOSYS,
+				   "%s: queue placement 'gpu' is not implemented: needs DevX umem "
+				   "(SQ/CQ/DBR in GPU memory registered with mlx5dv_devx_umem_reg); "
+				   "use placement 'host'", fn);
+	if (e->placement != MARROW_GDA_PLACEMENT_HOST)
+		return marrow_fail(MARROW_EINVAL, "%s: unknown queue placement %u", fn, e->placement);
+	q = e->qp;
+	c = e->cq;
+	if (q == NULL || c == NULL)
+		return marrow_fail(MARROW_EINVAL, "%s: %s endpoint has no QP or CQ view", fn, who);
+	if (q->sq_buf == NULL || q->dbrec == NULL || q->uar == NULL || !gda_is_pow2(q->sq_wqe_cnt) ||
+	    q->sq_stride != MX_WQEBB_SIZE)
+		return marrow_fail(MARROW_EINVAL,
+				   "%s: %s QP view is incomplete (sq_buf/dbrec/uar set, sq_wqe_cnt a power "
+				   "of two, sq_stride 64; got sq_wqe_cnt %u stride %u)",
+				   fn, who, q->sq_wqe_cnt, q->sq_stride);
+	if (c->buf == NULL || c->dbrec == NULL || !gda_is_pow2(c->cqe_cnt) || c->cqe_size != MX_CQE_SIZE)
+		return marrow_fail(MARROW_EINVAL,
+				   "%s: %s CQ view is incomplete (buf/dbrec set, cqe_cnt a power of two, "
+				   "cqe_size 64; got cqe_cnt %u size %u)", fn, who, c->cqe_cnt, c->cqe_size);
+	return MARROW_OK;
+}
+
+static inline int gda_check_payload(const char *fn, const char *who, const struct marrow_gda_config *cfg,
+				    const struct marrow_gda_endpoint *e)
+{
+	uint32_t len = cfg->msg_size;
+
+	if (cfg->payload == MARROW_GDA_PAYLOAD_INLINE) {
+		if (len > e->qp->max_inline_data)
+			return marrow_fail(MARROW_ERANGE,
+					   "%s: inline payload of %u bytes exceeds the QP's max_inline_data "
+					   "%u; use payload 'pointer' or a QP with a larger max_inline_data",
+					   fn, len, e->qp->max_inline_data);
+		if (mx_wqebbs(mx_ds_inline_write(len)) > e->qp->sq_wqe_cnt)
+			return marrow_fail(MARROW_ERANGE, "%s: an inline WQE of %u bytes needs %u WQEBBs, "
+					   "the SQ has %u", fn, len, mx_wqebbs(mx_ds_inline_write(len)),
+					   e->qp->sq_wqe_cnt);
+	} else {
+		if (e->local_addr == 0 || e->local_len < ((uint64_t)len + 3u) / 4u * 4u)
+			return marrow_fail(MARROW_EINVAL, "%s: %s source buffer of %llu bytes cannot hold "
+					   "a %u-byte payload (rounded up to whole words)", fn, who,
+					   (unsigned long long)e->local_len, len);
+	}
+	if (e->remote_addr == 0 || e->remote_len < len)
+		return marrow_fail(MARROW_EINVAL, "%s: %s destination of %llu bytes is smaller than "
+				   "the %u-byte payload", fn, who, (unsigned long long)e->remote_len, len);
+	return MARROW_OK;
+}
+
+static inline int gda_check_args(const char *fn, const struct marrow_gda_config *cfg,
+				 const struct marrow_gda_endpoint *ep,
+				 const struct marrow_gda_endpoint *peer,
+				 const uint64_t *samples_ns, struct marrow_gda_result *res)
+{
+	int rc;
+
+	if (res == NULL || res->size < sizeof(*res))
+		return marrow_fail(MARROW_EINVAL, "%s: result struct missing or too small", fn);
+	memset(res, 0, sizeof(*res));
+	res->size = sizeof(*res);
+	if (cfg == NULL || cfg->size < sizeof(*cfg))
+		return res->status = marrow_fail(MARROW_EINVAL, "%s: config missing or too small", fn);
+	if (samples_ns == NULL)
+		return res->status = marrow_fail(MARROW_EINVAL, "%s: samples_ns is NULL", fn);
+	if (cfg->ordering >= GDA_ORD_COUNT)
+		return res->status = marrow_fail(MARROW_EINVAL, "%s: unknown ordering %u (0..6)", fn, cfg->ordering);
+	if (cfg->payload > MARROW_GDA_PAYLOAD_POINTER)
+		return res->status = marrow_fail(MARROW_EINVAL, "%s: unknown payload mode %u", fn, cfg->payload);
+	if (cfg->experiment > MARROW_GDA_EXP_ROUND_TRIP)
+		return res->status = marrow_fail(MARROW_EINVAL, "%s: unknown experiment %u", fn, cfg->experiment);
+	if (cfg->msg_size < 1 || cfg->msg_size > MX_MAX_MSG_LEN)
+		return res->status = marrow_fail(MARROW_EINVAL, "%s: msg_size %u out of range", fn, cfg->msg_size);
+	if (cfg->iters < 1 || cfg->iters > 0xffffffffull || cfg->warmup > 0xffffffffull)
+		return res->status = marrow_fail(MARROW_EINVAL, "%s: iters must be 1..2^32-1 and warmup < 2^32", fn);
+	if (cfg->timeout_ns == 0)
+		return res->status = marrow_fail(MARROW_EINVAL, "%s: timeout_ns must be > 0", fn);
+	rc = gda_check_endpoint(fn, "initiator", ep);
+	if (rc == MARROW_OK)
+		rc = gda_check_payload(fn, "initiator", cfg, ep);
+	if (rc == MARROW_OK && cfg->experiment == MARROW_GDA_EXP_ROUND_TRIP) {
+		if (cfg->msg_size != 8)
+			rc = marrow_fail(MARROW_EINVAL, "%s: round trip polls one 8-byte data word: "
+					 "msg_size must be 8, not %u", fn, cfg->msg_size);
+		if (rc == MARROW_OK)
+			rc = gda_check_endpoint(fn, "peer", peer);
+		if (rc == MARROW_OK)
+			rc = gda_check_payload(fn, "peer", cfg, peer);
+		if (rc == MARROW_OK && ((ep->inbox_addr & 7u) || ep->inbox_addr == 0 ||
+					(peer->inbox_addr & 7u) || peer->inbox_addr == 0))
+			rc = marrow_fail(MARROW_EINVAL, "%s: round trip needs 8-byte aligned inbox words on "
+					 "both endpoints", fn);
+	}
+	res->status = rc;
+	return rc;
+}
+
+static inline void gda_sq_init(struct gda_sq *s, const struct marrow_qp_view *q, uint8_t *buf,
+			       uint32_t *dbrec, uint64_t *uar)
+{
+	memset(s, 0, sizeof(*s));
+	s->buf = buf;
+	s->dbrec = dbrec;
+	s->uar = uar;
+	s->wqebb_cnt = q->sq_wqe_cnt;
+	s->qpn = q->qpn;
+	s->max_inline = q->max_inline_data;
+	/* Resume where earlier producers left the ring: the DBR holds the
+	 * exclusive producer counter (16 bits; the ring is <= 32768 WQEBBs). */
+	s->pi = mx_be32toh(dbrec[MX_DBR_SND]) & 0xffffu;
+	s->ci = s->pi;
+}
+
+static inline void gda_cq_init(struct gda_cq *c, const struct marrow_cq_view *v, uint8_t *buf, uint32_t *dbrec)
+{
+	uint32_t log = 0;
+
+	while ((1u << log) < v->cqe_cnt)
+		log++;
+	memset(c, 0, sizeof(*c));
+	c->buf = buf;
+	c->dbrec = dbrec;
+	c->log_cnt = log;
+	c->collapsed = (v->flags & MARROW_EMU_CQ_COLLAPSED) != 0;
+	c->ci = mx_be32toh(dbrec[0]) & 0xffffffu;
+}
+
+static inline const char *gda_status_word(int s)
+{
+	return marrow_status_name(s);
+}
+
+#endif
