@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.marrow.cli;
+
+import dev.marrow.api.BackendUnavailableException;
+import dev.marrow.dsm.DsmContext;
+import dev.marrow.dsm.DsmDevice;
+import dev.marrow.dsm.DsmPlots;
+import dev.marrow.dsm.DsmTable;
+import dev.marrow.dsm.Experiment;
+import dev.marrow.dsm.Experiments;
+import dev.marrow.dsm.NativeDsmDevice;
+import dev.marrow.results.Environment;
+import dev.marrow.results.OutputFormat;
+import dev.marrow.results.ResultRecord;
+import dev.marrow.results.ResultWriter;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.function.IntFunction;
+
+/** SM-to-SM distributed shared memory experiments (E0-E10) on a Hopper-class GPU. */
+@Command(name = "dsm", mixinStandardHelpOptions = true,
+        description = "Distributed shared memory (SM-to-SM) bandwidth and topology on Hopper (sm_90+): experiments E0-E10.",
+        subcommands = {DsmCommand.Run.class, DsmCommand.Plot.class})
+public final class DsmCommand {
+
+    /** Exit code when no suitable GPU is present (same as Main's backend-unavailable code). */
+    public static final int EXIT_NO_GPU = 77;
+
+    @Command(name = "run", mixinStandardHelpOptions = true,
+            description = {"Run DSM experiments: " + "E0 preflight, E1 latency, E2-E4 one-way load/store/TMA, "
+                    + "E5 bidirectional, E6 mixed, E7 ring scaling, E8 ring strides, E9 all pairs, E10 sharing.",
+                    "Timed on the GPU only (%clock64 and %globaltimer inside the kernels); per size the median of"
+                            + " --reps accepted launches, then a least-squares fit time = alpha + beta * bytes.",
+                    "Published values are printed beside ours as reference_* (with their source)."})
+    public static final class Run implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+        @Mixin
+        OutputOptions out;
+
+        @Option(names = "--experiment", required = true,
+                description = "all, an id (E0..E10) or a name (preflight, latency, one-way-load, one-way-store, "
+                        + "one-way-tma, bidirectional, mixed, ring-scaling, ring-strides, all-pairs, sharing); comma-separated")
+        String experiment;
+
+        @Option(names = "--device", defaultValue = "0", description = "CUDA device ordinal. Default: ${DEFAULT-VALUE}")
+        int device;
+
+        @Option(names = "--reps", defaultValue = "30", description = "Accepted launches per size. Default: ${DEFAULT-VALUE}")
+        int reps;
+
+        @Option(names = "--warmup", defaultValue = "3", description = "Discarded launches before each batch. Default: ${DEFAULT-VALUE}")
+        int warmup;
+
+        @Option(names = "--group-threads", defaultValue = "480",
+                description = "Threads of the load and of the store group per CTA (multiple of 32, <= 480). Default: ${DEFAULT-VALUE}")
+        int groupThreads;
+
+        @Option(names = "--tma-chunk", defaultValue = "16384",
+                description = "Bytes per TMA command (<= 16384, multiple of 16). Default: ${DEFAULT-VALUE}")
+        int tmaChunk;
+
+        @Option(names = "--quiet", description = "No progress lines on stderr")
+        boolean quiet;
+
+        /** How the device is opened; tests replace it to run without a GPU. */
+        IntFunction<DsmDevice> opener = dev -> NativeDsmDevice.open(dev, groupThreads, tmaChunk);
+
+        @Override
+        public Integer call() {
+            PrintWriter err = spec.commandLine().getErr();
+            List<Experiment> chosen;
+            OutputFormat format;
+            try {
+                chosen = Experiments.select(experiment);
+                format = out.format();
+                if (reps < 2) {
+                    throw new IllegalArgumentException("--reps must be at least 2");
+                }
+            } catch (IllegalArgumentException e) {
+                err.println("marrow dsm run: " + e.getMessage());
+                err.flush();
+                return picocli.CommandLine.ExitCode.USAGE;
+            }
+            DsmDevice dev;
+            try {
+                dev = opener.apply(device);
+            } catch (BackendUnavailableException e) {
+                err.println("marrow dsm: " + e.getMessage());
+                err.flush();
+                return EXIT_NO_GPU;
+            }
+            DsmContext ctx = new DsmContext(dev, reps, warmup, DsmContext.DEFAULT_SIZES, quiet ? null : err);
+            List<ResultRecord> records = new ArrayList<>();
+            for (Experiment e : chosen) {
+                ctx.progress(e.id() + " " + e.name() + ": " + e.title());
+                records.addAll(e.run(ctx));
+            }
+            if (!ctx.rejections().isEmpty()) {
+                ctx.progress("rejected launches by reason: " + ctx.rejections());
+            }
+            Map<String, Object> env = Environment.capture();
+            String text = format == OutputFormat.TABLE ? DsmTable.render(records, env)
+                    : ResultWriter.render(format, records, env);
+            ResultWriter.emit(text, out.output, spec.commandLine().getOut(), err);
+            return 0;
+        }
+    }
+
+    @Command(name = "plot", mixinStandardHelpOptions = true,
+            description = "Render PNGs from `dsm run --format json` output: affine fits with residuals (E2-E4), "
+                    + "per-direction bars (E5), ring scaling (E7), sharing (E10).")
+    public static final class Plot implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Option(names = {"--input", "-i"}, required = true, description = "JSON-lines file written by `dsm run --format json`")
+        Path input;
+
+        @Option(names = {"--output-dir", "-d"}, defaultValue = "dsm-plots",
+                description = "Directory for the PNG files. Default: ${DEFAULT-VALUE}")
+        Path outputDir;
+
+        @Override
+        public Integer call() {
+            if (!Files.isRegularFile(input)) {
+                throw new IllegalArgumentException("--input " + input + " is not a file");
+            }
+            List<Path> files = DsmPlots.render(DsmPlots.read(input), outputDir);
+            PrintWriter o = spec.commandLine().getOut();
+            if (files.isEmpty()) {
+                spec.commandLine().getErr().println("marrow dsm plot: no plottable DSM records in " + input);
+                return 1;
+            }
+            for (Path f : files) {
+                o.println(f);
+            }
+            o.flush();
+            return 0;
+        }
+    }
+}

@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.marrow.dsm;
+
+import java.util.List;
+
+/**
+ * What the experiments need from a GPU. The real implementation is
+ * {@link NativeDsmDevice}; tests substitute a synthetic one with known rates.
+ */
+public interface DsmDevice {
+    DeviceInfo info();
+
+    TimerInfo timer(int windowUs);
+
+    /** warmup + reps launches of spec at tileBytes per role; returns reps launches (rejected ones included). */
+    List<Launch> run(Spec spec, int tileBytes, int reps, int warmup, int runId);
+
+    /** reps launches of the latency chase; hops dependent loads per (src, dst). */
+    List<LatSample> latency(int clusterSize, int reps, int hops);
+
+    /** "cuda" for the GPU; anything else marks results as not from hardware. */
+    String backend();
+
+    boolean hardware();
+
+    /** Threads per load/store group (recorded with every result). */
+    int groupThreads();
+
+    /** Bytes per TMA command. */
+    int tmaChunkBytes();
+}

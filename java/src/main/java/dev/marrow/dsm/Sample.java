@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.marrow.dsm;
+
+/**
+ * One rank of one launch (struct marrow_dsm_sample). clk* values are
+ * %clock64 of this rank's own SM; gt* values are %globaltimer ns.
+ */
+public record Sample(int rep, int rank, int smidStart, int smidEnd, int flags, int roles,
+                     long clkStart, long gtStart, long clkLoadEnd, long gtLoadEnd,
+                     long clkStoreEnd, long gtStoreEnd, long clkRecvEnd, long gtRecvEnd,
+                     long clkTmaIssued, long waitPolls,
+                     long loadSum, long loadExpect, long recvSum, long recvExpect) {
+
+    public static final int F_TIMEOUT = 1;
+    public static final int F_SMID_MOVED = 1 << 1;
+    public static final int F_SMID_SHARED = 1 << 2;
+    public static final int F_LOAD_SUM = 1 << 3;
+    public static final int F_RECV_SUM = 1 << 4;
+    public static final int F_TIME = 1 << 5;
+
+    public static final int ROLE_LOAD = 1;
+    public static final int ROLE_STORE = 1 << 1;
+    public static final int ROLE_TMA = 1 << 2;
+    public static final int ROLE_RECV_STORE = 1 << 3;
+    public static final int ROLE_RECV_TMA = 1 << 4;
+
+    /**
+     * Accepted when the native side raised no flag and, checked again here,
+     * the checksums match and the SM did not change.
+     */
+    public boolean ok() {
+        return flags == 0 && smidStart == smidEnd
+                && ((roles & ROLE_LOAD) == 0 || loadSum == loadExpect)
+                && recvSum == recvExpect;
+    }
+
+    /** Names of the raised flags, for rejection counts. */
+    public static String flagNames(int flags) {
+        StringBuilder sb = new StringBuilder();
+        String[] names = {"timeout", "smid_moved", "smid_shared", "load_checksum", "recv_checksum", "time_order"};
+        for (int i = 0; i < names.length; i++) {
+            if ((flags & (1 << i)) != 0) {
+                sb.append(sb.isEmpty() ? "" : "+").append(names[i]);
+            }
+        }
+        return sb.isEmpty() ? "none" : sb.toString();
+    }
+}
