@@ -1,0 +1,319 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright (c) 2026 The Marrow authors
+ *
+ * mini-proxy object: configuration checks, the ring arena (page-aligned
+ * host memory a GPU can register), worker start/stop and teardown order
+ * (workers joined -> backend queues released -> arena freed).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "proxy_internal.h"
+
+static int check_config(const struct marrow_proxy_config *c, const struct marrow_proxy_memory *m)
+{
+	if (c == NULL || m == NULL)
+		return marrow_fail(MARROW_EINVAL, "marrow_proxy_create: NULL argument");
+	if (c->size < sizeof(*c) || m->size < sizeof(*m))
+		return marrow_fail(MARROW_EINVAL, "marrow_proxy_create: struct size mismatch (config %u, memory %u)",
+				   c->size, m->size);
+	if (c->workers < 1 || c->workers > MARROW_PROXY_MAX_WORKERS)
+		return marrow_fail(MARROW_EINVAL, "workers %u must be 1..%d", c->workers, MARROW_PROXY_MAX_WORKERS);
+	if (c->rings < c->workers || c->rings > MARROW_PROXY_MAX_RINGS)
+		return marrow_fail(MARROW_EINVAL, "rings %u must be >= workers (%u) and <= %d (each worker owns a ring)",
+				   c->rings, c->workers, MARROW_PROXY_MAX_RINGS);
+	if (c->log_slots < 1 || c->log_slots > MPR_MAX_LOG_SLOTS)
+		return marrow_fail(MARROW_EINVAL, "log_slots %u must be 1..%d", c->log_slots, MPR_MAX_LOG_SLOTS);
+	if (c->batch < 1 || c->batch > MARROW_PROXY_MAX_BATCH)
+		return marrow_fail(MARROW_EINVAL, "batch %u must be 1..%d", c->batch, MARROW_PROXY_MAX_BATCH);
+	if (c->handoff > MARROW_PROXY_TUNED)
+		return marrow_fail(MARROW_EINVAL, "handoff %u must be 0 (baseline) or 1 (tuned)", c->handoff);
+	if (m->base == 0 || m->len == 0 || m->len > 0xffffffffull)
+		return marrow_fail(MARROW_EINVAL, "buffer must be non-empty and at most 4 GiB (offsets are 32-bit)");
+	return MARROW_OK;
+}
+
+MARROW_API int marrow_proxy_create(const struct marrow_proxy_config *cfg, const struct marrow_proxy_memory *mem,
+				   struct marrow_proxy **out)
+{
+	struct marrow_proxy *px;
+	int rc = check_config(cfg, mem);
+
+	if (rc != MARROW_OK)
+		return rc;
+	if (out == NULL)
+		return marrow_fail(MARROW_EINVAL, "marrow_proxy_create: NULL out");
+	px = calloc(1, sizeof(*px));
+	if (px == NULL)
+		return marrow_fail(MARROW_ENOMEM, "marrow_proxy_create: out of memory");
+	px->cfg = *cfg;
+	px->cfg.size = sizeof(px->cfg);
+	px->mem = *mem;
+	px->slots = 1u << cfg->log_slots;
+	px->arena_bytes = mpr_arena_bytes(cfg->rings, cfg->log_slots);
+	/* Zeroed: every slot reads "empty" for lap 0 (proxy_ring.h). */
+	if (posix_memalign(&px->arena, 4096, px->arena_bytes) != 0) {
+		uint64_t bytes = px->arena_bytes;
+
+		free(px);
+		return marrow_fail(MARROW_ENOMEM, "marrow_proxy_create: cannot allocate %llu bytes of rings",
+				   (unsigned long long)bytes);
+	}
+	memset(px->arena, 0, px->arena_bytes);
+	px->rings = calloc(cfg->rings, sizeof(*px->rings));
+	px->workers = calloc(cfg->workers, sizeof(*px->workers));
+	if (px->rings == NULL || px->workers == NULL) {
+		free(px->rings);
+		free(px->workers);
+		free(px->arena);
+		free(px);
+		return marrow_fail(MARROW_ENOMEM, "marrow_proxy_create: out of memory");
+	}
+	for (uint32_t r = 0; r < cfg->rings; r++) {
+		px->rings[r].ctl = mpr_ctl_of(px->arena, r);
+		px->rings[r].slots = mpr_slots_of(px->arena, cfg->rings, cfg->log_slots, r);
+		px->rings[r].cpl_target = &px->rings[r].ctl->cpl;
+	}
+	for (uint32_t w = 0; w < cfg->workers; w++) {
+		px->workers[w].px = px;
+		px->workers[w].index = w;
+		px->workers[w].cpu_req = cfg->cpus[w];
+		px->workers[w].st.size = sizeof(px->workers[w].st);
+		px->workers[w].st.cpu = -1;
+	}
+	*out = px;
+	return MARROW_OK;
+}
+
+MARROW_API int marrow_proxy_attach_softnic(struct marrow_proxy *px, uint32_t worker,
+					   const struct marrow_proxy_softnic_qp *qp)
+{
+	struct px_worker *w;
+	void *be;
+	uint32_t depth;
+	int rc;
+
+	if (px == NULL || worker >= px->cfg.workers)
+		return marrow_fail(MARROW_EINVAL, "marrow_proxy_attach_softnic: no worker %u", worker);
+	if (px->running)
+		return marrow_fail(MARROW_EBUSY, "marrow_proxy_attach_softnic: workers are running");
+	if (px->backend == MARROW_PROXY_BACKEND_VERBS)
+		return marrow_fail(MARROW_EINVAL, "marrow_proxy_attach_softnic: proxy already uses verbs");
+	w = &px->workers[worker];
+	if (w->be != NULL)
+		return marrow_fail(MARROW_EBUSY, "marrow_proxy_attach_softnic: worker %u already has a QP", worker);
+	rc = px_softnic_create(qp, &px->mem, &be, &depth);
+	if (rc != MARROW_OK)
+		return rc;
+	rc = px_worker_setup(w, &px_softnic_ops, be, depth);
+	if (rc != MARROW_OK) {
+		px_softnic_ops.destroy(be);
+		w->be = NULL;
+		return rc;
+	}
+	px->backend = MARROW_PROXY_BACKEND_SOFTNIC;
+	return MARROW_OK;
+}
+
+MARROW_API int marrow_proxy_attach_verbs(struct marrow_proxy *px, const char *device, char *chosen,
+					 uint32_t chosen_len)
+{
+	if (px == NULL)
+		return marrow_fail(MARROW_EINVAL, "marrow_proxy_attach_verbs: NULL proxy");
+	if (px->running)
+		return marrow_fail(MARROW_EBUSY, "marrow_proxy_attach_verbs: workers are running");
+	if (px->backend != MARROW_PROXY_BACKEND_NONE)
+		return marrow_fail(MARROW_EINVAL, "marrow_proxy_attach_verbs: proxy already has a backend");
+	return px_verbs_attach(px, device, chosen, chosen_len);
+}
+
+MARROW_API int marrow_proxy_set_cpl_target(struct marrow_proxy *px, uint32_t ring, uint64_t *target)
+{
+	if (px == NULL || ring >= px->cfg.rings)
+		return marrow_fail(MARROW_EINVAL, "marrow_proxy_set_cpl_target: no ring %u", ring);
+	if (px->running)
+		return marrow_fail(MARROW_EBUSY, "marrow_proxy_set_cpl_target: workers are running");
+	px->rings[ring].cpl_target = target ? target : &px->rings[ring].ctl->cpl;
+	*px->rings[ring].cpl_target = 0;
+	return MARROW_OK;
+}
+
+MARROW_API int marrow_proxy_start(struct marrow_proxy *px)
+{
+	if (px == NULL)
+		return marrow_fail(MARROW_EINVAL, "marrow_proxy_start: NULL proxy");
+	if (px->running)
+		return marrow_fail(MARROW_EBUSY, "marrow_proxy_start: already running");
+	for (uint32_t w = 0; w < px->cfg.workers; w++)
+		if (px->workers[w].be == NULL)
+			return marrow_fail(MARROW_EINVAL, "marrow_proxy_start: worker %u has no QP (attach a backend first)", w);
+	for (uint32_t w = 0; w < px->cfg.workers; w++) {
+		struct px_worker *wk = &px->workers[w];
+		int e;
+
+		wk->stop = 0;
+		wk->st.error = 0;
+		e = pthread_create(&wk->tid, NULL, px_worker_main, wk);
+		if (e != 0) {
+			marrow_proxy_stop(px);
+			return marrow_fail(MARROW_ENOMEM, "marrow_proxy_start: cannot start worker %u (errno %d)", w, e);
+		}
+		wk->started = 1;
+		px->running = 1;
+	}
+	/* Return once every worker is past pinning, so callers see its state. */
+	for (uint64_t end = px_now_ns() + 5000000000ull; px_now_ns() < end;) {
+		uint32_t ready = 0;
+
+		for (uint32_t w = 0; w < px->cfg.workers; w++)
+			ready += __atomic_load_n(&px->workers[w].st.state, __ATOMIC_ACQUIRE) != MPR_WORKER_IDLE;
+		if (ready == px->cfg.workers)
+			break;
+		sched_yield();
+	}
+	for (uint32_t w = 0; w < px->cfg.workers; w++) {
+		if (__atomic_load_n(&px->workers[w].st.state, __ATOMIC_ACQUIRE) == MPR_WORKER_FAILED) {
+			char msg[256];
+
+			snprintf(msg, sizeof(msg), "%s", px->workers[w].errmsg);
+			marrow_proxy_stop(px);
+			return marrow_fail(px->workers[w].st.error, "worker %u failed to start: %s", w, msg);
+		}
+	}
+	return MARROW_OK;
+}
+
+MARROW_API int marrow_proxy_stop(struct marrow_proxy *px)
+{
+	if (px == NULL)
+		return marrow_fail(MARROW_EINVAL, "marrow_proxy_stop: NULL proxy");
+	marrow_proxy_responder_stop(px);
+	for (uint32_t w = 0; w < px->cfg.workers; w++)
+		__atomic_store_n(&px->workers[w].stop, 1, __ATOMIC_RELEASE);
+	for (uint32_t w = 0; w < px->cfg.workers; w++) {
+		if (px->workers[w].started) {
+			pthread_join(px->workers[w].tid, NULL);
+			px->workers[w].started = 0;
+		}
+	}
+	px->running = 0;
+	return MARROW_OK;
+}
+
+MARROW_API int marrow_proxy_destroy(struct marrow_proxy *px)
+{
+	if (px == NULL)
+		return MARROW_OK;
+	marrow_proxy_stop(px);
+	for (uint32_t w = 0; w < px->cfg.workers; w++) {
+		struct px_worker *wk = &px->workers[w];
+
+		if (wk->be != NULL && wk->ops != NULL)
+			wk->ops->destroy(wk->be);
+		free(wk->rings);
+		free(wk->tails);
+		free(wk->cpl);
+		free(wk->wqe_ring);
+		free(wk->batch);
+	}
+	/* verbs: QPs were destroyed above; CQs, MR, PD and context go now. */
+	px_verbs_release(px);
+	free(px->workers);
+	free(px->rings);
+	free(px->arena);
+	free(px);
+	return MARROW_OK;
+}
+
+MARROW_API int marrow_proxy_arena(struct marrow_proxy *px, void **base, uint64_t *bytes)
+{
+	if (px == NULL || base == NULL || bytes == NULL)
+		return marrow_fail(MARROW_EINVAL, "marrow_proxy_arena: NULL argument");
+	*base = px->arena;
+	*bytes = px->arena_bytes;
+	return MARROW_OK;
+}
+
+MARROW_API int marrow_proxy_worker_stats(struct marrow_proxy *px, uint32_t worker,
+					 struct marrow_proxy_worker_stats *out)
+{
+	const struct marrow_proxy_worker_stats *s;
+
+	if (px == NULL || out == NULL || worker >= px->cfg.workers)
+		return marrow_fail(MARROW_EINVAL, "marrow_proxy_worker_stats: no worker %u", worker);
+	if (out->size < sizeof(*out))
+		return marrow_fail(MARROW_EINVAL, "marrow_proxy_worker_stats: out->size %u < %zu", out->size, sizeof(*out));
+	s = &px->workers[worker].st;
+	out->cpu = __atomic_load_n(&s->cpu, __ATOMIC_RELAXED);
+	out->state = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE);
+	out->requests = __atomic_load_n(&s->requests, __ATOMIC_RELAXED);
+	out->chains = __atomic_load_n(&s->chains, __ATOMIC_RELAXED);
+	out->polls = __atomic_load_n(&s->polls, __ATOMIC_RELAXED);
+	out->empty_polls = __atomic_load_n(&s->empty_polls, __ATOMIC_RELAXED);
+	out->cqes = __atomic_load_n(&s->cqes, __ATOMIC_RELAXED);
+	out->sq_full = __atomic_load_n(&s->sq_full, __ATOMIC_RELAXED);
+	out->freq_before_khz = s->freq_before_khz;
+	out->freq_after_khz = s->freq_after_khz;
+	out->error = __atomic_load_n(&s->error, __ATOMIC_ACQUIRE);
+	/* A failed worker is reported through out->error; its reason is left
+	 * readable with marrow_last_error() for the caller's message. */
+	if (out->error != 0)
+		(void)marrow_fail(out->error, "worker %u failed: %s", worker, px->workers[worker].errmsg);
+	return MARROW_OK;
+}
+
+MARROW_API int marrow_proxy_mark(struct marrow_proxy *px, int end)
+{
+	if (px == NULL || (end != 0 && end != 1))
+		return marrow_fail(MARROW_EINVAL, "marrow_proxy_mark: bad argument");
+	for (uint32_t w = 0; w < px->cfg.workers; w++) {
+		struct px_worker *wk = &px->workers[w];
+		struct marrow_proxy_worker_stats *m = &wk->mark[end];
+		uint64_t khz;
+
+		m->size = sizeof(*m);
+		marrow_proxy_worker_stats(px, w, m);
+		khz = px_cpu_freq_khz(m->cpu);
+		if (end)
+			wk->st.freq_after_khz = khz;
+		else
+			wk->st.freq_before_khz = khz;
+	}
+	return MARROW_OK;
+}
+
+MARROW_API int marrow_proxy_worker_window(struct marrow_proxy *px, uint32_t worker,
+					  struct marrow_proxy_worker_stats *out)
+{
+	const struct marrow_proxy_worker_stats *a, *b;
+	int rc = marrow_proxy_worker_stats(px, worker, out);
+
+	if (rc != MARROW_OK)
+		return rc;
+	a = &px->workers[worker].mark[0];
+	b = &px->workers[worker].mark[1];
+	out->requests = b->requests - a->requests;
+	out->chains = b->chains - a->chains;
+	out->polls = b->polls - a->polls;
+	out->empty_polls = b->empty_polls - a->empty_polls;
+	out->cqes = b->cqes - a->cqes;
+	out->sq_full = b->sq_full - a->sq_full;
+	return MARROW_OK;
+}
+
+MARROW_API int marrow_proxy_precondition(struct marrow_proxy *px, uint64_t ns)
+{
+	struct timespec ts = { (time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull) };
+
+	if (px == NULL || !px->running)
+		return marrow_fail(MARROW_EINVAL, "marrow_proxy_precondition: workers are not running");
+	/* The workers spin on their rings the whole time: this is their warm-up. */
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+	return MARROW_OK;
+}
