@@ -1,0 +1,302 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright (c) 2026 The Marrow authors
+ *
+ * marrow_gda_cuda_run (libmarrow_cuda.so): maps the host memory named by
+ * the endpoints (SQ, CQ, both DBRs, UAR mailbox, source, destination, inbox)
+ * into the GPU with cudaHostRegister(Mapped | Portable), launches the
+ * kernel of the requested ordering variant, and copies samples back.
+ *
+ * Host placement only: the NIC's queues stay in host memory, which is how
+ * the software NIC (and a verbs QP from mlx5dv_init_obj) allocates them;
+ * every GPU access to them crosses PCIe.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cuda_runtime_api.h>
+
+#include "gda/gda_validate.h"
+#include "gda/gda_kernels.cuh"
+
+namespace {
+
+const char *const ORDER_NAMES[GDA_ORD_COUNT] = {
+	"none", "gpu-fence", "gpu-fence-dbrec", "release-gpu", "threadfence", "release-sys", "fence-sys",
+};
+
+/* A set of host ranges, page-rounded and merged so that overlapping views
+ * (e.g. two small buffers in one page) are registered once. */
+struct host_maps {
+	enum { MAX = 24 };
+	struct range {
+		uintptr_t lo, hi;   /* page-aligned [lo, hi) */
+		uintptr_t dev;      /* device address of lo */
+		int owned;          /* we registered it (else it already was) */
+	} r[MAX];
+	int n = 0;
+	long page = 4096;
+
+	void add(const void *p, uint64_t len)
+	{
+		uintptr_t lo = (uintptr_t)p & ~(uintptr_t)(page - 1);
+		uintptr_t hi = ((uintptr_t)p + (uintptr_t)len + (uintptr_t)page - 1) & ~(uintptr_t)(page - 1);
+		for (int i = 0; i < n; i++) {
+			if (lo < r[i].hi && r[i].lo < hi) { /* overlap: grow, then re-merge */
+				lo = lo < r[i].lo ? lo : r[i].lo;
+				hi = hi > r[i].hi ? hi : r[i].hi;
+				r[i] = r[--n];
+				add((const void *)lo, hi - lo);
+				return;
+			}
+		}
+		r[n].lo = lo;
+		r[n].hi = hi;
+		r[n].dev = 0;
+		r[n].owned = 0;
+		n++;
+	}
+
+	template <typename T>
+	T *dev(const void *p) const
+	{
+		for (int i = 0; i < n; i++)
+			if ((uintptr_t)p >= r[i].lo && (uintptr_t)p < r[i].hi)
+				return (T *)(r[i].dev + ((uintptr_t)p - r[i].lo));
+		return nullptr;
+	}
+};
+
+int cuda_fail(struct marrow_gda_result *res, cudaError_t e, const char *what)
+{
+	(void)cudaGetLastError();
+	res->cuda_error = (int32_t)e;
+	res->status = marrow_fail(MARROW_EIO, "marrow_gda_cuda_run: %s failed: %s (%s = %d)", what,
+				  cudaGetErrorString(e), cudaGetErrorName(e), (int)e);
+	return res->status;
+}
+
+int map_all(host_maps &m, struct marrow_gda_result *res)
+{
+	for (int i = 0; i < m.n; i++) {
+		void *h = (void *)m.r[i].lo;
+		cudaError_t e = cudaHostRegister(h, m.r[i].hi - m.r[i].lo,
+						 cudaHostRegisterMapped | cudaHostRegisterPortable);
+		if (e == cudaErrorHostMemoryAlreadyRegistered) {
+			(void)cudaGetLastError();
+		} else if (e != cudaSuccess) {
+			return cuda_fail(res, e, "cudaHostRegister of the queue/buffer memory");
+		} else {
+			m.r[i].owned = 1;
+		}
+		void *d = nullptr;
+		e = cudaHostGetDevicePointer(&d, h, 0);
+		if (e != cudaSuccess)
+			return cuda_fail(res, e, "cudaHostGetDevicePointer");
+		m.r[i].dev = (uintptr_t)d;
+	}
+	return MARROW_OK;
+}
+
+void unmap_all(host_maps &m)
+{
+	for (int i = 0; i < m.n; i++)
+		if (m.r[i].owned && cudaHostUnregister((void *)m.r[i].lo) != cudaSuccess)
+			(void)cudaGetLastError();
+}
+
+void add_side(host_maps &m, const struct marrow_gda_endpoint *e, int payload)
+{
+	const struct marrow_qp_view *q = e->qp;
+	const struct marrow_cq_view *c = e->cq;
+
+	m.add(q->sq_buf, (uint64_t)q->sq_wqe_cnt * MX_WQEBB_SIZE);
+	m.add(q->dbrec, 8);
+	m.add(q->uar, 8);
+	m.add(c->buf, (uint64_t)c->cqe_cnt * MX_CQE_SIZE);
+	m.add(c->dbrec, 8);
+	if (payload == MARROW_GDA_PAYLOAD_POINTER)
+		m.add((const void *)(uintptr_t)e->local_addr, e->local_len);
+	m.add((const void *)(uintptr_t)e->remote_addr, e->remote_len);
+	if (e->inbox_addr)
+		m.add((const void *)(uintptr_t)e->inbox_addr, 8);
+}
+
+/* Device-side state of one side; the SQ/CQ counters resume from the DBRs. */
+int make_side(const host_maps &m, const struct marrow_gda_endpoint *e, gda_kside *k)
+{
+	const struct marrow_qp_view *q = e->qp;
+	const struct marrow_cq_view *c = e->cq;
+
+	memset(k, 0, sizeof(*k));
+	/* Counters resume from the DBRs, read on the host side... */
+	gda_sq_init(&k->sq, q, (uint8_t *)q->sq_buf, q->dbrec, (uint64_t *)q->uar);
+	gda_cq_init(&k->cq, c, (uint8_t *)c->buf, c->dbrec);
+	/* ...then every pointer the kernel dereferences becomes a device one. */
+	k->sq.buf = m.dev<uint8_t>(q->sq_buf);
+	k->sq.dbrec = m.dev<uint32_t>(q->dbrec);
+	k->sq.uar = m.dev<uint64_t>(q->uar);
+	k->cq.buf = m.dev<uint8_t>(c->buf);
+	k->cq.dbrec = m.dev<uint32_t>(c->dbrec);
+	k->raddr = e->remote_addr;
+	k->rkey = e->rkey;
+	k->laddr = e->local_addr;
+	k->lkey = e->lkey;
+	k->src_dev = m.dev<uint32_t>((const void *)(uintptr_t)e->local_addr);
+	k->dst_dev = m.dev<const uint8_t>((const void *)(uintptr_t)e->remote_addr);
+	k->inbox_dev = e->inbox_addr ? m.dev<const uint64_t>((const void *)(uintptr_t)e->inbox_addr) : nullptr;
+	if (!k->sq.buf || !k->sq.dbrec || !k->sq.uar || !k->cq.buf || !k->cq.dbrec || !k->dst_dev)
+		return marrow_fail(MARROW_EINVAL, "marrow_gda_cuda_run: a view address has no GPU mapping");
+	return MARROW_OK;
+}
+
+cudaError_t launch(int ord, int blocks, const gda_kargs &a)
+{
+	switch (ord) {
+	case GDA_ORD_NONE: gda_kernel<GDA_ORD_NONE><<<blocks, 1>>>(a); break;
+	case GDA_ORD_GPU_FENCE: gda_kernel<GDA_ORD_GPU_FENCE><<<blocks, 1>>>(a); break;
+	case GDA_ORD_GPU_FENCE_DBREC: gda_kernel<GDA_ORD_GPU_FENCE_DBREC><<<blocks, 1>>>(a); break;
+	case GDA_ORD_RELEASE_GPU: gda_kernel<GDA_ORD_RELEASE_GPU><<<blocks, 1>>>(a); break;
+	case GDA_ORD_THREADFENCE: gda_kernel<GDA_ORD_THREADFENCE><<<blocks, 1>>>(a); break;
+	case GDA_ORD_RELEASE_SYS: gda_kernel<GDA_ORD_RELEASE_SYS><<<blocks, 1>>>(a); break;
+	default: gda_kernel<GDA_ORD_FENCE_SYS><<<blocks, 1>>>(a); break;
+	}
+	return cudaGetLastError();
+}
+
+/* The message for a failed device-side wait, as the CPU runner words it. */
+int report(const char *who, int rc, uint32_t iter, const struct gda_err &e,
+	   const struct marrow_gda_config *cfg, struct marrow_gda_result *res)
+{
+	res->status = rc;
+	res->fail_iter = iter;
+	res->cqe_opcode = e.opcode;
+	res->cqe_syndrome = e.syndrome;
+	res->cqe_vendor_syndrome = e.vendor_syndrome;
+	res->cqe_wqe_counter = e.wqe_counter;
+	res->expected_wqe_counter = e.expected;
+	if (rc == MARROW_ETIMEDOUT)
+		return marrow_fail(rc, "marrow_gda_cuda_run: GPU %s timed out after %llu ns in iteration %u "
+				   "(ordering %s): no %s arrived; was the doorbell lost or the NIC engine "
+				   "paused? (CQ slot shows opcode %u, wqe_counter %u, expected %u)",
+				   who, (unsigned long long)cfg->timeout_ns, iter, ORDER_NAMES[cfg->ordering],
+				   cfg->experiment == MARROW_GDA_EXP_ROUND_TRIP ? "reply or CQE" : "CQE",
+				   e.opcode, e.wqe_counter, e.expected);
+	if (rc == MARROW_EIO)
+		return marrow_fail(rc, "marrow_gda_cuda_run: GPU %s got an error CQE in iteration %u: opcode %u, "
+				   "syndrome 0x%02x, vendor syndrome 0x%02x, wqe_counter %u",
+				   who, iter, e.opcode, e.syndrome, e.vendor_syndrome, e.wqe_counter);
+	if (rc == MARROW_EPROTO)
+		return marrow_fail(rc, "marrow_gda_cuda_run: GPU %s got an unexpected CQE in iteration %u: "
+				   "wqe_counter %u, expected %u", who, iter, e.wqe_counter, e.expected);
+	return marrow_fail(rc, "marrow_gda_cuda_run: GPU %s failed in iteration %u: %s", who, iter,
+			   marrow_status_name(rc));
+}
+
+} // namespace
+
+extern "C" MARROW_API int marrow_gda_cuda_run(const struct marrow_gda_config *cfg,
+					      const struct marrow_gda_endpoint *ep,
+					      const struct marrow_gda_endpoint *peer,
+					      uint64_t *samples_ns, uint64_t *samples_cycles,
+					      struct marrow_gda_result *res)
+{
+	static const char fn[] = "marrow_gda_cuda_run";
+	int rc = gda_check_args(fn, cfg, ep, peer, samples_ns, res);
+	int ndev = 0, rtt;
+	host_maps m;
+	gda_kargs a;
+	gda_kout out;
+	unsigned long long *d_ns = nullptr, *d_cyc = nullptr;
+	gda_kout *d_out = nullptr;
+	cudaError_t e;
+
+	if (rc)
+		return rc;
+	rtt = cfg->experiment == MARROW_GDA_EXP_ROUND_TRIP;
+	e = cudaGetDeviceCount(&ndev);
+	if (e != cudaSuccess || ndev <= 0) {
+		(void)cudaGetLastError();
+		res->cuda_error = (int32_t)e;
+		return res->status = marrow_fail(MARROW_ENODEV, "%s: no usable CUDA device (%s)", fn,
+						 e != cudaSuccess ? cudaGetErrorString(e) : "device count 0");
+	}
+	if (cfg->cuda_device < 0 || cfg->cuda_device >= ndev)
+		return res->status = marrow_fail(MARROW_ENODEV, "%s: CUDA device %d out of range (0..%d)", fn,
+						 cfg->cuda_device, ndev - 1);
+	if ((e = cudaSetDevice(cfg->cuda_device)) != cudaSuccess)
+		return cuda_fail(res, e, "cudaSetDevice");
+
+	add_side(m, ep, (int)cfg->payload);
+	if (rtt)
+		add_side(m, peer, (int)cfg->payload);
+	rc = map_all(m, res);
+	memset(&a, 0, sizeof(a));
+	if (rc == MARROW_OK)
+		rc = make_side(m, ep, &a.me);
+	if (rc == MARROW_OK && rtt)
+		rc = make_side(m, peer, &a.peer);
+	if (rc != MARROW_OK) {
+		unmap_all(m);
+		return res->status = rc;
+	}
+	a.exp = cfg->experiment;
+	a.payload = cfg->payload;
+	a.msg_size = cfg->msg_size;
+	a.iters = cfg->iters;
+	a.warmup = cfg->warmup;
+	a.timeout_ns = cfg->timeout_ns;
+
+	memset(&out, 0, sizeof(out));
+	if ((e = cudaMalloc(&d_ns, cfg->iters * sizeof(*d_ns))) != cudaSuccess ||
+	    (e = cudaMalloc(&d_cyc, cfg->iters * sizeof(*d_cyc))) != cudaSuccess ||
+	    (e = cudaMalloc(&d_out, sizeof(*d_out))) != cudaSuccess ||
+	    (e = cudaMemset(d_out, 0, sizeof(*d_out))) != cudaSuccess) {
+		rc = cuda_fail(res, e, "cudaMalloc of the sample buffers");
+		goto done;
+	}
+	a.samples_ns = d_ns;
+	a.samples_cycles = d_cyc;
+	a.out = d_out;
+	/* Every device wait is bounded, so the synchronize returns. */
+	if ((e = launch((int)cfg->ordering, rtt ? 2 : 1, a)) != cudaSuccess ||
+	    (e = cudaDeviceSynchronize()) != cudaSuccess) {
+		rc = cuda_fail(res, e, "the mini-gda kernel");
+		goto done;
+	}
+	if ((e = cudaMemcpy(&out, d_out, sizeof(out), cudaMemcpyDeviceToHost)) != cudaSuccess ||
+	    (e = cudaMemcpy(samples_ns, d_ns, cfg->iters * sizeof(*d_ns), cudaMemcpyDeviceToHost)) != cudaSuccess ||
+	    (samples_cycles != nullptr &&
+	     (e = cudaMemcpy(samples_cycles, d_cyc, cfg->iters * sizeof(*d_cyc), cudaMemcpyDeviceToHost)) != cudaSuccess)) {
+		rc = cuda_fail(res, e, "cudaMemcpy of the samples");
+		goto done;
+	}
+	res->iters_done = out.iters_done;
+	res->posts = out.posts;
+	res->doorbells = out.posts;
+	res->cqes = out.cqes;
+	res->peer_posts = out.peer_posts;
+	res->payload_errors = out.payload_errors;
+	res->timed_ns = out.timed_ns;
+	res->timed_cycles = out.timed_cycles;
+	res->ds = cfg->payload == MARROW_GDA_PAYLOAD_INLINE ? mx_ds_inline_write(cfg->msg_size)
+							   : mx_ds_pointer_write(1);
+	res->wqebbs_per_wqe = mx_wqebbs(res->ds);
+	if (rtt && out.peer_rc != MARROW_OK &&
+	    (out.rc == MARROW_OK || out.rc == MARROW_ETIMEDOUT || out.rc == MARROW_ECONNRESET))
+		rc = report("peer", out.peer_rc, out.peer_fail_iter, out.peer_err, cfg, res);
+	else if (out.rc != MARROW_OK)
+		rc = report("initiator", out.rc, out.fail_iter, out.err, cfg, res);
+	else if (out.payload_errors != 0)
+		rc = res->status = marrow_fail(MARROW_EPROTO,
+					       "%s: payload validation failed in %llu of %llu iterations "
+					       "(ordering %s): the destination did not hold the bytes posted",
+					       fn, out.payload_errors, out.iters_done, ORDER_NAMES[cfg->ordering]);
+	else
+		rc = MARROW_OK;
+done:
+	cudaFree(d_ns);
+	cudaFree(d_cyc);
+	cudaFree(d_out);
+	unmap_all(m);
+	return rc;
+}
