@@ -21,7 +21,7 @@ static void *responder_main(void *arg)
 	struct marrow_proxy *px = arg;
 	const uint64_t half = half_of(px);
 	const uint64_t *flag = (const uint64_t *)(buf(px) + half + MARROW_PROXY_FLAG_OFF);
-	uint64_t last = px_ld_acq(flag), j = 0;
+	uint64_t last = px->resp_last, j = 0;
 
 	pthread_setname_np(pthread_self(), "marrow-pxresp");
 	while (!__atomic_load_n(&px->resp_stop, __ATOMIC_RELAXED)) {
@@ -58,6 +58,9 @@ MARROW_API int marrow_proxy_responder_start(struct marrow_proxy *px, uint32_t ri
 				   ">= %d bytes", msg_size, 2 * MARROW_PROXY_AREA_LAT);
 	px->resp_ring = ring;
 	px->resp_size = msg_size;
+	/* Read here, not in the thread: a ping sent before the thread runs must
+	 * still count as new. */
+	px->resp_last = px_ld_acq((const uint64_t *)(buf(px) + half_of(px) + MARROW_PROXY_FLAG_OFF));
 	px->resp_stop = 0;
 	px->resp_error = 0;
 	if (pthread_create(&px->resp_tid, NULL, responder_main, px) != 0)

@@ -93,6 +93,7 @@ struct marrow_proxy {
 	uint32_t resp_stop;
 	uint32_t resp_ring;
 	uint32_t resp_size;
+	uint64_t resp_last;          /* PE 1 flag value before the responder started */
 	int resp_error;
 };
 
