@@ -74,6 +74,13 @@ enum marrow_gda_placement {
 	MARROW_GDA_PLACEMENT_GPU = 1,
 };
 
+enum marrow_gda_endpoint_flags {
+	/* qp->uar is device MMIO (a ConnectX UAR), not host RAM: the CUDA runner
+	 * maps it with marrow_cuda_host_register(io_memory = 1), which needs the
+	 * PeerMappingOverride=1 driver regkey. The software NIC's mailbox is RAM. */
+	MARROW_GDA_EP_UAR_MMIO = 1,
+};
+
 /* One QP as a poster sees it. The data buffers are host memory that the
  * backend registered: local (lkey) is the pointer-form source and also
  * where the peer's writes arrive (inbox, round trip); remote (rkey) is the
@@ -91,7 +98,7 @@ struct marrow_gda_endpoint {
 	uint64_t remote_addr;       /* destination of this endpoint's writes */
 	uint64_t remote_len;
 	uint32_t rkey;
-	uint32_t reserved;          /* 0 */
+	uint32_t flags;             /* enum marrow_gda_endpoint_flags */
 };
 
 struct marrow_gda_config {

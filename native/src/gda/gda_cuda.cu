@@ -15,6 +15,7 @@
 #include <string.h>
 #include <cuda_runtime_api.h>
 
+#include "marrow/marrow_cuda_map.h"
 #include "gda/gda_validate.h"
 #include "gda/gda_kernels.cuh"
 
@@ -111,7 +112,8 @@ void add_side(host_maps &m, const struct marrow_gda_endpoint *e, int payload)
 
 	m.add(q->sq_buf, (uint64_t)q->sq_wqe_cnt * MX_WQEBB_SIZE);
 	m.add(q->dbrec, 8);
-	m.add(q->uar, 8);
+	if (!(e->flags & MARROW_GDA_EP_UAR_MMIO))
+		m.add(q->uar, 8);
 	m.add(c->buf, (uint64_t)c->cqe_cnt * MX_CQE_SIZE);
 	m.add(c->dbrec, 8);
 	if (payload == MARROW_GDA_PAYLOAD_POINTER)
@@ -122,7 +124,7 @@ void add_side(host_maps &m, const struct marrow_gda_endpoint *e, int payload)
 }
 
 /* Device-side state of one side; the SQ/CQ counters resume from the DBRs. */
-int make_side(const host_maps &m, const struct marrow_gda_endpoint *e, gda_kside *k)
+int make_side(const host_maps &m, const struct marrow_gda_endpoint *e, gda_kside *k, void *uar_dev)
 {
 	const struct marrow_qp_view *q = e->qp;
 	const struct marrow_cq_view *c = e->cq;
@@ -134,7 +136,7 @@ int make_side(const host_maps &m, const struct marrow_gda_endpoint *e, gda_kside
 	/* ...then every pointer the kernel dereferences becomes a device one. */
 	k->sq.buf = m.dev<uint8_t>(q->sq_buf);
 	k->sq.dbrec = m.dev<uint32_t>(q->dbrec);
-	k->sq.uar = m.dev<uint64_t>(q->uar);
+	k->sq.uar = uar_dev ? (uint64_t *)uar_dev : m.dev<uint64_t>(q->uar);
 	k->cq.buf = m.dev<uint8_t>(c->buf);
 	k->cq.dbrec = m.dev<uint32_t>(c->dbrec);
 	k->raddr = e->remote_addr;
@@ -204,6 +206,7 @@ extern "C" MARROW_API int marrow_gda_cuda_run(const struct marrow_gda_config *cf
 	int rc = gda_check_args(fn, cfg, ep, peer, samples_ns, res);
 	int ndev = 0, rtt;
 	host_maps m;
+	void *uar_dev[2] = {nullptr, nullptr};
 	gda_kargs a;
 	gda_kout out;
 	unsigned long long *d_ns = nullptr, *d_cyc = nullptr;
@@ -230,14 +233,20 @@ extern "C" MARROW_API int marrow_gda_cuda_run(const struct marrow_gda_config *cf
 	if (rtt)
 		add_side(m, peer, (int)cfg->payload);
 	rc = map_all(m, res);
+	/* A hardware UAR is IO memory: the shared helper maps it (and names
+	 * PeerMappingOverride=1 when the driver refuses). */
+	if (rc == MARROW_OK && (ep->flags & MARROW_GDA_EP_UAR_MMIO))
+		rc = marrow_cuda_host_register(ep->qp->uar, 8, 1, &uar_dev[0]);
+	if (rc == MARROW_OK && rtt && (peer->flags & MARROW_GDA_EP_UAR_MMIO))
+		rc = marrow_cuda_host_register(peer->qp->uar, 8, 1, &uar_dev[1]);
 	memset(&a, 0, sizeof(a));
 	if (rc == MARROW_OK)
-		rc = make_side(m, ep, &a.me);
+		rc = make_side(m, ep, &a.me, uar_dev[0]);
 	if (rc == MARROW_OK && rtt)
-		rc = make_side(m, peer, &a.peer);
+		rc = make_side(m, peer, &a.peer, uar_dev[1]);
 	if (rc != MARROW_OK) {
-		unmap_all(m);
-		return res->status = rc;
+		res->status = rc;
+		goto done;
 	}
 	a.exp = cfg->experiment;
 	a.payload = cfg->payload;
@@ -297,6 +306,10 @@ done:
 	cudaFree(d_ns);
 	cudaFree(d_cyc);
 	cudaFree(d_out);
+	if (uar_dev[0])
+		(void)marrow_cuda_host_unregister(ep->qp->uar);
+	if (uar_dev[1])
+		(void)marrow_cuda_host_unregister(peer->qp->uar);
 	unmap_all(m);
 	return rc;
 }

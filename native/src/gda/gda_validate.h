@@ -34,6 +34,8 @@ static inline int gda_check_endpoint(const char *fn, const char *who,
 				   "%s: queue placement 'gpu' is not implemented: needs DevX umem "
 				   "(SQ/CQ/DBR in GPU memory registered with mlx5dv_devx_umem_reg); "
 				   "use placement 'host'", fn);
+	if (e->flags & ~(uint32_t)MARROW_GDA_EP_UAR_MMIO)
+		return marrow_fail(MARROW_EINVAL, "%s: %s endpoint has unknown flags 0x%x", fn, who, e->flags);
 	if (e->placement != MARROW_GDA_PLACEMENT_HOST)
 		return marrow_fail(MARROW_EINVAL, "%s: unknown queue placement %u", fn, e->placement);
 	q = e->qp;
