@@ -139,7 +139,13 @@ MARROW_API int marrow_proxy_set_cpl_target(struct marrow_proxy *px, uint32_t rin
 	if (px->running)
 		return marrow_fail(MARROW_EBUSY, "marrow_proxy_set_cpl_target: workers are running");
 	px->rings[ring].cpl_target = target ? target : &px->rings[ring].ctl->cpl;
-	*px->rings[ring].cpl_target = 0;
+	px->rings[ring].cpl_flush = target != NULL;
+	/* The new counter starts at what the worker has counted for this ring. */
+	{
+		const struct px_worker *w = &px->workers[ring % px->cfg.workers];
+
+		*px->rings[ring].cpl_target = w->cpl ? w->cpl[ring / px->cfg.workers] : 0;
+	}
 	return MARROW_OK;
 }
 

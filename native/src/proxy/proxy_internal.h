@@ -43,6 +43,7 @@ struct px_ring {
 	struct mpr_ctl *ctl;
 	struct mpr_desc *slots;
 	uint64_t *cpl_target;        /* where the worker publishes completions */
+	int cpl_flush;               /* target may be write-combining (GDRCopy BAR): sfence after stores */
 	/* CPU producer state for tuned (single producer per ring) */
 	uint64_t prod_head __attribute__((aligned(64)));
 	uint64_t prod_cached_tail;

@@ -58,6 +58,17 @@ static void fail(struct px_worker *w, int rc)
 	set_state(w, MPR_WORKER_FAILED);
 }
 
+static inline void publish_cpl(struct px_ring *ring, uint64_t v)
+{
+	px_st_rel(ring->cpl_target, v);
+#if defined(__x86_64__)
+	/* A GDRCopy mapping is write-combining: drain the WC buffer so the GPU
+	 * sees the counter now, not when the buffer happens to be evicted. */
+	if (ring->cpl_flush)
+		__builtin_ia32_sfence();
+#endif
+}
+
 /* Attributes retired WQEs [w->ci, upto) to their rings and publishes the
  * rings' completion counters. */
 static void complete(struct px_worker *w, uint64_t upto)
@@ -70,11 +81,11 @@ static void complete(struct px_worker *w, uint64_t upto)
 
 		w->cpl[lr]++;
 		if (lr != last && last != UINT32_MAX)
-			px_st_rel(w->px->rings[w->rings[last]].cpl_target, w->cpl[last]);
+			publish_cpl(&w->px->rings[w->rings[last]], w->cpl[last]);
 		last = lr;
 	}
 	if (last != UINT32_MAX)
-		px_st_rel(w->px->rings[w->rings[last]].cpl_target, w->cpl[last]);
+		publish_cpl(&w->px->rings[w->rings[last]], w->cpl[last]);
 	w->ci = upto;
 }
 

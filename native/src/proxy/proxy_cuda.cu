@@ -1,0 +1,749 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright (c) 2026 The Marrow authors
+ *
+ * mini-proxy GPU producers (libmarrow_cuda.so). GPU threads publish
+ * descriptors into the proxy's rings, which live in pinned host memory
+ * mapped into the GPU (cudaHostRegister); the CPU workers of
+ * libmarrow_host.so drain them. The two handoffs, on the GPU:
+ *
+ * baseline: atomicAdd on a head counter in device memory reserves the slot;
+ *   the worker's progress (tail) is read from host memory over PCIe on every
+ *   enqueue; w0 is stored, then w1 with the validity bit by a system-scope
+ *   release store (st.release.sys: orders everything before it).
+ *   Completion: the ring's counter in host memory, polled over PCIe.
+ * tuned: one thread per ring keeps head in a register and a cached tail,
+ *   reloaded only when the ring looks full; publication is one relaxed
+ *   16-byte system-scope store (the payload was written before the kernel,
+ *   so no earlier GPU store needs ordering). Completion: a counter in GPU
+ *   memory that the worker writes through a GDRCopy mapping when libgdrapi
+ *   can be dlopened and pins memory; else a separate mapped pinned counter
+ *   (recorded in cpl_kind / note).
+ *
+ * Timing: clock64 per sample, converted to ns with the SM clock measured
+ * over the same kernel against %globaltimer (not the nominal clock rate).
+ * Every device wait is bounded by timeout_ns of %globaltimer and reports
+ * where it stopped; the host bounds the kernel with a deadline too.
+ */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <cuda_runtime_api.h>
+
+#include "common/marrow_common.h"
+#include "marrow/marrow_proxy.h"
+#include "marrow/proxy_ring.h"
+
+/* ---- device helpers --------------------------------------------------------- */
+
+__device__ __forceinline__ uint64_t gtimer(void)
+{
+	uint64_t t;
+	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+	return t;
+}
+
+__device__ __forceinline__ uint64_t ld_acq_sys(const uint64_t *p)
+{
+	uint64_t v;
+	asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+	return v;
+}
+
+__device__ __forceinline__ uint64_t ld_relaxed_sys(const uint64_t *p)
+{
+	uint64_t v;
+	asm volatile("ld.relaxed.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+	return v;
+}
+
+__device__ __forceinline__ void st_rel_sys(uint64_t *p, uint64_t v)
+{
+	asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+
+__device__ __forceinline__ void st_relaxed_sys(uint64_t *p, uint64_t v)
+{
+	asm volatile("st.relaxed.sys.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+
+__device__ __forceinline__ void st16_relaxed_sys(struct mpr_desc *d, uint64_t w0, uint64_t w1)
+{
+	asm volatile("st.relaxed.sys.global.v2.u64 [%0], {%1, %2};" ::"l"(d), "l"(w0), "l"(w1) : "memory");
+}
+
+/* Device view of the rings and counters. */
+struct dev_rings {
+	uint8_t *arena;                  /* device pointer of the arena */
+	uint8_t *buf;                    /* device pointer of the experiment buffer */
+	uint32_t rings;
+	uint32_t log_slots;
+	uint32_t handoff;
+	uint32_t half;                   /* PE 1 offset in the buffer */
+	unsigned long long *head;        /* baseline: device-memory reservation counters */
+	uint64_t *prod;                  /* tuned: per ring {head, cached tail} kept across launches */
+	uint64_t *cpl;                   /* tuned: counters the GPU polls, 8 words per ring; NULL = arena */
+	uint64_t *cpl_expect;            /* rate: per ring completion count to wait for */
+	uint64_t timeout_ns;
+};
+
+struct dev_status {
+	int32_t code;                    /* 0 ok, 1 ring full, 2 completion, 3 reply */
+	uint32_t ring;
+	uint64_t pos;
+	uint64_t seen;
+};
+
+__device__ __forceinline__ const uint64_t *cpl_of(const dev_rings &d, uint32_t r)
+{
+	return d.cpl ? d.cpl + (uint64_t)r * 8 : &mpr_ctl_of(d.arena, r)->cpl;
+}
+
+__device__ void report(dev_status *s, int32_t code, uint32_t ring, uint64_t pos, uint64_t seen)
+{
+	if (atomicCAS((int *)&s->code, 0, code) == 0) {
+		s->ring = ring;
+		s->pos = pos;
+		s->seen = seen;
+	}
+}
+
+/* One enqueue; returns 0, or 1 when the ring stayed full for timeout_ns. */
+__device__ __forceinline__ int enqueue(const dev_rings &d, uint32_t r, uint64_t &head, uint64_t &ctail,
+				       uint64_t w0, uint64_t w1, dev_status *st)
+{
+	const uint64_t N = 1ull << d.log_slots;
+	struct mpr_ctl *c = mpr_ctl_of(d.arena, r);
+	struct mpr_desc *slot;
+	uint64_t h, deadline = 0;
+
+	if (d.handoff == MARROW_PROXY_TUNED) {
+		h = head;
+		while (h - ctail >= N) {
+			ctail = ld_acq_sys(&c->tail);
+			if (h - ctail < N)
+				break;
+			if (deadline == 0)
+				deadline = gtimer() + d.timeout_ns;
+			else if (gtimer() > deadline) {
+				report(st, 1, r, h, ctail);
+				return 1;
+			}
+		}
+		slot = mpr_slots_of(d.arena, d.rings, d.log_slots, r) + (h & (N - 1));
+		st16_relaxed_sys(slot, w0, w1 | mpr_lap_bit(h, d.log_slots));
+		head = h + 1;
+	} else {
+		h = atomicAdd(&d.head[r], 1ull);
+		for (uint64_t t = ld_acq_sys(&c->tail); h - t >= N; t = ld_acq_sys(&c->tail)) {
+			if (deadline == 0)
+				deadline = gtimer() + d.timeout_ns;
+			else if (gtimer() > deadline) {
+				report(st, 1, r, h, t);
+				return 1;
+			}
+		}
+		slot = mpr_slots_of(d.arena, d.rings, d.log_slots, r) + (h & (N - 1));
+		st_relaxed_sys(&slot->w0, w0);
+		st_rel_sys(&slot->w1, w1 | mpr_lap_bit(h, d.log_slots));
+		head = h + 1;
+	}
+	return 0;
+}
+
+__device__ __forceinline__ int wait_at_least(const uint64_t *p, uint64_t want, uint64_t timeout_ns, dev_status *st,
+					     int32_t code, uint32_t ring)
+{
+	uint64_t deadline = 0, v;
+
+	while ((v = ld_relaxed_sys(p)) < want) {
+		if (deadline == 0)
+			deadline = gtimer() + timeout_ns;
+		else if (gtimer() > deadline) {
+			report(st, code, ring, want, v);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* ---- kernels -------------------------------------------------------------------- */
+
+struct lat_args {
+	uint64_t total;
+	uint64_t warmup;
+	uint32_t do_rtt;
+	uint64_t first_value;            /* value of iteration 0 (prefilled source) */
+	long long *cycles;               /* 3 per sample: issue, putc, rtt */
+	uint64_t *calib;                 /* globaltimer, clock64 at start and end */
+};
+
+__global__ void lat_kernel(dev_rings d, lat_args a, dev_status *st)
+{
+	const uint32_t src0 = MARROW_PROXY_AREA_LAT;
+	uint64_t head = d.handoff == MARROW_PROXY_TUNED ? d.prod[0] : 0, ctail = d.prod[1];
+	const uint64_t *cpl = cpl_of(d, 0);
+	const uint64_t *flag0 = (const uint64_t *)(d.buf + MARROW_PROXY_FLAG_OFF);
+
+	a.calib[0] = gtimer();
+	a.calib[1] = clock64();
+	for (uint64_t i = 0; i < a.total; i++) {
+		uint64_t w0 = mpr_w0(src0 + (uint32_t)i * 8, d.half + MARROW_PROXY_FLAG_OFF);
+		uint64_t w1 = mpr_w1(8, MPR_OP_WRITE, 0, 0);
+		long long t0, t1, t2 = 0, t3 = 0;
+
+		t0 = clock64();
+		if (enqueue(d, 0, head, ctail, w0, w1, st))
+			break;
+		t1 = clock64();
+		if (!a.do_rtt) {
+			if (wait_at_least(cpl, head, d.timeout_ns, st, 2, 0))
+				break;
+			t2 = clock64();
+		} else {
+			uint64_t deadline = 0, want = a.first_value + i, v;
+
+			while ((v = ld_acq_sys(flag0)) != want) {
+				if (deadline == 0)
+					deadline = gtimer() + d.timeout_ns;
+				else if (gtimer() > deadline) {
+					report(st, 3, 1, want, v);
+					break;
+				}
+			}
+			if (st->code)
+				break;
+			t3 = clock64();
+		}
+		if (i >= a.warmup) {
+			long long *c = a.cycles + 3 * (i - a.warmup);
+			c[0] = t1 - t0;
+			c[1] = t2 ? t2 - t0 : 0;
+			c[2] = t3 ? t3 - t0 : 0;
+		}
+	}
+	a.calib[2] = gtimer();
+	a.calib[3] = clock64();
+	if (d.handoff == MARROW_PROXY_TUNED) {
+		d.prod[0] = head;
+		d.prod[1] = ctail;
+	}
+}
+
+enum { MAX_RINGS_PER_THREAD = 32 };
+
+struct rate_args {
+	uint32_t producers;
+	uint32_t msg_size;
+	uint64_t messages;
+	uint64_t *t_start;               /* per producer, globaltimer */
+	uint64_t *t_end;
+};
+
+__global__ void rate_kernel(dev_rings d, rate_args a, dev_status *st)
+{
+	const uint32_t p = blockIdx.x * blockDim.x + threadIdx.x;
+	const uint32_t R = d.rings, P = a.producers;
+	const uint64_t N = 1ull << d.log_slots;
+	uint32_t first, stride, nr;
+
+	if (p >= P)
+		return;
+	if (P <= R) {
+		first = p;
+		stride = P;
+		nr = (R - p + P - 1) / P;
+	} else {
+		first = p % R;
+		stride = R;
+		nr = 1;
+	}
+	uint64_t hd[MAX_RINGS_PER_THREAD], ct[MAX_RINGS_PER_THREAD];
+
+	/* tuned: this thread is the only producer of its rings; their head and
+	 * cached tail stay in thread-local storage during the run. */
+	for (uint32_t k = 0; k < nr; k++) {
+		hd[k] = d.prod[2 * (first + k * stride)];
+		ct[k] = d.prod[2 * (first + k * stride) + 1];
+	}
+	a.t_start[p] = gtimer();
+	for (uint64_t i = 0; i < a.messages && !st->code; i++) {
+		uint32_t k = (uint32_t)(i % nr), r = first + k * stride;
+		uint64_t j = (i / nr) % N;
+		uint32_t s = (uint32_t)(MARROW_PROXY_AREA_LAT + ((uint64_t)r * N + j) * a.msg_size);
+
+		if (enqueue(d, r, hd[k], ct[k], mpr_w0(s, d.half + s), mpr_w1(a.msg_size, MPR_OP_WRITE, 0, 0), st))
+			break;
+	}
+	for (uint32_t k = 0; k < nr; k++) {
+		d.prod[2 * (first + k * stride)] = hd[k];
+		d.prod[2 * (first + k * stride) + 1] = ct[k];
+	}
+	for (uint32_t k = 0; k < nr && !st->code; k++) {
+		uint32_t r = first + k * stride;
+
+		if (wait_at_least(cpl_of(d, r), d.cpl_expect[r], d.timeout_ns, st, 2, r))
+			break;
+	}
+	a.t_end[p] = gtimer();
+}
+
+/* ---- GDRCopy (dlopened) --------------------------------------------------------- */
+
+typedef struct gdr *gdr_t;
+typedef struct { unsigned long h; } gdr_mh_t;
+
+struct gdr_api {
+	void *lib;
+	gdr_t (*open)(void);
+	int (*close)(gdr_t);
+	int (*pin)(gdr_t, unsigned long, size_t, uint64_t, uint32_t, gdr_mh_t *);
+	int (*unpin)(gdr_t, gdr_mh_t);
+	int (*map)(gdr_t, gdr_mh_t, void **, size_t);
+	int (*unmap)(gdr_t, gdr_mh_t, void *, size_t);
+};
+
+enum { GPU_PAGE = 65536 };
+
+/* ---- host side --------------------------------------------------------------------- */
+
+struct marrow_proxy_cuda_ctx {
+	int gpu;
+	dev_rings d;
+	void *arena;
+	void *buffer;
+	uint64_t buffer_len;
+	uint32_t cpl_kind;
+	void *cpl_alloc;                 /* cudaMalloc (GDR) or cudaHostAlloc (mapped) */
+	uint64_t *cpl_host;              /* what the CPU writes */
+	struct gdr_api g;
+	gdr_t gdr;
+	gdr_mh_t mh;
+	void *gdr_map;
+	size_t gdr_bytes;
+	dev_status *st;                  /* mapped pinned */
+	uint64_t **targets;
+	int sm_khz;
+};
+
+static int cu_fail(cudaError_t e, const char *what)
+{
+	(void)cudaGetLastError();
+	return marrow_fail(e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver ? MARROW_ENODEV : MARROW_EIO,
+			   "%s: %s (%s)", what, cudaGetErrorString(e), cudaGetErrorName(e));
+}
+
+#define CU(call, what)                              \
+	do {                                        \
+		cudaError_t e_ = (call);            \
+		if (e_ != cudaSuccess) {            \
+			rc = cu_fail(e_, what);     \
+			goto fail;                  \
+		}                                   \
+	} while (0)
+
+static int try_gdr(marrow_proxy_cuda_ctx *c, size_t bytes, char *note, size_t nlen)
+{
+	void *raw = NULL;
+	uintptr_t aligned;
+	void *map = NULL;
+
+	c->g.lib = dlopen("libgdrapi.so.2", RTLD_NOW | RTLD_LOCAL);
+	if (c->g.lib == NULL)
+		c->g.lib = dlopen("libgdrapi.so", RTLD_NOW | RTLD_LOCAL);
+	if (c->g.lib == NULL) {
+		snprintf(note, nlen, "GDRCopy not used: libgdrapi cannot be dlopened; tuned completion counter in mapped pinned host memory");
+		return -1;
+	}
+	*(void **)&c->g.open = dlsym(c->g.lib, "gdr_open");
+	*(void **)&c->g.close = dlsym(c->g.lib, "gdr_close");
+	*(void **)&c->g.pin = dlsym(c->g.lib, "gdr_pin_buffer");
+	*(void **)&c->g.unpin = dlsym(c->g.lib, "gdr_unpin_buffer");
+	*(void **)&c->g.map = dlsym(c->g.lib, "gdr_map");
+	*(void **)&c->g.unmap = dlsym(c->g.lib, "gdr_unmap");
+	if (!c->g.open || !c->g.close || !c->g.pin || !c->g.unpin || !c->g.map || !c->g.unmap) {
+		snprintf(note, nlen, "GDRCopy not used: libgdrapi lacks gdr_* symbols");
+		return -1;
+	}
+	c->gdr = c->g.open();
+	if (c->gdr == NULL) {
+		snprintf(note, nlen, "GDRCopy not used: gdr_open failed (gdrdrv kernel module not loaded?)");
+		return -1;
+	}
+	c->gdr_bytes = (bytes + GPU_PAGE - 1) & ~(size_t)(GPU_PAGE - 1);
+	if (cudaMalloc(&raw, c->gdr_bytes + GPU_PAGE) != cudaSuccess) {
+		(void)cudaGetLastError();
+		snprintf(note, nlen, "GDRCopy not used: cudaMalloc failed");
+		return -1;
+	}
+	cudaMemset(raw, 0, c->gdr_bytes + GPU_PAGE);
+	aligned = ((uintptr_t)raw + GPU_PAGE - 1) & ~(uintptr_t)(GPU_PAGE - 1);
+	if (c->g.pin(c->gdr, aligned, c->gdr_bytes, 0, 0, &c->mh) != 0) {
+		cudaFree(raw);
+		snprintf(note, nlen, "GDRCopy not used: gdr_pin_buffer failed");
+		return -1;
+	}
+	if (c->g.map(c->gdr, c->mh, &map, c->gdr_bytes) != 0) {
+		c->g.unpin(c->gdr, c->mh);
+		cudaFree(raw);
+		snprintf(note, nlen, "GDRCopy not used: gdr_map failed");
+		return -1;
+	}
+	c->cpl_alloc = raw;
+	c->gdr_map = map;
+	c->cpl_host = (uint64_t *)map;        /* pinned at offset 0 of a GPU page: no info offset */
+	c->d.cpl = (uint64_t *)aligned;
+	snprintf(note, nlen, "tuned completion counter in GPU memory, written by the CPU through GDRCopy");
+	return 0;
+}
+
+static void gdr_release(marrow_proxy_cuda_ctx *c)
+{
+	if (c->gdr_map) {
+		c->g.unmap(c->gdr, c->mh, c->gdr_map, c->gdr_bytes);
+		c->g.unpin(c->gdr, c->mh);
+		cudaFree(c->cpl_alloc);
+		c->gdr_map = NULL;
+		c->cpl_alloc = NULL;
+	}
+	if (c->gdr)
+		c->g.close(c->gdr);
+	c->gdr = NULL;
+	if (c->g.lib)
+		dlclose(c->g.lib);
+	c->g.lib = NULL;
+}
+
+extern "C" MARROW_API int marrow_proxy_cuda_close(struct marrow_proxy_cuda_ctx *c)
+{
+	if (c == NULL)
+		return MARROW_OK;
+	cudaSetDevice(c->gpu);
+	/* Nothing may run on the GPU while mappings go away. */
+	cudaDeviceSynchronize();
+	gdr_release(c);
+	if (c->cpl_kind == MARROW_PROXY_CPL_MAPPED_PINNED && c->cpl_alloc)
+		cudaFreeHost(c->cpl_alloc);
+	if (c->st)
+		cudaFreeHost(c->st);
+	cudaFree(c->d.head);
+	cudaFree(c->d.prod);
+	cudaFree(c->d.cpl_expect);
+	if (c->buffer)
+		cudaHostUnregister(c->buffer);
+	if (c->arena)
+		cudaHostUnregister(c->arena);
+	(void)cudaGetLastError();
+	free(c->targets);
+	free(c);
+	return MARROW_OK;
+}
+
+extern "C" MARROW_API int marrow_proxy_cuda_open(const struct marrow_proxy_cuda_open_args *a,
+						 struct marrow_proxy_cuda_ctx **out, uint64_t **cpl_targets,
+						 struct marrow_proxy_cuda_info *info)
+{
+	marrow_proxy_cuda_ctx *c;
+	void *p = NULL;
+	int rc = MARROW_OK;
+	int n = 0;
+
+	if (a == NULL || out == NULL || info == NULL || a->size < sizeof(*a) || info->size < sizeof(*info))
+		return marrow_fail(MARROW_EINVAL, "marrow_proxy_cuda_open: bad arguments");
+	if (a->arena == NULL || a->buffer == NULL || a->rings == 0 || a->handoff > MARROW_PROXY_TUNED)
+		return marrow_fail(MARROW_EINVAL, "marrow_proxy_cuda_open: arena, buffer and rings required");
+	if (cudaGetDeviceCount(&n) != cudaSuccess || n <= a->gpu || a->gpu < 0) {
+		(void)cudaGetLastError();
+		return marrow_fail(MARROW_ENODEV, "marrow_proxy_cuda_open: no CUDA device %d (%d visible)", a->gpu, n);
+	}
+	c = (marrow_proxy_cuda_ctx *)calloc(1, sizeof(*c));
+	if (c == NULL)
+		return marrow_fail(MARROW_ENOMEM, "marrow_proxy_cuda_open: out of memory");
+	memset(info->note, 0, sizeof(info->note));
+	c->gpu = a->gpu;
+	c->d.rings = a->rings;
+	c->d.log_slots = a->log_slots;
+	c->d.handoff = a->handoff;
+	c->d.half = (uint32_t)((a->buffer_len / 2) & ~63ull);
+	c->buffer_len = a->buffer_len;
+	CU(cudaSetDevice(a->gpu), "cudaSetDevice");
+	CU(cudaHostRegister(a->arena, a->arena_bytes, cudaHostRegisterMapped | cudaHostRegisterPortable),
+	   "cudaHostRegister(rings)");
+	c->arena = a->arena;
+	CU(cudaHostGetDevicePointer(&p, a->arena, 0), "cudaHostGetDevicePointer(rings)");
+	c->d.arena = (uint8_t *)p;
+	CU(cudaHostRegister(a->buffer, a->buffer_len, cudaHostRegisterMapped | cudaHostRegisterPortable),
+	   "cudaHostRegister(buffer)");
+	c->buffer = a->buffer;
+	CU(cudaHostGetDevicePointer(&p, a->buffer, 0), "cudaHostGetDevicePointer(buffer)");
+	c->d.buf = (uint8_t *)p;
+	CU(cudaMalloc(&c->d.head, a->rings * sizeof(unsigned long long)), "cudaMalloc(head)");
+	CU(cudaMemset(c->d.head, 0, a->rings * sizeof(unsigned long long)), "cudaMemset");
+	CU(cudaMalloc(&c->d.prod, 2 * a->rings * sizeof(uint64_t)), "cudaMalloc(prod)");
+	CU(cudaMemset(c->d.prod, 0, 2 * a->rings * sizeof(uint64_t)), "cudaMemset");
+	CU(cudaMalloc(&c->d.cpl_expect, a->rings * sizeof(uint64_t)), "cudaMalloc(expect)");
+	CU(cudaHostAlloc((void **)&c->st, sizeof(dev_status), cudaHostAllocMapped), "cudaHostAlloc(status)");
+	c->targets = (uint64_t **)calloc(a->rings, sizeof(uint64_t *));
+	if (c->targets == NULL) {
+		rc = marrow_fail(MARROW_ENOMEM, "marrow_proxy_cuda_open: out of memory");
+		goto fail;
+	}
+	c->cpl_kind = MARROW_PROXY_CPL_HOST;
+	if (a->handoff == MARROW_PROXY_TUNED) {
+		size_t bytes = (size_t)a->rings * 64;
+
+		if (!a->use_gdrcopy || try_gdr(c, bytes, info->note, sizeof(info->note)) != 0) {
+			if (!a->use_gdrcopy)
+				snprintf(info->note, sizeof(info->note), "GDRCopy disabled by the caller; tuned completion counter in mapped pinned host memory");
+			gdr_release(c);
+			CU(cudaHostAlloc(&c->cpl_alloc, bytes, cudaHostAllocMapped), "cudaHostAlloc(counters)");
+			memset(c->cpl_alloc, 0, bytes);
+			c->cpl_host = (uint64_t *)c->cpl_alloc;
+			CU(cudaHostGetDevicePointer(&p, c->cpl_alloc, 0), "cudaHostGetDevicePointer(counters)");
+			c->d.cpl = (uint64_t *)p;
+			c->cpl_kind = MARROW_PROXY_CPL_MAPPED_PINNED;
+		} else {
+			c->cpl_kind = MARROW_PROXY_CPL_GDRCOPY;
+		}
+		for (uint32_t r = 0; r < a->rings; r++)
+			c->targets[r] = c->cpl_host + (uint64_t)r * 8;
+	} else {
+		snprintf(info->note, sizeof(info->note), "baseline completion counter in pinned host memory (the ring arena)");
+	}
+	if (cpl_targets)
+		for (uint32_t r = 0; r < a->rings; r++)
+			cpl_targets[r] = c->targets[r];
+	info->cpl_kind = c->cpl_kind;
+	*out = c;
+	return MARROW_OK;
+fail:
+	marrow_proxy_cuda_close(c);
+	return rc;
+}
+
+/* Runs a launched kernel to completion within a host deadline. */
+static int finish(marrow_proxy_cuda_ctx *c, cudaEvent_t ev, uint64_t timeout_ns, const char *what)
+{
+	struct timespec ts;
+	uint64_t end, now;
+	cudaError_t e;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	end = (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec + 2 * timeout_ns + 10000000000ull;
+	while ((e = cudaEventQuery(ev)) == cudaErrorNotReady) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		now = (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+		if (now > end)
+			return marrow_fail(MARROW_ETIMEDOUT, "%s: kernel still running past its bounded waits (GPU hung?)", what);
+		struct timespec nap = { 0, 100000 };
+		nanosleep(&nap, NULL);
+	}
+	if (e != cudaSuccess)
+		return cu_fail(e, what);
+	if (c->st->code) {
+		static const char *names[] = { "", "a free ring slot", "a completion", "PE 1's reply" };
+		int code = c->st->code;
+
+		return marrow_fail(MARROW_ETIMEDOUT,
+				   "%s: GPU producer timed out waiting for %s on ring %u (position/want %llu, seen %llu); "
+				   "is the ring's worker running?",
+				   what, names[code > 0 && code < 4 ? code : 0], c->st->ring,
+				   (unsigned long long)c->st->pos, (unsigned long long)c->st->seen);
+	}
+	return MARROW_OK;
+}
+
+extern "C" MARROW_API int marrow_proxy_cuda_latency(struct marrow_proxy_cuda_ctx *c,
+						    const struct marrow_proxy_latency_params *p,
+						    uint64_t *issue_ns, uint64_t *putc_ns, uint64_t *rtt_ns)
+{
+	uint64_t total, *calib = NULL, hcal[4];
+	long long *cycles = NULL, *hc = NULL;
+	cudaEvent_t ev = NULL;
+	int rc = MARROW_OK;
+
+	if (c == NULL || p == NULL || p->size < sizeof(*p) || p->iters == 0)
+		return marrow_fail(MARROW_EINVAL, "marrow_proxy_cuda_latency: bad arguments");
+	if (p->msg_size != 8)
+		return marrow_fail(MARROW_EINVAL, "marrow_proxy_cuda_latency: GPU producers send 8-byte messages only");
+	if (rtt_ns && c->d.rings < 2)
+		return marrow_fail(MARROW_EINVAL, "round trips need rings >= 2 (ring 1 carries PE 1's replies)");
+	total = (uint64_t)p->warmup + p->iters;
+	if (MARROW_PROXY_AREA_LAT + total * 8 > c->d.half)
+		return marrow_fail(MARROW_EINVAL, "marrow_proxy_cuda_latency: buffer too small: each PE half needs %llu bytes",
+				   (unsigned long long)(MARROW_PROXY_AREA_LAT + total * 8));
+	CU(cudaSetDevice(c->gpu), "cudaSetDevice");
+	CU(cudaMalloc(&cycles, 3 * p->iters * sizeof(long long)), "cudaMalloc(samples)");
+	CU(cudaMemset(cycles, 0, 3 * p->iters * sizeof(long long)), "cudaMemset");
+	CU(cudaMalloc(&calib, 4 * sizeof(uint64_t)), "cudaMalloc(calib)");
+	CU(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming), "cudaEventCreate");
+	hc = (long long *)malloc(3 * p->iters * sizeof(long long));
+	if (hc == NULL) {
+		rc = marrow_fail(MARROW_ENOMEM, "marrow_proxy_cuda_latency: out of memory");
+		goto fail;
+	}
+	for (int phase = 0; phase < 2; phase++) {
+		lat_args la;
+		uint64_t first, flag0;
+		uint8_t *b = (uint8_t *)c->buffer;
+
+		if (phase == 0 && !issue_ns && !putc_ns)
+			continue;
+		if (phase == 1 && !rtt_ns)
+			continue;
+		/* Unique values, prefilled so the GPU writes no payload before publishing. */
+		memcpy(&flag0, b + MARROW_PROXY_FLAG_OFF, 8);
+		first = flag0 + 1000000;
+		for (uint64_t i = 0; i < total; i++) {
+			uint64_t v = first + i;
+			memcpy(b + MARROW_PROXY_AREA_LAT + i * 8, &v, 8);
+		}
+		memset(c->st, 0, sizeof(*c->st));
+		la.total = total;
+		la.warmup = p->warmup;
+		la.do_rtt = phase == 1;
+		la.first_value = first;
+		la.cycles = cycles;
+		la.calib = calib;
+		c->d.timeout_ns = p->timeout_ns;
+		lat_kernel<<<1, 1>>>(c->d, la, c->st);
+		CU(cudaGetLastError(), "lat_kernel launch");
+		CU(cudaEventRecord(ev, 0), "cudaEventRecord");
+		rc = finish(c, ev, p->timeout_ns, phase ? "round trip" : "enqueue/put+completion");
+		if (rc != MARROW_OK)
+			goto fail;
+		CU(cudaMemcpy(hc, cycles, 3 * p->iters * sizeof(long long), cudaMemcpyDeviceToHost), "cudaMemcpy");
+		CU(cudaMemcpy(hcal, calib, sizeof(hcal), cudaMemcpyDeviceToHost), "cudaMemcpy");
+		/* Cycles -> ns with the SM clock measured over this kernel. */
+		double ns_per_cycle = (double)(hcal[2] - hcal[0]) / (double)(hcal[3] - hcal[1]);
+		c->sm_khz = (int)(1e6 / ns_per_cycle);
+		for (uint32_t i = 0; i < p->iters; i++) {
+			if (phase == 0) {
+				if (issue_ns)
+					issue_ns[i] = (uint64_t)(hc[3 * i] * ns_per_cycle + 0.5);
+				if (putc_ns)
+					putc_ns[i] = (uint64_t)(hc[3 * i + 1] * ns_per_cycle + 0.5);
+			} else {
+				rtt_ns[i] = (uint64_t)(hc[3 * i + 2] * ns_per_cycle + 0.5);
+			}
+		}
+	}
+fail:
+	if (ev)
+		cudaEventDestroy(ev);
+	cudaFree(cycles);
+	cudaFree(calib);
+	free(hc);
+	return rc;
+}
+
+static uint64_t rate_pattern(uint32_t ring, uint64_t slot)
+{
+	return 0x6b00000000000000ull ^ ((uint64_t)ring << 32) ^ slot;
+}
+
+extern "C" MARROW_API int marrow_proxy_cuda_rate(struct marrow_proxy_cuda_ctx *c,
+						 const struct marrow_proxy_rate_params *p,
+						 struct marrow_proxy_rate_result *res)
+{
+	const uint32_t R = c ? c->d.rings : 0;
+	const uint64_t N = c ? 1ull << c->d.log_slots : 0;
+	uint64_t *ts = NULL, *hts = NULL, *expect = NULL;
+	uint8_t *b;
+	cudaEvent_t ev = NULL;
+	rate_args ra;
+	int rc = MARROW_OK;
+
+	if (c == NULL || p == NULL || res == NULL || p->size < sizeof(*p) || res->size < sizeof(*res))
+		return marrow_fail(MARROW_EINVAL, "marrow_proxy_cuda_rate: bad arguments");
+	if (p->producers == 0 || p->msg_size < 8 || p->msg_size % 8 || p->messages == 0)
+		return marrow_fail(MARROW_EINVAL, "marrow_proxy_cuda_rate: producers >= 1, msg_size a multiple of 8, messages >= 1");
+	if (c->d.handoff == MARROW_PROXY_TUNED && p->producers > R)
+		return marrow_fail(MARROW_EINVAL, "tuned handoff needs one producer per ring: producers %u > rings %u",
+				   p->producers, R);
+	if ((p->producers <= R ? (R + p->producers - 1) / p->producers : 1) > MAX_RINGS_PER_THREAD)
+		return marrow_fail(MARROW_EINVAL, "marrow_proxy_cuda_rate: at most %d rings per GPU producer thread",
+				   MAX_RINGS_PER_THREAD);
+	if (MARROW_PROXY_AREA_LAT + R * N * p->msg_size > c->d.half)
+		return marrow_fail(MARROW_EINVAL, "marrow_proxy_cuda_rate: buffer too small for %u rings x %llu slots",
+				   R, (unsigned long long)N);
+	b = (uint8_t *)c->buffer;
+	for (uint32_t r = 0; r < R; r++)
+		for (uint64_t j = 0; j < N; j++) {
+			uint64_t s = MARROW_PROXY_AREA_LAT + (r * N + j) * p->msg_size;
+			for (uint32_t o = 0; o < p->msg_size; o += 8) {
+				uint64_t v = rate_pattern(r, j) + o;
+				memcpy(b + s + o, &v, 8);
+			}
+			memset(b + c->d.half + s, 0, p->msg_size);
+		}
+	/* Where every ring's completion counter must end: now + what is sent to it. */
+	expect = (uint64_t *)calloc(R, sizeof(uint64_t));
+	hts = (uint64_t *)calloc(2 * p->producers, sizeof(uint64_t));
+	if (expect == NULL || hts == NULL) {
+		rc = marrow_fail(MARROW_ENOMEM, "marrow_proxy_cuda_rate: out of memory");
+		goto fail;
+	}
+	for (uint32_t r = 0; r < R; r++)
+		expect[r] = __atomic_load_n(c->d.cpl ? c->cpl_host + (uint64_t)r * 8
+						      : &mpr_ctl_of(c->arena, r)->cpl, __ATOMIC_ACQUIRE);
+	for (uint32_t q = 0; q < p->producers; q++) {
+		uint32_t P = p->producers, first, stride, nr;
+
+		if (P <= R) {
+			first = q; stride = P; nr = (R - q + P - 1) / P;
+		} else {
+			first = q % R; stride = R; nr = 1;
+		}
+		for (uint32_t k = 0; k < nr; k++)
+			expect[first + k * stride] += p->messages / nr + (k < p->messages % nr ? 1 : 0);
+	}
+	CU(cudaSetDevice(c->gpu), "cudaSetDevice");
+	CU(cudaMemcpy(c->d.cpl_expect, expect, R * sizeof(uint64_t), cudaMemcpyHostToDevice), "cudaMemcpy");
+	CU(cudaMalloc(&ts, 2 * p->producers * sizeof(uint64_t)), "cudaMalloc(times)");
+	CU(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming), "cudaEventCreate");
+	memset(c->st, 0, sizeof(*c->st));
+	c->d.timeout_ns = p->timeout_ns;
+	ra.producers = p->producers;
+	ra.msg_size = p->msg_size;
+	ra.messages = p->messages;
+	ra.t_start = ts;
+	ra.t_end = ts + p->producers;
+	rate_kernel<<<(p->producers + 127) / 128, p->producers < 128 ? p->producers : 128>>>(c->d, ra, c->st);
+	CU(cudaGetLastError(), "rate_kernel launch");
+	CU(cudaEventRecord(ev, 0), "cudaEventRecord");
+	rc = finish(c, ev, p->timeout_ns, "rate");
+	if (rc != MARROW_OK)
+		goto fail;
+	CU(cudaMemcpy(hts, ts, 2 * p->producers * sizeof(uint64_t), cudaMemcpyDeviceToHost), "cudaMemcpy");
+	{
+		uint64_t t0 = UINT64_MAX, t1 = 0;
+
+		for (uint32_t q = 0; q < p->producers; q++) {
+			t0 = hts[q] < t0 ? hts[q] : t0;
+			t1 = hts[p->producers + q] > t1 ? hts[p->producers + q] : t1;
+		}
+		memset(res, 0, sizeof(*res));
+		res->size = sizeof(*res);
+		res->messages = p->messages * p->producers;
+		res->elapsed_ns = t1 - t0;
+	}
+	/* Right bytes at the right offsets (slots not reached stay zero). */
+	for (uint32_t r = 0; r < R; r++)
+		for (uint64_t j = 0; j < N; j++) {
+			uint64_t s = MARROW_PROXY_AREA_LAT + (r * N + j) * p->msg_size, z = 0;
+			if (memcmp(b + s, b + c->d.half + s, p->msg_size) != 0 && memcmp(b + c->d.half + s, &z, 8) != 0)
+				res->verify_errors++;
+		}
+	if (res->verify_errors)
+		rc = marrow_fail(MARROW_EIO, "GPU rate run: %llu destination slots hold wrong bytes",
+				 (unsigned long long)res->verify_errors);
+fail:
+	if (ev)
+		cudaEventDestroy(ev);
+	cudaFree(ts);
+	free(hts);
+	free(expect);
+	return rc;
+}
