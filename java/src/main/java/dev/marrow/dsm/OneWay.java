@@ -45,8 +45,9 @@ public enum OneWay {
 
     /** One-way sweep: data src -> dst in a cluster of n with all other ranks idle. */
     public Sweep.Result oneWay(DsmContext ctx, int n, int src, int dst) {
-        String series = series(src, dst);
-        Spec spec = add(Spec.idle(series + (n == 2 ? "" : " (cluster " + n + ")"), n), src, dst);
+        // The cluster size is part of the label: E2-E4 sweep 1->0 in clusters of 2 and 16.
+        String series = series(src, dst) + (n == 2 ? "" : " cl" + n);
+        Spec spec = add(Spec.idle(series, n), src, dst);
         return Sweep.run(ctx, spec, List.of(stream(src, dst, series)));
     }
 
