@@ -181,7 +181,7 @@ static int check_peer(const struct mlx5_local_end *l, const struct marrow_mlx5_p
 {
 	if (p->size < sizeof(*p))
 		return marrow_fail(MARROW_EINVAL, "peer info size %u < sizeof %zu", p->size, sizeof(*p));
-	if (p->qpn == 0 || (p->qpn & ~QPN_MASK))
+	if (p->qpn <= 1 || (p->qpn & ~QPN_MASK))
 		return marrow_fail(MARROW_EINVAL, "peer QPN 0x%x is not a 24-bit QP number (0 and 1 are special)",
 				   p->qpn);
 	if (p->psn & ~PSN_MASK)

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.marrow.mlx5;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
+/**
+ * An opened mlx5 device, one port, and a protection domain. Close the QPs
+ * and memory regions first (the C side answers EBUSY otherwise). Where no
+ * mlx5 NIC exists, {@link #open} throws {@link dev.marrow.api.NativeException}
+ * with status ENODEV and the probe's reason.
+ */
+public final class Mlx5Device implements AutoCloseable {
+    private final MemorySegment handle;
+    private final String name;
+    private final int port;
+    private final int gidIndex;
+    private boolean closed;
+
+    private Mlx5Device(MemorySegment handle, String name, int port, int gidIndex) {
+        this.handle = handle;
+        this.name = name;
+        this.port = port;
+        this.gidIndex = gidIndex;
+    }
+
+    /** The first mlx5 device, port 1, automatic GID index. */
+    public static Mlx5Device open() {
+        return open(null, 0, -1);
+    }
+
+    /**
+     * @param name     e.g. "mlx5_0"; null or "" = the first mlx5 device
+     * @param port     1-based; 0 = 1
+     * @param gidIndex -1 = automatic (IB: 0; RoCE: a routable RoCE v2 GID)
+     */
+    public static Mlx5Device open(String name, int port, int gidIndex) {
+        byte[] n = (name == null ? "" : name).getBytes(StandardCharsets.UTF_8);
+        if (n.length >= 64) {
+            throw new IllegalArgumentException("device name longer than 63 bytes: " + name);
+        }
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment attr = a.allocate(Mlx5Ffi.DEVICE_ATTR);
+            attr.set(JAVA_INT, 0, (int) Mlx5Ffi.DEVICE_ATTR.byteSize());
+            MemorySegment.copy(MemorySegment.ofArray(n), 0, attr, Mlx5Ffi.off(Mlx5Ffi.DEVICE_ATTR, "name"), n.length);
+            attr.set(JAVA_INT, Mlx5Ffi.off(Mlx5Ffi.DEVICE_ATTR, "port"), port);
+            attr.set(JAVA_INT, Mlx5Ffi.off(Mlx5Ffi.DEVICE_ATTR, "gid_index"), gidIndex);
+            MemorySegment out = a.allocate(ADDRESS);
+            Mlx5Ffi.V.LIB.check((int) Mlx5Ffi.V.DEVICE_OPEN.invokeExact(attr, out), "marrow_mlx5_device_open");
+            return new Mlx5Device(out.get(ADDRESS, 0), Mlx5Ffi.str(attr, Mlx5Ffi.DEVICE_ATTR, "name"),
+                    attr.get(JAVA_INT, Mlx5Ffi.off(Mlx5Ffi.DEVICE_ATTR, "port")),
+                    attr.get(JAVA_INT, Mlx5Ffi.off(Mlx5Ffi.DEVICE_ATTR, "gid_index")));
+        } catch (Throwable t) {
+            throw Mlx5Ffi.rethrow(t);
+        }
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public int gidIndex() {
+        return gidIndex;
+    }
+
+    /** ibv_reg_mr over buffer (native memory that outlives the region); access: Access.* bits. */
+    public Mlx5MemoryRegion register(MemorySegment buffer, int access) {
+        if (!buffer.isNative()) {
+            throw new IllegalArgumentException("only native memory can be registered with the NIC");
+        }
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment out = a.allocate(ADDRESS);
+            MemorySegment lkey = a.allocate(JAVA_INT);
+            MemorySegment rkey = a.allocate(JAVA_INT);
+            Mlx5Ffi.V.LIB.check((int) Mlx5Ffi.V.MR_REG.invokeExact(handle, buffer, buffer.byteSize(), access, out,
+                    lkey, rkey), "marrow_mlx5_mr_reg");
+            return new Mlx5MemoryRegion(this, out.get(ADDRESS, 0), buffer, lkey.get(JAVA_INT, 0), rkey.get(JAVA_INT, 0));
+        } catch (Throwable t) {
+            throw Mlx5Ffi.rethrow(t);
+        }
+    }
+
+    public Mlx5QueuePair createQueuePair(Mlx5QueuePair.Config config) {
+        return Mlx5QueuePair.create(this, config);
+    }
+
+    MemorySegment handle() {
+        return handle;
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        try {
+            Mlx5Ffi.V.LIB.check((int) Mlx5Ffi.V.DEVICE_CLOSE.invokeExact(handle), "marrow_mlx5_device_close");
+            closed = true;
+        } catch (Throwable t) {
+            throw Mlx5Ffi.rethrow(t);
+        }
+    }
+}

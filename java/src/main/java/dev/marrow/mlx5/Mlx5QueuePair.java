@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.marrow.mlx5;
+
+import dev.marrow.api.softnic.Access;
+import dev.marrow.api.softnic.QpState;
+import dev.marrow.internal.ffi.EmuLayouts;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.ThreadLocalRandom;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+/**
+ * A hardware RC queue pair and its send CQ, created through verbs, with
+ * the queues exposed exactly like {@link dev.marrow.api.softnic.QueuePair}'s:
+ * the same segments (SQ ring, doorbell record, UAR) plus the raw
+ * {@code struct marrow_qp_view} / {@code marrow_cq_view} that the mini-gda
+ * runners take. Everything becomes inaccessible once the QP is closed.
+ *
+ * <p>Connect: {@link #localInfo} → {@link PeerExchange#exchange} →
+ * {@link #connect} → {@link PeerExchange#barrier} before the first write.
+ */
+public final class Mlx5QueuePair implements AutoCloseable {
+
+    /** Creation parameters; sizes are log2. */
+    public record Config(int logSqWqebbs, int logCqEntries, int maxInlineData, int access, QueuePlacement placement,
+                         int sqPsn) {
+        /** 256-WQEBB SQ, 256 CQEs, 220 bytes inline, all remote access, host queues, random PSN. */
+        public static Config defaults() {
+            return new Config(8, 8, 220, Access.ALL, QueuePlacement.HOST, ThreadLocalRandom.current().nextInt(1 << 24));
+        }
+
+        public Config withMaxInlineData(int n) {
+            return new Config(logSqWqebbs, logCqEntries, n, access, placement, sqPsn);
+        }
+
+        public Config withPlacement(QueuePlacement p) {
+            return new Config(logSqWqebbs, logCqEntries, maxInlineData, access, p, sqPsn);
+        }
+
+        public Config withLogSqWqebbs(int n) {
+            return new Config(n, logCqEntries, maxInlineData, access, placement, sqPsn);
+        }
+    }
+
+    private final MemorySegment handle;
+    private final Arena views = Arena.ofShared();
+    private final MemorySegment qpView;
+    private final MemorySegment cqView;
+    private final MemorySegment sq;
+    private final MemorySegment dbrec;
+    private final MemorySegment uar;
+    private final MemorySegment cqBuffer;
+    private final MemorySegment cqDbrec;
+    private boolean closed;
+
+    private Mlx5QueuePair(MemorySegment handle, MemorySegment qv, MemorySegment cv) {
+        this.handle = handle;
+        this.qpView = views.allocate(EmuLayouts.QP_VIEW).copyFrom(qv);
+        this.cqView = views.allocate(EmuLayouts.CQ_VIEW).copyFrom(cv);
+        long sqBytes = (long) qi("sq_stride") * qi("sq_wqe_cnt");
+        this.sq = qa("sq_buf").reinterpret(sqBytes, views, null);
+        this.dbrec = qa("dbrec").reinterpret(8, views, null);
+        this.uar = qa("uar").reinterpret(Math.max(8, uarSize()), views, null);
+        this.cqBuffer = ca("buf").reinterpret((long) ci("cqe_size") * ci("cqe_cnt"), views, null);
+        this.cqDbrec = ca("dbrec").reinterpret(8, views, null);
+    }
+
+    static Mlx5QueuePair create(Mlx5Device dev, Config c) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment attr = a.allocate(Mlx5Ffi.QP_ATTR);
+            attr.set(JAVA_INT, 0, (int) Mlx5Ffi.QP_ATTR.byteSize());
+            set(attr, "log_sq_wqebb_cnt", c.logSqWqebbs());
+            set(attr, "log_cqe_cnt", c.logCqEntries());
+            set(attr, "max_inline_data", c.maxInlineData());
+            set(attr, "access", c.access());
+            set(attr, "placement", c.placement().code());
+            set(attr, "sq_psn", c.sqPsn());
+            MemorySegment qv = a.allocate(EmuLayouts.QP_VIEW);
+            qv.set(JAVA_INT, 0, (int) EmuLayouts.QP_VIEW.byteSize());
+            MemorySegment cv = a.allocate(EmuLayouts.CQ_VIEW);
+            cv.set(JAVA_INT, 0, (int) EmuLayouts.CQ_VIEW.byteSize());
+            MemorySegment out = a.allocate(ADDRESS);
+            Mlx5Ffi.V.LIB.check((int) Mlx5Ffi.V.QP_CREATE.invokeExact(dev.handle(), attr, out, qv, cv),
+                    "marrow_mlx5_qp_create");
+            return new Mlx5QueuePair(out.get(ADDRESS, 0), qv, cv);
+        } catch (Throwable t) {
+            throw Mlx5Ffi.rethrow(t);
+        }
+    }
+
+    public int qpn() {
+        return qi("qpn");
+    }
+
+    public int sqWqebbs() {
+        return qi("sq_wqe_cnt");
+    }
+
+    /** What the provider granted (at least what was asked for). */
+    public int maxInlineData() {
+        return qi("max_inline_data");
+    }
+
+    /** The SQ ring: sqWqebbs() x 64 bytes of WQEBBs. */
+    public MemorySegment sendQueue() {
+        return sq;
+    }
+
+    /** 2 x BE32: [0] receive counter, [1] send counter. */
+    public MemorySegment dbrec() {
+        return dbrec;
+    }
+
+    /** The BlueFlame/doorbell register (device MMIO): store 8 bytes, never read. */
+    public MemorySegment uar() {
+        return uar;
+    }
+
+    /** bf.size: bytes of one BlueFlame half; 0 when the register takes doorbells only. */
+    public long uarSize() {
+        return qpView.get(JAVA_LONG, Mlx5Ffi.off(EmuLayouts.QP_VIEW, "uar_size"));
+    }
+
+    public int cqn() {
+        return ci("cqn");
+    }
+
+    public int cqEntries() {
+        return ci("cqe_cnt");
+    }
+
+    /** cqEntries() x 64-byte CQEs (owner-bit polling). */
+    public MemorySegment cqBuffer() {
+        return cqBuffer;
+    }
+
+    /** 2 x BE32: consumer index (the poller must advance it: the CQ checks overrun), arm word. */
+    public MemorySegment cqDbrec() {
+        return cqDbrec;
+    }
+
+    /** The raw struct marrow_qp_view (EmuLayouts.QP_VIEW), valid until close: pass it to the gda runners. */
+    public MemorySegment qpView() {
+        return qpView;
+    }
+
+    /** The raw struct marrow_cq_view (EmuLayouts.CQ_VIEW), valid until close. */
+    public MemorySegment cqView() {
+        return cqView;
+    }
+
+    /** This side's half of the exchange; mr (may be null) is the buffer the peer may write. */
+    public PeerInfo localInfo(Mlx5MemoryRegion mr) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment s = a.allocate(Mlx5Ffi.PEER_INFO);
+            s.set(JAVA_INT, 0, (int) Mlx5Ffi.PEER_INFO.byteSize());
+            MemorySegment m = mr == null ? MemorySegment.NULL : mr.handle();
+            Mlx5Ffi.V.LIB.check((int) Mlx5Ffi.V.QP_LOCAL_INFO.invokeExact(handle, m, s), "marrow_mlx5_qp_local_info");
+            return PeerInfo.fromNative(s);
+        } catch (Throwable t) {
+            throw Mlx5Ffi.rethrow(t);
+        }
+    }
+
+    /** RESET -> INIT -> RTR -> RTS towards peer; params null = the C defaults. */
+    public void connect(PeerInfo peer, ConnParams params) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment p = a.allocate(Mlx5Ffi.PEER_INFO);
+            peer.toNative(p);
+            MemorySegment k = MemorySegment.NULL;
+            if (params != null) {
+                k = a.allocate(Mlx5Ffi.CONN_PARAMS);
+                params.toNative(k);
+            }
+            Mlx5Ffi.V.LIB.check((int) Mlx5Ffi.V.QP_CONNECT.invokeExact(handle, p, k), "marrow_mlx5_qp_connect");
+        } catch (Throwable t) {
+            throw Mlx5Ffi.rethrow(t);
+        }
+    }
+
+    /** The state as the NIC reports it (ibv_query_qp). */
+    public QpState state() {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment out = a.allocate(JAVA_INT);
+            Mlx5Ffi.V.LIB.check((int) Mlx5Ffi.V.QP_STATE.invokeExact(handle, out), "marrow_mlx5_qp_state");
+            return QpState.of(out.get(JAVA_INT, 0));
+        } catch (Throwable t) {
+            throw Mlx5Ffi.rethrow(t);
+        }
+    }
+
+    /**
+     * Maps the queues into the current CUDA device: SQ, both doorbell
+     * records and the CQ as host memory, the UAR as IO memory (this is the
+     * step that needs PeerMappingOverride=1).
+     */
+    public GpuQueueMappings mapIntoGpu() {
+        return GpuQueueMappings.of(this);
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        try {
+            Mlx5Ffi.V.LIB.check((int) Mlx5Ffi.V.QP_DESTROY.invokeExact(handle), "marrow_mlx5_qp_destroy");
+            closed = true;
+            views.close();
+        } catch (Throwable t) {
+            throw Mlx5Ffi.rethrow(t);
+        }
+    }
+
+    private int qi(String f) {
+        return qpView.get(JAVA_INT, Mlx5Ffi.off(EmuLayouts.QP_VIEW, f));
+    }
+
+    private int ci(String f) {
+        return cqView.get(JAVA_INT, Mlx5Ffi.off(EmuLayouts.CQ_VIEW, f));
+    }
+
+    private MemorySegment qa(String f) {
+        return qpView.get(ADDRESS, Mlx5Ffi.off(EmuLayouts.QP_VIEW, f));
+    }
+
+    private MemorySegment ca(String f) {
+        return cqView.get(ADDRESS, Mlx5Ffi.off(EmuLayouts.CQ_VIEW, f));
+    }
+
+    private static void set(MemorySegment s, String f, int v) {
+        s.set(JAVA_INT, Mlx5Ffi.off(Mlx5Ffi.QP_ATTR, f), v);
+    }
+}

@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.marrow.mlx5;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.time.Duration;
+
+/**
+ * A minimal TCP rendezvous of two PEs (mini-gda {@code --peer host:port}):
+ * one side listens, the other connects; both send their {@link PeerInfo}
+ * and read the other's, then meet at barriers (e.g. "both QPs are RTS"
+ * before the first write). Every wait is bounded by the timeout given at
+ * open; a peer that dies or sends garbage ends in {@link PeerExchangeException}.
+ * One exchange per connection, used by one thread.
+ */
+public final class PeerExchange implements AutoCloseable {
+    private final Socket socket;
+    private final String peerName;
+    private final InputStream in;
+    private final OutputStream out;
+    private int barrierSeq;
+
+    private PeerExchange(Socket socket, Duration timeout) throws IOException {
+        this.socket = socket;
+        this.peerName = socket.getRemoteSocketAddress().toString();
+        socket.setTcpNoDelay(true);
+        socket.setSoTimeout(millis(timeout));
+        this.in = socket.getInputStream();
+        this.out = socket.getOutputStream();
+    }
+
+    /** The listening half before a peer has connected; port 0 picks a free port. */
+    public static final class Listener implements AutoCloseable {
+        private final ServerSocket server;
+
+        private Listener(ServerSocket server) {
+            this.server = server;
+        }
+
+        public int port() {
+            return server.getLocalPort();
+        }
+
+        /** Waits at most timeout for the peer, then closes the listening socket. */
+        public PeerExchange accept(Duration timeout) {
+            try (ServerSocket s = server) {
+                s.setSoTimeout(millis(timeout));
+                return new PeerExchange(s.accept(), timeout);
+            } catch (SocketTimeoutException e) {
+                throw new PeerExchangeException("no peer connected to port " + port() + " within " + timeout
+                        + " (start the other side with --peer <this-host>:" + port() + ")", e);
+            } catch (IOException e) {
+                throw new PeerExchangeException("accepting the peer on port " + port() + " failed: " + e, e);
+            }
+        }
+
+        @Override
+        public void close() {
+            try {
+                server.close();
+            } catch (IOException ignored) {
+                // nothing left to release
+            }
+        }
+    }
+
+    public static Listener bind(int port) {
+        try {
+            ServerSocket s = new ServerSocket();
+            s.setReuseAddress(true);
+            s.bind(new InetSocketAddress(port));
+            return new Listener(s);
+        } catch (IOException e) {
+            throw new PeerExchangeException("cannot listen on port " + port + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Connects to a listening peer, retrying refused connections until the
+     * deadline (the peer may start a little later).
+     */
+    public static PeerExchange connect(String host, int port, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        IOException last = null;
+        while (System.nanoTime() < deadline) {
+            Socket s = new Socket();
+            try {
+                int left = (int) Math.max(1, Math.min(Integer.MAX_VALUE, (deadline - System.nanoTime()) / 1_000_000));
+                s.connect(new InetSocketAddress(host, port), left);
+                return new PeerExchange(s, timeout);
+            } catch (ConnectException e) {
+                last = e;
+                closeQuietly(s);
+                sleep(Math.min(100, Math.max(1, (deadline - System.nanoTime()) / 1_000_000)));
+            } catch (IOException e) {
+                closeQuietly(s);
+                if (!(e instanceof SocketTimeoutException)) {
+                    throw new PeerExchangeException("cannot connect to peer " + host + ":" + port + ": " + e, e);
+                }
+                last = e;
+            }
+        }
+        throw new PeerExchangeException("could not connect to peer " + host + ":" + port + " within " + timeout
+                + " (is the other side running with --peer :" + port + "?)" + (last == null ? "" : ": " + last),
+                last);
+    }
+
+    /** Listens or connects as the address says. */
+    public static PeerExchange open(PeerAddress addr, Duration timeout) {
+        if (addr.listens()) {
+            return bind(addr.port()).accept(timeout);
+        }
+        return connect(addr.host(), addr.port(), timeout);
+    }
+
+    /** Sends ours, returns theirs. */
+    public PeerInfo exchange(PeerInfo mine) {
+        send(PeerMessages.encodeInfo(mine), "peer info");
+        return PeerMessages.decodeInfo(receive("peer info"));
+    }
+
+    /** Returns once the peer has reached its matching barrier. */
+    public void barrier() {
+        int seq = ++barrierSeq;
+        send(PeerMessages.encodeBarrier(seq), "barrier " + seq);
+        int theirs = PeerMessages.decodeBarrier(receive("barrier " + seq));
+        if (theirs != seq) {
+            throw new PeerExchangeException("peer is at barrier " + theirs + ", this side at " + seq
+                    + " (the two sides are out of step)");
+        }
+    }
+
+    private void send(byte[] frame, String what) {
+        try {
+            out.write(frame);
+            out.flush();
+        } catch (IOException e) {
+            throw new PeerExchangeException("sending the " + what + " to " + peerName + " failed (peer gone?): " + e, e);
+        }
+    }
+
+    private byte[] receive(String what) {
+        try {
+            return PeerMessages.readFrame(in, what);
+        } catch (SocketTimeoutException e) {
+            throw new PeerExchangeException("no " + what + " from " + peerName + " within "
+                    + Duration.ofMillis(soTimeout()) + " (peer stuck or dead?)", e);
+        } catch (PeerExchangeException e) {
+            throw new PeerExchangeException(e.getMessage() + " [peer " + peerName + "]", e);
+        } catch (IOException e) {
+            throw new PeerExchangeException("reading the " + what + " from " + peerName + " failed: " + e, e);
+        }
+    }
+
+    private int soTimeout() {
+        try {
+            return socket.getSoTimeout();
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+
+    public String peerName() {
+        return peerName;
+    }
+
+    @Override
+    public void close() {
+        closeQuietly(socket);
+    }
+
+    private static int millis(Duration d) {
+        if (d.isNegative() || d.isZero()) {
+            throw new IllegalArgumentException("peer exchange timeout must be positive, got " + d);
+        }
+        return (int) Math.min(Integer.MAX_VALUE, d.toMillis());
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new PeerExchangeException("interrupted while waiting for the peer", e);
+        }
+    }
+
+    private static void closeQuietly(AutoCloseable c) {
+        try {
+            c.close();
+        } catch (Exception ignored) {
+            // closing on an error path: the first error is the one to report
+        }
+    }
+}
