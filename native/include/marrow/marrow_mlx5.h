@@ -67,7 +67,7 @@ struct marrow_mlx5_qp_attr {
 	uint32_t log_sq_wqebb_cnt; /* 1..15: max_send_wr = 1 << n; libmlx5 sizes the ring (view.sq_wqe_cnt) */
 	uint32_t log_cqe_cnt;      /* 1..22: send CQ entries asked for (view.cqe_cnt may be larger) */
 	uint32_t max_inline_data;  /* bytes asked for; the view reports what the provider granted */
-	uint32_t access;           /* remote access the peer gets: IBV_ACCESS_* (1 LW, 2 RW, 4 RR, 8 RA) */
+	uint32_t access;           /* rights the peer gets: IBV_ACCESS_* 2 RW, 4 RR, 8 RA (1 LW: ignored here) */
 	uint32_t placement;        /* enum marrow_mlx5_placement */
 	uint32_t sq_psn;           /* start PSN of this QP's SQ (24 bits); tell the peer */
 };

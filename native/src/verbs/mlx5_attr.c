@@ -261,7 +261,9 @@ int mlx5_build_qp_attr(enum ibv_qp_state target, const struct mlx5_local_end *lo
 		attr->qp_state = IBV_QPS_INIT;
 		attr->pkey_index = 0;
 		attr->port_num = local->port;
-		attr->qp_access_flags = local->access;
+		/* Only the remote rights belong to a QP; local write is an MR flag. */
+		attr->qp_access_flags = local->access & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+							 IBV_ACCESS_REMOTE_ATOMIC);
 		*mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS;
 		return MARROW_OK;
 	case IBV_QPS_RTR:

@@ -176,7 +176,7 @@ MARROW_API int marrow_mlx5_qp_create(struct marrow_mlx5_device *d,
 		return marrow_fail(MARROW_ENOMEM, "marrow_mlx5_qp_create: out of memory");
 	q->dev = d;
 	q->psn = a->sq_psn;
-	q->access = a->access | IBV_ACCESS_LOCAL_WRITE;
+	q->access = a->access;
 	pthread_mutex_lock(&d->lock);
 	rc = qp_create_objs(s, d, a, q, &granted);
 	if (rc == MARROW_OK)
