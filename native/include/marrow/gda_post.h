@@ -85,6 +85,7 @@
 #if defined(__CUDACC__)
 #define GDA_FN __device__ __forceinline__
 #else
+#include <sched.h>
 #include <time.h>
 #define GDA_FN static inline __attribute__((always_inline))
 #endif
@@ -156,7 +157,7 @@ GDA_FN uint64_t gda_now_ns(void)
 	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
 	return t;
 }
-GDA_FN void gda_relax(void) { }
+GDA_FN void gda_relax(uint32_t spins) { (void)spins; }
 #else
 GDA_FN uint64_t gda_now_ns(void)
 {
@@ -164,8 +165,13 @@ GDA_FN uint64_t gda_now_ns(void)
 	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
-GDA_FN void gda_relax(void)
+/* Spin politely; after many spins also yield the core, so that a host with
+ * fewer cores than spinning threads (poster, peer, NIC engine) still makes
+ * progress instead of waiting for the scheduler's time slice. */
+GDA_FN void gda_relax(uint32_t spins)
 {
+	if ((spins & 1023u) == 0u)
+		sched_yield();
 #if defined(__x86_64__) || defined(__i386__)
 	__builtin_ia32_pause();
 #elif defined(__aarch64__)
@@ -390,7 +396,7 @@ GDA_FN int gda_wait_cqe(struct gda_sq *sq, struct gda_cq *cq, int ord, uint32_t 
 				return MARROW_ETIMEDOUT;
 			}
 		}
-		gda_relax();
+		gda_relax(spins);
 	}
 	gda_acquire(ord);
 	{
@@ -431,7 +437,7 @@ GDA_FN int gda_wait_word(const uint64_t *p, uint64_t want, int ord, uint64_t tim
 				return MARROW_ETIMEDOUT;
 			}
 		}
-		gda_relax();
+		gda_relax(spins);
 	}
 	gda_acquire(ord);
 	return MARROW_OK;

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.marrow.cli;
+
+import dev.marrow.api.softnic.SoftNic;
+import dev.marrow.gda.Experiment;
+import dev.marrow.gda.GdaRecords;
+import dev.marrow.gda.GdaRun;
+import dev.marrow.gda.GdaRunSpec;
+import dev.marrow.gda.GdaSetup;
+import dev.marrow.gda.MiniGda;
+import dev.marrow.gda.Nic;
+import dev.marrow.gda.Ordering;
+import dev.marrow.gda.Payload;
+import dev.marrow.gda.Placement;
+import dev.marrow.gda.Target;
+import dev.marrow.results.ResultRecord;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+/** mini-gda: single-operation costs of RDMA WRITEs posted by the thread that owns the QP. */
+@Command(name = "gda", mixinStandardHelpOptions = true,
+        description = "mini-gda: GPU- (or CPU-) submitted RDMA WRITEs, single-operation costs (paper 4.1, Tables 3-4).",
+        subcommands = {GdaCommand.Latency.class})
+public final class GdaCommand {
+
+    /** The inline sizes of the paper's Fig. 3a. */
+    static final int[] SWEEP_SIZES = {8, 16, 28, 32, 60, 92, 124, 220};
+
+    @Command(name = "latency", mixinStandardHelpOptions = true,
+            description = {"Issue, put+completion and round-trip latency of one 8-byte RDMA WRITE, one thread, "
+                    + "at most one outstanding put.",
+                    "Timed (in C / CUDA, never Java): issue = WQE build to doorbell store; put+completion = to the "
+                    + "CQE consumed; round trip = to the peer's write-back seen. CPU: CLOCK_MONOTONIC_RAW; "
+                    + "GPU: %globaltimer, plus %clock64 for the effective SM clock.",
+                    "Untimed: payload staging before each sample, the completion after an issue sample, "
+                    + "and validation of the delivered bytes after every iteration.",
+                    "--sweep ordering: every ordering x {inline, pointer}; --sweep size: inline sizes "
+                    + "8..220 bytes (Fig. 3a). Each sweep prints one table.",
+                    "--nic softnic results are EMULATED (\"hardware\": false)."})
+    static final class Latency implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+        @Mixin
+        OutputOptions out;
+
+        @Option(names = "--target", defaultValue = "cpu", description = "cpu or cuda. Default: ${DEFAULT-VALUE}")
+        String target;
+
+        @Option(names = "--nic", defaultValue = "softnic", description = "softnic or mlx5. Default: ${DEFAULT-VALUE}")
+        String nic;
+
+        @Option(names = "--ordering", defaultValue = "gpu-fence",
+                description = "none, gpu-fence, gpu-fence-dbrec, release-gpu, threadfence, release-sys, fence-sys. Default: ${DEFAULT-VALUE}")
+        String ordering;
+
+        @Option(names = "--payload", defaultValue = "inline", description = "inline or pointer. Default: ${DEFAULT-VALUE}")
+        String payload;
+
+        @Option(names = "--size", defaultValue = "8", description = "Payload bytes. Default: ${DEFAULT-VALUE}")
+        int size;
+
+        @Option(names = "--iters", defaultValue = "10000", description = "Timed iterations per experiment. Default: ${DEFAULT-VALUE}")
+        int iters;
+
+        @Option(names = "--warmup", defaultValue = "1000", description = "Untimed iterations first. Default: ${DEFAULT-VALUE}")
+        int warmup;
+
+        @Option(names = "--placement", defaultValue = "host", description = "Queue memory: host (gpu needs DevX umem: not implemented). Default: ${DEFAULT-VALUE}")
+        String placement;
+
+        @Option(names = "--experiments", split = ",",
+                description = "Comma list of issue, putc, rtt. Default: issue,putc,rtt (sweeps: issue,putc)")
+        List<String> experiments;
+
+        @Option(names = "--sweep", description = "ordering (ordering x {inline, pointer}) or size (inline 8..220 B)")
+        String sweep;
+
+        @Option(names = "--max-inline", defaultValue = "220", description = "QP max_inline_data. Default: ${DEFAULT-VALUE}")
+        int maxInline;
+
+        @Option(names = "--timeout-ms", defaultValue = "5000", description = "Bound of every single wait. Default: ${DEFAULT-VALUE}")
+        long timeoutMs;
+
+        @Option(names = "--engine-cpu", defaultValue = "-1", description = "Pin the software NIC engine to this CPU. Default: ${DEFAULT-VALUE}")
+        int engineCpu;
+
+        @Option(names = "--cuda-device", defaultValue = "0", description = "CUDA device ordinal. Default: ${DEFAULT-VALUE}")
+        int cudaDevice;
+
+        @Override
+        public Integer call() {
+            out.format();
+            if (iters < 1 || warmup < 0 || timeoutMs <= 0) {
+                throw new IllegalArgumentException("--iters must be >= 1, --warmup >= 0, --timeout-ms > 0");
+            }
+            GdaSetup setup = GdaSetup.defaults(Target.parse(target)).withNic(Nic.parse(nic))
+                    .withPlacement(Placement.parse(placement)).withMaxInline(maxInline)
+                    .withEngineCpu(engineCpu).withCudaDevice(cudaDevice).withPollMode(SoftNic.PollMode.HOT)
+                    .withBufferBytes(Math.max(64 * 1024, ((long) size + 4095) / 4096 * 4096));
+            List<Experiment> exps = experiments(sweep != null);
+            List<ResultRecord> records = new ArrayList<>();
+            boolean allValid = true;
+            try (MiniGda g = MiniGda.open(setup)) {
+                for (Point p : points()) {
+                    List<GdaRun> runs = new ArrayList<>();
+                    for (Experiment e : exps) {
+                        runs.add(g.run(new GdaRunSpec(e, p.ordering, p.payload, p.size, iters, warmup,
+                                timeoutMs * 1_000_000L)));
+                    }
+                    allValid &= runs.stream().allMatch(GdaRun::valid);
+                    records.add(GdaRecords.record(runs));
+                }
+            }
+            out.emit(records, spec.commandLine().getOut(), spec.commandLine().getErr());
+            if (!allValid) {
+                spec.commandLine().getErr().println("marrow: payload validation FAILED for the rows with valid=false "
+                        + "(the destination did not hold the posted bytes)");
+                return 1;
+            }
+            return 0;
+        }
+
+        record Point(Ordering ordering, Payload payload, int size) {
+        }
+
+        List<Point> points() {
+            List<Point> pts = new ArrayList<>();
+            if (sweep == null) {
+                pts.add(new Point(Ordering.parse(ordering), Payload.parse(payload), size));
+            } else if (sweep.equals("ordering")) {
+                for (Ordering o : Ordering.values()) {
+                    for (Payload p : Payload.values()) {
+                        pts.add(new Point(o, p, size));
+                    }
+                }
+            } else if (sweep.equals("size")) {
+                Ordering o = Ordering.parse(ordering);
+                for (int s : SWEEP_SIZES) {
+                    if (s > maxInline) {
+                        throw new IllegalArgumentException("--sweep size needs --max-inline >= " + s);
+                    }
+                    pts.add(new Point(o, Payload.INLINE, s));
+                }
+            } else {
+                throw new IllegalArgumentException("--sweep must be ordering or size, not '" + sweep + "'");
+            }
+            return pts;
+        }
+
+        List<Experiment> experiments(boolean sweeping) {
+            if (experiments == null || experiments.isEmpty()) {
+                return sweeping ? List.of(Experiment.ISSUE, Experiment.PUT_COMPLETION)
+                        : size == 8 ? List.of(Experiment.ISSUE, Experiment.PUT_COMPLETION, Experiment.ROUND_TRIP)
+                        : List.of(Experiment.ISSUE, Experiment.PUT_COMPLETION);
+            }
+            List<Experiment> l = new ArrayList<>();
+            for (String s : experiments) {
+                l.add(Experiment.parse(s.trim()));
+            }
+            return l;
+        }
+    }
+}

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.marrow.gda;
+
+/**
+ * What one sample measures (paper §4.1). Every experiment runs one thread
+ * with at most one outstanding put; marrow_gda.h says exactly where each
+ * sample starts and ends.
+ */
+public enum Experiment {
+    /** WQE construction to the doorbell store. */
+    ISSUE("issue", "issue", 0),
+    /** WQE construction to the CQE polled and consumed. */
+    PUT_COMPLETION("put+completion", "putc", 1),
+    /** WQE construction to the peer's write-back of the data word seen. */
+    ROUND_TRIP("round-trip", "rtt", 2);
+
+    private final String cliName;
+    private final String metricPrefix;
+    private final int code;
+
+    Experiment(String cliName, String metricPrefix, int code) {
+        this.cliName = cliName;
+        this.metricPrefix = metricPrefix;
+        this.code = code;
+    }
+
+    public String cliName() {
+        return cliName;
+    }
+
+    /** Prefix of this experiment's metrics in result records (issue_p50_ns, putc_p50_ns, rtt_p50_ns). */
+    public String metricPrefix() {
+        return metricPrefix;
+    }
+
+    public int code() {
+        return code;
+    }
+
+    public static Experiment parse(String s) {
+        for (Experiment e : values()) {
+            if (e.cliName.equals(s) || e.metricPrefix.equals(s)) {
+                return e;
+            }
+        }
+        throw new IllegalArgumentException("unknown experiment '" + s + "'; one of issue, putc (put+completion), rtt (round-trip)");
+    }
+
+    @Override
+    public String toString() {
+        return cliName;
+    }
+}

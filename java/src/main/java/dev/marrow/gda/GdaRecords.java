@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.marrow.gda;
+
+import dev.marrow.results.ResultRecord;
+import dev.marrow.results.Stats;
+
+import java.util.List;
+
+/**
+ * Turns the runs of one configuration point (one ordering, payload and size;
+ * one run per experiment) into one result record: parameters, then per
+ * experiment p50/p99/min/max in ns (and, on the GPU, the median cycles and
+ * the effective SM clock), then validation and counters.
+ */
+public final class GdaRecords {
+    public static final String EXPERIMENT = "gda.latency";
+
+    private GdaRecords() {
+    }
+
+    public static ResultRecord record(List<GdaRun> runs) {
+        if (runs.isEmpty()) {
+            throw new IllegalArgumentException("no runs");
+        }
+        GdaRun first = runs.getFirst();
+        GdaSetup s = first.setup();
+        GdaRunSpec spec = first.spec();
+        ResultRecord r = new ResultRecord(EXPERIMENT, s.backendName(), s.nic().hardware())
+                .param("target", s.target().cliName())
+                .param("nic", s.nic().cliName())
+                .param("ordering", spec.ordering().cliName())
+                .param("payload", spec.payload().cliName())
+                .param("size_bytes", spec.size())
+                .param("iters", spec.iters())
+                .param("warmup", spec.warmup())
+                .param("placement", s.placement().cliName());
+        long payloadErrors = 0;
+        long posts = 0;
+        long emuWrites = 0;
+        long emuCqes = 0;
+        long emuErrCqes = 0;
+        for (GdaRun run : runs) {
+            String p = run.spec().experiment().metricPrefix();
+            Stats st = run.stats();
+            r.metric(p + "_p50_ns", st.p50()).metric(p + "_p99_ns", st.p99())
+                    .metric(p + "_min_ns", st.min()).metric(p + "_max_ns", st.max());
+            if (run.samplesCycles() != null) {
+                r.metric(p + "_p50_cycles", run.p50Cycles())
+                        .metric(p + "_sm_clock_ghz", ResultRecord.round(run.smClockGhz(), 3));
+            }
+            payloadErrors += run.payloadErrors();
+            posts += run.posts() + run.peerPosts();
+            emuWrites += run.emuCounters().getOrDefault("emu_wqe_rdma_write", 0L);
+            emuCqes += run.emuCounters().getOrDefault("emu_cqe_req", 0L);
+            emuErrCqes += run.emuCounters().getOrDefault("emu_cqe_req_err", 0L);
+        }
+        r.metric("wqebbs", first.wqebbsPerWqe())
+                .metric("payload_errors", payloadErrors)
+                .metric("valid", payloadErrors == 0)
+                .metric("posts", posts);
+        if (!s.nic().hardware()) {
+            r.metric("emu_wqe_rdma_write", emuWrites).metric("emu_cqe_req", emuCqes)
+                    .metric("emu_cqe_req_err", emuErrCqes);
+        }
+        r.param("percentiles", Stats.PERCENTILE_DEFINITION);
+        return r;
+    }
+}

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.marrow.gda;
+
+import dev.marrow.api.softnic.SoftNic;
+
+/**
+ * What {@link MiniGda#open} builds: the execution target, the NIC that owns
+ * the queues, where the queues live, and the queue shapes.
+ *
+ * @param maxInline     the QPs' max_inline_data (bytes); longer inline payloads are rejected
+ * @param logSq         log2 of the SQ size in WQEBBs
+ * @param logCq         log2 of the CQ size in CQEs
+ * @param collapsedCq   cc = 1 CQs (completion by wqe_counter in slot 0)
+ * @param bufferBytes   size of each side's source and inbox buffer (pointer payloads up to this)
+ * @param pollMode      software NIC engine polling (HOT for measurements)
+ * @param engineCpu     pin the engine thread to this CPU (-1: no pinning)
+ * @param cudaDevice    CUDA ordinal for {@link Target#CUDA}
+ */
+public record GdaSetup(Target target, Nic nic, Placement placement, int maxInline, int logSq, int logCq,
+                       boolean collapsedCq, long bufferBytes, SoftNic.PollMode pollMode, int engineCpu,
+                       int cudaDevice) {
+
+    public static GdaSetup defaults(Target target) {
+        return new GdaSetup(target, Nic.SOFTNIC, Placement.HOST, 220, 8, 10, false, 64 * 1024,
+                SoftNic.PollMode.HOT, -1, 0);
+    }
+
+    public GdaSetup withNic(Nic n) {
+        return new GdaSetup(target, n, placement, maxInline, logSq, logCq, collapsedCq, bufferBytes, pollMode, engineCpu, cudaDevice);
+    }
+
+    public GdaSetup withPlacement(Placement p) {
+        return new GdaSetup(target, nic, p, maxInline, logSq, logCq, collapsedCq, bufferBytes, pollMode, engineCpu, cudaDevice);
+    }
+
+    public GdaSetup withMaxInline(int n) {
+        return new GdaSetup(target, nic, placement, n, logSq, logCq, collapsedCq, bufferBytes, pollMode, engineCpu, cudaDevice);
+    }
+
+    public GdaSetup withQueues(int logSqWqebbs, int logCqEntries, boolean collapsed) {
+        return new GdaSetup(target, nic, placement, maxInline, logSqWqebbs, logCqEntries, collapsed, bufferBytes, pollMode, engineCpu, cudaDevice);
+    }
+
+    public GdaSetup withBufferBytes(long n) {
+        return new GdaSetup(target, nic, placement, maxInline, logSq, logCq, collapsedCq, n, pollMode, engineCpu, cudaDevice);
+    }
+
+    public GdaSetup withPollMode(SoftNic.PollMode m) {
+        return new GdaSetup(target, nic, placement, maxInline, logSq, logCq, collapsedCq, bufferBytes, m, engineCpu, cudaDevice);
+    }
+
+    public GdaSetup withEngineCpu(int cpu) {
+        return new GdaSetup(target, nic, placement, maxInline, logSq, logCq, collapsedCq, bufferBytes, pollMode, cpu, cudaDevice);
+    }
+
+    public GdaSetup withCudaDevice(int dev) {
+        return new GdaSetup(target, nic, placement, maxInline, logSq, logCq, collapsedCq, bufferBytes, pollMode, engineCpu, dev);
+    }
+
+    /** "cpu+softnic", "cuda+softnic", ... as results name the backend. */
+    public String backendName() {
+        return target.cliName() + "+" + nic.cliName();
+    }
+}

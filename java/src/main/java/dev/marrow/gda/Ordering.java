@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.marrow.gda;
+
+import java.util.Arrays;
+import java.util.stream.Collectors;
+
+/**
+ * The seven ordering variants of the paper's Table 4: how the WQE and
+ * doorbell-record stores are ordered before the doorbell store. Codes are
+ * enum marrow_gda_ordering; gda_post.h documents the PTX each one emits and
+ * the C11 ordering the CPU executor maps it to.
+ */
+public enum Ordering {
+    NONE("none", 0, false, "no fence (unsafe control)"),
+    GPU_FENCE("gpu-fence", 1, false, "DBR; fence.acq_rel.gpu; DB (DOCA, GDAKI)"),
+    GPU_FENCE_DBREC("gpu-fence-dbrec", 2, false, "fence.acq_rel.gpu; DBR; fence.acq_rel.gpu; DB (fenced doorbell record)"),
+    RELEASE_GPU("release-gpu", 3, false, "st.release.gpu DBR; st.release.gpu DB (DeepEP)"),
+    THREADFENCE("threadfence", 4, false, "membar.gl; DBR; membar.gl; DB (NVSHMEM __threadfence)"),
+    RELEASE_SYS("release-sys", 5, true, "st.release.sys DBR; st.release.sys DB"),
+    FENCE_SYS("fence-sys", 6, true, "DBR; membar.sys; DB (__threadfence_system)");
+
+    private final String cliName;
+    private final int code;
+    private final boolean systemScope;
+    private final String description;
+
+    Ordering(String cliName, int code, boolean systemScope, String description) {
+        this.cliName = cliName;
+        this.code = code;
+        this.systemScope = systemScope;
+        this.description = description;
+    }
+
+    public String cliName() {
+        return cliName;
+    }
+
+    public int code() {
+        return code;
+    }
+
+    /**
+     * True for the variants that order for observers outside the GPU. With
+     * host-resident queues (software NIC, verbs host queues) only these are
+     * formally correct; the others are measured as the paper does.
+     */
+    public boolean systemScope() {
+        return systemScope;
+    }
+
+    public String description() {
+        return description;
+    }
+
+    public static Ordering parse(String s) {
+        for (Ordering o : values()) {
+            if (o.cliName.equals(s)) {
+                return o;
+            }
+        }
+        throw new IllegalArgumentException("unknown ordering '" + s + "'; one of " + names());
+    }
+
+    public static String names() {
+        return Arrays.stream(values()).map(Ordering::cliName).collect(Collectors.joining(", "));
+    }
+
+    @Override
+    public String toString() {
+        return cliName;
+    }
+}

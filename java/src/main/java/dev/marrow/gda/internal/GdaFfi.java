@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.marrow.gda.internal;
+
+import dev.marrow.internal.ffi.NativeLib;
+
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.invoke.MethodHandle;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
+/**
+ * Downcall handles of the two mini-gda runners. Each holder class loads its
+ * library on first use and runs the layout handshake for the marrow_gda.h
+ * structs against it.
+ */
+public final class GdaFfi {
+    private GdaFfi() {
+    }
+
+    /** libmarrow_host.so: the CPU executor. */
+    public static final class Host {
+        private Host() {
+        }
+
+        public static final NativeLib LIB = load();
+        /** int marrow_gda_cpu_run(cfg*, ep*, peer*, uint64 *samples_ns, result*) */
+        public static final MethodHandle CPU_RUN = LIB.handle("marrow_gda_cpu_run",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS));
+
+        private static NativeLib load() {
+            NativeLib lib = NativeLib.load("host");
+            lib.verifyLayouts(GdaLayouts.ALL);
+            return lib;
+        }
+    }
+
+    /** libmarrow_cuda.so: the GPU kernels. */
+    public static final class Cuda {
+        private Cuda() {
+        }
+
+        public static final NativeLib LIB = load();
+        /** int marrow_gda_cuda_run(cfg*, ep*, peer*, uint64 *samples_ns, uint64 *samples_cycles, result*) */
+        public static final MethodHandle CUDA_RUN = LIB.handle("marrow_gda_cuda_run",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS));
+
+        private static NativeLib load() {
+            NativeLib lib = NativeLib.load("cuda");
+            // The CUDA library lists the gda structs once src/cuda/cuda_abi.c includes
+            // gda/gda_abi.inc; until then the same header is verified through libmarrow_host
+            // (both libraries are compiled from it in one build).
+            if (lib.abiQuery("sizeof:marrow_gda_config") >= 0) {
+                lib.verifyLayouts(GdaLayouts.ALL);
+            } else {
+                Host.LIB.verifyLayouts(GdaLayouts.ALL);
+            }
+            return lib;
+        }
+    }
+}

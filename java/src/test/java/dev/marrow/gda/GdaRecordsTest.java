@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.marrow.gda;
+
+import dev.marrow.results.ResultRecord;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** One record per point: emulated label, parameters, per-experiment percentiles that match the samples. */
+class GdaRecordsTest {
+    @Test
+    void recordCarriesTheSamplesStatisticsAndTheEmulatedLabel() {
+        GdaSetup s = GdaSetup.defaults(Target.CPU);
+        GdaRunSpec issue = GdaRunSpec.of(Experiment.ISSUE, Ordering.RELEASE_GPU, Payload.POINTER, 8).withIters(5, 2);
+        long[] ns = {50, 10, 40, 20, 30};
+        GdaRun r1 = new GdaRun(s, issue, ns, null, 7, 7, 7, 0, 0, 150, 0, 3, 1,
+                Map.of("emu_wqe_rdma_write", 7L, "emu_cqe_req", 7L, "emu_cqe_req_err", 0L));
+        GdaRun r2 = new GdaRun(s, issue.withExperiment(Experiment.PUT_COMPLETION), new long[] {100, 300, 200, 400, 500},
+                null, 7, 7, 7, 0, 1, 1500, 0, 3, 1, Map.of("emu_wqe_rdma_write", 7L));
+        ResultRecord rec = GdaRecords.record(List.of(r1, r2));
+        assertFalse(rec.hardware(), "softnic results are emulated");
+        assertEquals("cpu+softnic", rec.backend());
+        assertEquals("release-gpu", rec.params().get("ordering"));
+        assertEquals("pointer", rec.params().get("payload"));
+        assertEquals(30L, rec.metric("issue_p50_ns"));
+        assertEquals(10L, rec.metric("issue_min_ns"));
+        assertEquals(50L, rec.metric("issue_max_ns"));
+        assertEquals(300L, rec.metric("putc_p50_ns"));
+        assertEquals(500L, rec.metric("putc_p99_ns"));
+        assertNull(rec.metric("issue_sm_clock_ghz"), "no SM clock off the GPU");
+        assertEquals(1L, rec.metric("payload_errors"));
+        assertEquals(false, rec.metric("valid"));
+        assertEquals(14L, rec.metric("emu_wqe_rdma_write"));
+        assertTrue(rec.flat().containsKey("warmup"));
+    }
+
+    @Test
+    void gpuRunsReportCyclesAndTheEffectiveClock() {
+        GdaSetup s = GdaSetup.defaults(Target.CUDA);
+        GdaRunSpec spec = GdaRunSpec.of(Experiment.ISSUE, Ordering.GPU_FENCE, Payload.INLINE, 8).withIters(3, 0);
+        GdaRun r = new GdaRun(s, spec, new long[] {700, 800, 900}, new long[] {1400, 1600, 1800}, 3, 3, 3, 0, 0,
+                2000, 3960, 3, 1, Map.of());
+        ResultRecord rec = GdaRecords.record(List.of(r));
+        assertEquals(1600L, rec.metric("issue_p50_cycles"));
+        assertEquals(1.98, rec.metric("issue_sm_clock_ghz"));
+        assertEquals("cuda+softnic", rec.backend());
+    }
+}
