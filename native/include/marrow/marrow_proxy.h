@@ -121,6 +121,8 @@ MARROW_API int marrow_proxy_attach_verbs(struct marrow_proxy *px, const char *de
 /* Redirects ring `ring`'s completion counter to *target (e.g. GPU memory
  * mapped through GDRCopy). Before start only. NULL restores the default. */
 MARROW_API int marrow_proxy_set_cpl_target(struct marrow_proxy *px, uint32_t ring, uint64_t *target);
+/* Pins worker w to cpus[w] (n entries; -1 = not pinned). Before start only. */
+MARROW_API int marrow_proxy_set_cpus(struct marrow_proxy *px, const int32_t *cpus, uint32_t n);
 MARROW_API int marrow_proxy_start(struct marrow_proxy *px);
 /* Stops and joins every worker (bounded: workers check the flag every pass). Idempotent. */
 MARROW_API int marrow_proxy_stop(struct marrow_proxy *px);
@@ -262,6 +264,8 @@ MARROW_API int marrow_proxy_cuda_latency(struct marrow_proxy_cuda_ctx *c,
 MARROW_API int marrow_proxy_cuda_rate(struct marrow_proxy_cuda_ctx *c,
 				      const struct marrow_proxy_rate_params *p,
 				      struct marrow_proxy_rate_result *r);
+/* cpl_kind, note, and the SM clock measured by the last latency run. */
+MARROW_API int marrow_proxy_cuda_query(struct marrow_proxy_cuda_ctx *c, struct marrow_proxy_cuda_info *info);
 MARROW_API int marrow_proxy_cuda_close(struct marrow_proxy_cuda_ctx *c);
 
 #ifdef __cplusplus

@@ -149,6 +149,17 @@ MARROW_API int marrow_proxy_set_cpl_target(struct marrow_proxy *px, uint32_t rin
 	return MARROW_OK;
 }
 
+MARROW_API int marrow_proxy_set_cpus(struct marrow_proxy *px, const int32_t *cpus, uint32_t n)
+{
+	if (px == NULL || (cpus == NULL && n > 0))
+		return marrow_fail(MARROW_EINVAL, "marrow_proxy_set_cpus: NULL argument");
+	if (px->running)
+		return marrow_fail(MARROW_EBUSY, "marrow_proxy_set_cpus: workers are running");
+	for (uint32_t w = 0; w < px->cfg.workers; w++)
+		px->workers[w].cpu_req = w < n ? cpus[w] : -1;
+	return MARROW_OK;
+}
+
 MARROW_API int marrow_proxy_start(struct marrow_proxy *px)
 {
 	if (px == NULL)

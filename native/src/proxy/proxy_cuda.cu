@@ -325,6 +325,7 @@ struct marrow_proxy_cuda_ctx {
 	dev_status *st;                  /* mapped pinned */
 	uint64_t **targets;
 	int sm_khz;
+	char note[160];
 };
 
 static int cu_fail(cudaError_t e, const char *what)
@@ -515,6 +516,7 @@ extern "C" MARROW_API int marrow_proxy_cuda_open(const struct marrow_proxy_cuda_
 		for (uint32_t r = 0; r < a->rings; r++)
 			cpl_targets[r] = c->targets[r];
 	info->cpl_kind = c->cpl_kind;
+	memcpy(c->note, info->note, sizeof(c->note));
 	*out = c;
 	return MARROW_OK;
 fail:
@@ -746,4 +748,14 @@ fail:
 	free(hts);
 	free(expect);
 	return rc;
+}
+
+extern "C" MARROW_API int marrow_proxy_cuda_query(struct marrow_proxy_cuda_ctx *c, struct marrow_proxy_cuda_info *info)
+{
+	if (c == NULL || info == NULL || info->size < sizeof(*info))
+		return marrow_fail(MARROW_EINVAL, "marrow_proxy_cuda_query: bad arguments");
+	info->cpl_kind = c->cpl_kind;
+	info->sm_clock_khz = c->sm_khz;
+	memcpy(info->note, c->note, sizeof(info->note));
+	return MARROW_OK;
 }

@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.marrow.cli;
+
+import dev.marrow.api.Backend;
+import dev.marrow.proxy.GpuProducers;
+import dev.marrow.proxy.Handoff;
+import dev.marrow.proxy.LatencySamples;
+import dev.marrow.proxy.MiniProxy;
+import dev.marrow.proxy.ProxyConfig;
+import dev.marrow.proxy.RateResult;
+import dev.marrow.proxy.WorkerStats;
+import dev.marrow.results.OutputFormat;
+import dev.marrow.results.ResultRecord;
+import dev.marrow.results.Stats;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+/** The mini-proxy: descriptor rings drained by CPU workers; latency and message rate. */
+@Command(name = "proxy", mixinStandardHelpOptions = true,
+        description = "mini-proxy (CPU proxy): GPU or CPU producers hand 16-byte descriptors to pinned CPU workers "
+                + "that post chains of RDMA WRITEs. Results on the software NIC are labelled EMULATED.",
+        subcommands = {ProxyCommand.Latency.class, ProxyCommand.Rate.class})
+public final class ProxyCommand {
+
+    static final String EXPERIMENT_LATENCY = "proxy.latency";
+    static final String EXPERIMENT_RATE = "proxy.rate";
+
+    /** Options shared by both experiments. */
+    static final class Common {
+        @Option(names = "--producer", defaultValue = "cpu", description = "cpu (CPU threads stand in for GPU threads) or cuda. Default: ${DEFAULT-VALUE}")
+        String producer;
+
+        @Option(names = "--nic", defaultValue = "softnic", description = "softnic (emulated mlx5) or verbs (a real RDMA device). Default: ${DEFAULT-VALUE}")
+        String nic;
+
+        @Option(names = "--device", description = "RDMA device for --nic verbs (default: the first)")
+        String device;
+
+        @Option(names = "--cpus", split = ",", description = "Cores for the workers, in order (default: the NIC's NUMA node when known, else unpinned)")
+        int[] cpus;
+
+        @Option(names = "--engine-cpu", defaultValue = "-1", description = "softnic: pin the engine thread (-1: no). Default: ${DEFAULT-VALUE}")
+        int engineCpu;
+
+        @Option(names = "--engine-threads", defaultValue = "1", description = "softnic engine threads. Default: ${DEFAULT-VALUE}")
+        int engineThreads;
+
+        @Option(names = "--poll", defaultValue = "hot", description = "softnic engine polling: hot or idle. Default: ${DEFAULT-VALUE}")
+        String poll;
+
+        @Option(names = "--log-slots", defaultValue = "10", description = "log2 of slots per ring. Default: ${DEFAULT-VALUE}")
+        int logSlots;
+
+        @Option(names = "--log-sq", defaultValue = "10", description = "log2 of each worker's SQ depth. Default: ${DEFAULT-VALUE}")
+        int logSq;
+
+        @Option(names = "--precondition-seconds", defaultValue = "0", description = "Let the workers spin this long before measuring (warm cores). Default: ${DEFAULT-VALUE}")
+        double preconditionSeconds;
+
+        @Option(names = "--gpu", defaultValue = "0", description = "CUDA device for --producer cuda. Default: ${DEFAULT-VALUE}")
+        int gpu;
+
+        @Option(names = "--gdrcopy", defaultValue = "true", negatable = true, description = "tuned: put the completion counter in GPU memory through GDRCopy when libgdrapi loads. Default: ${DEFAULT-VALUE}")
+        boolean gdrcopy;
+
+        @Option(names = "--timeout-ms", defaultValue = "10000", description = "Bound of every wait. Default: ${DEFAULT-VALUE}")
+        long timeoutMs;
+
+        void validate() {
+            if (!producer.equals("cpu") && !producer.equals("cuda")) {
+                throw new IllegalArgumentException("--producer must be cpu or cuda, not '" + producer + "'");
+            }
+            if (!poll.equals("hot") && !poll.equals("idle")) {
+                throw new IllegalArgumentException("--poll must be hot or idle, not '" + poll + "'");
+            }
+            if (timeoutMs <= 0 || preconditionSeconds < 0) {
+                throw new IllegalArgumentException("--timeout-ms must be positive and --precondition-seconds >= 0");
+            }
+            if (producer.equals("cuda")) {
+                Backend.CUDA.ensureAvailability();
+            }
+        }
+
+        ProxyConfig config(int workers, int rings, int batch, Handoff h, long minBuffer) {
+            return new ProxyConfig(nic, workers, rings, logSlots, batch, h, cpus, false, logSq, minBuffer,
+                    poll.equals("hot"), engineThreads, engineCpu, device);
+        }
+
+        long timeoutNs() {
+            return timeoutMs * 1_000_000L;
+        }
+
+        Duration precondition() {
+            return Duration.ofNanos((long) (preconditionSeconds * 1e9));
+        }
+
+        ResultRecord record(String experiment, MiniProxy px, Handoff h) {
+            return new ResultRecord(experiment, px.hardware() ? "verbs" : "softnic", px.hardware())
+                    .param("nic", px.hardware() ? px.nicName() : "softnic (EMULATED)")
+                    .param("producer", producer).param("handoff", h.label())
+                    .param("precondition_s", preconditionSeconds);
+        }
+    }
+
+    static List<Handoff> handoffs(String s) {
+        return s.equals("both") ? List.of(Handoff.BASELINE, Handoff.TUNED) : List.of(Handoff.parse(s));
+    }
+
+    static void addWorkers(ResultRecord r, List<WorkerStats> ws, long elapsedNs, boolean table) {
+        StringBuilder cores = new StringBuilder();
+        StringBuilder freq = new StringBuilder();
+        for (WorkerStats w : ws) {
+            cores.append(cores.isEmpty() ? "" : "/").append(w.cpu());
+            freq.append(freq.isEmpty() ? "" : "/").append(w.freqBeforeKhz() / 1000).append("->").append(w.freqAfterKhz() / 1000);
+        }
+        r.metric("worker_cpus", cores.toString());
+        r.metric("worker_mhz_before_after", freq.toString());
+        if (!table) {
+            List<Map<String, Object>> l = new ArrayList<>();
+            for (WorkerStats w : ws) {
+                l.add(w.describe(elapsedNs));
+            }
+            r.metric("workers", l);
+        }
+    }
+
+    @Command(name = "latency", mixinStandardHelpOptions = true,
+            description = {"Single 8-byte operation, one producer thread, for each handoff:",
+                    "  issue = the enqueue (reserve + write + publish);",
+                    "  putc  = enqueue start -> the ring's completion counter covers it;",
+                    "  rtt   = enqueue start -> PE 1's reply (through ring 1) lands in PE 0's flag.",
+                    "Timed in C (CLOCK_MONOTONIC_RAW) or in the kernel (clock64, calibrated against %globaltimer).",
+                    "Statistic: nearest-rank percentiles over --iters samples after --warmup."})
+    static final class Latency implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+        @Mixin
+        OutputOptions out;
+        @Mixin
+        Common common;
+
+        @Option(names = "--handoff", defaultValue = "both", description = "baseline, tuned or both. Default: ${DEFAULT-VALUE}")
+        String handoff;
+
+        @Option(names = "--iters", defaultValue = "20000", description = "Timed operations per phase. Default: ${DEFAULT-VALUE}")
+        int iters;
+
+        @Option(names = "--warmup", defaultValue = "2000", description = "Untimed operations first. Default: ${DEFAULT-VALUE}")
+        int warmup;
+
+        @Option(names = "--size", defaultValue = "8", description = "Bytes per WRITE (cuda: 8). Default: ${DEFAULT-VALUE}")
+        int size;
+
+        @Option(names = "--workers", defaultValue = "1", description = "Worker threads (rings = max(2, workers)). Default: ${DEFAULT-VALUE}")
+        int workers;
+
+        @Option(names = "--batch", defaultValue = "16", description = "Most requests per chain. Default: ${DEFAULT-VALUE}")
+        int batch;
+
+        @Override
+        public Integer call() {
+            OutputFormat fmt = out.format();
+            common.validate();
+            if (iters < 1 || warmup < 0 || size < 8 || size > 64 || (common.producer.equals("cuda") && size != 8)) {
+                throw new IllegalArgumentException("--iters >= 1, --warmup >= 0, --size 8..64 (cuda: 8)");
+            }
+            List<ResultRecord> records = new ArrayList<>();
+            long minBuffer = 2L * (8192 + 8L * (iters + warmup)) + 8192;
+            for (Handoff h : handoffs(handoff)) {
+                ProxyConfig cfg = common.config(workers, Math.max(2, workers), batch, h, minBuffer);
+                try (MiniProxy px = MiniProxy.open(cfg)) {
+                    GpuProducers gpu = common.producer.equals("cuda") ? px.openGpu(common.gpu, h, common.gdrcopy) : null;
+                    try {
+                        px.start();
+                        px.precondition(common.precondition());
+                        LatencySamples s;
+                        px.mark(false);
+                        if (gpu != null) {
+                            s = gpu.latency(iters, warmup, common.timeoutNs(), true, true);
+                        } else {
+                            s = px.cpuLatency(iters, warmup, size, common.timeoutNs(), true, true);
+                        }
+                        px.mark(true);
+                        ResultRecord r = common.record(EXPERIMENT_LATENCY, px, h)
+                                .param("size_bytes", size).param("iters", iters).param("warmup", warmup)
+                                .param("workers", workers).param("batch", batch)
+                                .param("percentiles", Stats.PERCENTILE_DEFINITION);
+                        if (gpu != null) {
+                            r.param("completion_counter", gpu.cplKind().name().toLowerCase());
+                            r.param("completion_note", gpu.note());
+                            r.param("timer", "clock64 calibrated to globaltimer");
+                            r.metric("sm_clock_mhz", gpu.smClockKhz() / 1000);
+                        } else {
+                            r.param("completion_counter", "host");
+                            r.param("timer", "CLOCK_MONOTONIC_RAW");
+                        }
+                        Stats is = Stats.of(s.issueNs());
+                        Stats pc = Stats.of(s.putcNs());
+                        Stats rt = Stats.of(s.rttNs());
+                        r.latency("issue", is).latency("putc", pc).latency("rtt", rt);
+                        addWorkers(r, px.window(), 0, fmt == OutputFormat.TABLE);
+                        records.add(r);
+                    } finally {
+                        if (gpu != null) {
+                            gpu.close();
+                        }
+                    }
+                }
+            }
+            out.emit(records, spec.commandLine().getOut(), spec.commandLine().getErr());
+            return 0;
+        }
+    }
+
+    @Command(name = "rate", mixinStandardHelpOptions = true,
+            description = {"Message rate of 8-byte WRITEs: many producer threads, many outstanding requests.",
+                    "Timed: first enqueue -> last completion seen (C: CLOCK_MONOTONIC_RAW; cuda: %globaltimer).",
+                    "Per point: M msg/s, mean chain length, posts/s and empty-poll ratio of the workers.",
+                    "--sweep: T in {1,2,4,8} x B in {1,2,4,8,16,32} x R in {1,8,32} (points with R < T skipped)."})
+    static final class Rate implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+        @Mixin
+        OutputOptions out;
+        @Mixin
+        Common common;
+
+        @Option(names = "--handoff", defaultValue = "tuned", description = "baseline, tuned or both. Default: ${DEFAULT-VALUE}")
+        String handoff;
+
+        @Option(names = "--workers", split = ",", defaultValue = "1", description = "T (comma list). Default: ${DEFAULT-VALUE}")
+        int[] workers;
+
+        @Option(names = "--rings", split = ",", defaultValue = "32", description = "R (comma list). Default: ${DEFAULT-VALUE}")
+        int[] rings;
+
+        @Option(names = "--batch", split = ",", defaultValue = "16", description = "B (comma list). Default: ${DEFAULT-VALUE}")
+        int[] batches;
+
+        @Option(names = "--producers", defaultValue = "0", description = "Producer threads (0: one per ring; cpu: capped by free cores). Default: ${DEFAULT-VALUE}")
+        int producers;
+
+        @Option(names = "--messages", defaultValue = "1000000", description = "Messages per point (all producers). Default: ${DEFAULT-VALUE}")
+        long messages;
+
+        @Option(names = "--warmup", defaultValue = "100000", description = "Untimed messages per point first. Default: ${DEFAULT-VALUE}")
+        long warmup;
+
+        @Option(names = "--size", defaultValue = "8", description = "Bytes per WRITE. Default: ${DEFAULT-VALUE}")
+        int size;
+
+        @Option(names = "--sweep", description = "Run the T x B x R sweep and print one table")
+        boolean sweep;
+
+        @Override
+        public Integer call() {
+            OutputFormat fmt = out.format();
+            common.validate();
+            if (messages < 1 || warmup < 0 || size < 8 || size % 8 != 0) {
+                throw new IllegalArgumentException("--messages >= 1, --warmup >= 0, --size a multiple of 8");
+            }
+            int[] ts = sweep ? new int[] {1, 2, 4, 8} : workers;
+            int[] bs = sweep ? new int[] {1, 2, 4, 8, 16, 32} : batches;
+            int[] rs = sweep ? new int[] {1, 8, 32} : rings;
+            List<ResultRecord> records = new ArrayList<>();
+            for (Handoff h : handoffs(handoff)) {
+                for (int t : ts) {
+                    for (int r : rs) {
+                        if (r < t) {
+                            continue; // every worker owns at least one ring
+                        }
+                        for (int b : bs) {
+                            records.add(point(h, t, r, b, fmt == OutputFormat.TABLE));
+                        }
+                    }
+                }
+            }
+            out.emit(records, spec.commandLine().getOut(), spec.commandLine().getErr());
+            return 0;
+        }
+
+        private ResultRecord point(Handoff h, int t, int r, int b, boolean table) {
+            int p = producers > 0 ? producers : r;
+            if (common.producer.equals("cpu") && producers == 0) {
+                int free = Runtime.getRuntime().availableProcessors() - t - common.engineThreads;
+                p = Math.max(1, Math.min(r, free));
+            }
+            long perProducer = Math.max(1, messages / p);
+            long warmPer = warmup / p;
+            long minBuffer = MiniProxy.bufferBytes(r, common.logSlots, size);
+            ProxyConfig cfg = common.config(t, r, b, h, minBuffer);
+            try (MiniProxy px = MiniProxy.open(cfg)) {
+                GpuProducers gpu = common.producer.equals("cuda") ? px.openGpu(common.gpu, h, common.gdrcopy) : null;
+                try {
+                    px.start();
+                    px.precondition(common.precondition());
+                    RateResult res = gpu != null ? gpu.rate(p, perProducer, warmPer, size, common.timeoutNs())
+                            : px.cpuRate(p, perProducer, warmPer, size, common.timeoutNs());
+                    ResultRecord rec = common.record(EXPERIMENT_RATE, px, h)
+                            .param("workers", t).param("rings", r).param("batch", b).param("producers", p)
+                            .param("size_bytes", size).param("messages", res.messages());
+                    if (gpu != null) {
+                        rec.param("completion_counter", gpu.cplKind().name().toLowerCase());
+                    }
+                    rec.metric("rate_mmsg_s", ResultRecord.round(res.rateMmsgPerSec(), 3))
+                            .metric("elapsed_ns", res.elapsedNs())
+                            .metric("chain_len_mean", ResultRecord.round(res.meanChainLength(), 2))
+                            .metric("posts_per_s", Math.round(res.postsPerSecond()))
+                            .metric("empty_poll_ratio", ResultRecord.round(res.emptyPollRatio(), 3))
+                            .metric("ring_full_waits", res.ringFullWaits())
+                            .metric("verify_errors", res.verifyErrors());
+                    if (gpu == null) {
+                        rec.metric("cache_refreshes", res.cacheRefreshes());
+                    }
+                    addWorkers(rec, res.workers(), res.elapsedNs(), table);
+                    return rec;
+                } finally {
+                    if (gpu != null) {
+                        gpu.close();
+                    }
+                }
+            }
+        }
+    }
+}

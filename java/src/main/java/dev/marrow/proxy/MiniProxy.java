@@ -1,0 +1,444 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.marrow.proxy;
+
+import dev.marrow.api.Backend;
+import dev.marrow.api.BackendUnavailableException;
+import dev.marrow.api.NativeException;
+import dev.marrow.api.softnic.Access;
+import dev.marrow.api.softnic.CompletionQueue;
+import dev.marrow.api.softnic.MemoryRegion;
+import dev.marrow.api.softnic.QueuePair;
+import dev.marrow.api.softnic.SoftNic;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+/**
+ * A mini-proxy: R descriptor rings, T worker threads each owning one loopback
+ * QP (software NIC or a real RDMA device), and one registered buffer whose
+ * halves stand for PE 0 and PE 1. The timed loops run in C; this class only
+ * sets up, starts, reads results and tears down — in the order the native
+ * side needs: workers joined, then proxy state, then QPs, CQs, MR, NIC, memory.
+ */
+public final class MiniProxy implements AutoCloseable {
+    private final ProxyConfig config;
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment buffer;
+    private final SoftNic nic;               // null for verbs
+    private final MemorySegment handle;
+    private final String verbsDevice;
+    private boolean running;
+    private boolean closed;
+
+    private MiniProxy(ProxyConfig config, MemorySegment buffer, SoftNic nic, MemorySegment handle, String verbsDevice) {
+        this.config = config;
+        this.buffer = buffer;
+        this.nic = nic;
+        this.handle = handle;
+        this.verbsDevice = verbsDevice;
+    }
+
+    /** Bytes of buffer the experiments need for these parameters (marrow_proxy_buffer_bytes). */
+    public static long bufferBytes(int rings, int logSlots, int msgSize) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment out = a.allocate(JAVA_LONG);
+            ProxyFfi.check((int) ProxyFfi.BUFFER_BYTES.invokeExact(rings, logSlots, msgSize, out), "marrow_proxy_buffer_bytes");
+            return out.get(JAVA_LONG, 0);
+        } catch (Throwable t) {
+            throw ProxyFfi.rethrow(t);
+        }
+    }
+
+    /** Builds the NIC side and the proxy; the workers are not started yet. */
+    public static MiniProxy open(ProxyConfig c) {
+        Arena tmp = Arena.ofConfined();
+        SoftNic nic = null;
+        MemorySegment px = MemorySegment.NULL;
+        MiniProxy made = null;
+        try (tmp) {
+            long bytes = Math.max(bufferBytes(c.rings(), c.logSlots(), 64), c.minBufferBytes());
+            bytes = (bytes + 4095) & ~4095L;
+            Arena shared = Arena.ofShared();
+            MemorySegment buf = shared.allocate(bytes, 4096);
+            int lkey = 0;
+            int rkey = 0;
+            List<QueuePair> qps = new ArrayList<>();
+            List<CompletionQueue> cqs = new ArrayList<>();
+            if (c.nic().equals("softnic")) {
+                Backend.SOFTNIC.ensureAvailability();
+                nic = SoftNic.open(new SoftNic.Options(c.hotEngine() ? SoftNic.PollMode.HOT : SoftNic.PollMode.IDLE,
+                        c.engineThreads(), c.engineCpu(), true));
+                MemoryRegion mr = nic.registerMemory(buf, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+                lkey = mr.lkey();
+                rkey = mr.rkey();
+                for (int w = 0; w < c.workers(); w++) {
+                    CompletionQueue cq = nic.createCompletionQueue(c.logSq(), false, false);
+                    QueuePair qp = nic.createQueuePair(QueuePair.Config.of(cq).withLogSqWqebbs(c.logSq()).withMaxInlineData(64));
+                    qp.connect(qp);
+                    cqs.add(cq);
+                    qps.add(qp);
+                }
+            }
+            MemorySegment cfg = tmp.allocate(ProxyFfi.CONFIG);
+            cfg.set(JAVA_INT, 0, (int) ProxyFfi.CONFIG.byteSize());
+            cfg.set(JAVA_INT, off(ProxyFfi.CONFIG, "workers"), c.workers());
+            cfg.set(JAVA_INT, off(ProxyFfi.CONFIG, "rings"), c.rings());
+            cfg.set(JAVA_INT, off(ProxyFfi.CONFIG, "log_slots"), c.logSlots());
+            cfg.set(JAVA_INT, off(ProxyFfi.CONFIG, "batch"), c.batch());
+            cfg.set(JAVA_INT, off(ProxyFfi.CONFIG, "handoff"), c.handoff().code());
+            cfg.set(JAVA_INT, off(ProxyFfi.CONFIG, "check_order"), c.checkOrder() ? 1 : 0);
+            for (int w = 0; w < 64; w++) {
+                cfg.setAtIndex(JAVA_INT, off(ProxyFfi.CONFIG, "cpus") / 4 + w, w < c.cpus().length ? c.cpus()[w] : -1);
+            }
+            MemorySegment mem = tmp.allocate(ProxyFfi.MEMORY);
+            mem.set(JAVA_INT, 0, (int) ProxyFfi.MEMORY.byteSize());
+            mem.set(JAVA_LONG, off(ProxyFfi.MEMORY, "base"), buf.address());
+            mem.set(JAVA_LONG, off(ProxyFfi.MEMORY, "len"), bytes);
+            mem.set(JAVA_INT, off(ProxyFfi.MEMORY, "lkey"), lkey);
+            mem.set(JAVA_INT, off(ProxyFfi.MEMORY, "rkey"), rkey);
+            MemorySegment out = tmp.allocate(ADDRESS);
+            ProxyFfi.check((int) ProxyFfi.CREATE.invokeExact(cfg, mem, out), "marrow_proxy_create");
+            px = out.get(ADDRESS, 0);
+            String device = null;
+            if (nic != null) {
+                for (int w = 0; w < c.workers(); w++) {
+                    MemorySegment q = tmp.allocate(ProxyFfi.SOFTNIC_QP);
+                    QueuePair qp = qps.get(w);
+                    CompletionQueue cq = cqs.get(w);
+                    q.set(JAVA_INT, 0, (int) ProxyFfi.SOFTNIC_QP.byteSize());
+                    q.set(JAVA_INT, off(ProxyFfi.SOFTNIC_QP, "qpn"), qp.qpn());
+                    q.set(JAVA_INT, off(ProxyFfi.SOFTNIC_QP, "sq_wqe_cnt"), qp.sqWqebbs());
+                    q.set(JAVA_INT, off(ProxyFfi.SOFTNIC_QP, "max_inline"), qp.maxInlineData());
+                    q.set(JAVA_INT, off(ProxyFfi.SOFTNIC_QP, "cqe_cnt"), cq.entries());
+                    q.set(ADDRESS, off(ProxyFfi.SOFTNIC_QP, "sq_buf"), qp.sendQueue());
+                    q.set(ADDRESS, off(ProxyFfi.SOFTNIC_QP, "sq_dbrec"), qp.dbrec());
+                    q.set(ADDRESS, off(ProxyFfi.SOFTNIC_QP, "uar"), qp.uar());
+                    q.set(ADDRESS, off(ProxyFfi.SOFTNIC_QP, "cq_buf"), cq.buffer());
+                    q.set(ADDRESS, off(ProxyFfi.SOFTNIC_QP, "cq_dbrec"), cq.dbrec());
+                    ProxyFfi.check((int) ProxyFfi.ATTACH_SOFTNIC.invokeExact(px, w, q), "marrow_proxy_attach_softnic");
+                }
+            } else {
+                MemorySegment name = tmp.allocate(64);
+                MemorySegment want = c.verbsDevice() == null ? MemorySegment.NULL : tmp.allocateFrom(c.verbsDevice());
+                int rc = (int) ProxyFfi.ATTACH_VERBS.invokeExact(px, want, name, 64);
+                if (rc == -19) {
+                    String why = ProxyFfi.LIB.lastError();
+                    throw new BackendUnavailableException(why, new NativeException(rc, "ENODEV", "marrow_proxy_attach_verbs", why));
+                }
+                ProxyFfi.check(rc, "marrow_proxy_attach_verbs");
+                device = name.getString(0);
+                if (c.cpus().length == 0) {
+                    pinToNicNode(px, device, c.workers());
+                }
+            }
+            made = new MiniProxy(c, buf, nic, px, device);
+            made.sharedArena = shared;
+            return made;
+        } catch (Throwable t) {
+            if (made == null) {
+                if (!px.equals(MemorySegment.NULL)) {
+                    try {
+                        int ignored = (int) ProxyFfi.DESTROY.invokeExact(px);
+                    } catch (Throwable ignored) {
+                        // already failing
+                    }
+                }
+                if (nic != null) {
+                    nic.close();
+                }
+            }
+            throw ProxyFfi.rethrow(t);
+        }
+    }
+
+    private Arena sharedArena;
+
+    /** Default placement for verbs: the cores of the NIC's NUMA node, when sysfs says which. */
+    private static void pinToNicNode(MemorySegment px, String device, int workers) throws Throwable {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment cpus = a.allocate(JAVA_INT, 1024);
+            MemorySegment n = a.allocate(JAVA_INT);
+            int rc = (int) ProxyFfi.NIC_CPUS.invokeExact(a.allocateFrom(device), cpus, 1024, n);
+            if (rc == 0 && n.get(JAVA_INT, 0) > 0) {
+                int count = Math.min(workers, n.get(JAVA_INT, 0));
+                ProxyFfi.check((int) ProxyFfi.SET_CPUS.invokeExact(px, cpus, count), "marrow_proxy_set_cpus");
+            }
+        }
+    }
+
+    static long off(java.lang.foreign.StructLayout l, String f) {
+        return l.byteOffset(groupElement(f));
+    }
+
+    public ProxyConfig config() {
+        return config;
+    }
+
+    /** Backend label for result records. */
+    public String nicName() {
+        return nic != null ? "softnic" : "verbs:" + verbsDevice;
+    }
+
+    public boolean hardware() {
+        return nic == null;
+    }
+
+    public MemorySegment buffer() {
+        return buffer;
+    }
+
+    MemorySegment handle() {
+        return handle;
+    }
+
+    public void start() {
+        ensureOpen();
+        try {
+            ProxyFfi.check((int) ProxyFfi.START.invokeExact(handle), "marrow_proxy_start");
+            running = true;
+        } catch (Throwable t) {
+            throw ProxyFfi.rethrow(t);
+        }
+    }
+
+    /** Stops and joins the workers (bounded). Idempotent. */
+    public void stop() {
+        if (closed) {
+            return;
+        }
+        try {
+            ProxyFfi.check((int) ProxyFfi.STOP.invokeExact(handle), "marrow_proxy_stop");
+            running = false;
+        } catch (Throwable t) {
+            throw ProxyFfi.rethrow(t);
+        }
+    }
+
+    /** Lets the running workers spin this long before measuring. */
+    public void precondition(Duration d) {
+        if (d.isZero()) {
+            return;
+        }
+        try {
+            ProxyFfi.check((int) ProxyFfi.PRECONDITION.invokeExact(handle, d.toNanos()), "marrow_proxy_precondition");
+        } catch (Throwable t) {
+            throw ProxyFfi.rethrow(t);
+        }
+    }
+
+    /** One CPU-produced WRITE; returns its ring position. */
+    public long enqueue(int ring, int localOff, int remoteOff, int size, long timeoutNs) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment t = a.allocate(JAVA_LONG);
+            ProxyFfi.check((int) ProxyFfi.ENQUEUE.invokeExact(handle, ring, localOff, remoteOff, size, 0, timeoutNs, t),
+                    "marrow_proxy_enqueue");
+            return t.get(JAVA_LONG, 0);
+        } catch (Throwable th) {
+            throw ProxyFfi.rethrow(th);
+        }
+    }
+
+    /** Waits until ring's completion counter reaches count (bounded). */
+    public void await(int ring, long count, long timeoutNs) {
+        try {
+            ProxyFfi.check((int) ProxyFfi.WAIT.invokeExact(handle, ring, count, timeoutNs), "marrow_proxy_wait");
+        } catch (Throwable t) {
+            throw ProxyFfi.rethrow(t);
+        }
+    }
+
+    /** {consumed, completed} of a ring. */
+    public long[] ringCounters(int ring) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment t = a.allocate(JAVA_LONG);
+            MemorySegment c = a.allocate(JAVA_LONG);
+            ProxyFfi.check((int) ProxyFfi.RING_COUNTERS.invokeExact(handle, ring, t, c), "marrow_proxy_ring_counters");
+            return new long[] {t.get(JAVA_LONG, 0), c.get(JAVA_LONG, 0)};
+        } catch (Throwable th) {
+            throw ProxyFfi.rethrow(th);
+        }
+    }
+
+    /** Single-operation latency with a CPU producer (see marrow_proxy_cpu_latency). */
+    public LatencySamples cpuLatency(int iters, int warmup, int msgSize, long timeoutNs, boolean putc, boolean rtt) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment p = latencyParams(a, iters, warmup, msgSize, timeoutNs);
+            MemorySegment is = putc ? a.allocate(JAVA_LONG, iters) : MemorySegment.NULL;
+            MemorySegment pc = putc ? a.allocate(JAVA_LONG, iters) : MemorySegment.NULL;
+            MemorySegment rt = rtt ? a.allocate(JAVA_LONG, iters) : MemorySegment.NULL;
+            ProxyFfi.check((int) ProxyFfi.CPU_LATENCY.invokeExact(handle, p, is, pc, rt), "marrow_proxy_cpu_latency");
+            return new LatencySamples(arr(is), arr(pc), arr(rt));
+        } catch (Throwable t) {
+            throw ProxyFfi.rethrow(t);
+        }
+    }
+
+    static MemorySegment latencyParams(Arena a, int iters, int warmup, int msgSize, long timeoutNs) {
+        MemorySegment p = a.allocate(ProxyFfi.LATENCY_PARAMS);
+        p.set(JAVA_INT, 0, (int) ProxyFfi.LATENCY_PARAMS.byteSize());
+        p.set(JAVA_INT, off(ProxyFfi.LATENCY_PARAMS, "iters"), iters);
+        p.set(JAVA_INT, off(ProxyFfi.LATENCY_PARAMS, "warmup"), warmup);
+        p.set(JAVA_INT, off(ProxyFfi.LATENCY_PARAMS, "msg_size"), msgSize);
+        p.set(JAVA_LONG, off(ProxyFfi.LATENCY_PARAMS, "timeout_ns"), timeoutNs);
+        return p;
+    }
+
+    static long[] arr(MemorySegment s) {
+        return s.equals(MemorySegment.NULL) ? new long[0] : s.toArray(JAVA_LONG);
+    }
+
+    /** Message rate with CPU producers (see marrow_proxy_cpu_rate); worker stats cover the timed region. */
+    public RateResult cpuRate(int producers, long messagesPerProducer, long warmupPerProducer, int msgSize, long timeoutNs) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment p = rateParams(a, producers, messagesPerProducer, warmupPerProducer, msgSize, timeoutNs);
+            MemorySegment r = a.allocate(ProxyFfi.RATE_RESULT);
+            r.set(JAVA_INT, 0, (int) ProxyFfi.RATE_RESULT.byteSize());
+            ProxyFfi.check((int) ProxyFfi.CPU_RATE.invokeExact(handle, p, r), "marrow_proxy_cpu_rate");
+            return rateResult(r, window());
+        } catch (Throwable t) {
+            throw ProxyFfi.rethrow(t);
+        }
+    }
+
+    static MemorySegment rateParams(Arena a, int producers, long messages, long warmup, int msgSize, long timeoutNs) {
+        MemorySegment p = a.allocate(ProxyFfi.RATE_PARAMS);
+        p.set(JAVA_INT, 0, (int) ProxyFfi.RATE_PARAMS.byteSize());
+        p.set(JAVA_INT, off(ProxyFfi.RATE_PARAMS, "producers"), producers);
+        p.set(JAVA_INT, off(ProxyFfi.RATE_PARAMS, "msg_size"), msgSize);
+        p.set(JAVA_LONG, off(ProxyFfi.RATE_PARAMS, "messages"), messages);
+        p.set(JAVA_LONG, off(ProxyFfi.RATE_PARAMS, "warmup"), warmup);
+        p.set(JAVA_LONG, off(ProxyFfi.RATE_PARAMS, "timeout_ns"), timeoutNs);
+        return p;
+    }
+
+    static RateResult rateResult(MemorySegment r, List<WorkerStats> workers) {
+        return new RateResult(r.get(JAVA_LONG, off(ProxyFfi.RATE_RESULT, "messages")),
+                r.get(JAVA_LONG, off(ProxyFfi.RATE_RESULT, "elapsed_ns")),
+                r.get(JAVA_LONG, off(ProxyFfi.RATE_RESULT, "ring_full_waits")),
+                r.get(JAVA_LONG, off(ProxyFfi.RATE_RESULT, "cache_refreshes")),
+                r.get(JAVA_LONG, off(ProxyFfi.RATE_RESULT, "verify_errors")), workers);
+    }
+
+    /** Marks the start (false) or end (true) of a measured window: counters and core frequencies. */
+    public void mark(boolean end) {
+        try {
+            ProxyFfi.check((int) ProxyFfi.MARK.invokeExact(handle, end ? 1 : 0), "marrow_proxy_mark");
+        } catch (Throwable t) {
+            throw ProxyFfi.rethrow(t);
+        }
+    }
+
+    /** Every worker's counters between the last two marks. */
+    public List<WorkerStats> window() {
+        return stats(ProxyFfi.WORKER_WINDOW, "marrow_proxy_worker_window");
+    }
+
+    /** Every worker's counters since start. */
+    public List<WorkerStats> workers() {
+        return stats(ProxyFfi.WORKER_STATS_H, "marrow_proxy_worker_stats");
+    }
+
+    private List<WorkerStats> stats(java.lang.invoke.MethodHandle mh, String fn) {
+        List<WorkerStats> l = new ArrayList<>();
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment s = a.allocate(ProxyFfi.WORKER_STATS);
+            for (int w = 0; w < config.workers(); w++) {
+                s.fill((byte) 0);
+                s.set(JAVA_INT, 0, (int) ProxyFfi.WORKER_STATS.byteSize());
+                ProxyFfi.check((int) mh.invokeExact(handle, w, s), fn);
+                java.lang.foreign.StructLayout L = ProxyFfi.WORKER_STATS;
+                l.add(new WorkerStats(w, s.get(JAVA_INT, off(L, "cpu")), s.get(JAVA_INT, off(L, "state")),
+                        s.get(JAVA_LONG, off(L, "requests")), s.get(JAVA_LONG, off(L, "chains")),
+                        s.get(JAVA_LONG, off(L, "polls")), s.get(JAVA_LONG, off(L, "empty_polls")),
+                        s.get(JAVA_LONG, off(L, "cqes")), s.get(JAVA_LONG, off(L, "sq_full")),
+                        s.get(JAVA_LONG, off(L, "freq_before_khz")), s.get(JAVA_LONG, off(L, "freq_after_khz")),
+                        s.get(JAVA_INT, off(L, "error"))));
+            }
+        } catch (Throwable t) {
+            throw ProxyFfi.rethrow(t);
+        }
+        return l;
+    }
+
+    /** PE 1's responder for GPU round trips: answers on ring. */
+    public void responder(boolean on, int ring, int msgSize) {
+        try {
+            if (on) {
+                ProxyFfi.check((int) ProxyFfi.RESPONDER_START.invokeExact(handle, ring, msgSize), "marrow_proxy_responder_start");
+            } else {
+                ProxyFfi.check((int) ProxyFfi.RESPONDER_STOP.invokeExact(handle), "marrow_proxy_responder_stop");
+            }
+        } catch (Throwable t) {
+            throw ProxyFfi.rethrow(t);
+        }
+    }
+
+    /**
+     * Maps the rings and the buffer into GPU gpu for GPU producers with the
+     * given handoff. Must be called before {@link #start()} (it redirects the
+     * tuned completion counters).
+     */
+    public GpuProducers openGpu(int gpu, Handoff handoff, boolean gdrcopy) {
+        ensureOpen();
+        if (running) {
+            throw new IllegalStateException("openGpu must come before start()");
+        }
+        Backend.CUDA.ensureAvailability();
+        return GpuProducers.open(this, gpu, handoff, gdrcopy);
+    }
+
+    void setCplTarget(int ring, MemorySegment target) {
+        try {
+            ProxyFfi.check((int) ProxyFfi.SET_CPL_TARGET.invokeExact(handle, ring, target), "marrow_proxy_set_cpl_target");
+        } catch (Throwable t) {
+            throw ProxyFfi.rethrow(t);
+        }
+    }
+
+    MemorySegment[] arena() {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment base = a.allocate(ADDRESS);
+            MemorySegment bytes = a.allocate(JAVA_LONG);
+            ProxyFfi.check((int) ProxyFfi.ARENA.invokeExact(handle, base, bytes), "marrow_proxy_arena");
+            return new MemorySegment[] {base.get(ADDRESS, 0), MemorySegment.ofAddress(bytes.get(JAVA_LONG, 0))};
+        } catch (Throwable t) {
+            throw ProxyFfi.rethrow(t);
+        }
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new IllegalStateException("MiniProxy is closed");
+        }
+    }
+
+    /** Joins the workers, frees the proxy, then the NIC objects, then the buffer. Idempotent. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            ProxyFfi.check((int) ProxyFfi.DESTROY.invokeExact(handle), "marrow_proxy_destroy");
+        } catch (Throwable t) {
+            throw ProxyFfi.rethrow(t);
+        } finally {
+            if (nic != null) {
+                nic.close();
+            }
+            if (sharedArena != null) {
+                sharedArena.close();
+            }
+            arena.close();
+        }
+    }
+}
