@@ -325,6 +325,7 @@ struct marrow_proxy_cuda_ctx {
 	dev_status *st;                  /* mapped pinned */
 	uint64_t **targets;
 	int sm_khz;
+	uint64_t next_value;             /* latency values never repeat across calls */
 	char note[160];
 };
 
@@ -596,7 +597,8 @@ extern "C" MARROW_API int marrow_proxy_cuda_latency(struct marrow_proxy_cuda_ctx
 			continue;
 		/* Unique values, prefilled so the GPU writes no payload before publishing. */
 		memcpy(&flag0, b + MARROW_PROXY_FLAG_OFF, 8);
-		first = flag0 + 1000000;
+		first = flag0 + 1000000 > c->next_value ? flag0 + 1000000 : c->next_value;
+		c->next_value = first + total;
 		for (uint64_t i = 0; i < total; i++) {
 			uint64_t v = first + i;
 			memcpy(b + MARROW_PROXY_AREA_LAT + i * 8, &v, 8);

@@ -18,6 +18,10 @@ public final class ProxyMain {
         CommandLine cl = Main.commandLine();
         if (!cl.getSubcommands().containsKey("proxy")) {
             cl.addSubcommand("proxy", new ProxyCommand());
+            // picocli applies handlers to the subcommands present when they
+            // are set: set Main's again so "proxy" gets its exit codes (77, ...).
+            cl.setExitCodeExceptionMapper(cl.getExitCodeExceptionMapper());
+            cl.setExecutionExceptionHandler(cl.getExecutionExceptionHandler());
         }
         System.exit(cl.execute(args));
     }
