@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.cli;
 
+import dev.marrow.api.NativeException;
 import dev.marrow.api.softnic.SoftNic;
 import dev.marrow.gda.Experiment;
 import dev.marrow.gda.GdaRecords;
@@ -107,21 +108,31 @@ public final class GdaCommand {
             List<Experiment> exps = experiments(sweep != null);
             List<ResultRecord> records = new ArrayList<>();
             boolean allValid = true;
-            try (MiniGda g = MiniGda.open(setup)) {
-                for (Point p : points()) {
-                    List<GdaRun> runs = new ArrayList<>();
+            // Fresh queues per point: an error CQE moves the QP to ERR, and the unsafe
+            // orderings can produce one; such a row is recorded (valid=false) and the sweep goes on.
+            for (Point p : points()) {
+                List<GdaRun> runs = new ArrayList<>();
+                String error = null;
+                try (MiniGda g = MiniGda.open(setup)) {
                     for (Experiment e : exps) {
                         runs.add(g.run(new GdaRunSpec(e, p.ordering, p.payload, p.size, iters, warmup,
                                 timeoutMs * 1_000_000L)));
                     }
-                    allValid &= runs.stream().allMatch(GdaRun::valid);
-                    records.add(GdaRecords.record(runs));
+                } catch (NativeException e) {
+                    if (e.isTimeout() || (e.status() != -5 && e.status() != -71)) {
+                        throw e;
+                    }
+                    error = e.getMessage();
                 }
+                allValid &= error == null && runs.stream().allMatch(GdaRun::valid);
+                records.add(error == null ? GdaRecords.record(runs)
+                        : GdaRecords.failed(setup, new GdaRunSpec(exps.getFirst(), p.ordering, p.payload, p.size, iters,
+                        warmup, timeoutMs * 1_000_000L), runs, error));
             }
             out.emit(records, spec.commandLine().getOut(), spec.commandLine().getErr());
             if (!allValid) {
-                spec.commandLine().getErr().println("marrow: payload validation FAILED for the rows with valid=false "
-                        + "(the destination did not hold the posted bytes)");
+                spec.commandLine().getErr().println("marrow: FAILED rows have valid=false: wrong bytes delivered "
+                        + "(payload_errors) or an error CQE (error)");
                 return 1;
             }
             return 0;

@@ -23,8 +23,18 @@ public final class GdaRecords {
             throw new IllegalArgumentException("no runs");
         }
         GdaRun first = runs.getFirst();
-        GdaSetup s = first.setup();
-        GdaRunSpec spec = first.spec();
+        return record(first.setup(), first.spec(), runs).param("percentiles", Stats.PERCENTILE_DEFINITION);
+    }
+
+    /**
+     * A point whose run ended in an error CQE or wrong bytes: the runs that
+     * finished, then valid=false and the native error text.
+     */
+    public static ResultRecord failed(GdaSetup s, GdaRunSpec spec, List<GdaRun> finished, String error) {
+        return record(s, spec, finished).metric("valid", false).metric("error", error);
+    }
+
+    private static ResultRecord record(GdaSetup s, GdaRunSpec spec, List<GdaRun> runs) {
         ResultRecord r = new ResultRecord(EXPERIMENT, s.backendName(), s.nic().hardware())
                 .param("target", s.target().cliName())
                 .param("nic", s.nic().cliName())
@@ -54,7 +64,7 @@ public final class GdaRecords {
             emuCqes += run.emuCounters().getOrDefault("emu_cqe_req", 0L);
             emuErrCqes += run.emuCounters().getOrDefault("emu_cqe_req_err", 0L);
         }
-        r.metric("wqebbs", first.wqebbsPerWqe())
+        r.metric("wqebbs", runs.isEmpty() ? -1 : runs.getFirst().wqebbsPerWqe())
                 .metric("payload_errors", payloadErrors)
                 .metric("valid", payloadErrors == 0)
                 .metric("posts", posts);
@@ -62,7 +72,6 @@ public final class GdaRecords {
             r.metric("emu_wqe_rdma_write", emuWrites).metric("emu_cqe_req", emuCqes)
                     .metric("emu_cqe_req_err", emuErrCqes);
         }
-        r.param("percentiles", Stats.PERCENTILE_DEFINITION);
         return r;
     }
 }
