@@ -26,7 +26,8 @@ step() { local name=$1; shift; local t0=$(date +%s%N)
 step latency_cuda 90 $CLI latency --producer cuda --handoff both --iters 20000 --warmup 2000 $PIN --format json -o "$OUT/latency_cuda.json"
 step latency_cuda_warm 90 $CLI latency --producer cuda --handoff both --iters 20000 --warmup 2000 --precondition-seconds 2 $PIN --format json -o "$OUT/latency_cuda_warm.json"
 step latency_cpu 60 $CLI latency --producer cpu --handoff both --iters 20000 --warmup 2000 $PIN --format json -o "$OUT/latency_cpu.json"
-step sweep_tuned 150 $CLI rate --producer cuda --handoff tuned --sweep --messages 1000000 --warmup 100000 $PIN --format json -o "$OUT/rate_sweep_tuned.json"
+step sweep_tuned 150 $CLI rate --producer cuda --handoff tuned --sweep --messages 2000000 --warmup 100000 $PIN --format json -o "$OUT/rate_sweep_tuned.json"
 step sweep_baseline 150 $CLI rate --producer cuda --handoff baseline --sweep --messages 1000000 --warmup 100000 $PIN --format json -o "$OUT/rate_sweep_baseline.json"
 step rate_engine4 60 $CLI rate --producer cuda --handoff tuned --workers 1,2,4,8 --rings 32 --batch 16,32 --engine-threads 4 --messages 2000000 --warmup 100000 $PIN --format json -o "$OUT/rate_engine4.json"
 step gpu_tests 120 $J -jar java/target/junit-console.jar execute --class-path java/target/test-classes:java/target/marrow-cli.jar --select-class dev.marrow.proxy.GpuProducersTest --details=tree
+tar -C "$OUT" -czf /tmp/proxy-results.tgz . && rm -rf "$OUT"/* && mv /tmp/proxy-results.tgz "$OUT/"

@@ -109,7 +109,9 @@ __device__ void report(dev_status *s, int32_t code, uint32_t ring, uint64_t pos,
 	}
 }
 
-/* One enqueue; returns 0, or 1 when the ring stayed full for timeout_ns. */
+/* One enqueue; returns 0, or 1 when the ring stayed full for timeout_ns.
+ * The tag carries the ring position, so a worker with check_order can
+ * verify ring order for GPU producers as well (w1 arrives with tag 0). */
 __device__ __forceinline__ int enqueue(const dev_rings &d, uint32_t r, uint64_t &head, uint64_t &ctail,
 				       uint64_t w0, uint64_t w1, dev_status *st)
 {
@@ -132,7 +134,7 @@ __device__ __forceinline__ int enqueue(const dev_rings &d, uint32_t r, uint64_t 
 			}
 		}
 		slot = mpr_slots_of(d.arena, d.rings, d.log_slots, r) + (h & (N - 1));
-		st16_relaxed_sys(slot, w0, w1 | mpr_lap_bit(h, d.log_slots));
+		st16_relaxed_sys(slot, w0, w1 | ((h & MPR_TAG_MASK) << 48) | mpr_lap_bit(h, d.log_slots));
 		head = h + 1;
 	} else {
 		h = atomicAdd(&d.head[r], 1ull);
@@ -146,7 +148,7 @@ __device__ __forceinline__ int enqueue(const dev_rings &d, uint32_t r, uint64_t 
 		}
 		slot = mpr_slots_of(d.arena, d.rings, d.log_slots, r) + (h & (N - 1));
 		st_relaxed_sys(&slot->w0, w0);
-		st_rel_sys(&slot->w1, w1 | mpr_lap_bit(h, d.log_slots));
+		st_rel_sys(&slot->w1, w1 | ((h & MPR_TAG_MASK) << 48) | mpr_lap_bit(h, d.log_slots));
 		head = h + 1;
 	}
 	return 0;
