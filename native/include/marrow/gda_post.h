@@ -368,16 +368,24 @@ GDA_FN int gda_wait_cqe(struct gda_sq *sq, struct gda_cq *cq, int ord, uint32_t 
 {
 	uint32_t n = 1u << cq->log_cnt;
 	uint8_t *cqe = cq->collapsed ? cq->buf : cq->buf + (size_t)(cq->ci & (n - 1u)) * MX_CQE_SIZE;
-	uint64_t deadline = 0;
+	/* One aligned 8-byte load per poll covers bytes 56..63: sop_drop_qpn
+	 * (BE32), wqe_counter (BE16), signature, op_own. The producer writes
+	 * op_own last, so a snapshot holding a valid op_own holds the rest, and
+	 * the success path needs no further read (each one is a PCIe round
+	 * trip when the CQ is in host memory and the poller is a GPU). */
+	const uint64_t *tail = (const uint64_t *)(cqe + MX_CQE_OFF_SOP_DROP_QPN);
+	uint64_t deadline = 0, v;
 	uint32_t spins = 0;
-	uint16_t want = (uint16_t)wqe_idx;
+	uint16_t want = (uint16_t)wqe_idx, seen;
+	uint8_t oo;
 
 	for (;;) {
-		uint8_t oo = mx_cqe_op_own(cqe);
+		v = gda_ld64_relaxed(tail);
+		oo = (uint8_t)(v >> 56);
+		seen = (uint16_t)((((v >> 32) & 0xffu) << 8) | ((v >> 40) & 0xffu));
 		if ((oo >> 4) != MX_CQE_INVALID) {
 			if (cq->collapsed) {
 				/* no owner rule with cc = 1: wait until the counter reaches ours */
-				uint16_t seen = mx_cqe_wqe_counter(cqe);
 				if ((uint16_t)(seen - want) < 0x8000u)
 					break;
 			} else if ((oo & 1u) == ((cq->ci >> cq->log_cnt) & 1u)) {
@@ -391,7 +399,7 @@ GDA_FN int gda_wait_cqe(struct gda_sq *sq, struct gda_cq *cq, int ord, uint32_t 
 			} else if (now > deadline) {
 				err->status = MARROW_ETIMEDOUT;
 				err->opcode = oo >> 4;
-				err->wqe_counter = mx_cqe_wqe_counter(cqe);
+				err->wqe_counter = seen;
 				err->expected = want;
 				return MARROW_ETIMEDOUT;
 			}
@@ -400,16 +408,16 @@ GDA_FN int gda_wait_cqe(struct gda_sq *sq, struct gda_cq *cq, int ord, uint32_t 
 	}
 	gda_acquire(ord);
 	{
-		uint8_t op = mx_cqe_opcode(cqe);
-		uint16_t seen = mx_cqe_wqe_counter(cqe);
+		uint8_t op = oo >> 4;
+		uint32_t qpn = mx_be32toh((uint32_t)v) & 0xffffffu;
 		if (!cq->collapsed) {
 			cq->ci++;
 			gda_st32_relaxed(&cq->dbrec[0], mx_htobe32(cq->ci & 0xffffffu));
 		}
-		if (op != MX_CQE_REQ || (!cq->collapsed && seen != want) || mx_cqe_qpn(cqe) != sq->qpn) {
+		if (op != MX_CQE_REQ || (!cq->collapsed && seen != want) || qpn != sq->qpn) {
 			err->status = op == MX_CQE_REQ ? MARROW_EPROTO : MARROW_EIO;
 			err->opcode = op;
-			err->syndrome = mx_cqe_syndrome(cqe);
+			err->syndrome = mx_cqe_syndrome(cqe);   /* error path only */
 			err->vendor_syndrome = mx_cqe_vendor_syndrome(cqe);
 			err->wqe_counter = seen;
 			err->expected = want;
