@@ -65,8 +65,8 @@
  * uses __threadfence_system() whenever NIC buffers are in host memory).
  * The paper measures all seven the same way; so do we.
  *
- * CQ POLLING: the poll load is always a system-scope relaxed load
- * (volatile byte load of op_own: ld.volatile.global.u8), because the CQE is
+ * CQ POLLING: the poll load is always a system-scope relaxed load (one
+ * ld.relaxed.sys.global.b64 of CQE bytes 56..63), because the CQE is
  * written by a CPU thread into host memory and a GPU-scope load gives no
  * guarantee of ever observing that write. The acquire that orders the rest
  * of the CQE (and, for round trip, the data) after the poll is at the
