@@ -7,6 +7,7 @@
  */
 #include "common/marrow_common.h"
 #include "marrow/marrow_cuda.h"
+#include "marrow/marrow_gda.h"
 /* The DSM structs named by dsm_abi.inc, once their header exists. */
 #if __has_include("marrow/marrow_dsm.h")
 #include "marrow/marrow_dsm.h"
@@ -48,5 +49,6 @@ const struct marrow_abi_entry marrow_abi_table[] = {
 	MARROW_ABI_OFFSETOF(marrow_cuda_device_info, reserved),
 
 #include "dsm/dsm_abi.inc"
+#include "gda/gda_abi.inc"
 	MARROW_ABI_END
 };

@@ -10,13 +10,13 @@ import java.io.StringWriter;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** `marrow gda latency` end to end on cpu + softnic (through GdaMain until Main registers the command). */
+/** `marrow gda latency` end to end on cpu + softnic . */
 class GdaCommandTest {
     record Out(int exit, String out, String err) {
     }
 
     static Out run(String... args) {
-        CommandLine cl = GdaMain.commandLine();
+        CommandLine cl = dev.marrow.cli.Main.commandLine();
         StringWriter o = new StringWriter();
         StringWriter e = new StringWriter();
         cl.setOut(new PrintWriter(o));

@@ -47,14 +47,7 @@ public final class GdaFfi {
 
         private static NativeLib load() {
             NativeLib lib = NativeLib.load("cuda");
-            // The CUDA library lists the gda structs once src/cuda/cuda_abi.c includes
-            // gda/gda_abi.inc; until then the same header is verified through libmarrow_host
-            // (both libraries are compiled from it in one build).
-            if (lib.abiQuery("sizeof:marrow_gda_config") >= 0) {
-                lib.verifyLayouts(GdaLayouts.ALL);
-            } else {
-                Host.LIB.verifyLayouts(GdaLayouts.ALL);
-            }
+            lib.verifyLayouts(GdaLayouts.ALL);
             return lib;
         }
     }
