@@ -129,7 +129,7 @@ public final class ProxyCommand {
             for (WorkerStats w : ws) {
                 l.add(w.describe(elapsedNs));
             }
-            r.metric("workers", l);
+            r.metric("per_worker", l); // not "workers": that name is the T parameter
         }
     }
 

@@ -47,7 +47,8 @@ class ProxyCommandTest {
             assertTrue(n.get("rate_mmsg_s").asDouble() > 0);
             assertEquals(0, n.get("verify_errors").asLong());
             assertTrue(n.get("chain_len_mean").asDouble() >= 1);
-            assertEquals(1, n.get("workers").size());
+            assertEquals(1, n.get("workers").asInt());
+            assertEquals(1, n.get("per_worker").size());
         }
     }
 
