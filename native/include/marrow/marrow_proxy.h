@@ -154,7 +154,10 @@ MARROW_API int marrow_proxy_nic_cpus(const char *ibdev, int32_t *cpus, uint32_t 
 /* Publishes one WRITE descriptor on `ring` with the proxy's handoff. tuned
  * requires that only one thread ever produces on this ring. Waits at most
  * timeout_ns for a free slot (ETIMEDOUT, naming the worker's state).
- * *ticket (may be NULL) = the request's ring position. */
+ * *ticket (may be NULL) = the request's ring position. A baseline enqueue
+ * that times out has already reserved its position, which stays unpublished:
+ * the ring cannot deliver past it (the worker would wait there), so treat
+ * that timeout as fatal for the ring. */
 MARROW_API int marrow_proxy_enqueue(struct marrow_proxy *px, uint32_t ring, uint32_t local_off,
 				    uint32_t remote_off, uint32_t size, uint32_t tag,
 				    uint64_t timeout_ns, uint64_t *ticket);

@@ -63,10 +63,11 @@ public final class MiniProxy implements AutoCloseable {
         SoftNic nic = null;
         MemorySegment px = MemorySegment.NULL;
         MiniProxy made = null;
+        Arena shared = null;
         try (tmp) {
             long bytes = Math.max(bufferBytes(c.rings(), c.logSlots(), 64), c.minBufferBytes());
             bytes = (bytes + 4095) & ~4095L;
-            Arena shared = Arena.ofShared();
+            shared = Arena.ofShared();
             MemorySegment buf = shared.allocate(bytes, 4096);
             int lkey = 0;
             int rkey = 0;
@@ -153,6 +154,9 @@ public final class MiniProxy implements AutoCloseable {
                 }
                 if (nic != null) {
                     nic.close();
+                }
+                if (shared != null) {
+                    shared.close();   // the buffer goes after everything that used it
                 }
             }
             throw ProxyFfi.rethrow(t);
