@@ -13,7 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The "proxy" command end to end (through ProxyMain's command line), small and emulated. */
+/** The "proxy" command end to end , small and emulated. */
 class ProxyCommandTest {
     record Run(int code, String out, String err) {
     }
