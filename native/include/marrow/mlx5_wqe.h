@@ -281,10 +281,11 @@ MX_HD uint8_t mx_cqe_opcode(const void *cqe) { return (uint8_t)(mx_cqe_op_own(cq
 MX_HD uint8_t mx_cqe_owner(const void *cqe) { return (uint8_t)(mx_cqe_op_own(cqe) & 1); }
 MX_HD uint8_t mx_cqe_syndrome(const void *cqe) { return ((const volatile uint8_t *)cqe)[MX_CQE_OFF_SYNDROME]; }
 MX_HD uint8_t mx_cqe_vendor_syndrome(const void *cqe) { return ((const volatile uint8_t *)cqe)[MX_CQE_OFF_VENDOR_ERR_SYND]; }
+/* One aligned 16-bit load: two byte loads could pair the halves of two
+ * different CQEs when the slot is being rewritten (collapsed CQ). */
 MX_HD uint16_t mx_cqe_wqe_counter(const void *cqe)
 {
-	const volatile uint8_t *b = (const volatile uint8_t *)cqe;
-	return (uint16_t)(((uint16_t)b[MX_CQE_OFF_WQE_COUNTER] << 8) | b[MX_CQE_OFF_WQE_COUNTER + 1]);
+	return mx_be16toh(*(const volatile uint16_t *)((const uint8_t *)cqe + MX_CQE_OFF_WQE_COUNTER));
 }
 MX_HD uint32_t mx_cqe_qpn(const void *cqe) { return mx_ld_be32((const uint8_t *)cqe + MX_CQE_OFF_SOP_DROP_QPN) & 0xffffffu; }
 MX_HD uint8_t mx_cqe_sop(const void *cqe) { return (uint8_t)(mx_ld_be32((const uint8_t *)cqe + MX_CQE_OFF_SOP_DROP_QPN) >> 24); }
@@ -315,10 +316,10 @@ MX_HD void mx_cqe_fill_body(void *cqe, uint8_t sop, uint32_t qpn, uint16_t wqe_c
 	/* bytes 52..55: hw_err_synd, hw_synd_type, vendor_err_synd, syndrome */
 	mx_store32(&w[13], ((uint32_t)vendor_syndrome << 16) | ((uint32_t)syndrome << 24));
 	mx_store32(&w[14], mx_htobe32(((uint32_t)sop << 24) | (qpn & 0xffffffu)));
-	/* bytes 60..63: wqe_counter BE16, signature, op_own (left for publish) */
+	/* bytes 60..63: wqe_counter BE16 (one 16-bit store, so a poller never
+	 * sees half of it), signature, op_own (left for publish) */
 	volatile uint8_t *b = (volatile uint8_t *)cqe;
-	b[MX_CQE_OFF_WQE_COUNTER] = (uint8_t)(wqe_counter >> 8);
-	b[MX_CQE_OFF_WQE_COUNTER + 1] = (uint8_t)wqe_counter;
+	*(volatile uint16_t *)(b + MX_CQE_OFF_WQE_COUNTER) = mx_htobe16(wqe_counter);
 	b[MX_CQE_OFF_SIGNATURE] = 0;
 }
 
