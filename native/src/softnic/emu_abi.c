@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright (c) 2026 The Marrow authors
+ *
+ * Layout handshake of libmarrow_emu: sizes and field offsets of every struct
+ * in marrow_softnic.h, queried by Java as "sizeof:<struct>" and
+ * "offsetof:<struct>.<field>".
+ */
+#include "emu_internal.h"
+
+const struct marrow_abi_entry marrow_abi_table[] = {
+	MARROW_ABI_SIZEOF(marrow_emu_device_attr),
+	MARROW_ABI_OFFSETOF(marrow_emu_device_attr, size),
+	MARROW_ABI_OFFSETOF(marrow_emu_device_attr, comp_mask),
+	MARROW_ABI_OFFSETOF(marrow_emu_device_attr, poll_mode),
+	MARROW_ABI_OFFSETOF(marrow_emu_device_attr, engine_threads),
+	MARROW_ABI_OFFSETOF(marrow_emu_device_attr, idle_sleep_max_ns),
+	MARROW_ABI_OFFSETOF(marrow_emu_device_attr, sweep_every),
+	MARROW_ABI_OFFSETOF(marrow_emu_device_attr, engine_cpu),
+	MARROW_ABI_OFFSETOF(marrow_emu_device_attr, quiet),
+	MARROW_ABI_SIZEOF(marrow_emu_cq_attr),
+	MARROW_ABI_OFFSETOF(marrow_emu_cq_attr, size),
+	MARROW_ABI_OFFSETOF(marrow_emu_cq_attr, comp_mask),
+	MARROW_ABI_OFFSETOF(marrow_emu_cq_attr, log_cqe_cnt),
+	MARROW_ABI_OFFSETOF(marrow_emu_cq_attr, flags),
+	MARROW_ABI_SIZEOF(marrow_cq_view),
+	MARROW_ABI_OFFSETOF(marrow_cq_view, size),
+	MARROW_ABI_OFFSETOF(marrow_cq_view, comp_mask),
+	MARROW_ABI_OFFSETOF(marrow_cq_view, cqn),
+	MARROW_ABI_OFFSETOF(marrow_cq_view, cqe_cnt),
+	MARROW_ABI_OFFSETOF(marrow_cq_view, cqe_size),
+	MARROW_ABI_OFFSETOF(marrow_cq_view, flags),
+	MARROW_ABI_OFFSETOF(marrow_cq_view, buf),
+	MARROW_ABI_OFFSETOF(marrow_cq_view, dbrec),
+	MARROW_ABI_SIZEOF(marrow_emu_qp_attr),
+	MARROW_ABI_OFFSETOF(marrow_emu_qp_attr, size),
+	MARROW_ABI_OFFSETOF(marrow_emu_qp_attr, comp_mask),
+	MARROW_ABI_OFFSETOF(marrow_emu_qp_attr, send_cq),
+	MARROW_ABI_OFFSETOF(marrow_emu_qp_attr, recv_cq),
+	MARROW_ABI_OFFSETOF(marrow_emu_qp_attr, log_sq_wqebb_cnt),
+	MARROW_ABI_OFFSETOF(marrow_emu_qp_attr, log_rq_wqe_cnt),
+	MARROW_ABI_OFFSETOF(marrow_emu_qp_attr, max_rq_sge),
+	MARROW_ABI_OFFSETOF(marrow_emu_qp_attr, max_inline_data),
+	MARROW_ABI_OFFSETOF(marrow_emu_qp_attr, access),
+	MARROW_ABI_OFFSETOF(marrow_emu_qp_attr, reserved),
+	MARROW_ABI_SIZEOF(marrow_qp_view),
+	MARROW_ABI_OFFSETOF(marrow_qp_view, size),
+	MARROW_ABI_OFFSETOF(marrow_qp_view, comp_mask),
+	MARROW_ABI_OFFSETOF(marrow_qp_view, qpn),
+	MARROW_ABI_OFFSETOF(marrow_qp_view, sq_wqe_cnt),
+	MARROW_ABI_OFFSETOF(marrow_qp_view, sq_stride),
+	MARROW_ABI_OFFSETOF(marrow_qp_view, rq_wqe_cnt),
+	MARROW_ABI_OFFSETOF(marrow_qp_view, rq_stride),
+	MARROW_ABI_OFFSETOF(marrow_qp_view, max_inline_data),
+	MARROW_ABI_OFFSETOF(marrow_qp_view, sq_buf),
+	MARROW_ABI_OFFSETOF(marrow_qp_view, rq_buf),
+	MARROW_ABI_OFFSETOF(marrow_qp_view, dbrec),
+	MARROW_ABI_OFFSETOF(marrow_qp_view, uar),
+	MARROW_ABI_OFFSETOF(marrow_qp_view, uar_size),
+	MARROW_ABI_SIZEOF(marrow_emu_bench_result),
+	MARROW_ABI_OFFSETOF(marrow_emu_bench_result, size),
+	MARROW_ABI_OFFSETOF(marrow_emu_bench_result, comp_mask),
+	MARROW_ABI_OFFSETOF(marrow_emu_bench_result, messages),
+	MARROW_ABI_OFFSETOF(marrow_emu_bench_result, doorbells),
+	MARROW_ABI_OFFSETOF(marrow_emu_bench_result, elapsed_ns),
+	MARROW_ABI_OFFSETOF(marrow_emu_bench_result, cqes),
+	MARROW_ABI_END
+};

@@ -1,0 +1,375 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright (c) 2026 The Marrow authors
+ *
+ * CPU-producer micro-benchmarks. The calling thread plays the role of a
+ * NVSHMEM-style producer: it writes WQEs with mlx5_wqe.h into the SQ ring,
+ * issues a release fence, stores the SQ dbrec send counter (BE32) and then
+ * the 8-byte doorbell (exclusive index, opcode 0, ds 0) into the UAR
+ * mailbox; it polls CQEs with the owner-bit rule and keeps the CQ dbrec
+ * consumer index current. Everything it does goes through the same memory
+ * a GPU kernel would use; only the start-up drain peeks at the engine.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "emu_internal.h"
+
+struct bench {
+	const char *fn;
+	struct marrow_emu_qp *qp;
+	struct marrow_emu_cq *cq;
+	uint8_t *sq;
+	uint32_t sq_cnt;
+	uint32_t sq_mask;
+	uint32_t qpn;
+	uint32_t *dbrec;
+	uint64_t *uar;
+	uint8_t *cqbuf;
+	uint32_t *cq_dbrec;
+	uint32_t log_n;
+	uint32_t cq_mask;
+	int collapsed;
+	int limit_cqes;          /* oi = 0, normal CQ: keep unpolled CQEs < N */
+	/* message */
+	int inl;
+	uint32_t len;
+	uint32_t ds;
+	uint32_t nbb;
+	const uint8_t *payload;
+	uint64_t laddr;
+	uint32_t lkey;
+	uint64_t raddr;
+	uint32_t rkey;
+	/* progress */
+	uint16_t pi;             /* producer WQEBB counter */
+	uint16_t retired;        /* WQEBBs retired by CQEs */
+	uint32_t cq_ci;          /* CQ consumer counter */
+	uint32_t sig_out;        /* signaled WQEs without a CQE yet */
+	uint64_t completed;      /* messages retired */
+	uint64_t doorbells;
+	uint64_t cqes;
+};
+
+static const char *qps_name(uint32_t s)
+{
+	switch (s) {
+	case MARROW_QPS_RESET: return "RESET";
+	case MARROW_QPS_INIT: return "INIT";
+	case MARROW_QPS_RTR: return "RTR";
+	case MARROW_QPS_RTS: return "RTS";
+	case MARROW_QPS_ERR: return "ERR";
+	default: return "?";
+	}
+}
+
+static int bench_setup(struct bench *b, const char *fn, struct marrow_emu_qp *qp,
+		       struct marrow_emu_cq *cq, uint32_t msg_size, uint32_t batch,
+		       uint64_t local_addr, uint32_t lkey, uint64_t remote_addr, uint32_t rkey,
+		       uint64_t timeout_ns)
+{
+	uint32_t st;
+	uint64_t t0;
+
+	memset(b, 0, sizeof(*b));
+	b->fn = fn;
+	if (emu_qp_check(qp, fn) || emu_cq_check(cq, fn))
+		return MARROW_EINVAL;
+	if (qp->scq != cq)
+		return marrow_fail(MARROW_EINVAL, "%s: CQ 0x%x is not the send CQ of QP 0x%x", fn, cq->cqn,
+				   qp->qpn);
+	st = __atomic_load_n(&qp->state, __ATOMIC_ACQUIRE);
+	if (st != MARROW_QPS_RTS)
+		return marrow_fail(MARROW_EINVAL, "%s: QP 0x%x is in %s, not RTS", fn, qp->qpn, qps_name(st));
+	if (msg_size > EMU_MSG_MAX)
+		return marrow_fail(MARROW_EINVAL, "%s: msg_size %u exceeds 2^31", fn, msg_size);
+	if (timeout_ns == 0)
+		return marrow_fail(MARROW_EINVAL, "%s: timeout_ns must be > 0", fn);
+	if ((cq->flags & MARROW_EMU_CQ_COLLAPSED) && !(cq->flags & MARROW_EMU_CQ_OVERRUN_IGNORE))
+		return marrow_fail(MARROW_EINVAL,
+				   "%s: a collapsed CQ without OVERRUN_IGNORE cannot keep its consumer index", fn);
+	b->qp = qp;
+	b->cq = cq;
+	b->sq = qp->sq;
+	b->sq_cnt = qp->sq_cnt;
+	b->sq_mask = qp->sq_mask;
+	b->qpn = qp->qpn;
+	b->dbrec = qp->dbrec_page;
+	b->uar = (uint64_t *)qp->uar_page;
+	b->cqbuf = cq->buf;
+	b->cq_dbrec = cq->dbrec;
+	b->log_n = cq->log_n;
+	b->cq_mask = cq->mask;
+	b->collapsed = !!(cq->flags & MARROW_EMU_CQ_COLLAPSED);
+	b->limit_cqes = !(cq->flags & (MARROW_EMU_CQ_OVERRUN_IGNORE | MARROW_EMU_CQ_COLLAPSED));
+	b->len = msg_size;
+	b->inl = msg_size <= qp->max_inline;
+	b->ds = b->inl ? mx_ds_inline_write(msg_size) : mx_ds_pointer_write(1);
+	b->nbb = mx_wqebbs(b->ds);
+	b->payload = (const uint8_t *)(uintptr_t)local_addr;
+	b->laddr = local_addr;
+	b->lkey = lkey;
+	b->raddr = remote_addr;
+	b->rkey = rkey;
+	if (batch < 1 || batch * b->nbb > b->sq_cnt)
+		return marrow_fail(MARROW_EINVAL, "%s: batch %u x %u WQEBB(s) does not fit the SQ of %u WQEBBs",
+				   fn, batch, b->nbb, b->sq_cnt);
+
+	/* Continue where earlier producers left off: wait (bounded) until the
+	 * engine has retired everything already posted, then treat every CQE
+	 * written so far as consumed. */
+	b->pi = (uint16_t)mx_be32toh(__atomic_load_n(&b->dbrec[MX_DBR_SND], __ATOMIC_ACQUIRE));
+	t0 = emu_now_ns();
+	while (__atomic_load_n(&qp->exec_ci, __ATOMIC_ACQUIRE) != b->pi) {
+		if (emu_now_ns() - t0 > timeout_ns)
+			return marrow_fail(MARROW_ETIMEDOUT,
+					   "%s: timed out after %llu ns waiting for the engine to retire the %u WQEBB(s) posted to QP 0x%x before the benchmark",
+					   fn, (unsigned long long)timeout_ns,
+					   (uint16_t)(b->pi - __atomic_load_n(&qp->exec_ci, __ATOMIC_ACQUIRE)),
+					   qp->qpn);
+		emu_cpu_relax();
+	}
+	b->retired = b->pi;
+	b->cq_ci = __atomic_load_n(&cq->prod, __ATOMIC_ACQUIRE);
+	__atomic_store_n(&b->cq_dbrec[0], mx_htobe32(b->cq_ci & 0xffffff), __ATOMIC_RELEASE);
+	return MARROW_OK;
+}
+
+/* Writes one RDMA WRITE WQE at producer counter c. */
+static inline void put_wqe(struct bench *b, uint16_t c, uint8_t fm_ce_se)
+{
+	uint8_t *w = b->sq + (size_t)(c & b->sq_mask) * MX_WQEBB_SIZE;
+
+	mx_set_ctrl_seg(w, c, MX_OPCODE_RDMA_WRITE, 0, b->qpn, fm_ce_se, (uint8_t)b->ds, 0, 0);
+	mx_set_raddr_seg(w + MX_CTRL_SEG_SIZE, b->raddr, b->rkey);
+	if (!b->inl) {
+		mx_set_data_seg(w + 32, b->len, b->lkey, b->laddr);
+		return;
+	}
+	mx_set_inline_hdr(w + 32, b->len);
+	if (b->len == 0 || b->payload == NULL)
+		return;
+	/* The payload may run past the ring end: continue at slot 0. */
+	size_t ring = (size_t)b->sq_cnt * MX_WQEBB_SIZE;
+	size_t off = (size_t)(c & b->sq_mask) * MX_WQEBB_SIZE + 36;
+	size_t first = b->len < ring - off ? b->len : ring - off;
+
+	memcpy(b->sq + off, b->payload, first);
+	if (first < b->len)
+		memcpy(b->sq, b->payload + first, b->len - first);
+}
+
+/* k WQEs, last one signaled, one dbrec update and one doorbell. */
+static inline void post_batch(struct bench *b, uint32_t k)
+{
+	uint16_t c = b->pi;
+
+	for (uint32_t i = 0; i < k; i++) {
+		put_wqe(b, c, i + 1 == k ? MX_CTRL_CQ_UPDATE : 0);
+		c = (uint16_t)(c + b->nbb);
+	}
+	b->pi = c;
+	b->sig_out++;
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	__atomic_store_n(&b->dbrec[MX_DBR_SND], mx_dbrec_send_value(c), __ATOMIC_RELAXED);
+	__atomic_store_n(b->uar, mx_doorbell_value(c, 0, b->qpn, 0), __ATOMIC_RELEASE);
+	b->doorbells++;
+}
+
+static int cqe_error(struct bench *b, const uint8_t *cqe)
+{
+	uint8_t synd = mx_cqe_syndrome(cqe);
+
+	return marrow_fail(MARROW_EIO,
+			   "%s: error CQE on CQ 0x%x: opcode %u syndrome 0x%02x (%s) vendor 0x%02x QP 0x%x wqe_counter %u",
+			   b->fn, b->cq->cqn, mx_cqe_opcode(cqe), synd, emu_syndrome_name(synd),
+			   mx_cqe_vendor_syndrome(cqe), mx_cqe_qpn(cqe), mx_cqe_wqe_counter(cqe));
+}
+
+/* Retires through a CQE naming WQE start wc, if it is one of ours. */
+static inline int retire(struct bench *b, uint16_t wc)
+{
+	uint16_t outstanding = (uint16_t)(b->pi - b->retired);
+
+	if ((uint16_t)(wc - b->retired) >= outstanding)
+		return 0;   /* stale: from before this run */
+	uint16_t upto = (uint16_t)(wc + b->nbb);
+
+	b->completed += (uint16_t)(upto - b->retired) / b->nbb;
+	b->retired = upto;
+	if (b->sig_out)
+		b->sig_out--;
+	return 1;
+}
+
+/* Consumes at most one CQE: 1 if one was there, 0 if none, <0 on error. */
+static inline int poll_one(struct bench *b)
+{
+	const uint8_t *cqe;
+
+	if (b->collapsed) {
+		cqe = b->cqbuf;
+		if (mx_cqe_opcode(cqe) == MX_CQE_INVALID)
+			return 0;
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		uint16_t wc = mx_cqe_wqe_counter(cqe);
+
+		if (mx_cqe_qpn(cqe) != b->qpn ||
+		    (uint16_t)(wc - b->retired) >= (uint16_t)(b->pi - b->retired))
+			return 0;
+		if (mx_cqe_opcode(cqe) != MX_CQE_REQ)
+			return cqe_error(b, cqe);
+		b->cqes++;
+		retire(b, wc);
+		return 1;
+	}
+	cqe = b->cqbuf + (size_t)(b->cq_ci & b->cq_mask) * MX_CQE_SIZE;
+	if (!mx_cqe_is_valid(cqe, b->cq_ci, b->log_n))
+		return 0;
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	b->cq_ci++;
+	b->cqes++;
+	__atomic_store_n(&b->cq_dbrec[0], mx_htobe32(b->cq_ci & 0xffffff), __ATOMIC_RELEASE);
+	if (mx_cqe_opcode(cqe) != MX_CQE_REQ) {
+		if (mx_cqe_opcode(cqe) == MX_CQE_REQ_ERR || mx_cqe_opcode(cqe) == MX_CQE_RESP_ERR)
+			return cqe_error(b, cqe);
+		return 1;   /* e.g. a receive CQE of a shared CQ */
+	}
+	if (mx_cqe_qpn(cqe) == b->qpn)
+		retire(b, mx_cqe_wqe_counter(cqe));
+	return 1;
+}
+
+static int timeout_fail(struct bench *b, uint64_t timeout_ns)
+{
+	return marrow_fail(MARROW_ETIMEDOUT,
+			   "%s: timed out after %llu ns waiting for a CQE on CQ 0x%x for QP 0x%x (%u WQEBB(s) outstanding, %llu message(s) completed); is the engine paused or the doorbell lost?",
+			   b->fn, (unsigned long long)timeout_ns, b->cq->cqn, b->qpn,
+			   (uint16_t)(b->pi - b->retired), (unsigned long long)b->completed);
+}
+
+/* Streams `messages` WQEs, `batch` per doorbell, keeping the SQ full. */
+static int run_rate(struct bench *b, uint64_t messages, uint32_t batch, uint64_t timeout_ns)
+{
+	uint64_t posted = 0, goal = b->completed + messages;
+	uint64_t stall_start = 0;
+	uint32_t spins = 0;
+
+	while (b->completed < goal) {
+		int progress = 0, r;
+
+		while (posted < messages) {
+			uint32_t k = messages - posted < batch ? (uint32_t)(messages - posted) : batch;
+
+			if ((uint16_t)(b->pi - b->retired) + k * b->nbb > b->sq_cnt)
+				break;
+			if (b->limit_cqes && b->sig_out >= b->cq_mask + 1u)
+				break;
+			post_batch(b, k);
+			posted += k;
+			progress = 1;
+		}
+		while ((r = poll_one(b)) > 0)
+			progress = 1;
+		if (r < 0)
+			return r;
+		if (progress) {
+			spins = 0;
+			stall_start = 0;
+			continue;
+		}
+		emu_cpu_relax();
+		if (++spins < 256)
+			continue;
+		spins = 0;
+		uint64_t now = emu_now_ns();
+
+		if (stall_start == 0)
+			stall_start = now;
+		else if (now - stall_start > timeout_ns)
+			return timeout_fail(b, timeout_ns);
+	}
+	return MARROW_OK;
+}
+
+MARROW_API int marrow_emu_bench_rate(struct marrow_emu_qp *qp, struct marrow_emu_cq *cq,
+				     uint32_t msg_size, uint32_t batch, uint64_t messages,
+				     uint64_t warmup, uint64_t local_addr, uint32_t lkey,
+				     uint64_t remote_addr, uint32_t rkey, uint64_t timeout_ns,
+				     struct marrow_emu_bench_result *out)
+{
+	const char *fn = "marrow_emu_bench_rate";
+	struct bench b;
+	uint64_t t0, t1, db0, cqe0, done0;
+	int rc;
+
+	if (out == NULL)
+		return marrow_fail(MARROW_EINVAL, "%s: out is NULL", fn);
+	if (messages == 0)
+		return marrow_fail(MARROW_EINVAL, "%s: messages must be >= 1", fn);
+	rc = bench_setup(&b, fn, qp, cq, msg_size, batch, local_addr, lkey, remote_addr, rkey,
+			 timeout_ns);
+	if (rc)
+		return rc;
+	if (warmup) {
+		rc = run_rate(&b, warmup, batch, timeout_ns);
+		if (rc)
+			return rc;
+	}
+	db0 = b.doorbells;
+	cqe0 = b.cqes;
+	done0 = b.completed;
+	t0 = emu_now_ns();
+	rc = run_rate(&b, messages, batch, timeout_ns);
+	t1 = emu_now_ns();
+	if (rc)
+		return rc;
+	memset(out, 0, sizeof(*out));
+	out->size = sizeof(*out);
+	out->messages = b.completed - done0;
+	out->doorbells = b.doorbells - db0;
+	out->cqes = b.cqes - cqe0;
+	out->elapsed_ns = t1 - t0;
+	return MARROW_OK;
+}
+
+MARROW_API int marrow_emu_bench_latency(struct marrow_emu_qp *qp, struct marrow_emu_cq *cq,
+					uint32_t msg_size, uint64_t iters, uint64_t warmup,
+					uint64_t local_addr, uint32_t lkey, uint64_t remote_addr,
+					uint32_t rkey, uint64_t timeout_ns, uint64_t *samples_ns)
+{
+	const char *fn = "marrow_emu_bench_latency";
+	struct bench b;
+	int rc;
+
+	if (samples_ns == NULL && iters != 0)
+		return marrow_fail(MARROW_EINVAL, "%s: samples_ns is NULL", fn);
+	rc = bench_setup(&b, fn, qp, cq, msg_size, 1, local_addr, lkey, remote_addr, rkey, timeout_ns);
+	if (rc)
+		return rc;
+	for (uint64_t i = 0; i < warmup + iters; i++) {
+		uint64_t goal = b.completed + 1;
+		uint64_t t0 = emu_now_ns(), t1;
+		uint32_t spins = 0;
+
+		post_batch(&b, 1);
+		for (;;) {
+			rc = poll_one(&b);
+			if (rc < 0)
+				return rc;
+			if (b.completed >= goal)
+				break;
+			if (rc > 0)
+				continue;
+			emu_cpu_relax();
+			if (++spins < 256)
+				continue;
+			spins = 0;
+			if (emu_now_ns() - t0 > timeout_ns)
+				return timeout_fail(&b, timeout_ns);
+		}
+		t1 = emu_now_ns();
+		if (i >= warmup)
+			samples_ns[i - warmup] = t1 - t0;
+	}
+	return MARROW_OK;
+}

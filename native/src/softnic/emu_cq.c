@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright (c) 2026 The Marrow authors
+ *
+ * Completion queues: a ring of CQE64s in page-aligned host memory plus a
+ * 2 x BE32 doorbell record, and the one function that writes CQEs.
+ *
+ * Owner bit: the CQE with absolute producer count p goes to slot p & (N-1)
+ * with owner (p >> log_n) & 1, so a poller with free-running ci checks
+ * mx_cqe_is_valid(cqe, ci, log_n).
+ *
+ * Collapsed CQ (cc = 1): every CQE goes to slot 0. Its owner bit is still
+ * (p >> log_n) & 1 for the logical count p, i.e. it toggles once per N CQEs.
+ * Hardware behaviour here is undocumented, so pollers of a collapsed CQ
+ * should rely on opcode != INVALID and wqe_counter only (as NVSHMEM does).
+ *
+ * Overrun (oi = 0): a CQE whose count p is N or more ahead of the consumer
+ * index in dbrec word 0 (low 24 bits) puts the CQ in error instead of being
+ * written; from then on the CQ drops every CQE (marrow_emu_cq_status). The
+ * same rule applies to collapsed CQs. QPs using the CQ keep their state.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "emu_internal.h"
+
+int emu_cq_check(const struct marrow_emu_cq *cq, const char *fn)
+{
+	if (cq == NULL)
+		return marrow_fail(MARROW_EINVAL, "%s: cq is NULL", fn);
+	if (cq->magic != EMU_MAGIC_CQ)
+		return marrow_fail(MARROW_EINVAL, "%s: not a live softnic CQ (bad magic 0x%08x)", fn,
+				   cq->magic);
+	return MARROW_OK;
+}
+
+const char *emu_syndrome_name(uint8_t synd)
+{
+	switch (synd) {
+	case MX_SYND_LOCAL_LENGTH: return "LOCAL_LENGTH";
+	case MX_SYND_LOCAL_QP_OP: return "LOCAL_QP_OP";
+	case MX_SYND_LOCAL_PROT: return "LOCAL_PROT";
+	case MX_SYND_WR_FLUSH: return "WR_FLUSH";
+	case MX_SYND_MW_BIND: return "MW_BIND";
+	case MX_SYND_BAD_RESP: return "BAD_RESP";
+	case MX_SYND_LOCAL_ACCESS: return "LOCAL_ACCESS";
+	case MX_SYND_REMOTE_INVAL_REQ: return "REMOTE_INVAL_REQ";
+	case MX_SYND_REMOTE_ACCESS: return "REMOTE_ACCESS";
+	case MX_SYND_REMOTE_OP: return "REMOTE_OP";
+	case MX_SYND_TRANSPORT_RETRY_EXC: return "TRANSPORT_RETRY_EXC";
+	case MX_SYND_RNR_RETRY_EXC: return "RNR_RETRY_EXC";
+	case MX_SYND_REMOTE_ABORTED: return "REMOTE_ABORTED";
+	default: return "UNKNOWN";
+	}
+}
+
+MARROW_API int marrow_emu_cq_create(struct marrow_emu_device *dev,
+				    const struct marrow_emu_cq_attr *attr,
+				    struct marrow_emu_cq **out, struct marrow_cq_view *view)
+{
+	const char *fn = "marrow_emu_cq_create";
+	struct marrow_emu_cq *cq;
+	uint32_t n;
+	int rc = emu_dev_check(dev, fn);
+
+	if (rc)
+		return rc;
+	if (attr == NULL || out == NULL || view == NULL)
+		return marrow_fail(MARROW_EINVAL, "%s: attr, out and view must not be NULL", fn);
+	if (attr->size != sizeof(*attr))
+		return marrow_fail(MARROW_EINVAL, "%s: attr->size %u != sizeof(struct marrow_emu_cq_attr) %zu",
+				   fn, attr->size, sizeof(*attr));
+	if (attr->comp_mask != 0)
+		return marrow_fail(MARROW_EINVAL, "%s: attr->comp_mask 0x%x: no extensions are defined", fn,
+				   attr->comp_mask);
+	if (attr->log_cqe_cnt > 16)
+		return marrow_fail(MARROW_EINVAL, "%s: log_cqe_cnt %u out of range 0..16", fn,
+				   attr->log_cqe_cnt);
+	if (attr->flags & ~(uint32_t)(MARROW_EMU_CQ_COLLAPSED | MARROW_EMU_CQ_OVERRUN_IGNORE))
+		return marrow_fail(MARROW_EINVAL, "%s: unknown flags 0x%x", fn, attr->flags);
+
+	n = 1u << attr->log_cqe_cnt;
+	if (posix_memalign((void **)&cq, 64, sizeof(*cq)) != 0)
+		return marrow_fail(MARROW_ENOMEM, "%s: out of memory", fn);
+	memset(cq, 0, sizeof(*cq));
+	cq->buf = emu_alloc_pages((size_t)n * MX_CQE_SIZE, NULL);
+	cq->dbrec = emu_alloc_pages(8, NULL);
+	if (cq->buf == NULL || cq->dbrec == NULL) {
+		emu_free_pages(cq->buf);
+		emu_free_pages(cq->dbrec);
+		free(cq);
+		return marrow_fail(MARROW_ENOMEM, "%s: out of memory for %u CQEs", fn, n);
+	}
+	for (uint32_t i = 0; i < n; i++)
+		cq->buf[(size_t)i * MX_CQE_SIZE + MX_CQE_OFF_OP_OWN] = MX_CQE_OP_OWN_INIT;
+	cq->log_n = attr->log_cqe_cnt;
+	cq->mask = n - 1;
+	cq->flags = attr->flags;
+	cq->magic = EMU_MAGIC_CQ;
+	cq->dev = dev;
+	cq->multi_writer = dev->nthreads > 1;
+
+	pthread_mutex_lock(&dev->ctl_lock);
+	cq->cqn = dev->next_cqn++ & 0xffffff;
+	dev->n_cq++;
+	pthread_mutex_unlock(&dev->ctl_lock);
+
+	memset(view, 0, sizeof(*view));
+	view->size = sizeof(*view);
+	view->cqn = cq->cqn;
+	view->cqe_cnt = n;
+	view->cqe_size = MX_CQE_SIZE;
+	view->flags = cq->flags;
+	view->buf = cq->buf;
+	view->dbrec = cq->dbrec;
+	*out = cq;
+	return MARROW_OK;
+}
+
+MARROW_API int marrow_emu_cq_destroy(struct marrow_emu_cq *cq)
+{
+	struct marrow_emu_device *dev;
+	int rc = emu_cq_check(cq, "marrow_emu_cq_destroy");
+
+	if (rc)
+		return rc;
+	dev = cq->dev;
+	pthread_mutex_lock(&dev->ctl_lock);
+	if (cq->refcnt) {
+		rc = marrow_fail(MARROW_EBUSY, "marrow_emu_cq_destroy: CQ 0x%x is used by %u live QP(s); destroy them first",
+				 cq->cqn, cq->refcnt);
+		pthread_mutex_unlock(&dev->ctl_lock);
+		return rc;
+	}
+	dev->n_cq--;
+	pthread_mutex_unlock(&dev->ctl_lock);
+	cq->magic = EMU_MAGIC_DEAD;
+	emu_free_pages(cq->buf);
+	emu_free_pages(cq->dbrec);
+	free(cq);
+	return MARROW_OK;
+}
+
+MARROW_API int marrow_emu_cq_status(struct marrow_emu_cq *cq, int *in_error)
+{
+	int rc = emu_cq_check(cq, "marrow_emu_cq_status");
+
+	if (rc)
+		return rc;
+	if (in_error == NULL)
+		return marrow_fail(MARROW_EINVAL, "marrow_emu_cq_status: in_error is NULL");
+	*in_error = (int)__atomic_load_n(&cq->in_error, __ATOMIC_ACQUIRE);
+	return MARROW_OK;
+}
+
+static void count_cqe(struct emu_thread *t, uint8_t opcode, uint8_t synd)
+{
+	switch (opcode) {
+	case MX_CQE_REQ: CTR(t, cqe_req)++; return;
+	case MX_CQE_RESP_WR_IMM: CTR(t, cqe_resp_wr_imm)++; return;
+	case MX_CQE_REQ_ERR: CTR(t, cqe_req_err)++; break;
+	case MX_CQE_RESP_ERR: CTR(t, cqe_resp_err)++; break;
+	default: return;
+	}
+	switch (synd) {
+	case MX_SYND_LOCAL_LENGTH: CTR(t, synd_local_length)++; break;
+	case MX_SYND_LOCAL_QP_OP: CTR(t, synd_local_qp_op)++; break;
+	case MX_SYND_LOCAL_PROT: CTR(t, synd_local_prot)++; break;
+	case MX_SYND_WR_FLUSH: CTR(t, synd_wr_flush)++; break;
+	case MX_SYND_REMOTE_ACCESS: CTR(t, synd_remote_access)++; break;
+	case MX_SYND_REMOTE_INVAL_REQ: CTR(t, synd_remote_inval_req)++; break;
+	default: break;
+	}
+}
+
+/* Writes one CQE: body, counters, release fence, tail with op_own. With
+ * several engine threads, several may post to one CQ: the slot then comes
+ * from an atomic counter, and a collapsed CQ (one slot for everybody) is
+ * guarded by a spinlock; with one thread neither is needed. */
+void emu_cqe_post(struct emu_thread *t, struct marrow_emu_cq *cq, uint8_t cqe_opcode,
+		  uint8_t sop, uint32_t qpn, uint16_t wqe_counter, uint32_t byte_cnt,
+		  uint32_t imm_be, uint8_t synd, uint8_t vsynd)
+{
+	int collapsed = cq->flags & MARROW_EMU_CQ_COLLAPSED;
+	int locked = collapsed && cq->multi_writer;
+	uint8_t tmp[MX_CQE_SIZE] __attribute__((aligned(16)));
+	uint32_t p, tail;
+	uint8_t *cqe;
+
+	if (EMU_UNLIKELY(__atomic_load_n(&cq->in_error, __ATOMIC_RELAXED)))
+		return;
+	if (locked)
+		while (__atomic_exchange_n(&cq->lock, 1, __ATOMIC_ACQUIRE))
+			emu_cpu_relax();
+	if (cq->multi_writer) {
+		p = __atomic_fetch_add(&cq->prod, 1, __ATOMIC_RELAXED);
+	} else {
+		/* One engine thread: no read-modify-write needed. */
+		p = __atomic_load_n(&cq->prod, __ATOMIC_RELAXED);
+		__atomic_store_n(&cq->prod, p + 1, __ATOMIC_RELAXED);
+	}
+	if (!(cq->flags & MARROW_EMU_CQ_OVERRUN_IGNORE)) {
+		/* The consumer index only grows, so a cached value that already
+		 * shows room is good enough; re-read the dbrec (a cache line the
+		 * poller keeps writing) only when it does not. */
+		uint32_t ci = __atomic_load_n(&cq->ci_seen, __ATOMIC_RELAXED);
+
+		if (((p - ci) & 0xffffff) >= cq->mask + 1u) {
+			ci = mx_be32toh(__atomic_load_n(&cq->dbrec[0], __ATOMIC_ACQUIRE)) & 0xffffff;
+			__atomic_store_n(&cq->ci_seen, ci, __ATOMIC_RELAXED);
+		}
+		if (EMU_UNLIKELY(((p - ci) & 0xffffff) >= cq->mask + 1u)) {
+			if (!__atomic_exchange_n(&cq->in_error, 1, __ATOMIC_RELEASE))
+				CTR(t, cq_overruns)++;
+			goto out;
+		}
+	}
+	cqe = cq->buf + (size_t)(collapsed ? 0 : (p & cq->mask)) * MX_CQE_SIZE;
+	/* Encode in private memory, copy bytes 0..59, then publish 60..63
+	 * (wqe_counter, signature, op_own) with one 32-bit store after the
+	 * release fence: an rdma-core poller (op_own first) and an NVSHMEM
+	 * collapsed-CQ poller (wqe_counter and opcode) both see either the old
+	 * or the new CQE, never a mix, and never before its data. */
+	mx_cqe_fill_body(tmp, sop, qpn, wqe_counter, byte_cnt, imm_be, synd, vsynd);
+	tmp[MX_CQE_OFF_OP_OWN] = mx_cqe_op_own_value(cqe_opcode, (p >> cq->log_n) & 1u);
+	memcpy(cqe, tmp, MX_CQE_OFF_WQE_COUNTER);
+	__builtin_memcpy(&tail, tmp + MX_CQE_OFF_WQE_COUNTER, 4);
+	count_cqe(t, cqe_opcode, synd);
+	/* A poller that sees this CQE also sees counters that include it. */
+	emu_counters_publish(t);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	__atomic_store_n((uint32_t *)(cqe + MX_CQE_OFF_WQE_COUNTER), tail, __ATOMIC_RELAXED);
+out:
+	if (locked)
+		__atomic_store_n(&cq->lock, 0, __ATOMIC_RELEASE);
+}

@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright (c) 2026 The Marrow authors
+ *
+ * Engine threads. Each owns the QPs with qpn % nthreads == its index and
+ * loops over passes:
+ *  - the active set (QPs that showed activity recently) is polled every pass;
+ *  - every sweep_every passes, and after every sleep or park, all other QPs
+ *    are polled too, and those with news join the active set;
+ *  - a QP leaves the active set after EMU_ACTIVE_HOLD passes without news.
+ * hot mode spins with a pause instruction between idle passes; idle mode
+ * spins EMU_IDLE_SPIN passes, then sleeps with exponential back-off up to
+ * idle_sleep_max_ns, which bounds the extra latency a producer can see
+ * (GPU producers cannot wake a sleeping thread).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <sys/prctl.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "emu_internal.h"
+
+enum {
+	EMU_ACTIVE_HOLD = 4096,   /* idle passes before a QP leaves the active set */
+	EMU_IDLE_SPIN = 2048,     /* idle passes spun before the first sleep */
+	EMU_IDLE_PUBLISH = 4096,  /* publish pass counters at least this often */
+	EMU_SLEEP_MIN_NS = 1000,
+};
+
+int emu_engine_add_qp(struct emu_thread *t, struct marrow_emu_qp *qp)
+{
+	if (t->nqps == t->qps_cap) {
+		uint32_t cap = t->qps_cap ? t->qps_cap * 2 : 16;
+		struct marrow_emu_qp **q = realloc(t->qps, cap * sizeof(*q));
+		struct marrow_emu_qp **a;
+
+		if (q == NULL)
+			return marrow_fail(MARROW_ENOMEM, "marrow_emu_qp_create: out of memory");
+		t->qps = q;
+		a = realloc(t->active, cap * sizeof(*a));
+		if (a == NULL)
+			return marrow_fail(MARROW_ENOMEM, "marrow_emu_qp_create: out of memory");
+		t->active = a;
+		t->qps_cap = cap;
+	}
+	qp->in_active = 0;
+	qp->idle_passes = 0;
+	t->qps[t->nqps++] = qp;
+	return MARROW_OK;
+}
+
+void emu_engine_remove_qp(struct emu_thread *t, struct marrow_emu_qp *qp)
+{
+	for (uint32_t i = 0; i < t->nqps; i++) {
+		if (t->qps[i] == qp) {
+			t->qps[i] = t->qps[--t->nqps];
+			break;
+		}
+	}
+	for (uint32_t i = 0; i < t->nactive; i++) {
+		if (t->active[i] == qp) {
+			t->active[i] = t->active[--t->nactive];
+			break;
+		}
+	}
+	qp->in_active = 0;
+}
+
+/* Parks until nobody asks any more; returns 1 when the device stops. */
+static int engine_park(struct emu_thread *t)
+{
+	struct marrow_emu_device *dev = t->dev;
+	int stop;
+
+	emu_counters_publish(t);
+	pthread_mutex_lock(&dev->park_lock);
+	t->parked = 1;
+	pthread_cond_broadcast(&dev->park_cond);
+	while (!dev->stop && (t->ctl_holds || dev->user_paused))
+		pthread_cond_wait(&dev->park_cond, &dev->park_lock);
+	t->parked = 0;
+	stop = dev->stop;
+	pthread_mutex_unlock(&dev->park_lock);
+	return stop;
+}
+
+static void pin_thread(struct emu_thread *t)
+{
+	cpu_set_t set;
+	int cpu = t->dev->engine_cpu;
+
+	if (t->index != 0 || cpu < 0 || cpu >= CPU_SETSIZE)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (pthread_setaffinity_np(pthread_self(), sizeof(set), &set) != 0)
+		fprintf(stderr, "marrow softnic: could not pin engine thread 0 to CPU %d\n", cpu);
+}
+
+/* Polls every QP that is not in the active set; adopts those with news. */
+static int sweep(struct emu_thread *t)
+{
+	int work = 0;
+
+	for (uint32_t i = 0; i < t->nqps; i++) {
+		struct marrow_emu_qp *qp = t->qps[i];
+
+		if (qp->in_active)
+			continue;
+		if (emu_qp_poll(t, qp)) {
+			qp->in_active = 1;
+			qp->idle_passes = 0;
+			t->active[t->nactive++] = qp;
+			work = 1;
+		}
+	}
+	return work;
+}
+
+static int poll_active(struct emu_thread *t)
+{
+	int work = 0;
+
+	for (uint32_t i = 0; i < t->nactive;) {
+		struct marrow_emu_qp *qp = t->active[i];
+
+		if (emu_qp_poll(t, qp)) {
+			qp->idle_passes = 0;
+			work = 1;
+			i++;
+		} else if (++qp->idle_passes > EMU_ACTIVE_HOLD) {
+			qp->in_active = 0;
+			t->active[i] = t->active[--t->nactive];
+		} else {
+			i++;
+		}
+	}
+	return work;
+}
+
+void *emu_engine_main(void *arg)
+{
+	struct emu_thread *t = arg;
+	struct marrow_emu_device *dev = t->dev;
+	const int hot = dev->poll_mode == MARROW_EMU_POLL_HOT;
+	uint32_t pass = 0, idle_run = 0, unpublished = 0;
+	uint64_t sleep_ns = 0;
+	int need_sweep = 1;
+	char name[16];
+
+	snprintf(name, sizeof(name), "marrow-emu%u", t->index);
+	pthread_setname_np(pthread_self(), name);
+	pin_thread(t);
+	/* The default 50 us timer slack would double the bounded sleep. */
+	prctl(PR_SET_TIMERSLACK, dev->idle_sleep_max_ns / 8 + 1, 0, 0, 0);
+
+	for (;;) {
+		int work;
+
+		if (EMU_UNLIKELY(__atomic_load_n(&t->park_req, __ATOMIC_ACQUIRE))) {
+			if (engine_park(t))
+				break;
+			need_sweep = 1;
+		}
+		work = poll_active(t);
+		if (need_sweep || ++pass >= dev->sweep_every) {
+			pass = 0;
+			need_sweep = 0;
+			work |= sweep(t);
+		}
+		if (work) {
+			CTR(t, busy_passes)++;
+			emu_counters_publish(t);
+			idle_run = 0;
+			unpublished = 0;
+			sleep_ns = 0;
+			continue;
+		}
+		CTR(t, idle_passes)++;
+		if (++unpublished >= EMU_IDLE_PUBLISH) {
+			emu_counters_publish(t);
+			unpublished = 0;
+		}
+		if (hot || ++idle_run < EMU_IDLE_SPIN) {
+			emu_cpu_relax();
+			continue;
+		}
+		/* Idle mode: back off into sleeps; sweep everything after each. */
+		emu_counters_publish(t);
+		unpublished = 0;
+		sleep_ns = sleep_ns ? sleep_ns * 2 : EMU_SLEEP_MIN_NS;
+		if (sleep_ns > dev->idle_sleep_max_ns)
+			sleep_ns = dev->idle_sleep_max_ns;
+		struct timespec ts = { 0, (long)sleep_ns };
+
+		while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+			;
+		need_sweep = 1;
+	}
+	emu_counters_publish(t);
+	return NULL;
+}

@@ -1,0 +1,292 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright (c) 2026 The Marrow authors
+ *
+ * softnic internals: object layouts shared by the control path (emu_device.c,
+ * emu_mr.c, emu_cq.c, emu_qp.c) and the engine (emu_engine.c, emu_exec.c).
+ *
+ * Concurrency model:
+ *  - control-path calls hold dev->ctl_lock and "quiesce" the engine (every
+ *    engine thread parks at the top of its loop) before they change anything
+ *    the engine reads: QP lists, the MR table, QP state and peer pointers.
+ *    The one exception is MR registration, which fills a free slot and
+ *    publishes its key last. The data path therefore takes no locks (a
+ *    collapsed CQ written by several engine threads aside);
+ *  - the only objects engine threads share with each other are CQs (atomic
+ *    producer counter) and a peer QP's receive-queue consumer (CAS);
+ *  - counters are per engine thread, published through a seqlock.
+ */
+#ifndef MARROW_EMU_INTERNAL_H
+#define MARROW_EMU_INTERNAL_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/marrow_common.h"
+#include "marrow/marrow_softnic.h"
+#include "marrow/mlx5_wqe.h"
+
+#define EMU_LIKELY(x) __builtin_expect(!!(x), 1)
+#define EMU_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+enum {
+	EMU_PAGE = 4096,
+	EMU_QPN_BASE = 0x100,    /* first QPN; 24-bit space */
+	EMU_CQN_BASE = 0x400,    /* first CQN */
+	EMU_PDN_BASE = 0x10,
+	EMU_MAX_THREADS = 64,
+	EMU_MAX_WQE_BBS = 16,    /* largest WQE the engine accepts */
+	EMU_MAX_DS = EMU_MAX_WQE_BBS * 4,
+	EMU_MAX_INLINE = EMU_MAX_WQE_BBS * MX_WQEBB_SIZE - MX_CTRL_SEG_SIZE -
+			 MX_RADDR_SEG_SIZE - MX_INLINE_HDR_SIZE,
+	EMU_MAX_RQ_SGE = 64,
+	EMU_SHADOW_MAX = 256,    /* WQEBBs copied ahead of execution, per QP */
+	EMU_UAR_SIZE = 4096,     /* one mailbox page per QP */
+	EMU_UAR_HALF = 256,      /* two BlueFlame halves at +0 and +256 */
+	EMU_MAX_MR_INDEX = 1 << 24,
+	EMU_MSG_MAX = 0x80000000u, /* 2^31: transport message-length limit */
+};
+
+/* Emulator vendor syndromes (byte 54 of an error CQE). Firmware never uses
+ * 0xE0..0xEF for these, so nobody mistakes them for real ConnectX codes. */
+enum {
+	/* 0xE0 reserved */
+	EMU_VSYND_BAD_LKEY = 0xE1,       /* LOCAL_PROT: unknown/stale lkey or other PD */
+	EMU_VSYND_LKEY_RANGE = 0xE2,     /* LOCAL_PROT: gather outside the MR */
+	EMU_VSYND_LKEY_RIGHTS = 0xE3,    /* LOCAL_PROT: MR lacks a local right */
+	EMU_VSYND_BAD_RKEY = 0xE4,       /* REMOTE_ACCESS: unknown/stale rkey or other PD */
+	EMU_VSYND_RKEY_RANGE = 0xE5,     /* REMOTE_ACCESS: target outside the MR */
+	EMU_VSYND_RKEY_RIGHTS = 0xE6,    /* REMOTE_ACCESS: MR lacks REMOTE_WRITE */
+	EMU_VSYND_QP_RIGHTS = 0xE7,      /* REMOTE_ACCESS: peer QP lacks REMOTE_WRITE */
+	EMU_VSYND_MALFORMED = 0xE8,      /* LOCAL_QP_OP: ds/qpn/index/segment check */
+	EMU_VSYND_BAD_OPCODE = 0xE9,     /* LOCAL_QP_OP: opcode not emulated */
+	EMU_VSYND_INLINE_LEN = 0xEA,     /* LOCAL_LENGTH: inline > max_inline_data */
+	EMU_VSYND_MSG_LEN = 0xEB,        /* LOCAL_LENGTH: message > 2^31 bytes */
+	EMU_VSYND_SQ_OVERFLOW = 0xEC,    /* LOCAL_QP_OP: producer ran > SQ size ahead */
+	EMU_VSYND_PEER_DOWN = 0xED,      /* TRANSPORT_RETRY_EXC: peer gone / not RTR,RTS */
+	EMU_VSYND_PEER_NO_RQ = 0xEE,     /* REMOTE_INVAL_REQ: WRITE_IMM to a QP without RQ */
+	EMU_VSYND_FLUSH = 0xEF,          /* WR_FLUSH: QP in ERR */
+};
+
+#define EMU_MAGIC_DEV 0x454d5544u
+#define EMU_MAGIC_PD 0x454d5550u
+#define EMU_MAGIC_MR 0x454d554du
+#define EMU_MAGIC_CQ 0x454d5543u
+#define EMU_MAGIC_QP 0x454d5551u
+#define EMU_MAGIC_DEAD 0xdeadbeefu
+
+/* ---- counters ------------------------------------------------------------ */
+
+/* Published copy of one engine thread's counters (single writer). */
+struct emu_ctr_block {
+	uint32_t seq;
+	uint32_t pad;
+	uint64_t v[MARROW_EMU_CTR_COUNT];
+} __attribute__((aligned(64)));
+
+#define CTR(t, name) ((t)->local[MARROW_EMU_CTR_##name])
+
+/* ---- objects ---------------------------------------------------------------- */
+
+/* One MR-table entry, indexed by key >> 8. key == 0 means free. */
+struct emu_mr_slot {
+	uint64_t base;
+	uint64_t len;
+	const struct marrow_emu_pd *pd;
+	uint32_t key;
+	uint32_t access;
+};
+
+struct marrow_emu_pd {
+	uint32_t magic;
+	uint32_t pdn;
+	struct marrow_emu_device *dev;
+	uint32_t n_mr;
+	uint32_t n_qp;
+};
+
+struct marrow_emu_mr {
+	uint32_t magic;
+	uint32_t index;
+	uint32_t key;
+	struct marrow_emu_pd *pd;
+};
+
+struct marrow_emu_cq {
+	/* read by the engine */
+	uint8_t *buf;
+	uint32_t *dbrec;
+	uint32_t log_n;
+	uint32_t mask;
+	uint32_t flags;
+	uint32_t cqn;
+	uint32_t multi_writer;                       /* engine_threads > 1 */
+	uint32_t prod __attribute__((aligned(64))); /* CQEs written (free-running) */
+	uint32_t in_error;
+	uint32_t lock;                               /* collapsed-CQ writers */
+	uint32_t ci_seen;                            /* last consumer index read */
+	/* control path */
+	uint32_t magic __attribute__((aligned(64)));
+	uint32_t refcnt;                             /* QPs using this CQ */
+	struct marrow_emu_device *dev;
+};
+
+struct marrow_emu_qp {
+	/* read by the engine on every pass */
+	uint32_t qpn;
+	uint32_t state;            /* enum marrow_qp_state; atomic */
+	const uint8_t *uar;
+	const uint32_t *dbrec;
+	uint8_t *sq;
+	uint8_t *shadow;           /* engine-private copy of fetched WQEBBs */
+	uint32_t sq_cnt;
+	uint32_t sq_mask;
+	uint32_t sh_cnt;
+	uint32_t sh_mask;
+	uint16_t fetch_pi;         /* WQEBBs copied into the shadow */
+	uint16_t exec_ci;          /* WQEBBs executed / retired */
+	uint16_t last_target;      /* last dbrec send counter seen */
+	uint16_t rnr_wait;         /* WQE at exec_ci waits for a peer RQ WQE */
+	uint64_t last_db[2];       /* mailbox words last seen */
+	struct marrow_emu_qp *peer;
+	struct marrow_emu_cq *scq;
+	struct marrow_emu_cq *rcq;
+	struct marrow_emu_pd *pd;
+	uint32_t max_inline;
+	uint32_t access;
+	uint32_t rq_cnt;
+	uint32_t rq_ci;            /* RQ WQEs consumed; CAS (peers consume it) */
+	/* engine bookkeeping (owner thread only) */
+	uint32_t idle_passes;
+	uint32_t in_active;
+	uint32_t thread;
+	/* control path */
+	uint32_t magic;
+	uint32_t rq_stride;
+	uint8_t *rq;
+	uint8_t *uar_page;
+	uint32_t *dbrec_page;
+	size_t sq_bytes;
+	size_t rq_bytes;
+};
+
+struct emu_piece {
+	const uint8_t *src;
+	uint32_t len;
+};
+
+/* One engine thread. Fields above `local` change only while it is parked. */
+struct emu_thread {
+	struct marrow_emu_device *dev;
+	pthread_t tid;
+	uint32_t index;
+	int started;
+	uint32_t park_req;         /* atomic: park at the top of the next pass */
+	int parked;                /* under dev->park_lock */
+	int ctl_holds;             /* under dev->park_lock */
+	struct marrow_emu_qp **qps;
+	uint32_t nqps;
+	uint32_t qps_cap;
+	struct marrow_emu_qp **active;
+	uint32_t nactive;
+	uint64_t local[MARROW_EMU_CTR_COUNT];
+	struct emu_ctr_block pub;
+	uint8_t wrapbuf[EMU_MAX_WQE_BBS * MX_WQEBB_SIZE] __attribute__((aligned(64)));
+	struct emu_piece pieces[EMU_MAX_DS];
+};
+
+struct marrow_emu_device {
+	uint32_t magic;
+	uint32_t poll_mode;
+	uint32_t nthreads;
+	uint32_t idle_sleep_max_ns;
+	uint32_t sweep_every;
+	int32_t engine_cpu;
+	/* MR table: read by the engine, resized only while quiesced */
+	struct emu_mr_slot *mrs;
+	uint32_t mr_cap;
+	/* control path */
+	uint32_t mr_hint;          /* where the next free-slot scan starts */
+	pthread_mutex_t ctl_lock;
+	pthread_mutex_t park_lock;
+	pthread_cond_t park_cond;
+	int stop;                  /* under park_lock */
+	int user_paused;           /* under park_lock */
+	uint32_t n_pd;
+	uint32_t n_cq;
+	uint32_t n_qp;
+	uint32_t next_pdn;
+	uint32_t next_cqn;
+	uint32_t next_qpn;
+	uint8_t *mr_variant;       /* per slot: last key variant handed out */
+	struct marrow_emu_qp **qps; /* all QPs, for peer lookup */
+	uint32_t qps_len;
+	uint32_t qps_cap;
+	struct emu_thread *threads;
+};
+
+/* ---- helpers ---------------------------------------------------------------- */
+
+static inline void emu_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield" ::: "memory");
+#else
+	__asm__ __volatile__("" ::: "memory");
+#endif
+}
+
+static inline uint32_t emu_ld32(const void *p)
+{
+	uint32_t v;
+	__builtin_memcpy(&v, p, 4);
+	return v;
+}
+
+static inline uint32_t emu_be32(const void *p)
+{
+	return mx_be32toh(emu_ld32(p));
+}
+
+static inline uint64_t emu_be64(const void *p)
+{
+	return ((uint64_t)emu_be32(p) << 32) | emu_be32((const uint8_t *)p + 4);
+}
+
+uint64_t emu_now_ns(void);
+void *emu_alloc_pages(size_t bytes, size_t *out_bytes);
+void emu_free_pages(void *p);
+
+/* emu_device.c: engine quiescence around control-path changes. Callers hold
+ * dev->ctl_lock. */
+void emu_quiesce(struct marrow_emu_device *dev);
+void emu_unquiesce(struct marrow_emu_device *dev);
+int emu_dev_check(const struct marrow_emu_device *dev, const char *fn);
+
+/* emu_engine.c */
+void *emu_engine_main(void *arg);
+int emu_engine_add_qp(struct emu_thread *t, struct marrow_emu_qp *qp);
+void emu_engine_remove_qp(struct emu_thread *t, struct marrow_emu_qp *qp);
+
+/* emu_exec.c: one poll of one QP; nonzero if anything changed. */
+int emu_qp_poll(struct emu_thread *t, struct marrow_emu_qp *qp);
+
+/* emu_cq.c */
+void emu_cqe_post(struct emu_thread *t, struct marrow_emu_cq *cq, uint8_t cqe_opcode,
+		  uint8_t sop, uint32_t qpn, uint16_t wqe_counter, uint32_t byte_cnt,
+		  uint32_t imm_be, uint8_t synd, uint8_t vsynd);
+const char *emu_syndrome_name(uint8_t synd);
+int emu_cq_check(const struct marrow_emu_cq *cq, const char *fn);
+
+/* emu_mr.c */
+int emu_pd_check(const struct marrow_emu_pd *pd, const char *fn);
+
+/* emu_qp.c */
+int emu_qp_check(const struct marrow_emu_qp *qp, const char *fn);
+
+/* emu_counters.c */
+void emu_counters_publish(struct emu_thread *t);
+
+#endif /* MARROW_EMU_INTERNAL_H */
