@@ -6,8 +6,13 @@
  * write CQEs.
  *
  * Producer discovery (mlx5-formats.md §2.5): the target is the SQ doorbell
- * record's send counter (BE32, low 16 bits, exclusive WQEBB counter). A UAR
- * mailbox change only says "look at this QP"; its index is never trusted.
+ * record's send counter (BE32, low 16 bits, exclusive WQEBB counter), read
+ * when a UAR mailbox change (a doorbell) is seen; the doorbell's own index is
+ * never trusted. Like a ConnectX, the engine does not act on a dbrec that
+ * moved without a doorbell: a producer whose dbrec store overtakes its WQE
+ * stores is still safe if it orders the WQEs before the doorbell, and one
+ * that never rings is never served. (Acting on the dbrec alone made correct
+ * "fence before the doorbell" variants read stale WQEs.)
  *
  * Error model (what mlx5 reports):
  *   bad lkey / gather outside MR / other PD        -> LOCAL_PROT (0x04)
@@ -346,7 +351,7 @@ static void sq_overflow(struct emu_thread *t, struct marrow_emu_qp *qp, uint16_t
 
 static int sq_progress(struct emu_thread *t, struct marrow_emu_qp *qp, uint32_t st)
 {
-	uint16_t target = (uint16_t)mx_be32toh(__atomic_load_n(&qp->dbrec[MX_DBR_SND], __ATOMIC_ACQUIRE));
+	uint16_t target = qp->db_target;
 	int work = 0;
 
 	if (target != qp->last_target) {
@@ -407,6 +412,9 @@ int emu_qp_poll(struct emu_thread *t, struct marrow_emu_qp *qp)
 		CTR(t, doorbells_observed) += (d0 != qp->last_db[0]) + (d1 != qp->last_db[1]);
 		qp->last_db[0] = d0;
 		qp->last_db[1] = d1;
+		/* acquire on the mailbox above orders this read after the doorbell */
+		qp->db_target = (uint16_t)mx_be32toh(__atomic_load_n(&qp->dbrec[MX_DBR_SND],
+								     __ATOMIC_ACQUIRE));
 		work = 1;
 	}
 	st = __atomic_load_n(&qp->state, __ATOMIC_ACQUIRE);

@@ -145,7 +145,8 @@ struct marrow_emu_qp {
 	uint32_t sh_mask;
 	uint16_t fetch_pi;         /* WQEBBs copied into the shadow */
 	uint16_t exec_ci;          /* WQEBBs executed / retired */
-	uint16_t last_target;      /* last dbrec send counter seen */
+	uint16_t last_target;      /* last dbrec send counter acted on */
+	uint16_t db_target;        /* dbrec send counter read at the last doorbell */
 	uint16_t rnr_wait;         /* WQE at exec_ci waits for a peer RQ WQE */
 	uint64_t last_db[2];       /* mailbox words last seen */
 	struct marrow_emu_qp *peer;

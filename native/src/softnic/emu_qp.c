@@ -267,13 +267,19 @@ static void reset_qp(struct marrow_emu_qp *qp)
 	qp->fetch_pi = 0;
 	qp->exec_ci = 0;
 	qp->last_target = 0;
+	qp->db_target = 0;
 	qp->rnr_wait = 0;
 	qp->rq_ci = 0;
 	qp->peer = NULL;
 	qp->dbrec_page[0] = 0;
 	qp->dbrec_page[1] = 0;
-	memcpy(&qp->last_db[0], qp->uar_page, 8);
-	memcpy(&qp->last_db[1], qp->uar_page + EMU_UAR_HALF, 8);
+	/* Counters restart at 0, so the first doorbells after a reset can repeat
+	 * values written before it: clear the mailbox so that they still read as
+	 * changes (a doorbell value is never 0: it carries the QPN). */
+	__atomic_store_n((uint64_t *)qp->uar_page, 0, __ATOMIC_RELAXED);
+	__atomic_store_n((uint64_t *)(qp->uar_page + EMU_UAR_HALF), 0, __ATOMIC_RELAXED);
+	qp->last_db[0] = 0;
+	qp->last_db[1] = 0;
 }
 
 MARROW_API int marrow_emu_qp_modify(struct marrow_emu_qp *qp, int new_state, uint32_t peer_qpn)
