@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.cli;
 
+import dev.marrow.api.MarrowException;
 import dev.marrow.api.NativeException;
 import dev.marrow.api.softnic.SoftNic;
 import dev.marrow.gda.Experiment;
@@ -9,11 +10,14 @@ import dev.marrow.gda.GdaRun;
 import dev.marrow.gda.GdaRunSpec;
 import dev.marrow.gda.GdaSetup;
 import dev.marrow.gda.MiniGda;
+import dev.marrow.gda.Mlx5Options;
 import dev.marrow.gda.Nic;
 import dev.marrow.gda.Ordering;
 import dev.marrow.gda.Payload;
+import dev.marrow.gda.PeerRole;
 import dev.marrow.gda.Placement;
 import dev.marrow.gda.Target;
+import dev.marrow.mlx5.PeerAddress;
 import dev.marrow.results.ResultRecord;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -21,6 +25,7 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -44,7 +49,15 @@ public final class GdaCommand {
                     + "and validation of the delivered bytes after every iteration.",
                     "--sweep ordering: every ordering x {inline, pointer}; --sweep size: inline sizes "
                     + "8..220 bytes (Fig. 3a). Each sweep prints one table.",
-                    "--nic softnic results are EMULATED (\"hardware\": false)."})
+                    "--nic softnic results are EMULATED (\"hardware\": false).",
+                    "--nic mlx5 (with --target cuda only; cpu + mlx5 is refused; a responder needs no GPU): two "
+                    + "verbs RC QPs on one ConnectX connected to each other, SQ/CQ/dbrec/BlueFlame from mlx5dv_init_obj, the UAR mapped into the "
+                    + "GPU as IO memory (needs PeerMappingOverride=1); results \"hardware\": true, backend cuda+mlx5.",
+                    "--peer (two hosts): the responder runs `--peer :PORT` (or --peer-role responder), the initiator "
+                    + "`--peer HOST:PORT`; they exchange QPN, LID/GID, PSN, rkey and inbox address over TCP, bring "
+                    + "their QPs to RTS and meet at a barrier. CROSS-HOST RUNS ARE NOT IMPLEMENTED (not issue, not "
+                    + "put+completion, not round trip): the runners validate the delivered bytes in the initiator's "
+                    + "own memory, so the initiator connects, then stops with that error (exit 1)."})
     static final class Latency implements Callable<Integer> {
         @Spec
         CommandSpec spec;
@@ -95,16 +108,46 @@ public final class GdaCommand {
         @Option(names = "--cuda-device", defaultValue = "0", description = "CUDA device ordinal. Default: ${DEFAULT-VALUE}")
         int cudaDevice;
 
+        @Option(names = "--device", paramLabel = "NAME",
+                description = "mlx5: RDMA device, e.g. mlx5_0. Default: the first mlx5 device")
+        String device;
+
+        @Option(names = "--gid-index", paramLabel = "N", description = "mlx5: GID index. Default: automatic "
+                + "(IB: 0; RoCE: a RoCE v2 GID)")
+        Integer gidIndex;
+
+        @Option(names = "--peer", paramLabel = "HOST:PORT|:PORT",
+                description = "mlx5, two hosts: HOST:PORT connects to the responder, :PORT listens for the "
+                        + "initiator; both QPs go to RTS, but cross-host runs are NOT implemented (the initiator "
+                        + "then stops with the reason, exit 1). Without it: one host, two QPs connected to each other")
+        String peer;
+
+        @Option(names = "--peer-role", paramLabel = "initiator|responder",
+                description = "With --peer: initiator (connects; would run the experiments) or responder "
+                        + "(listens, exchanges, keeps its QP and inbox until the initiator is done). "
+                        + "Default: implied by --peer (:PORT responder, HOST:PORT initiator)")
+        String peerRole;
+
+        @Option(names = "--peer-timeout-s", defaultValue = "60", paramLabel = "S",
+                description = "Bound of every wait on the peer (connect/accept, exchange, barriers; the "
+                        + "responder's wait for the initiator to finish). Default: ${DEFAULT-VALUE}")
+        int peerTimeoutS;
+
         @Override
         public Integer call() {
             out.format();
             if (iters < 1 || warmup < 0 || timeoutMs <= 0) {
                 throw new IllegalArgumentException("--iters must be >= 1, --warmup >= 0, --timeout-ms > 0");
             }
-            GdaSetup setup = GdaSetup.defaults(Target.parse(target)).withNic(Nic.parse(nic))
+            Nic theNic = Nic.parse(nic);
+            GdaSetup setup = GdaSetup.defaults(Target.parse(target)).withNic(theNic)
                     .withPlacement(Placement.parse(placement)).withMaxInline(maxInline)
                     .withEngineCpu(engineCpu).withCudaDevice(cudaDevice).withPollMode(SoftNic.PollMode.HOT)
-                    .withBufferBytes(Math.max(64 * 1024, ((long) size + 4095) / 4096 * 4096));
+                    .withBufferBytes(Math.max(64 * 1024, ((long) size + 4095) / 4096 * 4096))
+                    .withMlx5(mlx5Options(theNic));
+            if (setup.nic() == Nic.MLX5 && setup.mlx5().twoHost()) {
+                return twoHost(setup);
+            }
             List<Experiment> exps = experiments(sweep != null);
             List<ResultRecord> records = new ArrayList<>();
             boolean allValid = true;
@@ -141,6 +184,69 @@ public final class GdaCommand {
                 return 1;
             }
             return 0;
+        }
+
+        /** --device/--gid-index/--peer/--peer-role as Mlx5Options; usage errors name the flag. */
+        Mlx5Options mlx5Options(Nic n) {
+            if (n != Nic.MLX5) {
+                for (String[] f : new String[][] {{"--peer", peer}, {"--peer-role", peerRole}, {"--device", device},
+                        {"--gid-index", gidIndex == null ? null : gidIndex.toString()}}) {
+                    if (f[1] != null) {
+                        throw new IllegalArgumentException(f[0] + " applies to --nic mlx5 only (the software NIC "
+                                + "connects its two QPs inside this process)");
+                    }
+                }
+                return Mlx5Options.defaults();
+            }
+            if (peerTimeoutS <= 0) {
+                throw new IllegalArgumentException("--peer-timeout-s must be > 0, not " + peerTimeoutS);
+            }
+            PeerAddress addr = null;
+            if (peer != null) {
+                try {
+                    addr = PeerAddress.parse(peer);
+                } catch (MarrowException e) { // PeerAddress words it with "--peer ..."
+                    throw new IllegalArgumentException(e.getMessage(), e);
+                }
+                if (sweep != null) {
+                    throw new IllegalArgumentException("--sweep with --peer is not supported: one point per "
+                            + "two-host session");
+                }
+            }
+            PeerRole role = peerRole == null ? null : PeerRole.parse(peerRole);
+            return Mlx5Options.defaults().withDevice(device, gidIndex == null ? -1 : gidIndex)
+                    .withPeer(addr, role).withPeerTimeout(Duration.ofSeconds(peerTimeoutS));
+        }
+
+        /**
+         * --peer: connect the QPs across hosts. The responder waits for the
+         * initiator's closing barrier; the initiator's runs are refused by
+         * MiniGda (cross-host runs are not implemented), after which its
+         * close releases the responder.
+         */
+        private int twoHost(GdaSetup setup) {
+            var err = spec.commandLine().getErr();
+            List<GdaRunSpec> runs = new ArrayList<>(); // parsed before connecting: bad arguments stay usage errors
+            for (Experiment e : experiments(false)) {
+                runs.add(new GdaRunSpec(e, Ordering.parse(ordering), Payload.parse(payload), size, iters, warmup,
+                        timeoutMs * 1_000_000L));
+            }
+            try (MiniGda g = MiniGda.open(setup)) {
+                err.println("marrow: gda " + setup.mlx5().role() + ": connected " + g.connection());
+                err.flush();
+                if (setup.mlx5().role() == PeerRole.RESPONDER) {
+                    err.println("marrow: gda responder: keeping the QP and inbox until the initiator is done "
+                            + "(at most " + setup.mlx5().peerTimeout().toSeconds() + " s)");
+                    err.flush();
+                    g.awaitPeerDone();
+                    err.println("marrow: gda responder: initiator done");
+                    return 0;
+                }
+                for (GdaRunSpec r : runs) { // refused with the reason (UnsupportedOperationException, exit 1)
+                    g.run(r);
+                }
+            }
+            throw new IllegalStateException("unreachable: cross-host runs are refused by MiniGda.run");
         }
 
         record Point(Ordering ordering, Payload payload, int size) {

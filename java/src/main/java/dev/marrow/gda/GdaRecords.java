@@ -10,7 +10,10 @@ import java.util.List;
  * Turns the runs of one configuration point (one ordering, payload and size;
  * one run per experiment) into one result record: parameters, then per
  * experiment p50/p99/min/max in ns (and, on the GPU, the median cycles and
- * the effective SM clock), then validation and counters.
+ * the effective SM clock), then validation and counters. The backend is
+ * "target+nic" (cpu+softnic, cuda+softnic, cuda+mlx5); "hardware" is true
+ * only for mlx5 ({@link Nic#hardware()}), whose records also name the
+ * device, port, GID index and peer, and carry no emulator counters.
  */
 public final class GdaRecords {
     public static final String EXPERIMENT = "gda.latency";
@@ -44,6 +47,11 @@ public final class GdaRecords {
                 .param("iters", spec.iters())
                 .param("warmup", spec.warmup())
                 .param("placement", s.placement().cliName());
+        if (s.nic() == Nic.MLX5) { // real hardware: say which NIC and how the two QPs were connected
+            Mlx5Options o = s.mlx5();
+            r.param("mlx5_device", o.device()).param("mlx5_port", o.port()).param("gid_index", o.gidIndex())
+                    .param("peer", o.twoHost() ? o.peer() + " (" + o.role() + ")" : "loopback (one host)");
+        }
         long payloadErrors = 0;
         long posts = 0;
         long emuWrites = 0;

@@ -15,46 +15,58 @@ import dev.marrow.api.softnic.SoftNic;
  * @param pollMode      software NIC engine polling (HOT for measurements)
  * @param engineCpu     pin the engine thread to this CPU (-1: no pinning)
  * @param cudaDevice    CUDA ordinal for {@link Target#CUDA}
+ * @param mlx5          device, GID and peer of {@link Nic#MLX5} (pollMode, engineCpu and collapsedCq
+ *                      are software NIC knobs and do not apply there)
  */
 public record GdaSetup(Target target, Nic nic, Placement placement, int maxInline, int logSq, int logCq,
                        boolean collapsedCq, long bufferBytes, SoftNic.PollMode pollMode, int engineCpu,
-                       int cudaDevice) {
+                       int cudaDevice, Mlx5Options mlx5) {
+
+    public GdaSetup {
+        if (mlx5 == null) {
+            mlx5 = Mlx5Options.defaults();
+        }
+    }
 
     public static GdaSetup defaults(Target target) {
         return new GdaSetup(target, Nic.SOFTNIC, Placement.HOST, 220, 8, 10, false, 64 * 1024,
-                SoftNic.PollMode.HOT, -1, 0);
+                SoftNic.PollMode.HOT, -1, 0, Mlx5Options.defaults());
     }
 
     public GdaSetup withNic(Nic n) {
-        return new GdaSetup(target, n, placement, maxInline, logSq, logCq, collapsedCq, bufferBytes, pollMode, engineCpu, cudaDevice);
+        return new GdaSetup(target, n, placement, maxInline, logSq, logCq, collapsedCq, bufferBytes, pollMode, engineCpu, cudaDevice, mlx5);
     }
 
     public GdaSetup withPlacement(Placement p) {
-        return new GdaSetup(target, nic, p, maxInline, logSq, logCq, collapsedCq, bufferBytes, pollMode, engineCpu, cudaDevice);
+        return new GdaSetup(target, nic, p, maxInline, logSq, logCq, collapsedCq, bufferBytes, pollMode, engineCpu, cudaDevice, mlx5);
     }
 
     public GdaSetup withMaxInline(int n) {
-        return new GdaSetup(target, nic, placement, n, logSq, logCq, collapsedCq, bufferBytes, pollMode, engineCpu, cudaDevice);
+        return new GdaSetup(target, nic, placement, n, logSq, logCq, collapsedCq, bufferBytes, pollMode, engineCpu, cudaDevice, mlx5);
     }
 
     public GdaSetup withQueues(int logSqWqebbs, int logCqEntries, boolean collapsed) {
-        return new GdaSetup(target, nic, placement, maxInline, logSqWqebbs, logCqEntries, collapsed, bufferBytes, pollMode, engineCpu, cudaDevice);
+        return new GdaSetup(target, nic, placement, maxInline, logSqWqebbs, logCqEntries, collapsed, bufferBytes, pollMode, engineCpu, cudaDevice, mlx5);
     }
 
     public GdaSetup withBufferBytes(long n) {
-        return new GdaSetup(target, nic, placement, maxInline, logSq, logCq, collapsedCq, n, pollMode, engineCpu, cudaDevice);
+        return new GdaSetup(target, nic, placement, maxInline, logSq, logCq, collapsedCq, n, pollMode, engineCpu, cudaDevice, mlx5);
     }
 
     public GdaSetup withPollMode(SoftNic.PollMode m) {
-        return new GdaSetup(target, nic, placement, maxInline, logSq, logCq, collapsedCq, bufferBytes, m, engineCpu, cudaDevice);
+        return new GdaSetup(target, nic, placement, maxInline, logSq, logCq, collapsedCq, bufferBytes, m, engineCpu, cudaDevice, mlx5);
     }
 
     public GdaSetup withEngineCpu(int cpu) {
-        return new GdaSetup(target, nic, placement, maxInline, logSq, logCq, collapsedCq, bufferBytes, pollMode, cpu, cudaDevice);
+        return new GdaSetup(target, nic, placement, maxInline, logSq, logCq, collapsedCq, bufferBytes, pollMode, cpu, cudaDevice, mlx5);
     }
 
     public GdaSetup withCudaDevice(int dev) {
-        return new GdaSetup(target, nic, placement, maxInline, logSq, logCq, collapsedCq, bufferBytes, pollMode, engineCpu, dev);
+        return new GdaSetup(target, nic, placement, maxInline, logSq, logCq, collapsedCq, bufferBytes, pollMode, engineCpu, dev, mlx5);
+    }
+
+    public GdaSetup withMlx5(Mlx5Options o) {
+        return new GdaSetup(target, nic, placement, maxInline, logSq, logCq, collapsedCq, bufferBytes, pollMode, engineCpu, cudaDevice, o);
     }
 
     /** "cpu+softnic", "cuda+softnic", ... as results name the backend. */

@@ -15,10 +15,18 @@ import dev.marrow.gda.internal.GdaFfi;
 import dev.marrow.gda.internal.GdaLayouts;
 import dev.marrow.internal.ffi.EmuLayouts;
 import dev.marrow.internal.ffi.NativeLib;
+import dev.marrow.mlx5.Mlx5Device;
+import dev.marrow.mlx5.Mlx5MemoryRegion;
+import dev.marrow.mlx5.Mlx5QueuePair;
+import dev.marrow.mlx5.PeerExchange;
+import dev.marrow.mlx5.PeerInfo;
+import dev.marrow.mlx5.QueuePlacement;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 import static dev.marrow.gda.internal.GdaLayouts.off;
@@ -28,10 +36,25 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
  * mini-gda: one Java API over the execution targets (cpu, cuda) and the
- * NICs (softnic; mlx5 plugs in through the same queue views). A session owns
- * two RC QPs connected to each other (A posts; B is the round-trip peer),
- * their CQs and, per side, a registered source buffer and inbox. The timed
- * loops run in C or CUDA; Java only prepares them and reads the samples.
+ * NICs (softnic; mlx5 through the same queue views). A session owns two RC
+ * QPs connected to each other (A posts; B is the round-trip peer), their CQs
+ * and, per side, a registered source buffer and inbox. The timed loops run
+ * in C or CUDA; Java only prepares them and reads the samples.
+ *
+ * <p>Targets: cpu + softnic, cuda + softnic, cuda + mlx5. On mlx5 both QPs
+ * are verbs RC QPs on the same ConnectX, connected to each other over the
+ * wire/loopback; their SQ/CQ/dbrec/BlueFlame come from mlx5dv_init_obj and
+ * the CUDA runner maps them (the UAR as IO memory) per run. cpu + mlx5 is
+ * refused: the CPU executor's orderings were not written for a write-combined
+ * MMIO doorbell.
+ *
+ * <p>Two hosts ({@link Mlx5Options#peer()}): each side has ONE QP, a source
+ * buffer and an inbox; the TCP exchange swaps QPN, LID/GID, PSN, rkey and
+ * inbox address, both QPs go to RTS, and the sides meet at a barrier. Runs
+ * across hosts are NOT implemented ({@link #run} says why): the runners
+ * validate every iteration's bytes by reading the destination in this
+ * process. The responder only keeps its QP and inbox alive until the
+ * initiator closes ({@link #awaitPeerDone}).
  *
  * <pre>{@code
  * try (MiniGda g = MiniGda.open(GdaSetup.defaults(Target.CPU))) {
@@ -44,35 +67,44 @@ public final class MiniGda implements AutoCloseable {
     /** MARROW_EPROTO: the runner's status when delivered bytes were wrong. */
     static final int EPROTO = -71;
 
+    /** Why {@link #run} refuses a two-host session (the runners' design, not a missing flag). */
+    static final String CROSS_HOST_NOT_IMPLEMENTED = "cross-host mini-gda runs are not implemented: the runners "
+            + "validate each iteration's bytes by reading the destination (the endpoint's remote_addr) in this "
+            + "process (gda_cuda.cu add_side/make_side map it into the GPU), and across hosts that is the peer's "
+            + "inbox on the other host. The QPs are connected (RTS) and the TCP exchange works; issue, "
+            + "put+completion and round trip across hosts need a runner mode that leaves the destination unmapped "
+            + "and validates on the responder. Run on one host (no --peer): two QPs on the same NIC";
+
     private final GdaSetup setup;
-    private final SoftNic nic;
-    private final Arena arena = Arena.ofShared();
+    private final Arena arena;
+    private final SoftNic nic;                 // softnic sessions
+    private final Mlx5Device device;           // mlx5 sessions
+    private final List<Mlx5QueuePair> qps;     // mlx5: closed first
+    private final List<Mlx5MemoryRegion> mrs;  // mlx5: closed after the QPs
+    private final PeerExchange exchange;       // two hosts
+    private final String connection;           // mlx5: what was connected to what
     private final MemorySegment epA;
-    private final MemorySegment epB;
+    private final MemorySegment epB;           // null for two hosts
     private final MemorySegment inboxA;
-    private final MemorySegment inboxB;
+    private final MemorySegment inboxB;        // null for two hosts
+    private boolean peerDone;
     private boolean closed;
 
-    private MiniGda(GdaSetup setup, SoftNic nic) {
+    private MiniGda(GdaSetup setup, Arena arena, SoftNic nic, Mlx5Device device, List<Mlx5QueuePair> qps,
+                    List<Mlx5MemoryRegion> mrs, PeerExchange exchange, String connection, MemorySegment epA,
+                    MemorySegment epB, MemorySegment inboxA, MemorySegment inboxB) {
         this.setup = setup;
+        this.arena = arena;
         this.nic = nic;
-        CompletionQueue cqA = nic.createCompletionQueue(setup.logCq(), setup.collapsedCq(), setup.collapsedCq());
-        CompletionQueue cqB = nic.createCompletionQueue(setup.logCq(), setup.collapsedCq(), setup.collapsedCq());
-        QueuePair a = nic.createQueuePair(QueuePair.Config.of(cqA).withLogSqWqebbs(setup.logSq())
-                .withMaxInlineData(setup.maxInline()));
-        QueuePair b = nic.createQueuePair(QueuePair.Config.of(cqB).withLogSqWqebbs(setup.logSq())
-                .withMaxInlineData(setup.maxInline()));
-        a.connect(b);
-        b.connect(a);
-        long n = setup.bufferBytes();
-        MemoryRegion srcA = nic.registerMemory(arena.allocate(n, 4096), Access.LOCAL_WRITE);
-        MemoryRegion srcB = nic.registerMemory(arena.allocate(n, 4096), Access.LOCAL_WRITE);
-        MemoryRegion inA = nic.registerMemory(arena.allocate(n, 4096), Access.LOCAL_WRITE | Access.REMOTE_WRITE);
-        MemoryRegion inB = nic.registerMemory(arena.allocate(n, 4096), Access.LOCAL_WRITE | Access.REMOTE_WRITE);
-        this.inboxA = inA.memory();
-        this.inboxB = inB.memory();
-        this.epA = endpoint(a, cqA, srcA, inA, inB);
-        this.epB = endpoint(b, cqB, srcB, inB, inA);
+        this.device = device;
+        this.qps = qps;
+        this.mrs = mrs;
+        this.exchange = exchange;
+        this.connection = connection;
+        this.epA = epA;
+        this.epB = epB;
+        this.inboxA = inboxA;
+        this.inboxB = inboxB;
     }
 
     /**
@@ -80,6 +112,8 @@ public final class MiniGda implements AutoCloseable {
      *
      * @throws BackendUnavailableException when the GPU or the NIC is missing (the message says why)
      * @throws UnsupportedOperationException for queue placement gpu
+     * @throws IllegalArgumentException for a combination that is not supported (cpu + mlx5,
+     *                                  --peer on the software NIC, a collapsed CQ on mlx5)
      */
     public static MiniGda open(GdaSetup setup) {
         if (setup.placement() == Placement.GPU) {
@@ -87,9 +121,11 @@ public final class MiniGda implements AutoCloseable {
                     + "(SQ/CQ/DBR in GPU memory registered with mlx5dv_devx_umem_reg); use --placement host");
         }
         if (setup.nic() == Nic.MLX5) {
-            Backend.VERBS.ensureAvailability();
-            throw new BackendUnavailableException("mini-gda on mlx5 hardware: the verbs QP (mlx5dv_init_obj) path "
-                    + "is not wired into mini-gda in this build; use --nic softnic", null);
+            return openMlx5(setup);
+        }
+        if (setup.mlx5().twoHost()) {
+            throw new IllegalArgumentException("--peer needs --nic mlx5: the software NIC connects its two QPs "
+                    + "inside this process");
         }
         if (setup.target() == Target.CUDA) {
             Backend.CUDA.ensureAvailability();
@@ -102,11 +138,167 @@ public final class MiniGda implements AutoCloseable {
         }
         SoftNic nic = SoftNic.open(SoftNic.Options.defaults().withPollMode(setup.pollMode())
                 .withEngineCpu(setup.engineCpu()).withQuiet(true));
+        Arena arena = Arena.ofShared();
         try {
-            return new MiniGda(setup, nic);
+            CompletionQueue cqA = nic.createCompletionQueue(setup.logCq(), setup.collapsedCq(), setup.collapsedCq());
+            CompletionQueue cqB = nic.createCompletionQueue(setup.logCq(), setup.collapsedCq(), setup.collapsedCq());
+            QueuePair a = nic.createQueuePair(QueuePair.Config.of(cqA).withLogSqWqebbs(setup.logSq())
+                    .withMaxInlineData(setup.maxInline()));
+            QueuePair b = nic.createQueuePair(QueuePair.Config.of(cqB).withLogSqWqebbs(setup.logSq())
+                    .withMaxInlineData(setup.maxInline()));
+            a.connect(b);
+            b.connect(a);
+            long n = setup.bufferBytes();
+            MemoryRegion srcA = nic.registerMemory(arena.allocate(n, 4096), Access.LOCAL_WRITE);
+            MemoryRegion srcB = nic.registerMemory(arena.allocate(n, 4096), Access.LOCAL_WRITE);
+            MemoryRegion inA = nic.registerMemory(arena.allocate(n, 4096), Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+            MemoryRegion inB = nic.registerMemory(arena.allocate(n, 4096), Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+            MemorySegment epA = endpoint(arena, Nic.SOFTNIC, setup.placement(), qpView(arena, a), cqView(arena, cqA),
+                    new Buffers(srcA.address(), n, srcA.lkey(), inA.address(), inB.address(), n, inB.rkey()));
+            MemorySegment epB = endpoint(arena, Nic.SOFTNIC, setup.placement(), qpView(arena, b), cqView(arena, cqB),
+                    new Buffers(srcB.address(), n, srcB.lkey(), inB.address(), inA.address(), n, inA.rkey()));
+            return new MiniGda(setup, arena, nic, null, List.of(), List.of(), null, null, epA, epB, inA.memory(),
+                    inB.memory());
         } catch (RuntimeException e) {
             nic.close();
+            arena.close();
             throw e;
+        }
+    }
+
+    /** cuda + mlx5: verbs QPs, views from mlx5dv_init_obj, one host (loopback pair) or two (--peer). */
+    private static MiniGda openMlx5(GdaSetup setup) {
+        Mlx5Options o = setup.mlx5();
+        boolean responder = o.role() == PeerRole.RESPONDER;
+        if (setup.target() != Target.CUDA) {
+            throw new IllegalArgumentException("--nic mlx5 runs with --target cuda only: the CPU executor's "
+                    + "orderings (C11 fences) were not written for a write-combined MMIO doorbell (no sfence/WC "
+                    + "flush), so cpu + mlx5 is not supported; use --target cuda, or --nic softnic for the CPU");
+        }
+        if (setup.collapsedCq()) {
+            throw new IllegalArgumentException("collapsed CQs are a software NIC option: the mlx5 QP's send CQ "
+                    + "is created without collapse/overrun-ignore");
+        }
+        Backend.VERBS.ensureAvailability();
+        if (!responder) { // the responder posts nothing: it needs the NIC, not a GPU
+            Backend.CUDA.ensureAvailability();
+            if (GdaFfi.Cuda.LIB == null) {
+                throw new MarrowException("mini-gda CUDA runner library not loaded");
+            }
+        }
+        Mlx5Device dev;
+        try {
+            dev = Mlx5Device.open(o.device(), o.port(), o.gidIndex());
+        } catch (NativeException e) {
+            if (e.status() == -19) { // MARROW_ENODEV: libibverbs/libmlx5 or the device missing
+                throw new BackendUnavailableException("mini-gda on mlx5: " + e.getMessage(), e);
+            }
+            throw e;
+        }
+        // What was actually opened (name, port, GID index) goes into the records.
+        GdaSetup opened = setup.withMlx5(o.withDevice(dev.name(), dev.gidIndex()).withPort(dev.port()));
+        Arena arena = Arena.ofShared();
+        List<Mlx5QueuePair> qps = new ArrayList<>();
+        List<Mlx5MemoryRegion> mrs = new ArrayList<>();
+        PeerExchange x = null;
+        long n = setup.bufferBytes();
+        try {
+            if (!o.twoHost()) {
+                Mlx5QueuePair a = add(qps, dev.createQueuePair(qpConfig(setup)));
+                Mlx5QueuePair b = add(qps, dev.createQueuePair(qpConfig(setup)));
+                Mlx5MemoryRegion srcA = add(mrs, dev.register(arena.allocate(n, 4096), Access.LOCAL_WRITE));
+                Mlx5MemoryRegion srcB = add(mrs, dev.register(arena.allocate(n, 4096), Access.LOCAL_WRITE));
+                Mlx5MemoryRegion inA = add(mrs, dev.register(arena.allocate(n, 4096),
+                        Access.LOCAL_WRITE | Access.REMOTE_WRITE));
+                Mlx5MemoryRegion inB = add(mrs, dev.register(arena.allocate(n, 4096),
+                        Access.LOCAL_WRITE | Access.REMOTE_WRITE));
+                PeerInfo infoA = a.localInfo(inA);
+                PeerInfo infoB = b.localInfo(inB);
+                a.connect(infoB, null);
+                b.connect(infoA, null);
+                MemorySegment epA = endpoint(arena, Nic.MLX5, setup.placement(), a.qpView(), a.cqView(),
+                        buffers(srcA, inA, infoB));
+                MemorySegment epB = endpoint(arena, Nic.MLX5, setup.placement(), b.qpView(), b.cqView(),
+                        buffers(srcB, inB, infoA));
+                String conn = String.format("%s port %d: QP 0x%x <-> QP 0x%x (one host)", dev.name(), dev.port(),
+                        a.qpn(), b.qpn());
+                return new MiniGda(opened, arena, null, dev, qps, mrs, null, conn, epA, epB, inA.buffer(),
+                        inB.buffer());
+            }
+            Mlx5QueuePair qp = add(qps, dev.createQueuePair(qpConfig(setup)));
+            Mlx5MemoryRegion src = add(mrs, dev.register(arena.allocate(n, 4096), Access.LOCAL_WRITE));
+            Mlx5MemoryRegion in = add(mrs, dev.register(arena.allocate(n, 4096),
+                    Access.LOCAL_WRITE | Access.REMOTE_WRITE));
+            x = PeerExchange.open(o.peer(), o.peerTimeout());
+            PeerInfo remote = x.exchange(qp.localInfo(in));
+            if (remote.rkey() == 0 || remote.len() < 8) {
+                throw new MarrowException("peer " + x.peerName() + " exposed no writable inbox: " + remote);
+            }
+            qp.connect(remote, null);
+            x.barrier(); // both QPs are RTS before anything is written
+            MemorySegment ep = endpoint(arena, Nic.MLX5, setup.placement(), qp.qpView(), qp.cqView(),
+                    buffers(src, in, remote));
+            String conn = String.format("%s port %d: QP 0x%x <-> peer QP 0x%x at %s (%s)", dev.name(), dev.port(),
+                    qp.qpn(), remote.qpn(), x.peerName(), o.role());
+            return new MiniGda(opened, arena, null, dev, qps, mrs, x, conn, ep, null, in.buffer(), null);
+        } catch (RuntimeException e) {
+            if (x != null) {
+                x.close();
+            }
+            release(qps, mrs, dev, arena, e);
+            throw e;
+        }
+    }
+
+    /** The QP shape of the setup; each call draws its own start PSN. */
+    private static Mlx5QueuePair.Config qpConfig(GdaSetup s) {
+        Mlx5QueuePair.Config d = Mlx5QueuePair.Config.defaults();
+        return new Mlx5QueuePair.Config(s.logSq(), s.logCq(), s.maxInline(), d.access(), QueuePlacement.HOST,
+                d.sqPsn());
+    }
+
+    private static Buffers buffers(Mlx5MemoryRegion src, Mlx5MemoryRegion inbox, PeerInfo to) {
+        return new Buffers(src.buffer().address(), src.buffer().byteSize(), src.lkey(), inbox.buffer().address(),
+                to.addr(), to.len(), to.rkey());
+    }
+
+    private static <T> T add(List<? super T> l, T t) {
+        l.add(t);
+        return t;
+    }
+
+    /** Close order: QPs, then MRs, then the device, then the memory they covered. */
+    private static void release(List<Mlx5QueuePair> qps, List<Mlx5MemoryRegion> mrs, Mlx5Device dev, Arena arena,
+                                Throwable first) {
+        List<AutoCloseable> order = new ArrayList<>();
+        for (int i = qps.size() - 1; i >= 0; i--) {
+            order.add(qps.get(i));
+        }
+        for (int i = mrs.size() - 1; i >= 0; i--) {
+            order.add(mrs.get(i));
+        }
+        order.add(dev);
+        RuntimeException failed = null;
+        boolean allClosed = true;
+        for (AutoCloseable c : order) {
+            try {
+                c.close();
+            } catch (Exception e) {
+                allClosed = false;
+                if (first != null) {
+                    first.addSuppressed(e);
+                } else if (failed == null) {
+                    failed = e instanceof RuntimeException r ? r : new MarrowException("close failed: " + e, e);
+                } else {
+                    failed.addSuppressed(e);
+                }
+            }
+        }
+        if (allClosed) {
+            arena.close(); // only once no QP or MR still covers the memory (else it leaks, on purpose)
+        }
+        if (failed != null) {
+            throw failed;
         }
     }
 
@@ -116,16 +308,27 @@ public final class MiniGda implements AutoCloseable {
 
     /** The software NIC behind the queues (e.g. to pause its engine in a test). */
     public SoftNic softNic() {
+        if (nic == null) {
+            throw new IllegalStateException("no software NIC: this session runs on " + setup.backendName());
+        }
         return nic;
     }
 
-    /** The 8-byte-aligned buffer where B's writes land (round-trip replies). */
+    /** mlx5: which device, port and QPs were connected (and to which peer); null on the software NIC. */
+    public String connection() {
+        return connection;
+    }
+
+    /** The 8-byte-aligned buffer where B's writes land (round-trip replies); two hosts: this side's inbox. */
     public MemorySegment inboxA() {
         return inboxA;
     }
 
     /** The buffer A writes into: after a run it holds the last iteration's payload. */
     public MemorySegment inboxB() {
+        if (inboxB == null) {
+            throw new IllegalStateException("A writes into the peer host's inbox");
+        }
         return inboxB;
     }
 
@@ -134,10 +337,18 @@ public final class MiniGda implements AutoCloseable {
      * with {@link GdaRun#valid()} false; every other failure throws
      * {@link NativeException} with the native message (a timeout has
      * {@link NativeException#isTimeout()}).
+     *
+     * @throws UnsupportedOperationException on a two-host session (see {@link #CROSS_HOST_NOT_IMPLEMENTED})
      */
     public GdaRun run(GdaRunSpec spec) {
         if (closed) {
             throw new IllegalStateException("MiniGda is closed");
+        }
+        if (exchange != null) {
+            throw new UnsupportedOperationException(setup.mlx5().role() == PeerRole.RESPONDER
+                    ? "the responder runs no experiments: it keeps its QP connected and its inbox registered "
+                    + "until the initiator closes (awaitPeerDone)"
+                    : CROSS_HOST_NOT_IMPLEMENTED + " (connected: " + connection + ")");
         }
         boolean cuda = setup.target() == Target.CUDA;
         try (Arena a = Arena.ofConfined()) {
@@ -157,7 +368,7 @@ public final class MiniGda implements AutoCloseable {
             MemorySegment cyc = cuda ? a.allocate(JAVA_LONG, spec.iters()) : MemorySegment.NULL;
             MemorySegment peer = spec.experiment() == Experiment.ROUND_TRIP ? epB : MemorySegment.NULL;
 
-            SoftNicCounters before = nic.counters();
+            SoftNicCounters before = nic == null ? null : nic.counters();
             int rc;
             NativeLib lib;
             if (cuda) {
@@ -171,7 +382,7 @@ public final class MiniGda implements AutoCloseable {
             if (rc != 0 && !(rc == EPROTO && payloadErrors > 0)) { // wrong bytes: reported in the run, not thrown
                 lib.check(rc, cuda ? "marrow_gda_cuda_run" : "marrow_gda_cpu_run");
             }
-            Map<String, Long> emu = nic.counters().minus(before).values();
+            Map<String, Long> emu = nic == null ? Map.of() : nic.counters().minus(before).values();
             return new GdaRun(setup, spec, ns.toArray(JAVA_LONG), cuda ? cyc.toArray(JAVA_LONG) : null,
                     res.get(JAVA_LONG, off(GdaLayouts.RESULT, "posts")),
                     res.get(JAVA_LONG, off(GdaLayouts.RESULT, "doorbells")),
@@ -189,9 +400,42 @@ public final class MiniGda implements AutoCloseable {
         }
     }
 
-    /** marrow_gda_endpoint of QP q writing into `to`, with views rebuilt from the softnic objects. */
-    private MemorySegment endpoint(QueuePair q, CompletionQueue cq, MemoryRegion src, MemoryRegion inbox,
-                                   MemoryRegion to) {
+    /** Where one endpoint's writes come from (lkey) and go to (rkey), and where the peer's writes land. */
+    record Buffers(long localAddr, long localLen, int lkey, long inboxAddr, long remoteAddr, long remoteLen,
+                   int rkey) {
+    }
+
+    /**
+     * A marrow_gda_endpoint over a QP's and CQ's views. On mlx5 the UAR is
+     * device MMIO: MARROW_GDA_EP_UAR_MMIO makes the CUDA runner map it with
+     * io_memory (PeerMappingOverride=1); the software NIC's mailbox is RAM.
+     * The runner registers the views' host memory itself per run, so the
+     * queues must not also be mapped with Mlx5QueuePair.mapIntoGpu.
+     */
+    static MemorySegment endpoint(Arena arena, Nic nic, Placement placement, MemorySegment qpView,
+                                  MemorySegment cqView, Buffers b) {
+        StructLayout el = GdaLayouts.ENDPOINT;
+        MemorySegment ep = arena.allocate(el);
+        ep.set(JAVA_INT, off(el, "size"), (int) el.byteSize());
+        ep.set(JAVA_INT, off(el, "placement"), placement.code());
+        ep.set(JAVA_INT, off(el, "lkey"), b.lkey());
+        ep.set(ADDRESS, off(el, "qp"), qpView);
+        ep.set(ADDRESS, off(el, "cq"), cqView);
+        ep.set(JAVA_LONG, off(el, "local_addr"), b.localAddr());
+        ep.set(JAVA_LONG, off(el, "local_len"), b.localLen());
+        ep.set(JAVA_LONG, off(el, "inbox_addr"), b.inboxAddr());
+        ep.set(JAVA_LONG, off(el, "remote_addr"), b.remoteAddr());
+        ep.set(JAVA_LONG, off(el, "remote_len"), b.remoteLen());
+        ep.set(JAVA_INT, off(el, "rkey"), b.rkey());
+        ep.set(JAVA_INT, off(el, "flags"), nic == Nic.MLX5 ? EP_UAR_MMIO : 0);
+        return ep;
+    }
+
+    /** MARROW_GDA_EP_UAR_MMIO of marrow_gda.h. */
+    static final int EP_UAR_MMIO = 1;
+
+    /** struct marrow_qp_view of a softnic QP. */
+    static MemorySegment qpView(Arena arena, QueuePair q) {
         StructLayout qv = EmuLayouts.QP_VIEW;
         MemorySegment qpView = arena.allocate(qv);
         qpView.set(JAVA_INT, off(qv, "size"), (int) qv.byteSize());
@@ -204,7 +448,11 @@ public final class MiniGda implements AutoCloseable {
         qpView.set(ADDRESS, off(qv, "dbrec"), q.dbrec());
         qpView.set(ADDRESS, off(qv, "uar"), q.uar());
         qpView.set(JAVA_LONG, off(qv, "uar_size"), q.uar().byteSize());
+        return qpView;
+    }
 
+    /** struct marrow_cq_view of a softnic CQ. */
+    static MemorySegment cqView(Arena arena, CompletionQueue cq) {
         StructLayout cv = EmuLayouts.CQ_VIEW;
         MemorySegment cqView = arena.allocate(cv);
         cqView.set(JAVA_INT, off(cv, "size"), (int) cv.byteSize());
@@ -214,22 +462,21 @@ public final class MiniGda implements AutoCloseable {
         cqView.set(JAVA_INT, off(cv, "flags"), cq.collapsed() ? 3 : 0); // collapsed CQs are made overrun-ignore too
         cqView.set(ADDRESS, off(cv, "buf"), cq.buffer());
         cqView.set(ADDRESS, off(cv, "dbrec"), cq.dbrec());
+        return cqView;
+    }
 
-        StructLayout el = GdaLayouts.ENDPOINT;
-        MemorySegment ep = arena.allocate(el);
-        ep.set(JAVA_INT, off(el, "size"), (int) el.byteSize());
-        ep.set(JAVA_INT, off(el, "placement"), setup.placement().code());
-        ep.set(JAVA_INT, off(el, "lkey"), src.lkey());
-        ep.set(ADDRESS, off(el, "qp"), qpView);
-        ep.set(ADDRESS, off(el, "cq"), cqView);
-        ep.set(JAVA_LONG, off(el, "local_addr"), src.address());
-        ep.set(JAVA_LONG, off(el, "local_len"), src.memory().byteSize());
-        ep.set(JAVA_LONG, off(el, "inbox_addr"), inbox.address());
-        ep.set(JAVA_LONG, off(el, "remote_addr"), to.address());
-        ep.set(JAVA_LONG, off(el, "remote_len"), to.memory().byteSize());
-        ep.set(JAVA_INT, off(el, "rkey"), to.rkey());
-        ep.set(JAVA_INT, off(el, "flags"), 0); // the softnic's UAR mailbox is host RAM
-        return ep;
+    /**
+     * Two hosts: the closing barrier. The initiator reaches it when it is
+     * done; the responder waits here (at most the peer timeout) until the
+     * initiator is done, keeping its QP connected and its inbox registered.
+     * Called by {@link #close} when not yet done; a no-op on one host.
+     */
+    public void awaitPeerDone() {
+        if (exchange == null || peerDone) {
+            return;
+        }
+        peerDone = true;
+        exchange.barrier();
     }
 
     @Override
@@ -238,10 +485,27 @@ public final class MiniGda implements AutoCloseable {
             return;
         }
         closed = true;
+        if (nic != null) {
+            try {
+                nic.close();
+            } finally {
+                arena.close();
+            }
+            return;
+        }
+        RuntimeException first = null;
         try {
-            nic.close();
+            awaitPeerDone(); // the peer keeps its side alive until this side is done
+        } catch (RuntimeException e) {
+            first = e;
         } finally {
-            arena.close();
+            if (exchange != null) {
+                exchange.close();
+            }
+        }
+        release(qps, mrs, device, arena, first);
+        if (first != null) {
+            throw first;
         }
     }
 }

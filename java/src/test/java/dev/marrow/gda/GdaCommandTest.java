@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.gda;
 
+import dev.marrow.api.Backend;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import picocli.CommandLine;
 
 import java.io.PrintWriter;
@@ -9,6 +12,7 @@ import java.io.StringWriter;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 /** `marrow gda latency` end to end on cpu + softnic . */
 class GdaCommandTest {
@@ -59,10 +63,66 @@ class GdaCommandTest {
     }
 
     @Test
-    void mlx5WithoutANicExitsSeventySeven() {
-        Out r = run("gda", "latency", "--nic", "mlx5");
+    void mlx5WithoutANicExitsSeventySevenWithTheVerbsReason() {
+        assumeFalse(Backend.VERBS.isAvailable(), "an mlx5 NIC is present: see MiniGdaMlx5Test");
+        Out r = run("gda", "latency", "--nic", "mlx5", "--target", "cuda");
         assertEquals(77, r.exit(), r.err());
-        assertTrue(r.err().contains("unavailable") || r.err().contains("not wired"), r.err());
+        String reason = Backend.VERBS.unavailabilityCause().getMessage();
+        System.out.println("gda latency --nic mlx5 --target cuda: " + r.err().strip());
+        assertTrue(r.err().contains("backend 'verbs' is unavailable") && r.err().contains(reason), r.err());
+    }
+
+    @Test
+    void cpuPlusMlx5IsAUsageError() {
+        Out r = run("gda", "latency", "--nic", "mlx5", "--target", "cpu");
+        assertEquals(2, r.exit(), r.err());
+        assertTrue(r.err().contains("--target cuda only") && r.err().contains("cpu + mlx5 is not supported"), r.err());
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "--peer|nocolon|--peer expects host:port",
+            "--peer|host:|--peer expects host:port",
+            "--peer|host:port|--peer expects host:port",
+            "--peer|host:70000|--peer 'host:70000': port outside 1..65535",
+            "--peer|::1:7000|put an IPv6 address in brackets",
+            "--peer-role|sideways|--peer-role must be initiator or responder",
+    })
+    void peerParsingErrorsAreUsageErrorsNamingTheFlag(String flag, String value, String message) {
+        String[] extra = flag.equals("--peer-role") ? new String[] {"--peer", "host:7000"} : new String[0];
+        String[] args = concat(new String[] {"gda", "latency", "--nic", "mlx5", "--target", "cuda", flag, value}, extra);
+        Out r = run(args);
+        assertEquals(2, r.exit(), r.err());
+        assertTrue(r.err().contains(flag) && r.err().contains(message), r.err());
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "--peer-role initiator --peer :7000|--peer-role initiator connects to the responder: --peer must be host:port",
+            "--peer-role responder --peer host:7000|--peer-role responder listens for the initiator: --peer must be :port",
+            "--peer-role responder|--peer-role responder needs --peer",
+            "--peer host:7000 --sweep ordering|--sweep with --peer is not supported",
+            "--peer-timeout-s 0 --peer host:7000|--peer-timeout-s must be > 0",
+            "--gid-index -2|--gid-index must be >= 0",
+    })
+    void inconsistentPeerOptionsAreUsageErrors(String opts, String message) {
+        Out r = run(concat(new String[] {"gda", "latency", "--nic", "mlx5", "--target", "cuda"}, opts.split(" ")));
+        assertEquals(2, r.exit(), r.err());
+        assertTrue(r.err().contains(message), r.err());
+    }
+
+    @ParameterizedTest
+    @CsvSource({"--peer,host:7000", "--peer-role,initiator", "--device,mlx5_0", "--gid-index,3"})
+    void mlx5OptionsOnTheSoftwareNicAreUsageErrors(String flag, String value) {
+        Out r = run("gda", "latency", flag, value);
+        assertEquals(2, r.exit(), r.err());
+        assertTrue(r.err().contains(flag + " applies to --nic mlx5 only"), r.err());
+    }
+
+    private static String[] concat(String[] a, String[] b) {
+        String[] r = java.util.Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, r, a.length, b.length);
+        return r;
     }
 
     @Test

@@ -51,4 +51,32 @@ class GdaRecordsTest {
         assertEquals(1.98, rec.metric("issue_sm_clock_ghz"));
         assertEquals("cuda+softnic", rec.backend());
     }
+
+    @Test
+    void hardwareFlagAndBackendFollowTheNic() {
+        GdaRunSpec spec = GdaRunSpec.of(Experiment.PUT_COMPLETION, Ordering.GPU_FENCE, Payload.INLINE, 8).withIters(3, 0);
+        for (Target t : Target.values()) {
+            GdaSetup soft = GdaSetup.defaults(t);
+            ResultRecord rec = GdaRecords.record(List.of(new GdaRun(soft, spec, new long[] {1, 2, 3}, null, 3, 3, 3,
+                    0, 0, 6, 0, 3, 1, Map.of("emu_wqe_rdma_write", 3L))));
+            assertFalse(rec.hardware(), t + "+softnic stays emulated");
+            assertEquals(t.cliName() + "+softnic", rec.backend());
+            assertEquals(3L, rec.metric("emu_wqe_rdma_write"));
+            assertEquals(false, rec.flat().get("hardware"));
+        }
+        GdaSetup hw = GdaSetup.defaults(Target.CUDA).withNic(Nic.MLX5)
+                .withMlx5(Mlx5Options.defaults().withDevice("mlx5_1", 3));
+        ResultRecord rec = GdaRecords.record(List.of(new GdaRun(hw, spec, new long[] {1, 2, 3}, new long[] {2, 4, 6},
+                3, 3, 3, 0, 0, 6, 12, 3, 1, Map.of())));
+        assertTrue(rec.hardware(), "mlx5 runs are hardware, not emulated");
+        assertEquals(true, rec.flat().get("hardware"));
+        assertEquals("cuda+mlx5", rec.backend());
+        assertEquals("mlx5_1", rec.params().get("mlx5_device"));
+        assertEquals(3, rec.params().get("gid_index"));
+        assertEquals("loopback (one host)", rec.params().get("peer"));
+        assertNull(rec.metric("emu_wqe_rdma_write"), "no emulator counters on hardware");
+        ResultRecord failed = GdaRecords.failed(hw, spec, List.of(), "error CQE");
+        assertTrue(failed.hardware());
+        assertEquals("cuda+mlx5", failed.backend());
+    }
 }

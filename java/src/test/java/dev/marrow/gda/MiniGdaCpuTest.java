@@ -11,10 +11,10 @@ import org.junit.jupiter.params.provider.EnumSource;
 import java.time.Duration;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 /** mini-gda on cpu + softnic through the Java API: delivery, counters, bounded failure paths. */
 class MiniGdaCpuTest {
@@ -122,9 +122,24 @@ class MiniGdaCpuTest {
 
     @Test
     void mlx5WithoutANicIsUnavailableWithAReason() {
+        assumeFalse(dev.marrow.api.Backend.VERBS.isAvailable(), "an mlx5 NIC is present: see MiniGdaMlx5Test");
         BackendUnavailableException e = assertThrows(BackendUnavailableException.class,
+                () -> MiniGda.open(GdaSetup.defaults(Target.CUDA).withNic(Nic.MLX5)));
+        assertTrue(e.getMessage().contains("verbs"), e.getMessage());
+    }
+
+    @Test
+    void cpuPlusMlx5IsRefusedOnAnyMachine() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> MiniGda.open(cpu().withNic(Nic.MLX5)));
-        assertFalse(e.getMessage().isBlank());
+        assertTrue(e.getMessage().contains("--target cuda only"), e.getMessage());
+    }
+
+    @Test
+    void aPeerNeedsMlx5() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> MiniGda.open(
+                cpu().withMlx5(Mlx5Options.defaults().withPeer(dev.marrow.mlx5.PeerAddress.parse("h:7000"), null))));
+        assertTrue(e.getMessage().contains("--peer needs --nic mlx5"), e.getMessage());
     }
 
     @Test
