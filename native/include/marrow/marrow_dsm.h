@@ -60,7 +60,27 @@ enum marrow_dsm_role {
 	MARROW_DSM_ROLE_TMA = 1u << 2,      /* cp.async.bulk into tma_to's receive buffer */
 	MARROW_DSM_ROLE_RECV_STORE = 1u << 3, /* some rank stores into this rank */
 	MARROW_DSM_ROLE_RECV_TMA = 1u << 4, /* some rank TMA-puts into this rank; it waits */
+	/* Some rank stores into this rank's *source* region: it also receives a
+	 * TMA (into the receive buffer), so a second buffer is needed; allowed
+	 * only when nobody reads this rank's source (no load from it, no store
+	 * or TMA by it). load_sum / load_expect then hold the fold of that
+	 * region after the end stamps (this rank has no load role). */
+	MARROW_DSM_ROLE_RECV_STORE_SRC = 1u << 5,
 };
+
+/* marrow_dsm_params.load_kernel: how the load group issues its loads. */
+enum marrow_dsm_load_kernel {
+	/* Every thread issues all of its 16-B loads of the tile before it waits
+	 * for any (up to MARROW_DSM_LOAD_INFLIGHT_MAX per thread; beyond that in
+	 * batches of that many, each waited for before the next). */
+	MARROW_DSM_LOAD_INFLIGHT = 0,
+	/* The first kernel (results of commit 4f8f2c4): software-pipelined
+	 * batches of 4 loads per thread; waiting for one batch also waits for
+	 * the next one already in flight, so the stream drains every 4 x group
+	 * x 16 B. Kept for comparison. */
+	MARROW_DSM_LOAD_BATCHED = 1,
+};
+#define MARROW_DSM_LOAD_INFLIGHT_MAX 13u
 
 /* sizeof = 192 */
 struct marrow_dsm_device_info {
@@ -107,7 +127,7 @@ struct marrow_dsm_params {
 	uint32_t tma_chunk_bytes;   /* bytes per cp.async.bulk; 0 = 16384 */
 	uint32_t run_id;            /* pattern seed of measured rep 0 (rep k: run_id + k) */
 	uint32_t timeout_ms;        /* host watchdog for the whole call; 0 = 20000 */
-	uint32_t reserved;
+	uint32_t load_kernel;       /* marrow_dsm_load_kernel; 0 = MARROW_DSM_LOAD_INFLIGHT */
 	uint64_t wait_budget_cycles; /* device spin budget per mbarrier wait; 0 = default */
 	int8_t load_from[MARROW_DSM_MAX_RANKS];
 	int8_t store_to[MARROW_DSM_MAX_RANKS];
@@ -136,7 +156,7 @@ struct marrow_dsm_sample {
 	uint64_t gt_recv_end;
 	uint64_t clk_tma_issued;    /* TMA sender: last command issued */
 	uint64_t wait_polls;        /* try_wait calls of the TMA receiver */
-	uint64_t load_sum;          /* fold of the loaded words (after end stamps) */
+	uint64_t load_sum;          /* fold of the loaded words (after end stamps); see ROLE_RECV_STORE_SRC */
 	uint64_t load_expect;       /* host-computed */
 	uint64_t recv_sum;          /* fold of the receive buffer (after end stamps) */
 	uint64_t recv_expect;       /* host-computed */

@@ -91,6 +91,13 @@ __device__ __forceinline__ void st_cluster_v4(uint32_t addr, uint4 v)
 		     : "memory");
 }
 
+// A shared store the compiler must keep before a later barrier: the value's
+// producer (and any load wait it implies) then precedes that barrier too.
+__device__ __forceinline__ void st_shared_u32(uint32_t addr, uint32_t v)
+{
+	asm volatile("st.shared.u32 [%0], %1;" ::"r"(addr), "r"(v) : "memory");
+}
+
 __device__ __forceinline__ uint4 ld_shared_v4(uint32_t addr)
 {
 	uint4 v;

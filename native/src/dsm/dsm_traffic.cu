@@ -20,16 +20,19 @@
 namespace dsm {
 namespace {
 
-constexpr uint32_t UNROLL = 4; // independent 16-B accesses in flight per thread
+constexpr uint32_t UNROLL = 4; // store group, and the BATCHED load kernel: 16-B accesses per thread per batch
+constexpr uint32_t INFLIGHT = MARROW_DSM_LOAD_INFLIGHT_MAX; // INFLIGHT load kernel: loads per thread per wait
 
 struct TrafficArgs {
 	int8_t load_from[MARROW_DSM_MAX_RANKS];
 	int8_t store_to[MARROW_DSM_MAX_RANKS];
 	int8_t tma_to[MARROW_DSM_MAX_RANKS];
 	int8_t recv_tma[MARROW_DSM_MAX_RANKS]; // 1 if a peer TMA-puts into this rank
+	int8_t store_src[MARROW_DSM_MAX_RANKS]; // 1 if the store into this rank lands in its source region
 	uint32_t tile_bytes;
 	uint32_t group_threads;
 	uint32_t chunk_bytes;
+	uint32_t load_kernel;
 	uint64_t wait_budget;
 };
 
@@ -108,40 +111,89 @@ __global__ void __launch_bounds__(1024, 1)
 	if (tid < G) {
 		if (load_peer >= 0) {
 			const uint32_t rsrc = mapa(src, (uint32_t)load_peer);
-			const uint32_t step = UNROLL * G;
 			uint64_t acc = 0;
-			// Software-pipelined: the next batch of loads is in flight while
-			// the current one is folded, so the request stream never drains
-			// at batch boundaries (without it the time rises in steps of
-			// one round trip every UNROLL * G vectors).
-			uint4 cur[UNROLL];
-#pragma unroll
-			for (uint32_t j = 0; j < UNROLL; j++) {
-				uint32_t v = tid + j * G;
-				cur[j] = v < nvec ? ld_cluster_v4(rsrc + 16u * v) : make_uint4(0, 0, 0, 0);
-			}
-			for (uint32_t v0 = tid; v0 < nvec; v0 += step) {
-				uint4 nxt[UNROLL];
+			if (a.load_kernel == MARROW_DSM_LOAD_BATCHED) {
+				// The first kernel, kept for comparison. Meant to be
+				// software-pipelined (the next batch in flight while the
+				// current one is folded); measured on the H200 its time still
+				// rises in steps every UNROLL * G vectors (docs/results/h200-dsm.md).
+				const uint32_t step = UNROLL * G;
+				uint4 cur[UNROLL];
 #pragma unroll
 				for (uint32_t j = 0; j < UNROLL; j++) {
-					uint32_t v = v0 + step + j * G;
-					nxt[j] = v < nvec ? ld_cluster_v4(rsrc + 16u * v) : make_uint4(0, 0, 0, 0);
+					uint32_t v = tid + j * G;
+					cur[j] = v < nvec ? ld_cluster_v4(rsrc + 16u * v) : make_uint4(0, 0, 0, 0);
 				}
-				// Consuming every loaded word keeps the loads alive.
+				for (uint32_t v0 = tid; v0 < nvec; v0 += step) {
+					uint4 nxt[UNROLL];
 #pragma unroll
-				for (uint32_t j = 0; j < UNROLL; j++) {
-					uint32_t v = v0 + j * G;
-					if (v < nvec)
-						acc += fold4(cur[j], v);
-					cur[j] = nxt[j];
+					for (uint32_t j = 0; j < UNROLL; j++) {
+						uint32_t v = v0 + step + j * G;
+						nxt[j] = v < nvec ? ld_cluster_v4(rsrc + 16u * v) : make_uint4(0, 0, 0, 0);
+					}
+					// Consuming every loaded word keeps the loads alive.
+#pragma unroll
+					for (uint32_t j = 0; j < UNROLL; j++) {
+						uint32_t v = v0 + j * G;
+						if (v < nvec)
+							acc += fold4(cur[j], v);
+						cur[j] = nxt[j];
+					}
 				}
-			}
-			named_barrier(1, G);
-			if (tid == 0) {
-				uint64_t c = clock64_now();
-				uint64_t g = globaltimer_now();
-				me->clk_load_end = c;
-				me->gt_load_end = g;
+				named_barrier(1, G);
+				if (tid == 0) {
+					uint64_t c = clock64_now();
+					uint64_t g = globaltimer_now();
+					me->clk_load_end = c;
+					me->gt_load_end = g;
+				}
+			} else {
+				// INFLIGHT: thread t loads vectors t, t + G, t + 2G, ... (cnt of
+				// them, 13 at most for 96 KiB and 480 threads). All loads of a
+				// batch are issued before the first use of any, so no use can
+				// wait behind loads issued after it (our reading of the BATCHED
+				// kernel's steps: a use there also waits for the next batch).
+				const uint32_t cnt = tid < nvec ? (nvec - tid + G - 1u) / G : 0u;
+				const uint32_t stride = 16u * G;
+				uint4 x[INFLIGHT];
+				uint32_t done = 0;
+				// Only with fewer threads than 480 (or larger tiles): full batches,
+				// each waited for before the next is issued.
+				for (; done + INFLIGHT < cnt; done += INFLIGHT) {
+#pragma unroll
+					for (uint32_t j = 0; j < INFLIGHT; j++)
+						x[j] = ld_cluster_v4(rsrc + 16u * tid + (done + j) * stride);
+#pragma unroll
+					for (uint32_t j = 0; j < INFLIGHT; j++)
+						acc += fold4(x[j], tid + (done + j) * G);
+				}
+				const uint32_t rest = cnt - done; // 0..INFLIGHT
+#pragma unroll
+				for (uint32_t j = 0; j < INFLIGHT; j++)
+					x[j] = j < rest ? ld_cluster_v4(rsrc + 16u * tid + (done + j) * stride) : make_uint4(0, 0, 0, 0);
+				// Wait for every load with the cheapest use: one xor per load
+				// (a vector load writes its four registers together), stored
+				// to shared memory before the barrier. A register-only use is
+				// not enough: ptxas moved it (and so the wait) past the
+				// barrier and the stamp, which then ended before the data had
+				// arrived (measured: alpha ~100 cycles, below one round trip).
+				uint32_t touch = 0;
+#pragma unroll
+				for (uint32_t j = 0; j < INFLIGHT; j++)
+					touch ^= x[j].x;
+				st_shared_u32(base + MARROW_DSM_CTRL_OFFSET + 256u + 4u * (tid >> 5), touch);
+				named_barrier(1, G);
+				if (tid == 0) {
+					uint64_t c = clock64_now();
+					uint64_t g = globaltimer_now();
+					me->clk_load_end = c;
+					me->gt_load_end = g;
+				}
+				// The checksum of the last batch, after the end stamp.
+#pragma unroll
+				for (uint32_t j = 0; j < INFLIGHT; j++)
+					if (j < rest)
+						acc += fold4(x[j], tid + (done + j) * G);
 			}
 			acc = warp_sum(acc);
 			if ((tid & 31u) == 0)
@@ -150,7 +202,7 @@ __global__ void __launch_bounds__(1024, 1)
 	} else if (tid < 2u * G) {
 		if (store_peer >= 0) {
 			const uint32_t t = tid - G;
-			const uint32_t rdst = mapa(recv, (uint32_t)store_peer);
+			const uint32_t rdst = mapa(a.store_src[store_peer] ? src : recv, (uint32_t)store_peer);
 			for (uint32_t v0 = t; v0 < nvec; v0 += UNROLL * G) {
 				uint4 x[UNROLL];
 #pragma unroll
@@ -215,6 +267,15 @@ __global__ void __launch_bounds__(1024, 1)
 	racc = warp_sum(racc);
 	if ((tid & 31u) == 0)
 		atomicAdd(reinterpret_cast<unsigned long long *>(&sums[1]), (unsigned long long)racc);
+	if (a.store_src[rank]) {
+		// A peer stored into our source region (this rank has no load role).
+		uint64_t sacc = 0;
+		for (uint32_t v = tid; v < nvec; v += blockDim.x)
+			sacc += fold4(s4[v], v);
+		sacc = warp_sum(sacc);
+		if ((tid & 31u) == 0)
+			atomicAdd(reinterpret_cast<unsigned long long *>(&sums[0]), (unsigned long long)sacc);
+	}
 	__syncthreads();
 	if (tid == 0) {
 		me->load_sum = sums[0];
@@ -262,8 +323,12 @@ int validate_params(const marrow_dsm_params *p, uint32_t out_count, TrafficArgs 
 	uint32_t chunk = p->tma_chunk_bytes ? p->tma_chunk_bytes : MARROW_DSM_MAX_TMA_CHUNK;
 	if (chunk < 16 || chunk > MARROW_DSM_MAX_TMA_CHUNK || chunk % 16)
 		return marrow_fail(MARROW_EINVAL, "%s: tma_chunk_bytes %u must be a multiple of 16 in 16..16384", fn, chunk);
+	if (p->load_kernel > MARROW_DSM_LOAD_BATCHED)
+		return marrow_fail(MARROW_EINVAL, "%s: load_kernel %u unknown", fn, p->load_kernel);
 	memset(a, 0, sizeof(*a));
-	int writers[MARROW_DSM_MAX_RANKS] = {0};
+	int storers[MARROW_DSM_MAX_RANKS] = {0};
+	int tmas[MARROW_DSM_MAX_RANKS] = {0};
+	bool src_used[MARROW_DSM_MAX_RANKS] = {false};
 	for (uint32_t r = 0; r < MARROW_DSM_MAX_RANKS; r++) {
 		const int8_t roles[3] = {p->load_from[r], p->store_to[r], p->tma_to[r]};
 		for (int k = 0; k < 3; k++) {
@@ -275,8 +340,14 @@ int validate_params(const marrow_dsm_params *p, uint32_t out_count, TrafficArgs 
 			if (peer < 0 || peer >= (int)n || peer == (int)r)
 				return marrow_fail(MARROW_EINVAL, "%s: rank %u names peer %d (must be another rank < %u)", fn, r,
 						   peer, n);
-			if (k > 0)
-				writers[peer]++;
+			if (k == 0)
+				src_used[peer] = true;
+			else
+				src_used[r] = true;
+			if (k == 1)
+				storers[peer]++;
+			if (k == 2)
+				tmas[peer]++;
 		}
 		a->load_from[r] = p->load_from[r];
 		a->store_to[r] = p->store_to[r];
@@ -284,13 +355,24 @@ int validate_params(const marrow_dsm_params *p, uint32_t out_count, TrafficArgs 
 		if (p->tma_to[r] >= 0)
 			a->recv_tma[p->tma_to[r]] = 1;
 	}
-	for (uint32_t r = 0; r < n; r++)
-		if (writers[r] > 1)
-			return marrow_fail(MARROW_EINVAL, "%s: rank %u would receive from %d writers (one receive buffer)", fn, r,
-					   writers[r]);
+	for (uint32_t r = 0; r < n; r++) {
+		if (storers[r] > 1 || tmas[r] > 1)
+			return marrow_fail(MARROW_EINVAL, "%s: rank %u would receive from %d storing and %d TMA writers", fn, r,
+					   storers[r], tmas[r]);
+		if (storers[r] && tmas[r]) {
+			// TMA into the receive buffer, the store into the source region,
+			// which must then be nobody's source.
+			if (src_used[r])
+				return marrow_fail(MARROW_EINVAL, "%s: rank %u receives a store and a TMA, so the store lands in "
+						   "its source region, but that region is also read (a load from it or a send by it)",
+						   fn, r);
+			a->store_src[r] = 1;
+		}
+	}
 	a->tile_bytes = p->tile_bytes;
 	a->group_threads = g;
 	a->chunk_bytes = chunk;
+	a->load_kernel = p->load_kernel;
 	a->wait_budget = p->wait_budget_cycles ? p->wait_budget_cycles : MARROW_DSM_DEFAULT_WAIT_CYCLES;
 	return MARROW_OK;
 }
@@ -340,12 +422,17 @@ void validate_rep(const marrow_dsm_params *p, const TrafficArgs &a, uint32_t rep
 		}
 		return expect[r];
 	};
-	int sender[MARROW_DSM_MAX_RANKS];
+	int sender[MARROW_DSM_MAX_RANKS];   // who writes the receive buffer
+	int src_sender[MARROW_DSM_MAX_RANKS]; // who stores into the source region
 	for (uint32_t r = 0; r < n; r++)
-		sender[r] = -1;
+		sender[r] = src_sender[r] = -1;
 	for (uint32_t r = 0; r < n; r++) {
-		if (a.store_to[r] >= 0)
-			sender[a.store_to[r]] = (int)r;
+		if (a.store_to[r] >= 0) {
+			if (a.store_src[a.store_to[r]])
+				src_sender[a.store_to[r]] = (int)r;
+			else
+				sender[a.store_to[r]] = (int)r;
+		}
 		if (a.tma_to[r] >= 0)
 			sender[a.tma_to[r]] = (int)r;
 	}
@@ -365,6 +452,8 @@ void validate_rep(const marrow_dsm_params *p, const TrafficArgs &a, uint32_t rep
 			roles |= MARROW_DSM_ROLE_RECV_TMA;
 		else if (sender[r] >= 0)
 			roles |= MARROW_DSM_ROLE_RECV_STORE;
+		if (src_sender[r] >= 0)
+			roles |= MARROW_DSM_ROLE_RECV_STORE_SRC;
 		x->roles = roles;
 		if (x->smid_start != x->smid_end)
 			x->flags |= MARROW_DSM_F_SMID_MOVED;
@@ -377,6 +466,11 @@ void validate_rep(const marrow_dsm_params *p, const TrafficArgs &a, uint32_t rep
 				x->flags |= MARROW_DSM_F_LOAD_SUM;
 			if (x->clk_load_end <= x->clk_start || x->gt_load_end < x->gt_start)
 				x->flags |= MARROW_DSM_F_TIME;
+		}
+		if (roles & MARROW_DSM_ROLE_RECV_STORE_SRC) {
+			x->load_expect = exp((uint32_t)src_sender[r]);
+			if (x->load_sum != x->load_expect)
+				x->flags |= MARROW_DSM_F_LOAD_SUM;
 		}
 		if (sender[r] >= 0) {
 			x->recv_expect = exp((uint32_t)sender[r]);

@@ -71,11 +71,16 @@ public final class DsmCommand {
                 description = "Bytes per TMA command (<= 16384, multiple of 16). Default: ${DEFAULT-VALUE}")
         int tmaChunk;
 
+        @Option(names = "--load-kernel", defaultValue = "INFLIGHT",
+                description = "Load kernel: INFLIGHT (all of a thread's loads in flight, default) or BATCHED "
+                        + "(the first kernel, batches of 4 per thread; for comparison). Default: ${DEFAULT-VALUE}")
+        DsmDevice.LoadKernel loadKernel;
+
         @Option(names = "--quiet", description = "No progress lines on stderr")
         boolean quiet;
 
         /** How the device is opened; tests replace it to run without a GPU. */
-        IntFunction<DsmDevice> opener = dev -> NativeDsmDevice.open(dev, groupThreads, tmaChunk);
+        IntFunction<DsmDevice> opener = dev -> NativeDsmDevice.open(dev, groupThreads, tmaChunk, loadKernel);
 
         @Override
         public Integer call() {

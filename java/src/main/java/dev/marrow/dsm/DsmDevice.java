@@ -28,4 +28,18 @@ public interface DsmDevice {
 
     /** Bytes per TMA command. */
     int tmaChunkBytes();
+
+    /** Load kernel variant (marrow_dsm_load_kernel), recorded with every result. */
+    default LoadKernel loadKernel() {
+        return LoadKernel.INFLIGHT;
+    }
+
+    /** marrow_dsm_load_kernel: INFLIGHT = 0 (default), BATCHED = 1 (the first kernel, kept for comparison). */
+    enum LoadKernel {
+        INFLIGHT, BATCHED;
+
+        public String label() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+    }
 }

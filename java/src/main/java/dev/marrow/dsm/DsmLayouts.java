@@ -59,7 +59,7 @@ public final class DsmLayouts {
             JAVA_INT.withName("tma_chunk_bytes"),
             JAVA_INT.withName("run_id"),
             JAVA_INT.withName("timeout_ms"),
-            JAVA_INT.withName("reserved"),
+            JAVA_INT.withName("load_kernel"),
             JAVA_LONG.withName("wait_budget_cycles"),
             MemoryLayout.sequenceLayout(MAX_RANKS, JAVA_BYTE).withName("load_from"),
             MemoryLayout.sequenceLayout(MAX_RANKS, JAVA_BYTE).withName("store_to"),

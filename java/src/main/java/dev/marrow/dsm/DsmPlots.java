@@ -196,20 +196,26 @@ public final class DsmPlots {
 
     static void sharing(List<Map<String, Object>> e10, Path file) {
         PlotCanvas c = new PlotCanvas(900, 420);
-        c.title("E10: per-sender TMA 1/beta vs concurrent senders k (square: 128/6 model)", 60, 24);
+        c.title("E10: per-sender 1/beta vs concurrent senders k, TMA and load (square: 128/6 model)", 60, 24);
         PlotCanvas.Panel p = c.panel(80, 60, 780, 300, 0, 9, 0, 30, "concurrent senders k", "per-sender B/cycle");
         int ci = 0;
-        for (String layout : List.of("packed", "spread")) {
+        for (String series : List.of("tma packed", "tma spread", "load packed", "load spread")) {
+            String kind = series.substring(0, series.indexOf(' '));
+            String layout = series.substring(series.indexOf(' ') + 1);
             List<double[]> pts = new ArrayList<>();
             for (Map<String, Object> r : e10) {
-                if (layout.equals(r.get("layout"))) {
+                Object k = r.get("kind") == null ? "tma" : r.get("kind");
+                if (layout.equals(r.get("layout")) && kind.equals(k)) {
                     pts.add(new double[] {num(r, "k"), num(r, "per_sender_b_per_cycle")});
                 }
+            }
+            if (pts.isEmpty()) {
+                continue;
             }
             double[] x = pts.stream().mapToDouble(v -> v[0]).toArray();
             double[] y = pts.stream().mapToDouble(v -> v[1]).toArray();
             p.polyline(x, y, PlotCanvas.PALETTE[ci]);
-            c.text(layout, 100 + 80 * ci, 400, PlotCanvas.PALETTE[ci]);
+            c.text(series, 100 + 130 * ci, 400, PlotCanvas.PALETTE[ci]);
             ci++;
         }
         p.marker(1, Reference.MODEL_PER_SM.value(), Color.BLACK);

@@ -10,8 +10,9 @@ import java.util.List;
 
 /**
  * E10: does an SM own a fixed share of DSM bandwidth, or do the SMs of a
- * group draw from a shared pool? k = 1..8 concurrent one-way TMA streams
- * to distinct receivers, with the senders (a) packed: the k lowest %smid
+ * group draw from a shared pool? k = 1..8 concurrent one-way streams (TMA
+ * puts, then loads: the receiver reads the sender's tile, so data flows the
+ * same way) to distinct receivers, with the senders (a) packed: the k lowest %smid
  * of the cluster (TPC pairs, then neighbours), or (b) spread: every other
  * SM in %smid order. Receivers are taken from the other end of the order.
  * A fixed per-SM cap keeps per-sender 1/beta flat in k for both layouts; a
@@ -29,7 +30,7 @@ public final class E10Sharing implements Experiment {
     }
 
     public String title() {
-        return "k = 1..8 concurrent TMA senders, packed vs spread by %smid: per-sender 1/beta vs k";
+        return "k = 1..8 concurrent TMA / load streams, senders packed vs spread by %smid: per-sender 1/beta vs k";
     }
 
     public List<ResultRecord> run(DsmContext ctx) {
@@ -40,6 +41,14 @@ public final class E10Sharing implements Experiment {
             bySmid[r] = r;
         }
         Arrays.sort(bySmid, Comparator.comparingInt(r -> probe.rank(r).smidStart()));
+        for (OneWay kind : List.of(OneWay.TMA, OneWay.LOAD)) {
+            out.addAll(sweepKind(ctx, kind, probe, bySmid));
+        }
+        return out;
+    }
+
+    private List<ResultRecord> sweepKind(DsmContext ctx, OneWay kind, Launch probe, Integer[] bySmid) {
+        List<ResultRecord> out = new ArrayList<>();
         double[][] perSender = new double[2][9];
         for (int layout = 0; layout < 2; layout++) {
             String lname = layout == 0 ? "packed" : "spread";
@@ -50,11 +59,11 @@ public final class E10Sharing implements Experiment {
                     senders[i] = bySmid[layout == 0 ? i : 2 * i];
                     receivers[i] = bySmid[layout == 0 ? N - 1 - i : N - 1 - 2 * i];
                 }
-                Spec spec = Spec.idle("tma " + lname + " k=" + k, N);
+                Spec spec = Spec.idle(kind.label() + " " + lname + " k=" + k, N);
                 List<Stream> streams = new ArrayList<>();
                 for (int i = 0; i < k; i++) {
-                    spec = spec.tma(senders[i], receivers[i]);
-                    streams.add(Stream.tma(senders[i], receivers[i], "tma " + senders[i] + "->" + receivers[i]));
+                    spec = kind.add(spec, senders[i], receivers[i]);
+                    streams.add(kind.stream(senders[i], receivers[i], kind.series(senders[i], receivers[i])));
                 }
                 Sweep.Result res = Sweep.run(ctx, spec, streams);
                 double mean = 0;
@@ -65,21 +74,25 @@ public final class E10Sharing implements Experiment {
                 }
                 perSender[layout][k] = mean;
                 ResultRecord r = Report.record(ctx, id(), "summary", spec.name())
-                        .param("layout", lname).param("k", k)
+                        .param("kind", kind.label()).param("layout", lname).param("k", k)
                         .param("senders_smid", smids(probe, senders))
                         .param("receivers_smid", smids(probe, receivers))
                         .param("placement", res.placement())
                         .metric("per_sender_b_per_cycle", Report.round(mean, 3))
                         .metric("min_sender_b_per_cycle", Report.round(min, 3))
                         .metric("aggregate_b_per_cycle", Report.round(mean * k, 3));
-                Report.reference(r, "per_sender_b_per_cycle", mean, Reference.MODEL_PER_SM);
+                Report.reference(r, "per_sender_b_per_cycle", mean,
+                        kind == OneWay.TMA ? Reference.MODEL_PER_SM : Reference.LOAD);
                 out.add(r);
-                ctx.progress(String.format("E10 %s k=%d: %.2f B/cycle per sender, aggregate %.1f", lname, k, mean,
+                ctx.progress(String.format("E10 %s %s k=%d: %.2f B/cycle per sender, aggregate %.1f", kind.label(), lname, k, mean,
                         mean * k));
             }
         }
         for (int layout = 0; layout < 2; layout++) {
-            out.add(Report.record(ctx, id(), "summary", (layout == 0 ? "packed" : "spread") + " k=8 vs k=1")
+            // TMA rows keep their first names ("packed k=8 vs k=1").
+            String prefix = kind == OneWay.TMA ? "" : kind.label() + " ";
+            out.add(Report.record(ctx, id(), "summary", prefix + (layout == 0 ? "packed" : "spread") + " k=8 vs k=1")
+                    .param("kind", kind.label())
                     .param("layout", layout == 0 ? "packed" : "spread")
                     .metric("per_sender_k8_over_k1", Report.round(perSender[layout][8] / perSender[layout][1], 4))
                     .metric("interpretation_hint", "~1.0: fixed per-SM share or cap; < 1 in packed only: shared pool"));

@@ -26,12 +26,14 @@ public final class NativeDsmDevice implements DsmDevice {
     private final DeviceInfo info;
     private final int groupThreads;
     private final int tmaChunk;
+    private final LoadKernel loadKernel;
 
-    private NativeDsmDevice(int ordinal, DeviceInfo info, int groupThreads, int tmaChunk) {
+    private NativeDsmDevice(int ordinal, DeviceInfo info, int groupThreads, int tmaChunk, LoadKernel loadKernel) {
         this.ordinal = ordinal;
         this.info = info;
         this.groupThreads = groupThreads;
         this.tmaChunk = tmaChunk;
+        this.loadKernel = loadKernel;
     }
 
     /**
@@ -39,12 +41,17 @@ public final class NativeDsmDevice implements DsmDevice {
      * whose message starts with "needs a Hopper-class GPU (sm_90+), found ...".
      */
     public static NativeDsmDevice open(int ordinal, int groupThreads, int tmaChunk) {
+        return open(ordinal, groupThreads, tmaChunk, LoadKernel.INFLIGHT);
+    }
+
+    /** As {@link #open(int, int, int)}, with a choice of load kernel. */
+    public static NativeDsmDevice open(int ordinal, int groupThreads, int tmaChunk, LoadKernel loadKernel) {
         if (!Backend.CUDA.isAvailable()) {
             Throwable c = Backend.CUDA.unavailabilityCause();
             throw new BackendUnavailableException(NEEDS + ", found no usable CUDA GPU: " + c.getMessage(), c);
         }
         try {
-            return new NativeDsmDevice(ordinal, describe(ordinal), groupThreads, tmaChunk);
+            return new NativeDsmDevice(ordinal, describe(ordinal), groupThreads, tmaChunk, loadKernel);
         } catch (NativeException e) {
             if (e.status() == ENODEV) {
                 String msg = DsmFfi.LIB.lastError();
@@ -115,6 +122,7 @@ public final class NativeDsmDevice implements DsmDevice {
             setI(p, P, "warmup", warmup);
             setI(p, P, "group_threads", groupThreads);
             setI(p, P, "tma_chunk_bytes", tmaChunk);
+            setI(p, P, "load_kernel", loadKernel.ordinal());
             setI(p, P, "run_id", runId);
             long lo = DsmLayouts.offset(P, "load_from");
             long so = DsmLayouts.offset(P, "store_to");
@@ -201,6 +209,11 @@ public final class NativeDsmDevice implements DsmDevice {
     @Override
     public int tmaChunkBytes() {
         return tmaChunk;
+    }
+
+    @Override
+    public LoadKernel loadKernel() {
+        return loadKernel;
     }
 
     private static int i(MemorySegment s, StructLayout l, String f) {

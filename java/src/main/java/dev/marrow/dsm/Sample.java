@@ -23,6 +23,8 @@ public record Sample(int rep, int rank, int smidStart, int smidEnd, int flags, i
     public static final int ROLE_TMA = 1 << 2;
     public static final int ROLE_RECV_STORE = 1 << 3;
     public static final int ROLE_RECV_TMA = 1 << 4;
+    /** A peer stores into this rank's source region; loadSum/loadExpect hold that region's fold. */
+    public static final int ROLE_RECV_STORE_SRC = 1 << 5;
 
     /**
      * Accepted when the native side raised no flag and, checked again here,
@@ -30,7 +32,7 @@ public record Sample(int rep, int rank, int smidStart, int smidEnd, int flags, i
      */
     public boolean ok() {
         return flags == 0 && smidStart == smidEnd
-                && ((roles & ROLE_LOAD) == 0 || loadSum == loadExpect)
+                && ((roles & (ROLE_LOAD | ROLE_RECV_STORE_SRC)) == 0 || loadSum == loadExpect)
                 && recvSum == recvExpect;
     }
 

@@ -7,6 +7,7 @@ import org.junit.jupiter.api.Test;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -70,6 +71,63 @@ class ExperimentPipelineTest {
         ResultRecord load = e5.stream().filter(r -> "summary".equals(r.params().get("row"))
                 && "load".equals(r.params().get("kind"))).findFirst().orElseThrow();
         assertEquals(0.0, metric(load, "loss_vs_one_way_pct"), 0.1);
+    }
+
+    @Test
+    void tmaPlusStoreMixesAreReportedWithoutAReference() {
+        SyntheticDsmDevice d = new SyntheticDsmDevice(20, 18, 21, 0);
+        List<ResultRecord> e6 = new E6Mixed().run(ctx(d));
+        for (String dir : List.of("same", "opposite")) {
+            ResultRecord s = e6.stream().filter(r -> "summary".equals(r.params().get("row"))
+                    && "tma".equals(r.params().get("first")) && "store".equals(r.params().get("second"))
+                    && dir.equals(r.params().get("direction"))).findFirst().orElseThrow();
+            assertEquals(39.0, metric(s, "aggregate_b_per_cycle"), 0.1); // 21 + 18
+            assertEquals(21.0, metric(s, "first_b_per_cycle"), 0.05);
+            assertEquals(18.0, metric(s, "second_b_per_cycle"), 0.05);
+            assertNull(s.metric("reference_aggregate_b_per_cycle"));
+        }
+        ResultRecord ratio = e6.stream().filter(r -> "opposite/same tma+store".equals(r.params().get("series")))
+                .findFirst().orElseThrow();
+        assertEquals(1.0, metric(ratio, "opposite_over_same"), 0.01);
+        // The load mixes keep their references.
+        ResultRecord ls = e6.stream().filter(r -> "opposite/same load+store".equals(r.params().get("series")))
+                .findFirst().orElseThrow();
+        assertEquals(Reference.MIXED_LOAD_STORE_OPPOSITE.value() / Reference.MIXED_LOAD_STORE_SAME.value(),
+                metric(ls, "reference_opposite_over_same"), 1e-9);
+        // 3 mixes x 2 directions x 2 streams.
+        assertEquals(12, e6.stream().filter(r -> "fit".equals(r.params().get("row"))).count());
+    }
+
+    @Test
+    void sharingRunsTmaAndLoadStreamsPerLayoutAndK() {
+        SyntheticDsmDevice d = new SyntheticDsmDevice(19, 18, 21, 0);
+        List<ResultRecord> e10 = new E10Sharing().run(ctx(d));
+        for (String kind : List.of("tma", "load")) {
+            List<ResultRecord> perK = e10.stream().filter(r -> kind.equals(r.params().get("kind"))
+                    && r.params().get("k") != null).toList();
+            assertEquals(16, perK.size(), kind);
+            double rate = kind.equals("tma") ? 21.0 : 19.0;
+            for (ResultRecord r : perK) {
+                assertEquals(rate, metric(r, "per_sender_b_per_cycle"), 0.05);
+                int k = ((Number) r.params().get("k")).intValue();
+                assertEquals(rate * k, metric(r, "aggregate_b_per_cycle"), 0.05 * k);
+            }
+            assertEquals(2, e10.stream().filter(r -> kind.equals(r.params().get("kind"))
+                    && r.metric("per_sender_k8_over_k1") != null).count());
+        }
+        ResultRecord loadPacked = e10.stream().filter(r -> "load packed k=8 vs k=1".equals(r.params().get("series")))
+                .findFirst().orElseThrow();
+        assertEquals(1.0, metric(loadPacked, "per_sender_k8_over_k1"), 0.01);
+    }
+
+    @Test
+    void aStoreIntoTheSourceRegionIsCheckedThroughLoadSum() {
+        Sample good = new Sample(0, 0, 2, 2, 0, Sample.ROLE_RECV_TMA | Sample.ROLE_RECV_STORE_SRC, 1, 1, 0, 0, 0, 0,
+                5, 5, 0, 1, 7, 7, 9, 9);
+        assertTrue(good.ok());
+        Sample bad = new Sample(0, 0, 2, 2, 0, Sample.ROLE_RECV_TMA | Sample.ROLE_RECV_STORE_SRC, 1, 1, 0, 0, 0, 0,
+                5, 5, 0, 1, 6, 7, 9, 9);
+        assertFalse(bad.ok());
     }
 
     @Test
