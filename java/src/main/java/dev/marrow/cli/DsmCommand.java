@@ -40,7 +40,7 @@ public final class DsmCommand {
     @Command(name = "run", mixinStandardHelpOptions = true,
             description = {"Run DSM experiments: " + "E0 preflight, E1 latency, E2-E4 one-way load/store/TMA, "
                     + "E5 bidirectional, E6 mixed, E7 ring scaling, E8 ring strides, E9 all pairs, E10 sharing.",
-                    "Timed on the GPU only (%clock64 and %globaltimer inside the kernels); per size the median of"
+                    "Timed on the GPU only (%%clock64 and %%globaltimer inside the kernels); per size the median of"
                             + " --reps accepted launches, then a least-squares fit time = alpha + beta * bytes.",
                     "Published values are printed beside ours as reference_* (with their source)."})
     public static final class Run implements Callable<Integer> {

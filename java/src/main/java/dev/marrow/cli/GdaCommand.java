@@ -44,7 +44,7 @@ public final class GdaCommand {
                     + "at most one outstanding put.",
                     "Timed (in C / CUDA, never Java): issue = WQE build to doorbell store; put+completion = to the "
                     + "CQE consumed; round trip = to the peer's write-back seen. CPU: CLOCK_MONOTONIC_RAW; "
-                    + "GPU: %globaltimer, plus %clock64 for the effective SM clock.",
+                    + "GPU: %%globaltimer, plus %%clock64 for the effective SM clock.",
                     "Untimed: payload staging before each sample, the completion after an issue sample, "
                     + "and validation of the delivered bytes after every iteration.",
                     "--sweep ordering: every ordering x {inline, pointer}; --sweep size: inline sizes "
@@ -149,6 +149,10 @@ public final class GdaCommand {
                 return twoHost(setup);
             }
             List<Experiment> exps = experiments(sweep != null);
+            // cpu target: initiator + software NIC engine (+ the round-trip peer); cuda: the engine
+            int spinning = (setup.target() == Target.CPU ? 1 + (exps.contains(Experiment.ROUND_TRIP) ? 1 : 0) : 0)
+                    + (setup.nic() == Nic.SOFTNIC ? 1 : 0);
+            CpuBudget.check(spinning, "initiator, peer, NIC engine", spec.commandLine().getErr());
             List<ResultRecord> records = new ArrayList<>();
             boolean allValid = true;
             // Fresh queues per point: an error CQE moves the QP to ERR, and the unsafe
@@ -173,9 +177,11 @@ public final class GdaCommand {
                     error = e.getMessage();
                 }
                 allValid &= error == null && runs.stream().allMatch(GdaRun::valid);
-                records.add(error == null ? GdaRecords.record(runs)
+                ResultRecord rec = error == null ? GdaRecords.record(runs)
                         : GdaRecords.failed(setup, new GdaRunSpec(exps.getFirst(), p.ordering, p.payload, p.size, iters,
-                        warmup, timeoutMs * 1_000_000L), runs, error));
+                        warmup, timeoutMs * 1_000_000L), runs, error);
+                CpuBudget.tag(rec, spinning);
+                records.add(rec);
             }
             out.emit(records, spec.commandLine().getOut(), spec.commandLine().getErr());
             if (!allValid) {

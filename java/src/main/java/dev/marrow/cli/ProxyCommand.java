@@ -138,7 +138,7 @@ public final class ProxyCommand {
                     "  issue = the enqueue (reserve + write + publish);",
                     "  putc  = enqueue start -> the ring's completion counter covers it;",
                     "  rtt   = enqueue start -> PE 1's reply (through ring 1) lands in PE 0's flag.",
-                    "Timed in C (CLOCK_MONOTONIC_RAW) or in the kernel (clock64, calibrated against %globaltimer).",
+                    "Timed in C (CLOCK_MONOTONIC_RAW) or in the kernel (clock64, calibrated against %%globaltimer).",
                     "Statistic: nearest-rank percentiles over --iters samples after --warmup."})
     static final class Latency implements Callable<Integer> {
         @Spec
@@ -174,6 +174,9 @@ public final class ProxyCommand {
                 throw new IllegalArgumentException("--iters >= 1, --warmup >= 0, --size 8..64 (cuda: 8)");
             }
             List<ResultRecord> records = new ArrayList<>();
+            // producer (cpu) + workers + engine threads + the round-trip responder
+            int spinning = (common.producer.equals("cpu") ? 1 : 0) + workers + common.engineThreads + 1;
+            CpuBudget.check(spinning, "producer, workers, NIC engine, responder", spec.commandLine().getErr());
             long minBuffer = 2L * (8192 + 8L * (iters + warmup)) + 8192;
             for (Handoff h : handoffs(handoff)) {
                 ProxyConfig cfg = common.config(workers, Math.max(2, workers), batch, h, minBuffer);
@@ -194,6 +197,7 @@ public final class ProxyCommand {
                                 .param("size_bytes", size).param("iters", iters).param("warmup", warmup)
                                 .param("workers", workers).param("batch", batch)
                                 .param("percentiles", Stats.PERCENTILE_DEFINITION);
+                        CpuBudget.tag(r, spinning);
                         if (gpu != null) {
                             r.param("completion_counter", gpu.cplKind().name().toLowerCase());
                             r.param("completion_note", gpu.note());
@@ -223,7 +227,7 @@ public final class ProxyCommand {
 
     @Command(name = "rate", mixinStandardHelpOptions = true,
             description = {"Message rate of 8-byte WRITEs: many producer threads, many outstanding requests.",
-                    "Timed: first enqueue -> last completion seen (C: CLOCK_MONOTONIC_RAW; cuda: %globaltimer).",
+                    "Timed: first enqueue -> last completion seen (C: CLOCK_MONOTONIC_RAW; cuda: %%globaltimer).",
                     "Per point: M msg/s, mean chain length, posts/s and empty-poll ratio of the workers.",
                     "--sweep: T in {1,2,4,8} x B in {1,2,4,8,16,32} x R in {1,8,32} (points with R < T skipped)."})
     static final class Rate implements Callable<Integer> {
@@ -284,6 +288,10 @@ public final class ProxyCommand {
                     }
                 }
             }
+            if (records.stream().anyMatch(x -> Boolean.TRUE.equals(x.params().get("cpu_oversubscribed")))) {
+                CpuBudget.check(Runtime.getRuntime().availableProcessors() + 1,
+                        "producers, workers, NIC engine in some points", spec.commandLine().getErr());
+            }
             out.emit(records, spec.commandLine().getOut(), spec.commandLine().getErr());
             return 0;
         }
@@ -311,6 +319,7 @@ public final class ProxyCommand {
                     if (gpu != null) {
                         rec.param("completion_counter", gpu.cplKind().name().toLowerCase());
                     }
+                    CpuBudget.tag(rec, (gpu == null ? p : 0) + t + common.engineThreads);
                     rec.metric("rate_mmsg_s", ResultRecord.round(res.rateMmsgPerSec(), 3))
                             .metric("elapsed_ns", res.elapsedNs())
                             .metric("chain_len_mean", ResultRecord.round(res.meanChainLength(), 2))

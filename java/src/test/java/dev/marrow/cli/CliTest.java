@@ -82,6 +82,17 @@ class CliTest {
     }
 
     @Test
+    void busyPollingRunsSayWhenTheyOutnumberTheCpus() throws Exception {
+        Run r = run("gda", "latency", "--target", "cpu", "--iters", "200", "--warmup", "20", "--format", "json");
+        assertEquals(0, r.code(), r.err());
+        JsonNode rec = JsonMapper.builder().build().readTree(r.out().strip().split("\n")[1]);
+        assertEquals(3, rec.get("spinning_threads").asInt(), "initiator, round-trip peer and NIC engine");
+        boolean over = 3 > Runtime.getRuntime().availableProcessors();
+        assertEquals(over, rec.get("cpu_oversubscribed").asBoolean());
+        assertEquals(over, r.err().contains("busy-polling threads"), r.err());
+    }
+
+    @Test
     void softnicLatencyTableSaysEmulated() {
         Run r = run("softnic", "latency", "--iters", "500", "--warmup", "50", "--poll", "idle");
         assertEquals(0, r.code(), r.err());
