@@ -5,6 +5,7 @@
 #   build-native.sh [build|test]   (default build)
 # Output: native/target/stage/lib/*.so + native-manifest.properties
 # Degrades gracefully: libmarrow_emu.so always; verbs/cuda when possible.
+# MARROW_WITH_VERBS=OFF / MARROW_WITH_CUDA=OFF leave a component out on purpose.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"
@@ -19,8 +20,11 @@ if [ "$mode" = test ]; then
   exit $?
 fi
 
+# Options are passed every time: CMake caches them, and a component turned
+# off once must come back when the caller no longer asks for that.
 cmake -S "$root/native" -B "$build" -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_INSTALL_PREFIX="$stage" ${MARROW_CMAKE_ARGS:-} >"$root/native/target/cmake-configure.log" 2>&1 \
+  -DCMAKE_INSTALL_PREFIX="$stage" -DMARROW_WITH_VERBS="${MARROW_WITH_VERBS:-ON}" \
+  -DMARROW_WITH_CUDA="${MARROW_WITH_CUDA:-ON}" ${MARROW_CMAKE_ARGS:-} >"$root/native/target/cmake-configure.log" 2>&1 \
   || { cat "$root/native/target/cmake-configure.log" >&2; exit 1; }
 cmake --build "$build" -j "$jobs" >"$root/native/target/cmake-build.log" 2>&1 \
   || { cat "$root/native/target/cmake-build.log" >&2; echo "build-native: build failed" >&2; exit 1; }
