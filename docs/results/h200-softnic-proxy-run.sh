@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# The exact commands behind docs/results/h200-softnic-proxy.md: mini-proxy
+# Run 1 (software NIC engine acting as soon as the doorbell record moved; raw
+# files now in docs/results/h200-softnic-proxy/run1-dbrec-triggered/). The
+# current run is h200-softnic-proxy-run2.sh.
+# The exact commands behind run 1 in docs/results/h200-softnic-proxy.md: mini-proxy
 # with CUDA producers on the software NIC (EMULATED NIC), run on one H200 from
 # the repository root with a jlinked runtime (.jrt/jrt-px: java.base,
 # jdk.unsupported, java.management, java.logging -- the last for the JUnit
