@@ -79,6 +79,13 @@ enum marrow_gda_endpoint_flags {
 	 * maps it with marrow_cuda_host_register(io_memory = 1), which needs the
 	 * PeerMappingOverride=1 driver regkey. The software NIC's mailbox is RAM. */
 	MARROW_GDA_EP_UAR_MMIO = 1,
+	/* remote_addr lies in ANOTHER HOST's address space (two PEs, --peer):
+	 * the runner puts it into WQEs only; it never maps it into the GPU nor
+	 * reads it, so the initiator skips its per-iteration payload check
+	 * (payload_errors stays 0: the destination's owner validates the final
+	 * bytes, see marrow_gda_*_serve). For ROUND_TRIP the peer endpoint must
+	 * then be NULL: the peer role runs on the other host. */
+	MARROW_GDA_EP_REMOTE_DST = 2,
 };
 
 /* One QP as a poster sees it. The data buffers are host memory that the
@@ -142,7 +149,8 @@ struct marrow_gda_result {
 /*
  * Runs one experiment on the CPU. samples_ns[0..iters) receives one sample
  * per timed iteration. peer is required for ROUND_TRIP (its QP connected to
- * ep's), ignored otherwise. Returns MARROW_OK; MARROW_EINVAL / MARROW_ERANGE
+ * ep's), ignored otherwise; with MARROW_GDA_EP_REMOTE_DST on ep it must be
+ * NULL for ROUND_TRIP (the peer answers from the other host). Returns MARROW_OK; MARROW_EINVAL / MARROW_ERANGE
  * (inline longer than the QP's max_inline_data) / MARROW_ENOSYS (placement
  * gpu) before anything is posted; MARROW_ETIMEDOUT, MARROW_EIO (error CQE),
  * MARROW_EPROTO (unexpected CQE) or MARROW_EPROTO with payload_errors > 0
@@ -164,6 +172,33 @@ MARROW_API int marrow_gda_cuda_run(const struct marrow_gda_config *cfg,
 				   const struct marrow_gda_endpoint *peer,
 				   uint64_t *samples_ns, uint64_t *samples_cycles,
 				   struct marrow_gda_result *res);
+
+/*
+ * The peer role alone (two hosts): the round-trip responder. For iteration
+ * it = 0 .. warmup+iters-1 it polls ep->inbox_addr for the data word of it
+ * (the initiator's ping), writes the same 8 bytes back through ep's QP to
+ * ep->remote_addr (the initiator's inbox, normally flagged
+ * MARROW_GDA_EP_REMOTE_DST; it is never mapped or read here) and waits for
+ * its CQE. The known iteration count is the stop condition; every wait is
+ * bounded by cfg->timeout_ns (MARROW_ETIMEDOUT naming the iteration when the
+ * initiator's ping does not come). cfg->experiment must be ROUND_TRIP and
+ * msg_size 8. res: iters_done (pings answered), peer_posts (= posts = CQEs),
+ * status, fail_iter, the CQE fields of a failed wait. The CPU twin
+ * (libmarrow_host.so) runs it on the calling thread; the CUDA one
+ * (libmarrow_cuda.so) in one GPU thread, the same device code as the
+ * one-process peer (block 1 of marrow_gda_cuda_run).
+ */
+MARROW_API int marrow_gda_cpu_serve(const struct marrow_gda_config *cfg,
+				    const struct marrow_gda_endpoint *ep,
+				    struct marrow_gda_result *res);
+MARROW_API int marrow_gda_cuda_serve(const struct marrow_gda_config *cfg,
+				     const struct marrow_gda_endpoint *ep,
+				     struct marrow_gda_result *res);
+
+/* Selects the CUDA device and creates its primary context, so that the first
+ * timed run (or a responder's first serve) does not pay for it inside a
+ * peer's bounded wait. MARROW_ENODEV without a usable GPU. */
+MARROW_API int marrow_gda_cuda_prepare(int cuda_device);
 
 /* Name of an ordering variant ("gpu-fence", ...) or NULL. */
 MARROW_API const char *marrow_gda_ordering_name(int ordering);

@@ -167,7 +167,9 @@ static __attribute__((always_inline)) inline int main_loop(struct gda_run *r, co
 		if (rc != MARROW_OK)
 			return s->err.status = rc;
 		s->cqes++;
-		if (!payload_ok(s, cfg->msg_size, it))
+		/* A remote destination (another host) is not ours to read: its
+		 * owner checks the final bytes (marrow_gda_cpu_serve's caller). */
+		if (!gda_remote_dst(s->ep) && !payload_ok(s, cfg->msg_size, it))
 			r->payload_errors++;
 		if (it >= cfg->warmup) {
 			r->samples[it - cfg->warmup] = t1 - t0;
@@ -235,7 +237,8 @@ static int report(const char *who, struct gda_side *s, int rc, const struct marr
 				   "paused? (CQ slot shows opcode %u, wqe_counter %u, expected %u)",
 				   who, (unsigned long long)cfg->timeout_ns, s->fail_iter,
 				   ORDERING_NAMES[cfg->ordering],
-				   cfg->experiment == MARROW_GDA_EXP_ROUND_TRIP ? "reply or CQE" : "CQE",
+				   strncmp(who, "peer", 4) == 0 ? "ping from the initiator or CQE"
+				   : cfg->experiment == MARROW_GDA_EXP_ROUND_TRIP ? "reply or CQE" : "CQE",
 				   s->err.opcode, s->err.wqe_counter, s->err.expected);
 	if (rc == MARROW_EIO)
 		return marrow_fail(rc, "marrow_gda_cpu_run: %s got an error CQE in iteration %u: opcode %u, "
@@ -270,7 +273,7 @@ MARROW_API int marrow_gda_cpu_run(const struct marrow_gda_config *cfg,
 	r->cfg = cfg;
 	r->samples = samples_ns;
 	side_init(&r->me, ep);
-	if (cfg->experiment == MARROW_GDA_EXP_ROUND_TRIP) {
+	if (cfg->experiment == MARROW_GDA_EXP_ROUND_TRIP && !gda_remote_dst(ep)) {
 		side_init(&r->peer, peer);
 		if (pthread_create(&tid, NULL, peer_thread, r) != 0) {
 			free(r);
@@ -306,6 +309,40 @@ MARROW_API int marrow_gda_cpu_run(const struct marrow_gda_config *cfg,
 					       "(ordering %s): the destination did not hold the bytes posted",
 					       fn, (unsigned long long)r->payload_errors,
 					       (unsigned long long)r->iters_done, ORDERING_NAMES[cfg->ordering]);
+	free(r);
+	return rc;
+}
+
+/* The peer role alone (two hosts): peer_loop on the calling thread, its
+ * iteration count the stop condition, every wait bounded. */
+MARROW_API int marrow_gda_cpu_serve(const struct marrow_gda_config *cfg,
+				    const struct marrow_gda_endpoint *ep,
+				    struct marrow_gda_result *res)
+{
+	static const char fn[] = "marrow_gda_cpu_serve";
+	struct gda_run *r;
+	int rc;
+
+	rc = gda_check_serve_args(fn, cfg, ep, res);
+	if (rc)
+		return rc;
+	r = calloc(1, sizeof(*r));
+	if (r == NULL)
+		return res->status = marrow_fail(MARROW_ENOMEM, "%s: out of memory", fn);
+	r->cfg = cfg;
+	side_init(&r->peer, ep);
+	rc = PEER_LOOPS[cfg->ordering](r);
+	res->iters_done = r->peer.cqes; /* pings answered, each with its CQE */
+	res->peer_posts = r->peer.posts;
+	res->posts = r->peer.posts;
+	res->doorbells = r->peer.posts;
+	res->cqes = r->peer.cqes;
+	res->ds = mx_ds_inline_write(cfg->msg_size);
+	if (cfg->payload == MARROW_GDA_PAYLOAD_POINTER)
+		res->ds = mx_ds_pointer_write(1);
+	res->wqebbs_per_wqe = mx_wqebbs(res->ds);
+	if (rc != MARROW_OK)
+		rc = report("peer (serving the remote initiator)", &r->peer, rc, cfg, res);
 	free(r);
 	return rc;
 }

@@ -118,7 +118,8 @@ void add_side(host_maps &m, const struct marrow_gda_endpoint *e, int payload)
 	m.add(c->dbrec, 8);
 	if (payload == MARROW_GDA_PAYLOAD_POINTER)
 		m.add((const void *)(uintptr_t)e->local_addr, e->local_len);
-	m.add((const void *)(uintptr_t)e->remote_addr, e->remote_len);
+	if (!gda_remote_dst(e)) /* another host's address: WQEs only, never mapped */
+		m.add((const void *)(uintptr_t)e->remote_addr, e->remote_len);
 	if (e->inbox_addr)
 		m.add((const void *)(uintptr_t)e->inbox_addr, 8);
 }
@@ -144,9 +145,11 @@ int make_side(const host_maps &m, const struct marrow_gda_endpoint *e, gda_kside
 	k->laddr = e->local_addr;
 	k->lkey = e->lkey;
 	k->src_dev = m.dev<uint32_t>((const void *)(uintptr_t)e->local_addr);
-	k->dst_dev = m.dev<const uint8_t>((const void *)(uintptr_t)e->remote_addr);
+	k->dst_dev = gda_remote_dst(e) ? nullptr
+				       : m.dev<const uint8_t>((const void *)(uintptr_t)e->remote_addr);
 	k->inbox_dev = e->inbox_addr ? m.dev<const uint64_t>((const void *)(uintptr_t)e->inbox_addr) : nullptr;
-	if (!k->sq.buf || !k->sq.dbrec || !k->sq.uar || !k->cq.buf || !k->cq.dbrec || !k->dst_dev)
+	if (!k->sq.buf || !k->sq.dbrec || !k->sq.uar || !k->cq.buf || !k->cq.dbrec ||
+	    (!k->dst_dev && !gda_remote_dst(e)) || (e->inbox_addr && !k->inbox_dev))
 		return marrow_fail(MARROW_EINVAL, "marrow_gda_cuda_run: a view address has no GPU mapping");
 	return MARROW_OK;
 }
@@ -181,7 +184,8 @@ int report(const char *who, int rc, uint32_t iter, const struct gda_err &e,
 				   "(ordering %s): no %s arrived; was the doorbell lost or the NIC engine "
 				   "paused? (CQ slot shows opcode %u, wqe_counter %u, expected %u)",
 				   who, (unsigned long long)cfg->timeout_ns, iter, ORDER_NAMES[cfg->ordering],
-				   cfg->experiment == MARROW_GDA_EXP_ROUND_TRIP ? "reply or CQE" : "CQE",
+				   strncmp(who, "peer", 4) == 0 ? "ping from the initiator or CQE"
+				   : cfg->experiment == MARROW_GDA_EXP_ROUND_TRIP ? "reply or CQE" : "CQE",
 				   e.opcode, e.wqe_counter, e.expected);
 	if (rc == MARROW_EIO)
 		return marrow_fail(rc, "marrow_gda_cuda_run: GPU %s got an error CQE in iteration %u: opcode %u, "
@@ -194,6 +198,26 @@ int report(const char *who, int rc, uint32_t iter, const struct gda_err &e,
 			   marrow_status_name(rc));
 }
 
+/* Selects the configured GPU; MARROW_ENODEV without one. */
+int select_device(const char *fn, int dev, struct marrow_gda_result *res)
+{
+	int ndev = 0;
+	cudaError_t e = cudaGetDeviceCount(&ndev);
+
+	if (e != cudaSuccess || ndev <= 0) {
+		(void)cudaGetLastError();
+		res->cuda_error = (int32_t)e;
+		return res->status = marrow_fail(MARROW_ENODEV, "%s: no usable CUDA device (%s)", fn,
+						 e != cudaSuccess ? cudaGetErrorString(e) : "device count 0");
+	}
+	if (dev < 0 || dev >= ndev)
+		return res->status = marrow_fail(MARROW_ENODEV, "%s: CUDA device %d out of range (0..%d)", fn,
+						 dev, ndev - 1);
+	if ((e = cudaSetDevice(dev)) != cudaSuccess)
+		return cuda_fail(res, e, "cudaSetDevice");
+	return MARROW_OK;
+}
+
 } // namespace
 
 extern "C" MARROW_API int marrow_gda_cuda_run(const struct marrow_gda_config *cfg,
@@ -204,7 +228,7 @@ extern "C" MARROW_API int marrow_gda_cuda_run(const struct marrow_gda_config *cf
 {
 	static const char fn[] = "marrow_gda_cuda_run";
 	int rc = gda_check_args(fn, cfg, ep, peer, samples_ns, res);
-	int ndev = 0, rtt;
+	int rtt;
 	host_maps m;
 	void *uar_dev[2] = {nullptr, nullptr};
 	gda_kargs a;
@@ -215,19 +239,10 @@ extern "C" MARROW_API int marrow_gda_cuda_run(const struct marrow_gda_config *cf
 
 	if (rc)
 		return rc;
-	rtt = cfg->experiment == MARROW_GDA_EXP_ROUND_TRIP;
-	e = cudaGetDeviceCount(&ndev);
-	if (e != cudaSuccess || ndev <= 0) {
-		(void)cudaGetLastError();
-		res->cuda_error = (int32_t)e;
-		return res->status = marrow_fail(MARROW_ENODEV, "%s: no usable CUDA device (%s)", fn,
-						 e != cudaSuccess ? cudaGetErrorString(e) : "device count 0");
-	}
-	if (cfg->cuda_device < 0 || cfg->cuda_device >= ndev)
-		return res->status = marrow_fail(MARROW_ENODEV, "%s: CUDA device %d out of range (0..%d)", fn,
-						 cfg->cuda_device, ndev - 1);
-	if ((e = cudaSetDevice(cfg->cuda_device)) != cudaSuccess)
-		return cuda_fail(res, e, "cudaSetDevice");
+	/* rtt: the peer is block 1 here, unless it runs on the other host */
+	rtt = cfg->experiment == MARROW_GDA_EXP_ROUND_TRIP && !gda_remote_dst(ep);
+	if ((rc = select_device(fn, cfg->cuda_device, res)) != MARROW_OK)
+		return rc;
 
 	add_side(m, ep, (int)cfg->payload);
 	if (rtt)
@@ -312,4 +327,92 @@ done:
 		(void)marrow_cuda_host_unregister(peer->qp->uar);
 	unmap_all(m);
 	return rc;
+}
+
+extern "C" MARROW_API int marrow_gda_cuda_serve(const struct marrow_gda_config *cfg,
+						const struct marrow_gda_endpoint *ep,
+						struct marrow_gda_result *res)
+{
+	static const char fn[] = "marrow_gda_cuda_serve";
+	int rc = gda_check_serve_args(fn, cfg, ep, res);
+	host_maps m;
+	void *uar_dev = nullptr;
+	gda_kargs a;
+	gda_kout out;
+	gda_kout *d_out = nullptr;
+	cudaError_t e;
+
+	if (rc)
+		return rc;
+	if ((rc = select_device(fn, cfg->cuda_device, res)) != MARROW_OK)
+		return rc;
+	/* SQ/CQ/DBRs, UAR (RAM case), source, inbox; the destination is the
+	 * initiator's inbox on the other host and is never mapped. */
+	add_side(m, ep, (int)cfg->payload);
+	rc = map_all(m, res);
+	if (rc == MARROW_OK && (ep->flags & MARROW_GDA_EP_UAR_MMIO))
+		rc = marrow_cuda_host_register(ep->qp->uar, 8, 1, &uar_dev);
+	memset(&a, 0, sizeof(a));
+	if (rc == MARROW_OK)
+		rc = make_side(m, ep, &a.peer, uar_dev);
+	if (rc != MARROW_OK) {
+		res->status = rc;
+		goto done;
+	}
+	a.exp = cfg->experiment;
+	a.payload = cfg->payload;
+	a.msg_size = cfg->msg_size;
+	a.serve = 1;
+	a.iters = cfg->iters;
+	a.warmup = cfg->warmup;
+	a.timeout_ns = cfg->timeout_ns;
+	memset(&out, 0, sizeof(out));
+	if ((e = cudaMalloc(&d_out, sizeof(*d_out))) != cudaSuccess ||
+	    (e = cudaMemset(d_out, 0, sizeof(*d_out))) != cudaSuccess) {
+		rc = cuda_fail(res, e, "cudaMalloc of the result block");
+		goto done;
+	}
+	a.out = d_out;
+	/* One block: thread 0 runs gda_peer_loop; every wait in it is bounded
+	 * and it stops after warmup + iters pings, so the synchronize returns. */
+	if ((e = launch((int)cfg->ordering, 1, a)) != cudaSuccess || (e = cudaDeviceSynchronize()) != cudaSuccess) {
+		rc = cuda_fail(res, e, "the mini-gda peer kernel");
+		goto done;
+	}
+	if ((e = cudaMemcpy(&out, d_out, sizeof(out), cudaMemcpyDeviceToHost)) != cudaSuccess) {
+		rc = cuda_fail(res, e, "cudaMemcpy of the peer's result");
+		goto done;
+	}
+	res->peer_posts = out.peer_posts;
+	res->posts = out.peer_posts;
+	res->doorbells = out.peer_posts;
+	res->iters_done = out.peer_rc == MARROW_OK ? cfg->warmup + cfg->iters : out.peer_fail_iter;
+	res->cqes = res->iters_done; /* one CQE per ping answered */
+	res->ds = cfg->payload == MARROW_GDA_PAYLOAD_INLINE ? mx_ds_inline_write(cfg->msg_size)
+							   : mx_ds_pointer_write(1);
+	res->wqebbs_per_wqe = mx_wqebbs(res->ds);
+	rc = out.peer_rc == MARROW_OK ? MARROW_OK
+				      : report("peer (serving the remote initiator)", out.peer_rc, out.peer_fail_iter,
+					       out.peer_err, cfg, res);
+done:
+	cudaFree(d_out);
+	if (uar_dev)
+		(void)marrow_cuda_host_unregister(ep->qp->uar);
+	unmap_all(m);
+	return rc;
+}
+
+extern "C" MARROW_API int marrow_gda_cuda_prepare(int cuda_device)
+{
+	struct marrow_gda_result res;
+	cudaError_t e;
+	int rc;
+
+	memset(&res, 0, sizeof(res));
+	if ((rc = select_device("marrow_gda_cuda_prepare", cuda_device, &res)) != MARROW_OK)
+		return rc;
+	/* cudaFree(0) creates the primary context now rather than in the first run */
+	if ((e = cudaFree(nullptr)) != cudaSuccess)
+		return cuda_fail(&res, e, "creating the CUDA context (cudaFree(0))");
+	return MARROW_OK;
 }

@@ -7,7 +7,10 @@
  * fixed in the SASS of its kernel.
  *
  * Block 0 / thread 0 is the initiator. For round trip, block 1 / thread 0
- * is the peer: a second GPU thread on a second SM that polls its inbox for
+ * is the peer (two hosts: marrow_gda_cuda_serve launches ONE block with
+ * a.serve = 1, whose thread 0 runs the same gda_peer_loop over a.peer,
+ * stopping after warmup + iters pings or at the first bounded wait that
+ * expires): a second GPU thread on a second SM that polls its inbox for
  * the data word and writes it back through its own QP, so the round trip
  * is GPU -> NIC -> GPU -> NIC -> GPU as in the paper (a CPU peer would put
  * a CPU thread's reaction time in the measurement instead).
@@ -35,7 +38,7 @@ struct gda_kside {
 	uint32_t rkey;
 	uint32_t lkey;
 	uint32_t *src_dev;           /* pointer-form source buffer */
-	const uint8_t *dst_dev;      /* destination, for validation */
+	const uint8_t *dst_dev;      /* destination, for validation; NULL when it is on another host */
 	const uint64_t *inbox_dev;   /* round trip: where the other side writes */
 };
 
@@ -50,7 +53,8 @@ struct gda_kout {
 
 struct gda_kargs {
 	struct gda_kside me, peer;
-	uint32_t exp, payload, msg_size, pad;
+	uint32_t exp, payload, msg_size;
+	uint32_t serve;              /* 1: block 0 runs the peer role alone (marrow_gda_cuda_serve) */
 	unsigned long long iters, warmup, timeout_ns;
 	unsigned long long *samples_ns, *samples_cycles;
 	struct gda_kout *out;
@@ -191,7 +195,9 @@ __device__ void gda_main_loop(gda_kargs &a, uint32_t *words)
 			return;
 		}
 		o->cqes++;
-		if (!gda_payload_ok(s, a.msg_size, it))
+		/* dst_dev NULL: the destination is on another host (its owner
+		 * validates the final bytes); untimed either way. */
+		if (s.dst_dev != nullptr && !gda_payload_ok(s, a.msg_size, it))
 			o->payload_errors++;
 		if (it >= a.warmup) {
 			a.samples_ns[it - a.warmup] = t1 - t0;
@@ -217,7 +223,7 @@ __global__ void gda_kernel(gda_kargs a)
 
 	if (threadIdx.x != 0)
 		return;
-	if (blockIdx.x == 1)
+	if (blockIdx.x == 1 || a.serve)
 		gda_peer_loop<ORD>(a, words);
 	else
 		gda_main_loop<ORD>(a, words);

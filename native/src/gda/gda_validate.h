@@ -18,6 +18,12 @@ static inline int gda_is_pow2(uint32_t v)
 	return v != 0 && (v & (v - 1u)) == 0;
 }
 
+/* The endpoint's destination is on another host: never map or read it. */
+static inline int gda_remote_dst(const struct marrow_gda_endpoint *e)
+{
+	return (e->flags & MARROW_GDA_EP_REMOTE_DST) != 0;
+}
+
 static inline int gda_check_endpoint(const char *fn, const char *who,
 				     const struct marrow_gda_endpoint *e)
 {
@@ -34,7 +40,7 @@ static inline int gda_check_endpoint(const char *fn, const char *who,
 				   "%s: queue placement 'gpu' is not implemented: needs DevX umem "
 				   "(SQ/CQ/DBR in GPU memory registered with mlx5dv_devx_umem_reg); "
 				   "use placement 'host'", fn);
-	if (e->flags & ~(uint32_t)MARROW_GDA_EP_UAR_MMIO)
+	if (e->flags & ~(uint32_t)(MARROW_GDA_EP_UAR_MMIO | MARROW_GDA_EP_REMOTE_DST))
 		return marrow_fail(MARROW_EINVAL, "%s: %s endpoint has unknown flags 0x%x", fn, who, e->flags);
 	if (e->placement != MARROW_GDA_PLACEMENT_HOST)
 		return marrow_fail(MARROW_EINVAL, "%s: unknown queue placement %u", fn, e->placement);
@@ -112,10 +118,26 @@ static inline int gda_check_args(const char *fn, const struct marrow_gda_config 
 	rc = gda_check_endpoint(fn, "initiator", ep);
 	if (rc == MARROW_OK)
 		rc = gda_check_payload(fn, "initiator", cfg, ep);
-	if (rc == MARROW_OK && cfg->experiment == MARROW_GDA_EXP_ROUND_TRIP) {
+	if (rc == MARROW_OK && cfg->experiment == MARROW_GDA_EXP_ROUND_TRIP && gda_remote_dst(ep)) {
+		/* two hosts: the peer role runs there (marrow_gda_*_serve) */
 		if (cfg->msg_size != 8)
 			rc = marrow_fail(MARROW_EINVAL, "%s: round trip polls one 8-byte data word: "
 					 "msg_size must be 8, not %u", fn, cfg->msg_size);
+		else if (peer != NULL)
+			rc = marrow_fail(MARROW_EINVAL, "%s: the initiator's destination is remote "
+					 "(MARROW_GDA_EP_REMOTE_DST): the round-trip peer runs on the other host "
+					 "(marrow_gda_*_serve there), so pass no peer endpoint", fn);
+		else if ((ep->inbox_addr & 7u) || ep->inbox_addr == 0)
+			rc = marrow_fail(MARROW_EINVAL, "%s: round trip needs an 8-byte aligned inbox word "
+					 "on the initiator (where the remote peer's reply lands)", fn);
+	} else if (rc == MARROW_OK && cfg->experiment == MARROW_GDA_EXP_ROUND_TRIP) {
+		if (cfg->msg_size != 8)
+			rc = marrow_fail(MARROW_EINVAL, "%s: round trip polls one 8-byte data word: "
+					 "msg_size must be 8, not %u", fn, cfg->msg_size);
+		if (rc == MARROW_OK && peer != NULL && gda_remote_dst(peer))
+			rc = marrow_fail(MARROW_EINVAL, "%s: the peer endpoint's destination is remote "
+					 "(MARROW_GDA_EP_REMOTE_DST) but the initiator's is local: one process "
+					 "runs both sides of a round trip only on one host", fn);
 		if (rc == MARROW_OK)
 			rc = gda_check_endpoint(fn, "peer", peer);
 		if (rc == MARROW_OK)
@@ -125,6 +147,45 @@ static inline int gda_check_args(const char *fn, const struct marrow_gda_config 
 			rc = marrow_fail(MARROW_EINVAL, "%s: round trip needs 8-byte aligned inbox words on "
 					 "both endpoints", fn);
 	}
+	res->status = rc;
+	return rc;
+}
+
+/* marrow_gda_*_serve: the peer role of a round trip, alone. */
+static inline int gda_check_serve_args(const char *fn, const struct marrow_gda_config *cfg,
+				       const struct marrow_gda_endpoint *ep, struct marrow_gda_result *res)
+{
+	int rc;
+
+	if (res == NULL || res->size < sizeof(*res))
+		return marrow_fail(MARROW_EINVAL, "%s: result struct missing or too small", fn);
+	memset(res, 0, sizeof(*res));
+	res->size = sizeof(*res);
+	if (cfg == NULL || cfg->size < sizeof(*cfg))
+		return res->status = marrow_fail(MARROW_EINVAL, "%s: config missing or too small", fn);
+	if (cfg->ordering >= GDA_ORD_COUNT)
+		return res->status = marrow_fail(MARROW_EINVAL, "%s: unknown ordering %u (0..6)", fn, cfg->ordering);
+	if (cfg->payload > MARROW_GDA_PAYLOAD_POINTER)
+		return res->status = marrow_fail(MARROW_EINVAL, "%s: unknown payload mode %u", fn, cfg->payload);
+	if (cfg->experiment != MARROW_GDA_EXP_ROUND_TRIP)
+		return res->status = marrow_fail(MARROW_EINVAL, "%s: only the round trip has a peer role "
+						 "(experiment %u): issue and put+completion need nothing from the "
+						 "destination's host but a connected QP and a registered inbox",
+						 fn, cfg->experiment);
+	if (cfg->msg_size != 8)
+		return res->status = marrow_fail(MARROW_EINVAL, "%s: round trip polls one 8-byte data word: "
+						 "msg_size must be 8, not %u", fn, cfg->msg_size);
+	if (cfg->iters < 1 || cfg->iters > 0xffffffffull || cfg->warmup > 0xffffffffull)
+		return res->status = marrow_fail(MARROW_EINVAL, "%s: iters must be 1..2^32-1 and warmup < 2^32 "
+						 "(the initiator's count: it is the stop condition)", fn);
+	if (cfg->timeout_ns == 0)
+		return res->status = marrow_fail(MARROW_EINVAL, "%s: timeout_ns must be > 0", fn);
+	rc = gda_check_endpoint(fn, "peer", ep);
+	if (rc == MARROW_OK)
+		rc = gda_check_payload(fn, "peer", cfg, ep);
+	if (rc == MARROW_OK && ((ep->inbox_addr & 7u) || ep->inbox_addr == 0))
+		rc = marrow_fail(MARROW_EINVAL, "%s: the peer role polls its inbox word: inbox_addr must be "
+				 "set and 8-byte aligned", fn);
 	res->status = rc;
 	return rc;
 }

@@ -55,9 +55,13 @@ public final class GdaCommand {
                     + "GPU as IO memory (needs PeerMappingOverride=1); results \"hardware\": true, backend cuda+mlx5.",
                     "--peer (two hosts): the responder runs `--peer :PORT` (or --peer-role responder), the initiator "
                     + "`--peer HOST:PORT`; they exchange QPN, LID/GID, PSN, rkey and inbox address over TCP, bring "
-                    + "their QPs to RTS and meet at a barrier. CROSS-HOST RUNS ARE NOT IMPLEMENTED (not issue, not "
-                    + "put+completion, not round trip): the runners validate the delivered bytes in the initiator's "
-                    + "own memory, so the initiator connects, then stops with that error (exit 1)."})
+                    + "their QPs to RTS and meet at a barrier. The initiator's flags decide the run (experiments, "
+                    + "ordering, payload, size, iters, warm-up, timeout) and are sent to the responder, which needs "
+                    + "none of them. Issue and put+completion need only the initiator's GPU; for the round trip the "
+                    + "responder's GPU runs the peer role (polls its inbox, writes the word back). The initiator "
+                    + "cannot read the other host's memory: after each run the responder checks that its inbox "
+                    + "holds the final iteration's bytes and reports it (payload_errors 0 or 1). --sweep with "
+                    + "--peer is not supported (usage error)."})
     static final class Latency implements Callable<Integer> {
         @Spec
         CommandSpec spec;
@@ -117,20 +121,21 @@ public final class GdaCommand {
         Integer gidIndex;
 
         @Option(names = "--peer", paramLabel = "HOST:PORT|:PORT",
-                description = "mlx5, two hosts: HOST:PORT connects to the responder, :PORT listens for the "
-                        + "initiator; both QPs go to RTS, but cross-host runs are NOT implemented (the initiator "
-                        + "then stops with the reason, exit 1). Without it: one host, two QPs connected to each other")
+                description = "mlx5, two hosts: HOST:PORT connects to the responder and runs the experiments, "
+                        + ":PORT listens for the initiator and serves them. Without it: one host, two QPs "
+                        + "connected to each other")
         String peer;
 
         @Option(names = "--peer-role", paramLabel = "initiator|responder",
-                description = "With --peer: initiator (connects; would run the experiments) or responder "
-                        + "(listens, exchanges, keeps its QP and inbox until the initiator is done). "
+                description = "With --peer: initiator (connects, runs the experiments its flags name) or "
+                        + "responder (listens, serves the initiator's runs: round-trip peer role, check of the "
+                        + "bytes in its inbox; until the initiator is done). "
                         + "Default: implied by --peer (:PORT responder, HOST:PORT initiator)")
         String peerRole;
 
         @Option(names = "--peer-timeout-s", defaultValue = "60", paramLabel = "S",
                 description = "Bound of every wait on the peer (connect/accept, exchange, barriers; the "
-                        + "responder's wait for the initiator to finish). Default: ${DEFAULT-VALUE}")
+                        + "responder's wait for the next run). Default: ${DEFAULT-VALUE}")
         int peerTimeoutS;
 
         @Override
@@ -225,34 +230,57 @@ public final class GdaCommand {
         }
 
         /**
-         * --peer: connect the QPs across hosts. The responder waits for the
-         * initiator's closing barrier; the initiator's runs are refused by
-         * MiniGda (cross-host runs are not implemented), after which its
-         * close releases the responder.
+         * --peer: the responder serves whatever the initiator announces
+         * until the initiator's closing barrier; the initiator runs its
+         * experiments through MiniGda (each announced to the responder,
+         * whose report of its inbox check is part of the result) and prints
+         * one record.
          */
         private int twoHost(GdaSetup setup) {
             var err = spec.commandLine().getErr();
-            List<GdaRunSpec> runs = new ArrayList<>(); // parsed before connecting: bad arguments stay usage errors
-            for (Experiment e : experiments(false)) {
-                runs.add(new GdaRunSpec(e, Ordering.parse(ordering), Payload.parse(payload), size, iters, warmup,
-                        timeoutMs * 1_000_000L));
-            }
-            try (MiniGda g = MiniGda.open(setup)) {
-                err.println("marrow: gda " + setup.mlx5().role() + ": connected " + g.connection());
-                err.flush();
-                if (setup.mlx5().role() == PeerRole.RESPONDER) {
-                    err.println("marrow: gda responder: keeping the QP and inbox until the initiator is done "
-                            + "(at most " + setup.mlx5().peerTimeout().toSeconds() + " s)");
+            if (setup.mlx5().role() == PeerRole.RESPONDER) {
+                try (MiniGda g = MiniGda.open(setup)) {
+                    err.println("marrow: gda responder: connected " + g.connection());
+                    err.println("marrow: gda responder: serving the initiator's runs (the initiator's flags decide "
+                            + "them; each wait on the initiator at most " + setup.mlx5().peerTimeout().toSeconds()
+                            + " s)");
                     err.flush();
-                    g.awaitPeerDone();
-                    err.println("marrow: gda responder: initiator done");
+                    int n = g.serve(line -> {
+                        err.println("marrow: gda responder: " + line);
+                        err.flush();
+                    });
+                    err.println("marrow: gda responder: initiator done after " + n + " run(s)");
                     return 0;
                 }
-                for (GdaRunSpec r : runs) { // refused with the reason (UnsupportedOperationException, exit 1)
-                    g.run(r);
-                }
             }
-            throw new IllegalStateException("unreachable: cross-host runs are refused by MiniGda.run");
+            List<GdaRunSpec> specs = new ArrayList<>(); // parsed before connecting: bad arguments stay usage errors
+            for (Experiment e : experiments(false)) {
+                specs.add(new GdaRunSpec(e, Ordering.parse(ordering), Payload.parse(payload), size, iters, warmup,
+                        timeoutMs * 1_000_000L));
+            }
+            List<GdaRun> runs = new ArrayList<>();
+            String error = null;
+            try (MiniGda g = MiniGda.open(setup)) {
+                err.println("marrow: gda initiator: connected " + g.connection());
+                err.flush();
+                for (GdaRunSpec r : specs) {
+                    runs.add(g.run(r));
+                }
+            } catch (NativeException e) {
+                if (e.status() != -5 && e.status() != -71) { // an error CQE is a finding, as on one host
+                    throw e;
+                }
+                error = e.getMessage();
+            }
+            ResultRecord rec = error == null ? GdaRecords.record(runs)
+                    : GdaRecords.failed(setup, specs.getFirst(), runs, error);
+            out.emit(List.of(rec), spec.commandLine().getOut(), err);
+            if (error != null || !runs.stream().allMatch(GdaRun::valid)) {
+                err.println("marrow: FAILED: valid=false: " + (error != null ? error
+                        : "the responder's inbox did not hold the final iteration's bytes (payload_errors)"));
+                return 1;
+            }
+            return 0;
         }
 
         record Point(Ordering ordering, Payload payload, int size) {

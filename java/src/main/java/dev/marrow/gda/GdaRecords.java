@@ -13,7 +13,9 @@ import java.util.List;
  * the effective SM clock), then validation and counters. The backend is
  * "target+nic" (cpu+softnic, cuda+softnic, cuda+mlx5); "hardware" is true
  * only for mlx5 ({@link Nic#hardware()}), whose records also name the
- * device, port, GID index and peer, and carry no emulator counters.
+ * device, port, GID index, peer and role (initiator across hosts), and
+ * carry no emulator counters. Across hosts payload_errors is the
+ * responder's check of the final iteration (0 or 1), said in payload_check.
  */
 public final class GdaRecords {
     public static final String EXPERIMENT = "gda.latency";
@@ -50,7 +52,11 @@ public final class GdaRecords {
         if (s.nic() == Nic.MLX5) { // real hardware: say which NIC and how the two QPs were connected
             Mlx5Options o = s.mlx5();
             r.param("mlx5_device", o.device()).param("mlx5_port", o.port()).param("gid_index", o.gidIndex())
-                    .param("peer", o.twoHost() ? o.peer() + " (" + o.role() + ")" : "loopback (one host)");
+                    .param("peer", o.twoHost() ? o.peer().toString() : "loopback (one host)")
+                    .param("role", o.twoHost() ? o.role().cliName() : "both (one host)");
+            if (o.twoHost()) { // the initiator cannot read the other host's memory: the responder checks once
+                r.param("payload_check", "responder: final iteration's bytes in its inbox");
+            }
         }
         long payloadErrors = 0;
         long posts = 0;

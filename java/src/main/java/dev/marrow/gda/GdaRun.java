@@ -14,12 +14,23 @@ import java.util.Map;
  * @param doorbells      doorbell stores of the initiator
  * @param cqes           CQEs the initiator consumed
  * @param peerPosts      WQEs of the round-trip peer
- * @param payloadErrors  iterations whose destination bytes were wrong (validated after every iteration)
+ * @param payloadErrors  iterations whose destination bytes were wrong (one host: validated after every
+ *                       iteration; two hosts: 0 or 1, the responder's check of the final iteration)
  * @param emuCounters    software NIC counter deltas over the run (empty on hardware)
  */
 public record GdaRun(GdaSetup setup, GdaRunSpec spec, long[] samplesNs, long[] samplesCycles, long posts,
                      long doorbells, long cqes, long peerPosts, long payloadErrors, long timedNs, long timedCycles,
                      int ds, int wqebbsPerWqe, Map<String, Long> emuCounters) {
+
+    /**
+     * Two hosts: the same run with what the responder reported (its posts
+     * of the round trip's replies, and 0 or 1 payload errors from its check
+     * of the final iteration's bytes in its inbox).
+     */
+    public GdaRun withPeerReport(long responderPosts, long responderPayloadErrors) {
+        return new GdaRun(setup, spec, samplesNs, samplesCycles, posts, doorbells, cqes, responderPosts,
+                payloadErrors + responderPayloadErrors, timedNs, timedCycles, ds, wqebbsPerWqe, emuCounters);
+    }
 
     public Stats stats() {
         return Stats.of(samplesNs);

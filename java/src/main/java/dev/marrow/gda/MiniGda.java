@@ -50,11 +50,17 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  *
  * <p>Two hosts ({@link Mlx5Options#peer()}): each side has ONE QP, a source
  * buffer and an inbox; the TCP exchange swaps QPN, LID/GID, PSN, rkey and
- * inbox address, both QPs go to RTS, and the sides meet at a barrier. Runs
- * across hosts are NOT implemented ({@link #run} says why): the runners
- * validate every iteration's bytes by reading the destination in this
- * process. The responder only keeps its QP and inbox alive until the
- * initiator closes ({@link #awaitPeerDone}).
+ * inbox address, both QPs go to RTS, and the sides meet at a barrier. The
+ * endpoints carry MARROW_GDA_EP_REMOTE_DST (the destination is the other
+ * host's inbox: never mapped or read here). The initiator's {@link #run}
+ * announces each run to the responder ({@link GdaPeerProtocol}: experiment,
+ * ordering, payload, size, iters, warm-up, timeout), runs it on its GPU,
+ * and records the responder's report: its check of the final iteration's
+ * bytes in its inbox (payload_errors 0 or 1) and, for the round trip, its
+ * peer role (a GPU thread polling its inbox and writing the word back,
+ * marrow_gda_cuda_serve). The responder calls {@link #serve} and needs no
+ * matching flags; issue and put+completion need no GPU there, the round
+ * trip does. Both keep QP and inbox until the initiator's closing barrier.
  *
  * <pre>{@code
  * try (MiniGda g = MiniGda.open(GdaSetup.defaults(Target.CPU))) {
@@ -67,13 +73,6 @@ public final class MiniGda implements AutoCloseable {
     /** MARROW_EPROTO: the runner's status when delivered bytes were wrong. */
     static final int EPROTO = -71;
 
-    /** Why {@link #run} refuses a two-host session (the runners' design, not a missing flag). */
-    static final String CROSS_HOST_NOT_IMPLEMENTED = "cross-host mini-gda runs are not implemented: the runners "
-            + "validate each iteration's bytes by reading the destination (the endpoint's remote_addr) in this "
-            + "process (gda_cuda.cu add_side/make_side map it into the GPU), and across hosts that is the peer's "
-            + "inbox on the other host. The QPs are connected (RTS) and the TCP exchange works; issue, "
-            + "put+completion and round trip across hosts need a runner mode that leaves the destination unmapped "
-            + "and validates on the responder. Run on one host (no --peer): two QPs on the same NIC";
 
     private final GdaSetup setup;
     private final Arena arena;
@@ -87,12 +86,14 @@ public final class MiniGda implements AutoCloseable {
     private final MemorySegment epB;           // null for two hosts
     private final MemorySegment inboxA;
     private final MemorySegment inboxB;        // null for two hosts
+    private final String rttRefusal;           // two-host responder: why it cannot serve a round trip, or null
+    private int runSeq;                        // two hosts: RUN sequence number
     private boolean peerDone;
     private boolean closed;
 
     private MiniGda(GdaSetup setup, Arena arena, SoftNic nic, Mlx5Device device, List<Mlx5QueuePair> qps,
                     List<Mlx5MemoryRegion> mrs, PeerExchange exchange, String connection, MemorySegment epA,
-                    MemorySegment epB, MemorySegment inboxA, MemorySegment inboxB) {
+                    MemorySegment epB, MemorySegment inboxA, MemorySegment inboxB, String rttRefusal) {
         this.setup = setup;
         this.arena = arena;
         this.nic = nic;
@@ -105,6 +106,7 @@ public final class MiniGda implements AutoCloseable {
         this.epB = epB;
         this.inboxA = inboxA;
         this.inboxB = inboxB;
+        this.rttRefusal = rttRefusal;
     }
 
     /**
@@ -158,7 +160,7 @@ public final class MiniGda implements AutoCloseable {
             MemorySegment epB = endpoint(arena, Nic.SOFTNIC, setup.placement(), qpView(arena, b), cqView(arena, cqB),
                     new Buffers(srcB.address(), n, srcB.lkey(), inB.address(), inA.address(), n, inA.rkey()));
             return new MiniGda(setup, arena, nic, null, List.of(), List.of(), null, null, epA, epB, inA.memory(),
-                    inB.memory());
+                    inB.memory(), null);
         } catch (RuntimeException e) {
             nic.close();
             arena.close();
@@ -180,11 +182,18 @@ public final class MiniGda implements AutoCloseable {
                     + "is created without collapse/overrun-ignore");
         }
         Backend.VERBS.ensureAvailability();
-        if (!responder) { // the responder posts nothing: it needs the NIC, not a GPU
+        // The responder needs a GPU only for the round trip's peer role; without one it still
+        // serves issue and put+completion (and refuses a round trip with this reason).
+        String rttRefusal = null;
+        if (!responder || Backend.CUDA.isAvailable()) {
             Backend.CUDA.ensureAvailability();
             if (GdaFfi.Cuda.LIB == null) {
                 throw new MarrowException("mini-gda CUDA runner library not loaded");
             }
+        } else {
+            rttRefusal = "the round trip's peer role is a GPU thread on the responder, and the responder has no "
+                    + "usable GPU: " + Backend.CUDA.unavailabilityCause().getMessage()
+                    + " (issue and put+completion need no GPU there)";
         }
         Mlx5Device dev;
         try {
@@ -223,7 +232,7 @@ public final class MiniGda implements AutoCloseable {
                 String conn = String.format("%s port %d: QP 0x%x <-> QP 0x%x (one host)", dev.name(), dev.port(),
                         a.qpn(), b.qpn());
                 return new MiniGda(opened, arena, null, dev, qps, mrs, null, conn, epA, epB, inA.buffer(),
-                        inB.buffer());
+                        inB.buffer(), null);
             }
             Mlx5QueuePair qp = add(qps, dev.createQueuePair(qpConfig(setup)));
             Mlx5MemoryRegion src = add(mrs, dev.register(arena.allocate(n, 4096), Access.LOCAL_WRITE));
@@ -235,18 +244,33 @@ public final class MiniGda implements AutoCloseable {
                 throw new MarrowException("peer " + x.peerName() + " exposed no writable inbox: " + remote);
             }
             qp.connect(remote, null);
+            if (rttRefusal == null) { // the CUDA context now, not inside a peer's bounded wait
+                prepareCuda(setup.cudaDevice());
+            }
             x.barrier(); // both QPs are RTS before anything is written
+            // The destination is the other host's inbox: in WQEs only, never mapped or read here.
             MemorySegment ep = endpoint(arena, Nic.MLX5, setup.placement(), qp.qpView(), qp.cqView(),
-                    buffers(src, in, remote));
+                    buffers(src, in, remote), true);
             String conn = String.format("%s port %d: QP 0x%x <-> peer QP 0x%x at %s (%s)", dev.name(), dev.port(),
                     qp.qpn(), remote.qpn(), x.peerName(), o.role());
-            return new MiniGda(opened, arena, null, dev, qps, mrs, x, conn, ep, null, in.buffer(), null);
+            return new MiniGda(opened, arena, null, dev, qps, mrs, x, conn, ep, null, in.buffer(), null,
+                    rttRefusal);
         } catch (RuntimeException e) {
             if (x != null) {
                 x.close();
             }
             release(qps, mrs, dev, arena, e);
             throw e;
+        }
+    }
+
+    private static void prepareCuda(int device) {
+        try {
+            GdaFfi.Cuda.LIB.check((int) GdaFfi.Cuda.CUDA_PREPARE.invokeExact(device), "marrow_gda_cuda_prepare");
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new MarrowException("marrow_gda_cuda_prepare failed: " + t, t);
         }
     }
 
@@ -338,35 +362,120 @@ public final class MiniGda implements AutoCloseable {
      * {@link NativeException} with the native message (a timeout has
      * {@link NativeException#isTimeout()}).
      *
-     * @throws UnsupportedOperationException on a two-host session (see {@link #CROSS_HOST_NOT_IMPLEMENTED})
+     * <p>Two hosts, initiator: the run is announced to the responder first
+     * and its report is part of the result ({@link GdaPeerProtocol#initiate});
+     * a responder that refuses, fails or goes away ends in an exception
+     * (bounded by the peer timeout and the run's timeout), not a hang.
+     *
+     * @throws UnsupportedOperationException on the responder of a two-host session (it calls {@link #serve})
      */
     public GdaRun run(GdaRunSpec spec) {
         if (closed) {
             throw new IllegalStateException("MiniGda is closed");
         }
-        if (exchange != null) {
-            throw new UnsupportedOperationException(setup.mlx5().role() == PeerRole.RESPONDER
-                    ? "the responder runs no experiments: it keeps its QP connected and its inbox registered "
-                    + "until the initiator closes (awaitPeerDone)"
-                    : CROSS_HOST_NOT_IMPLEMENTED + " (connected: " + connection + ")");
+        if (exchange == null) {
+            return runNative(spec, spec.experiment() == Experiment.ROUND_TRIP ? epB : MemorySegment.NULL);
         }
+        if (setup.mlx5().role() == PeerRole.RESPONDER) {
+            throw new UnsupportedOperationException("the responder runs no experiments of its own: it serves "
+                    + "the initiator's (serve())");
+        }
+        if (peerDone) {
+            throw new IllegalStateException("the closing barrier with the responder was passed: no more runs");
+        }
+        return GdaPeerProtocol.initiate(exchange, ++runSeq, spec, s -> {
+            inboxA.fill((byte) 0); // the round trip's reply lands here: no stale word from an earlier run
+            return GdaPeerProtocol.LocalOutcome.of(runNative(s, MemorySegment.NULL));
+        });
+    }
+
+    /**
+     * Two hosts, responder: serves the initiator's runs (the round trip's
+     * peer role on this GPU; after every run, the check of the final bytes
+     * in this side's inbox) until the initiator's closing barrier, then
+     * returns the number of runs served. log gets one line per run.
+     */
+    public int serve(java.util.function.Consumer<String> log) {
+        if (closed) {
+            throw new IllegalStateException("MiniGda is closed");
+        }
+        if (exchange == null || setup.mlx5().role() != PeerRole.RESPONDER) {
+            throw new UnsupportedOperationException("serve() is the responder's side of a two-host session "
+                    + "(--peer :PORT)");
+        }
+        if (peerDone) {
+            throw new IllegalStateException("the closing barrier with the initiator was passed");
+        }
+        int n = GdaPeerProtocol.serve(exchange, new GdaPeerProtocol.Responder() {
+            @Override
+            public String refusal(GdaRunSpec spec) {
+                if (spec.size() > inboxA.byteSize()) {
+                    return "the run writes " + spec.size() + " bytes, this side's inbox has " + inboxA.byteSize()
+                            + ": start the responder with --size " + spec.size() + " (or more)";
+                }
+                return spec.experiment() == Experiment.ROUND_TRIP ? rttRefusal : null;
+            }
+
+            @Override
+            public void prepare(GdaRunSpec spec) {
+                inboxA.fill((byte) 0);
+            }
+
+            @Override
+            public GdaPeerProtocol.Served serve(GdaRunSpec spec) {
+                return serveNative(spec);
+            }
+
+            @Override
+            public MemorySegment inbox() {
+                return inboxA;
+            }
+        }, log);
+        peerDone = true; // the closing barrier was answered inside
+        return n;
+    }
+
+    private MemorySegment config(Arena a, GdaRunSpec spec) {
+        MemorySegment cfg = a.allocate(GdaLayouts.CONFIG);
+        cfg.set(JAVA_INT, off(GdaLayouts.CONFIG, "size"), (int) GdaLayouts.CONFIG.byteSize());
+        cfg.set(JAVA_INT, off(GdaLayouts.CONFIG, "experiment"), spec.experiment().code());
+        cfg.set(JAVA_INT, off(GdaLayouts.CONFIG, "ordering"), spec.ordering().code());
+        cfg.set(JAVA_INT, off(GdaLayouts.CONFIG, "payload"), spec.payload().code());
+        cfg.set(JAVA_INT, off(GdaLayouts.CONFIG, "msg_size"), spec.size());
+        cfg.set(JAVA_LONG, off(GdaLayouts.CONFIG, "iters"), spec.iters());
+        cfg.set(JAVA_LONG, off(GdaLayouts.CONFIG, "warmup"), spec.warmup());
+        cfg.set(JAVA_LONG, off(GdaLayouts.CONFIG, "timeout_ns"), spec.timeoutNs());
+        cfg.set(JAVA_INT, off(GdaLayouts.CONFIG, "cuda_device"), setup.cudaDevice());
+        return cfg;
+    }
+
+    /** The round trip's peer role on this side's GPU (responder); failures are returned, not thrown. */
+    private GdaPeerProtocol.Served serveNative(GdaRunSpec spec) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment res = a.allocate(GdaLayouts.RESULT);
+            res.set(JAVA_INT, 0, (int) GdaLayouts.RESULT.byteSize());
+            int rc = (int) GdaFfi.Cuda.CUDA_SERVE.invokeExact(config(a, spec), epA, res);
+            long posts = res.get(JAVA_LONG, off(GdaLayouts.RESULT, "peer_posts"));
+            try {
+                GdaFfi.Cuda.LIB.check(rc, "marrow_gda_cuda_serve");
+                return new GdaPeerProtocol.Served(0, posts, "");
+            } catch (NativeException e) {
+                return new GdaPeerProtocol.Served(e.status(), posts, e.getMessage());
+            }
+        } catch (Throwable t) {
+            return new GdaPeerProtocol.Served(GdaPeerProtocol.EIO, 0, "the responder's peer role failed: " + t);
+        }
+    }
+
+    /** One run of this process's runner (peer: the local round-trip peer endpoint, or NULL). */
+    private GdaRun runNative(GdaRunSpec spec, MemorySegment peer) {
         boolean cuda = setup.target() == Target.CUDA;
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment cfg = a.allocate(GdaLayouts.CONFIG);
-            cfg.set(JAVA_INT, off(GdaLayouts.CONFIG, "size"), (int) GdaLayouts.CONFIG.byteSize());
-            cfg.set(JAVA_INT, off(GdaLayouts.CONFIG, "experiment"), spec.experiment().code());
-            cfg.set(JAVA_INT, off(GdaLayouts.CONFIG, "ordering"), spec.ordering().code());
-            cfg.set(JAVA_INT, off(GdaLayouts.CONFIG, "payload"), spec.payload().code());
-            cfg.set(JAVA_INT, off(GdaLayouts.CONFIG, "msg_size"), spec.size());
-            cfg.set(JAVA_LONG, off(GdaLayouts.CONFIG, "iters"), spec.iters());
-            cfg.set(JAVA_LONG, off(GdaLayouts.CONFIG, "warmup"), spec.warmup());
-            cfg.set(JAVA_LONG, off(GdaLayouts.CONFIG, "timeout_ns"), spec.timeoutNs());
-            cfg.set(JAVA_INT, off(GdaLayouts.CONFIG, "cuda_device"), setup.cudaDevice());
+            MemorySegment cfg = config(a, spec);
             MemorySegment res = a.allocate(GdaLayouts.RESULT);
             res.set(JAVA_INT, 0, (int) GdaLayouts.RESULT.byteSize());
             MemorySegment ns = a.allocate(JAVA_LONG, spec.iters());
             MemorySegment cyc = cuda ? a.allocate(JAVA_LONG, spec.iters()) : MemorySegment.NULL;
-            MemorySegment peer = spec.experiment() == Experiment.ROUND_TRIP ? epB : MemorySegment.NULL;
 
             SoftNicCounters before = nic == null ? null : nic.counters();
             int rc;
@@ -414,6 +523,12 @@ public final class MiniGda implements AutoCloseable {
      */
     static MemorySegment endpoint(Arena arena, Nic nic, Placement placement, MemorySegment qpView,
                                   MemorySegment cqView, Buffers b) {
+        return endpoint(arena, nic, placement, qpView, cqView, b, false);
+    }
+
+    /** remoteDst: the destination is another host's memory (MARROW_GDA_EP_REMOTE_DST). */
+    static MemorySegment endpoint(Arena arena, Nic nic, Placement placement, MemorySegment qpView,
+                                  MemorySegment cqView, Buffers b, boolean remoteDst) {
         StructLayout el = GdaLayouts.ENDPOINT;
         MemorySegment ep = arena.allocate(el);
         ep.set(JAVA_INT, off(el, "size"), (int) el.byteSize());
@@ -427,12 +542,14 @@ public final class MiniGda implements AutoCloseable {
         ep.set(JAVA_LONG, off(el, "remote_addr"), b.remoteAddr());
         ep.set(JAVA_LONG, off(el, "remote_len"), b.remoteLen());
         ep.set(JAVA_INT, off(el, "rkey"), b.rkey());
-        ep.set(JAVA_INT, off(el, "flags"), nic == Nic.MLX5 ? EP_UAR_MMIO : 0);
+        ep.set(JAVA_INT, off(el, "flags"), (nic == Nic.MLX5 ? EP_UAR_MMIO : 0) | (remoteDst ? EP_REMOTE_DST : 0));
         return ep;
     }
 
     /** MARROW_GDA_EP_UAR_MMIO of marrow_gda.h. */
     static final int EP_UAR_MMIO = 1;
+    /** MARROW_GDA_EP_REMOTE_DST of marrow_gda.h. */
+    static final int EP_REMOTE_DST = 2;
 
     /** struct marrow_qp_view of a softnic QP. */
     static MemorySegment qpView(Arena arena, QueuePair q) {
@@ -467,9 +584,9 @@ public final class MiniGda implements AutoCloseable {
 
     /**
      * Two hosts: the closing barrier. The initiator reaches it when it is
-     * done; the responder waits here (at most the peer timeout) until the
-     * initiator is done, keeping its QP connected and its inbox registered.
-     * Called by {@link #close} when not yet done; a no-op on one host.
+     * done (close calls it); the responder normally meets it inside
+     * {@link #serve}; called directly, it waits here (at most the peer
+     * timeout) without serving runs. A no-op on one host or once passed.
      */
     public void awaitPeerDone() {
         if (exchange == null || peerDone) {

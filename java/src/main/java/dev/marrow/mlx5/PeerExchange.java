@@ -136,6 +136,50 @@ public final class PeerExchange implements AutoCloseable {
         }
     }
 
+    /** Sends one message of the given type (e.g. the mini-gda run control); payload without header. */
+    public void sendMessage(int type, byte[] payload, String what) {
+        send(PeerMessages.encode(type, payload), what);
+    }
+
+    /** Receives one message that must be of the given type; returns its payload. */
+    public byte[] receiveMessage(int type, String what) {
+        PeerMessages.Frame f = receiveAny(what);
+        if (f.type() != type) {
+            throw new PeerExchangeException("expected a " + what + " (type " + type + ") from " + peerName
+                    + ", got type " + f.type() + " (the two sides are out of step)");
+        }
+        return f.payload();
+    }
+
+    /** Receives the next message, whatever its type (magic and version checked). */
+    public PeerMessages.Frame receiveAny(String what) {
+        byte[] body = receive(what);
+        try {
+            return PeerMessages.decodeFrame(body);
+        } catch (PeerExchangeException e) {
+            throw new PeerExchangeException(e.getMessage() + " [peer " + peerName + "]", e);
+        }
+    }
+
+    /**
+     * The other half of {@link #barrier()} when this side received the
+     * peer's BARRIER frame through {@link #receiveAny} (e.g. a responder
+     * waiting for "the next run or the end"): checks its sequence and answers.
+     */
+    public void answerBarrier(PeerMessages.Frame f) {
+        if (f.type() != PeerMessages.TYPE_BARRIER) {
+            throw new IllegalArgumentException("not a barrier: type " + f.type());
+        }
+        int seq = ++barrierSeq;
+        byte[] body = PeerMessages.encode(PeerMessages.TYPE_BARRIER, f.payload());
+        int theirs = PeerMessages.decodeBarrier(java.util.Arrays.copyOfRange(body, 4, body.length));
+        if (theirs != seq) {
+            throw new PeerExchangeException("peer is at barrier " + theirs + ", this side at " + seq
+                    + " (the two sides are out of step)");
+        }
+        send(PeerMessages.encodeBarrier(seq), "barrier " + seq);
+    }
+
     private void send(byte[] frame, String what) {
         try {
             out.write(frame);

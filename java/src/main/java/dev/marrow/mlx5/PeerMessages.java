@@ -16,17 +16,25 @@ import java.nio.ByteBuffer;
  *   INFO    (type 1, 56-byte body): qpn u32, psn u32, rkey u32, lid u16,
  *           link_layer u8, mtu u8, gid[16], addr u64, len u64
  *   BARRIER (type 2, 12-byte body): sequence u32
+ *   3..6    mini-gda run control (payloads defined by dev.marrow.gda.GdaPeerProtocol):
+ *           RUN, READY, DONE, REPORT
  * </pre>
  * A version bump changes the whole format: peers must run the same version.
+ * Version 2 added the mini-gda run control (a version-1 peer could connect
+ * but not serve runs, so it is refused at the first message).
  */
 public final class PeerMessages {
     private PeerMessages() {
     }
 
     public static final int MAGIC = 0x4d525735; // "MRW5"
-    public static final int VERSION = 1;
+    public static final int VERSION = 2;
     public static final int TYPE_INFO = 1;
     public static final int TYPE_BARRIER = 2;
+    public static final int TYPE_GDA_RUN = 3;
+    public static final int TYPE_GDA_READY = 4;
+    public static final int TYPE_GDA_DONE = 5;
+    public static final int TYPE_GDA_REPORT = 6;
     static final int HEADER = 8;
     static final int INFO_BODY = HEADER + 48;
     static final int BARRIER_BODY = HEADER + 4;
@@ -42,6 +50,31 @@ public final class PeerMessages {
 
     public static byte[] encodeBarrier(int seq) {
         return frame(BARRIER_BODY, TYPE_BARRIER).putInt(seq).array();
+    }
+
+    /** One decoded frame: its type and the bytes after the 8-byte header. */
+    public record Frame(int type, byte[] payload) {
+        public ByteBuffer buffer() {
+            return ByteBuffer.wrap(payload);
+        }
+    }
+
+    /** A frame of any type with a free-form payload (length prefix and header added). */
+    public static byte[] encode(int type, byte[] payload) {
+        if (HEADER + payload.length > MAX_BODY) {
+            throw new IllegalArgumentException("peer message payload of " + payload.length + " bytes exceeds "
+                    + (MAX_BODY - HEADER));
+        }
+        return frame(HEADER + payload.length, type).put(payload).array();
+    }
+
+    /** Checks magic and version of a body (the bytes after the length prefix) and splits it. */
+    public static Frame decodeFrame(byte[] body) {
+        ByteBuffer b = header(body, -1, -1, "any");
+        int type = Short.toUnsignedInt(b.getShort(6));
+        byte[] payload = new byte[body.length - HEADER];
+        System.arraycopy(body, HEADER, payload, 0, payload.length);
+        return new Frame(type, payload);
     }
 
     private static ByteBuffer frame(int body, int type) {
@@ -88,6 +121,9 @@ public final class PeerMessages {
                     + VERSION + ": run the same Marrow version on both sides");
         }
         int t = Short.toUnsignedInt(b.getShort());
+        if (type < 0) {
+            return b; // any type, any length (decodeFrame)
+        }
         if (t != type) {
             throw new PeerExchangeException("expected a " + what + " message from the peer, got type " + t
                     + " (the two sides are out of step)");

@@ -102,6 +102,10 @@ class GdaCommandTest {
             "--peer-role responder --peer host:7000|--peer-role responder listens for the initiator: --peer must be :port",
             "--peer-role responder|--peer-role responder needs --peer",
             "--peer host:7000 --sweep ordering|--sweep with --peer is not supported",
+            "--peer :7000 --sweep size|--sweep with --peer is not supported",
+            "--peer 127.0.0.1:9 --experiments rtt --size 16|round trip polls one 8-byte data word",
+            "--peer 127.0.0.1:9 --ordering sometimes|gpu-fence",
+            "--peer 127.0.0.1:9 --experiments ping|unknown experiment 'ping'",
             "--peer-timeout-s 0 --peer host:7000|--peer-timeout-s must be > 0",
             "--gid-index -2|--gid-index must be >= 0",
     })

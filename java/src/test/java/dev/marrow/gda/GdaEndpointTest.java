@@ -71,9 +71,26 @@ class GdaEndpointTest {
     }
 
     @Test
-    void theMmioFlagValueIsTheHeadersOne() {
-        // marrow_gda.h: MARROW_GDA_EP_UAR_MMIO = 1; the runners reject unknown flag bits
+    void theFlagValuesAreTheHeadersOnes() {
+        // marrow_gda.h: MARROW_GDA_EP_UAR_MMIO = 1, MARROW_GDA_EP_REMOTE_DST = 2; the runners reject unknown bits
         assertEquals(1, MiniGda.EP_UAR_MMIO);
+        assertEquals(2, MiniGda.EP_REMOTE_DST);
+    }
+
+    @Test
+    void aTwoHostEndpointMarksItsDestinationRemote() {
+        try (SoftNic nic = SoftNic.open(SoftNic.Options.defaults().withPollMode(SoftNic.PollMode.IDLE).withQuiet(true));
+             Arena arena = Arena.ofConfined()) {
+            CompletionQueue cq = nic.createCompletionQueue(6, false, false);
+            QueuePair qp = nic.createQueuePair(QueuePair.Config.of(cq).withLogSqWqebbs(5).withMaxInlineData(60));
+            MiniGda.Buffers b = new MiniGda.Buffers(0x1000, 4096, 0x11, 0x3000, 0x7f00_0000_0000L, 8192, 0x22);
+            MemorySegment ep = MiniGda.endpoint(arena, Nic.MLX5, Placement.HOST, MiniGda.qpView(arena, qp),
+                    MiniGda.cqView(arena, cq), b, true);
+            assertEquals(MiniGda.EP_UAR_MMIO | MiniGda.EP_REMOTE_DST,
+                    ep.get(JAVA_INT, off(GdaLayouts.ENDPOINT, "flags")));
+            assertEquals(0x7f00_0000_0000L, ep.get(JAVA_LONG, off(GdaLayouts.ENDPOINT, "remote_addr")),
+                    "the remote address still goes into the WQEs");
+        }
     }
 
     @Test

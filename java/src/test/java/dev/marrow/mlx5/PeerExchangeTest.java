@@ -76,8 +76,9 @@ class PeerExchangeTest {
         assertMsg(() -> PeerMessages.decodeInfo(magic), "magic");
 
         byte[] version = good.clone();
-        version[5] = 2;
-        assertMsg(() -> PeerMessages.decodeInfo(version), "version 2, this build speaks 1");
+        version[5] = (byte) (PeerMessages.VERSION + 1);
+        assertMsg(() -> PeerMessages.decodeInfo(version), "version " + (PeerMessages.VERSION + 1)
+                + ", this build speaks " + PeerMessages.VERSION);
 
         byte[] type = good.clone();
         type[7] = PeerMessages.TYPE_BARRIER;

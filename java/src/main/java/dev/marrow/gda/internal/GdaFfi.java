@@ -27,6 +27,9 @@ public final class GdaFfi {
         /** int marrow_gda_cpu_run(cfg*, ep*, peer*, uint64 *samples_ns, result*) */
         public static final MethodHandle CPU_RUN = LIB.handle("marrow_gda_cpu_run",
                 FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS));
+        /** int marrow_gda_cpu_serve(cfg*, ep*, result*): the round trip's peer role alone */
+        public static final MethodHandle CPU_SERVE = LIB.handle("marrow_gda_cpu_serve",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
 
         private static NativeLib load() {
             NativeLib lib = NativeLib.load("host");
@@ -44,6 +47,12 @@ public final class GdaFfi {
         /** int marrow_gda_cuda_run(cfg*, ep*, peer*, uint64 *samples_ns, uint64 *samples_cycles, result*) */
         public static final MethodHandle CUDA_RUN = LIB.handle("marrow_gda_cuda_run",
                 FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS));
+        /** int marrow_gda_cuda_serve(cfg*, ep*, result*): the round trip's peer role alone, on the GPU */
+        public static final MethodHandle CUDA_SERVE = LIB.handle("marrow_gda_cuda_serve",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
+        /** int marrow_gda_cuda_prepare(int device): select it and create its context */
+        public static final MethodHandle CUDA_PREPARE = LIB.handle("marrow_gda_cuda_prepare",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT));
 
         private static NativeLib load() {
             NativeLib lib = NativeLib.load("cuda");

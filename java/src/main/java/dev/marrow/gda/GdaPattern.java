@@ -5,7 +5,11 @@ import java.lang.foreign.MemorySegment;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
-/** Java twin of gda_pattern_word (gda_post.h), to check delivered bytes independently. */
+/**
+ * Java twin of gda_pattern_word (gda_post.h): the responder of a two-host
+ * run checks its inbox with it ({@link GdaPeerProtocol}); tests check
+ * delivered bytes independently of the runners.
+ */
 final class GdaPattern {
     private GdaPattern() {
     }

@@ -1,0 +1,452 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.marrow.gda;
+
+import dev.marrow.api.NativeException;
+import dev.marrow.mlx5.PeerAddress;
+import dev.marrow.mlx5.PeerExchange;
+import dev.marrow.mlx5.PeerExchangeException;
+import dev.marrow.mlx5.PeerMessages;
+import org.junit.jupiter.api.Test;
+
+import java.io.OutputStream;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The two-host run control of mini-gda (GdaPeerProtocol) without a NIC or a
+ * GPU: codecs, malformed messages, and whole sessions over loopback TCP with
+ * two threads, where the initiator's "run" writes the pattern into a shared
+ * buffer standing in for the responder's inbox (what the RDMA WRITEs do).
+ */
+class GdaPeerProtocolTest {
+    static final Duration T = Duration.ofSeconds(5);
+    static final Duration BOUND = Duration.ofSeconds(30);
+    static final GdaSetup SETUP = GdaSetup.defaults(Target.CUDA).withNic(Nic.MLX5)
+            .withMlx5(Mlx5Options.defaults().withPeer(PeerAddress.parse("node2:7000"), null));
+
+    static GdaRunSpec spec(Experiment e, int size) {
+        return new GdaRunSpec(e, Ordering.RELEASE_SYS, Payload.POINTER, size, 20, 3, 1_000_000_000L);
+    }
+
+    /** What a local run returns: plausible counters, no local payload check (remote destination). */
+    static GdaRun fakeRun(GdaRunSpec s) {
+        long total = (long) s.iters() + s.warmup();
+        long[] ns = new long[s.iters()];
+        Arrays.fill(ns, 1000);
+        return new GdaRun(SETUP, s, ns, ns.clone(), total, total, total, 0, 0, 20_000, 30_000, 3, 1, java.util.Map.of());
+    }
+
+    /** The "RDMA WRITE" of every iteration into the responder's inbox; lastIt: what the final write holds. */
+    static Function<GdaRunSpec, GdaPeerProtocol.LocalOutcome> writer(MemorySegment inbox, int lag) {
+        return s -> {
+            long total = (long) s.iters() + s.warmup();
+            for (long it = 0; it < total; it++) {
+                write(inbox, s.size(), Math.max(0, it - lag));
+            }
+            return GdaPeerProtocol.LocalOutcome.of(fakeRun(s));
+        };
+    }
+
+    static void write(MemorySegment dst, int len, long it) {
+        for (int j = 0; j < len; j++) {
+            dst.set(JAVA_BYTE, j, (byte) (GdaPattern.word(it, j / 4) >>> (8 * (j % 4))));
+        }
+    }
+
+    /** A Responder over a plain buffer; the round trip's peer role "answers" every ping. */
+    static final class FakeResponder implements GdaPeerProtocol.Responder {
+        final MemorySegment inbox;
+        final List<GdaRunSpec> served = Collections.synchronizedList(new ArrayList<>());
+        volatile GdaPeerProtocol.Served serveResult;
+
+        FakeResponder(MemorySegment inbox) {
+            this.inbox = inbox;
+        }
+
+        @Override
+        public String refusal(GdaRunSpec s) {
+            return s.size() > inbox.byteSize() ? "the run writes " + s.size() + " bytes, this side's inbox has "
+                    + inbox.byteSize() + ": start the responder with --size " + s.size() : null;
+        }
+
+        @Override
+        public void prepare(GdaRunSpec s) {
+            inbox.fill((byte) 0);
+        }
+
+        @Override
+        public GdaPeerProtocol.Served serve(GdaRunSpec s) {
+            served.add(s);
+            return serveResult != null ? serveResult
+                    : new GdaPeerProtocol.Served(0, (long) s.iters() + s.warmup(), "");
+        }
+
+        @Override
+        public MemorySegment inbox() {
+            return inbox;
+        }
+    }
+
+    /** Runs the responder's loop on a thread against an initiator script on this one. */
+    static <T> T session(FakeResponder r, List<String> log, Function<PeerExchange, T> initiator,
+                         CompletableFuture<Integer>[] servedOut) {
+        try (PeerExchange.Listener l = PeerExchange.bind(0)) {
+            int port = l.port();
+            CompletableFuture<Integer> server = CompletableFuture.supplyAsync(() -> {
+                try (PeerExchange x = l.accept(T)) {
+                    return GdaPeerProtocol.serve(x, r, log::add);
+                }
+            });
+            servedOut[0] = server;
+            try (PeerExchange x = PeerExchange.open(PeerAddress.parse("127.0.0.1:" + port), T)) {
+                return initiator.apply(x);
+            }
+        }
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void aWholeSessionOverLoopbackChecksTheResponderInboxAndEndsAtTheClosingBarrier() {
+        assertTimeoutPreemptively(BOUND, () -> {
+            try (Arena a = Arena.ofShared()) {
+                MemorySegment inbox = a.allocate(4096, 4096);
+                FakeResponder r = new FakeResponder(inbox);
+                List<String> log = Collections.synchronizedList(new ArrayList<>());
+                CompletableFuture<Integer>[] served = new CompletableFuture[1];
+                List<GdaRun> runs = session(r, log, x -> {
+                    List<GdaRun> l = new ArrayList<>();
+                    int seq = 0;
+                    for (Experiment e : Experiment.values()) {
+                        l.add(GdaPeerProtocol.initiate(x, ++seq, spec(e, 8), writer(inbox, 0)));
+                    }
+                    l.add(GdaPeerProtocol.initiate(x, ++seq, spec(Experiment.PUT_COMPLETION, 220), writer(inbox, 0)));
+                    x.barrier(); // the closing barrier
+                    return l;
+                }, served);
+                assertEquals(4, served[0].get(5, TimeUnit.SECONDS), "runs served before the closing barrier");
+                for (GdaRun run : runs) {
+                    assertTrue(run.valid(), run.spec() + ": " + run.payloadErrors());
+                    long total = run.spec().iters() + run.spec().warmup();
+                    assertEquals(run.spec().experiment() == Experiment.ROUND_TRIP ? total : 0, run.peerPosts(),
+                            run.spec().experiment() + ": the responder's posts");
+                }
+                assertEquals(1, r.served.size(), "only the round trip runs the peer role");
+                assertEquals(spec(Experiment.ROUND_TRIP, 8), r.served.getFirst(), "the spec arrived whole");
+                assertEquals(4, log.size(), log.toString());
+                assertTrue(log.get(2).contains("answered 23 pings") && log.get(2).contains("final iteration"),
+                        log.get(2));
+            }
+        });
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void staleOrWrongBytesInTheResponderInboxAreAPayloadError() {
+        assertTimeoutPreemptively(BOUND, () -> {
+            try (Arena a = Arena.ofShared()) {
+                MemorySegment inbox = a.allocate(4096, 4096);
+                FakeResponder r = new FakeResponder(inbox);
+                CompletableFuture<Integer>[] served = new CompletableFuture[1];
+                GdaRun run = session(r, new ArrayList<>(), x -> {
+                    // the last write carries the previous iteration's bytes
+                    GdaRun g = GdaPeerProtocol.initiate(x, 1, spec(Experiment.PUT_COMPLETION, 28), writer(inbox, 1));
+                    x.barrier();
+                    return g;
+                }, served);
+                assertEquals(1, run.payloadErrors());
+                assertFalse(run.valid());
+                ResultRecordCheck.hasTwoHostParams(GdaRecords.record(List.of(run)));
+                assertEquals(1, served[0].get(5, TimeUnit.SECONDS));
+            }
+        });
+    }
+
+    /** The record of a two-host run names peer, role and how the bytes were checked. */
+    static final class ResultRecordCheck {
+        static void hasTwoHostParams(dev.marrow.results.ResultRecord rec) {
+            assertEquals("cuda+mlx5", rec.backend());
+            assertTrue(rec.hardware());
+            assertEquals("node2:7000", rec.params().get("peer"));
+            assertEquals("initiator", rec.params().get("role"));
+            assertTrue(String.valueOf(rec.params().get("payload_check")).contains("responder"), rec.params().toString());
+            assertEquals(1L, ((Number) rec.metric("payload_errors")).longValue());
+            assertEquals(false, rec.metric("valid"));
+        }
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void aRefusedRunIsAClearErrorAndTheSessionGoesOn() {
+        assertTimeoutPreemptively(BOUND, () -> {
+            try (Arena a = Arena.ofShared()) {
+                MemorySegment inbox = a.allocate(64, 64);
+                FakeResponder r = new FakeResponder(inbox);
+                CompletableFuture<Integer>[] served = new CompletableFuture[1];
+                GdaRun ok = session(r, new ArrayList<>(), x -> {
+                    PeerExchangeException e = assertThrows(PeerExchangeException.class, () -> GdaPeerProtocol
+                            .initiate(x, 1, spec(Experiment.PUT_COMPLETION, 220), writer(inbox, 0)));
+                    assertTrue(e.getMessage().contains("refused run 1") && e.getMessage().contains("--size 220"),
+                            e.getMessage());
+                    GdaRun g = GdaPeerProtocol.initiate(x, 2, spec(Experiment.ISSUE, 60), writer(inbox, 0));
+                    x.barrier();
+                    return g;
+                }, served);
+                assertTrue(ok.valid());
+                assertEquals(1, served[0].get(5, TimeUnit.SECONDS));
+            }
+        });
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void aFailedPeerRoleIsReportedAsTheResponderError() {
+        assertTimeoutPreemptively(BOUND, () -> {
+            try (Arena a = Arena.ofShared()) {
+                MemorySegment inbox = a.allocate(4096, 4096);
+                FakeResponder r = new FakeResponder(inbox);
+                r.serveResult = new GdaPeerProtocol.Served(-110, 3, "marrow_gda_cuda_serve: GPU peer (serving the "
+                        + "remote initiator) timed out in iteration 3");
+                CompletableFuture<Integer>[] served = new CompletableFuture[1];
+                NativeException e = session(r, new ArrayList<>(), x -> {
+                    NativeException n = assertThrows(NativeException.class, () -> GdaPeerProtocol.initiate(x, 1,
+                            spec(Experiment.ROUND_TRIP, 8), s -> {
+                                throw new NativeException(-110, "ETIMEDOUT", "marrow_gda_cuda_run", "no reply");
+                            }));
+                    x.barrier();
+                    return n;
+                }, served);
+                assertEquals(-110, e.status());
+                assertTrue(e.isTimeout());
+                assertTrue(e.getMessage().contains("responder's peer role") && e.getMessage().contains("iteration 3"),
+                        e.getMessage());
+                assertEquals(1, e.getSuppressed().length, "the initiator's own timeout rides along");
+                assertEquals(1, served[0].get(5, TimeUnit.SECONDS));
+            }
+        });
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void aFailedLocalRunIsStillReportedToTheResponderThenThrown() {
+        assertTimeoutPreemptively(BOUND, () -> {
+            try (Arena a = Arena.ofShared()) {
+                MemorySegment inbox = a.allocate(4096, 4096);
+                List<String> log = Collections.synchronizedList(new ArrayList<>());
+                CompletableFuture<Integer>[] served = new CompletableFuture[1];
+                NativeException e = session(new FakeResponder(inbox), log, x -> {
+                    NativeException n = assertThrows(NativeException.class, () -> GdaPeerProtocol.initiate(x, 1,
+                            spec(Experiment.PUT_COMPLETION, 8), s -> {
+                                throw new NativeException(-5, "EIO", "marrow_gda_cuda_run", "error CQE");
+                            }));
+                    x.barrier();
+                    return n;
+                }, served);
+                assertEquals(-5, e.status());
+                assertEquals(1, served[0].get(5, TimeUnit.SECONDS), "the responder went on to the closing barrier");
+                assertTrue(log.getFirst().contains("not checked"), log.toString());
+            }
+        });
+    }
+
+    @Test
+    void aResponderThatDiesIsAnInitiatorErrorNotAHang() {
+        for (int dieAfter = 0; dieAfter < 2; dieAfter++) {
+            int when = dieAfter;
+            assertTimeoutPreemptively(BOUND, () -> {
+                try (ServerSocket raw = new ServerSocket(0)) {
+                    CompletableFuture<Void> responder = CompletableFuture.runAsync(() -> {
+                        try (Socket s = raw.accept()) {
+                            // reads the RUN, then (1) says READY, or (0) says nothing; then dies
+                            s.getInputStream().readNBytes(4 + 8 + GdaPeerProtocol.RUN_LEN);
+                            if (when == 1) {
+                                OutputStream o = s.getOutputStream();
+                                o.write(PeerMessages.encode(PeerMessages.TYPE_GDA_READY,
+                                        GdaPeerProtocol.encodeReady(1, true, "")));
+                                o.flush();
+                                s.getInputStream().readNBytes(4 + 8 + GdaPeerProtocol.DONE_LEN);
+                            }
+                        } catch (Exception e) {
+                            throw new RuntimeException(e);
+                        }
+                    });
+                    try (PeerExchange x = PeerExchange.connect("127.0.0.1", raw.getLocalPort(), T)) {
+                        PeerExchangeException e = assertThrows(PeerExchangeException.class, () -> GdaPeerProtocol
+                                .initiate(x, 1, spec(Experiment.ISSUE, 8), s -> GdaPeerProtocol.LocalOutcome
+                                        .of(fakeRun(s))));
+                        assertTrue(e.getMessage().contains("closed the connection"), e.getMessage());
+                        assertTrue(e.getMessage().contains(when == 0 ? "READY" : "REPORT"), e.getMessage());
+                    }
+                    responder.get(5, TimeUnit.SECONDS);
+                }
+            });
+        }
+    }
+
+    @Test
+    void aSilentResponderTimesOut() throws Exception {
+        try (ServerSocket raw = new ServerSocket(0)) {
+            CompletableFuture<Socket> held = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return raw.accept();
+                } catch (Exception e) {
+                    throw new RuntimeException(e);
+                }
+            });
+            assertTimeoutPreemptively(BOUND, () -> {
+                try (PeerExchange x = PeerExchange.connect("127.0.0.1", raw.getLocalPort(), Duration.ofMillis(300))) {
+                    PeerExchangeException e = assertThrows(PeerExchangeException.class, () -> GdaPeerProtocol
+                            .initiate(x, 1, spec(Experiment.ISSUE, 8), s -> {
+                                throw new AssertionError("must not run before READY");
+                            }));
+                    assertTrue(e.getMessage().contains("no READY for run 1") && e.getMessage().contains("within"),
+                            e.getMessage());
+                }
+            });
+            held.get(5, TimeUnit.SECONDS).close();
+        }
+    }
+
+    @Test
+    void anInitiatorThatDiesLeavesTheResponderWithAnErrorNotAHang() {
+        assertTimeoutPreemptively(BOUND, () -> {
+            try (Arena a = Arena.ofShared(); PeerExchange.Listener l = PeerExchange.bind(0)) {
+                FakeResponder r = new FakeResponder(a.allocate(64, 64));
+                CompletableFuture<Integer> server = CompletableFuture.supplyAsync(() -> {
+                    try (PeerExchange x = l.accept(T)) {
+                        return GdaPeerProtocol.serve(x, r, s -> { });
+                    }
+                });
+                try (Socket s = new Socket("127.0.0.1", l.port())) {
+                    s.getOutputStream().write(PeerMessages.encode(PeerMessages.TYPE_GDA_RUN,
+                            GdaPeerProtocol.encodeRun(1, spec(Experiment.ISSUE, 8))));
+                    s.getOutputStream().flush();
+                    s.getInputStream().readNBytes(4 + 8 + 7); // READY, then the initiator "dies"
+                }
+                Exception e = assertThrows(Exception.class, () -> server.get(10, TimeUnit.SECONDS));
+                assertTrue(e.getCause() instanceof PeerExchangeException, String.valueOf(e.getCause()));
+                assertTrue(e.getCause().getMessage().contains("DONE of run 1"), e.getCause().getMessage());
+            }
+        });
+    }
+
+    @Test
+    void aRunFromAnotherVersionIsRefusedWithTheReason() {
+        assertTimeoutPreemptively(BOUND, () -> {
+            try (Arena a = Arena.ofShared(); PeerExchange.Listener l = PeerExchange.bind(0)) {
+                FakeResponder r = new FakeResponder(a.allocate(64, 64));
+                CompletableFuture<Integer> server = CompletableFuture.supplyAsync(() -> {
+                    try (PeerExchange x = l.accept(T)) {
+                        return GdaPeerProtocol.serve(x, r, s -> { });
+                    }
+                });
+                try (Socket s = new Socket("127.0.0.1", l.port())) {
+                    byte[] f = PeerMessages.encode(PeerMessages.TYPE_GDA_RUN,
+                            GdaPeerProtocol.encodeRun(1, spec(Experiment.ISSUE, 8)));
+                    f[4 + 5] = 1; // version 1: before the run control existed
+                    s.getOutputStream().write(f);
+                    s.getOutputStream().flush();
+                    Exception e = assertThrows(Exception.class, () -> server.get(10, TimeUnit.SECONDS));
+                    assertTrue(e.getCause().getMessage().contains("exchange version 1, this build speaks "
+                            + PeerMessages.VERSION), e.getCause().getMessage());
+                }
+            }
+        });
+    }
+
+    @Test
+    void codecsRoundTripEveryField() {
+        for (Experiment e : Experiment.values()) {
+            for (Ordering o : Ordering.values()) {
+                for (Payload p : Payload.values()) {
+                    GdaRunSpec s = new GdaRunSpec(e, o, p, e == Experiment.ROUND_TRIP ? 8 : 220, Integer.MAX_VALUE, 0,
+                            Long.MAX_VALUE);
+                    GdaPeerProtocol.Run run = GdaPeerProtocol.decodeRun(GdaPeerProtocol.encodeRun(-7, s));
+                    assertEquals(-7, run.seq());
+                    assertEquals(s, run.spec());
+                }
+            }
+        }
+        assertEquals(new GdaPeerProtocol.Ready(3, false, "no GPU: ü"),
+                GdaPeerProtocol.decodeReady(GdaPeerProtocol.encodeReady(3, false, "no GPU: ü")));
+        GdaPeerProtocol.Done d = new GdaPeerProtocol.Done(4, -110, 1L << 33);
+        assertEquals(d, GdaPeerProtocol.decodeDone(GdaPeerProtocol.encodeDone(d)));
+        GdaPeerProtocol.Report rep = new GdaPeerProtocol.Report(5, -5, 1L << 40, true, 1, "x".repeat(10));
+        assertEquals(rep, GdaPeerProtocol.decodeReport(GdaPeerProtocol.encodeReport(rep)));
+        String longText = "y".repeat(5000);
+        assertEquals(GdaPeerProtocol.MAX_TEXT, GdaPeerProtocol.decodeReport(GdaPeerProtocol.encodeReport(
+                new GdaPeerProtocol.Report(1, 0, 0, true, 0, longText))).message().length(), "texts are cut");
+        // a frame carries them under the usual header
+        PeerMessages.Frame f = PeerMessages.decodeFrame(Arrays.copyOfRange(PeerMessages.encode(
+                PeerMessages.TYPE_GDA_DONE, GdaPeerProtocol.encodeDone(d)), 4, 4 + 8 + GdaPeerProtocol.DONE_LEN));
+        assertEquals(PeerMessages.TYPE_GDA_DONE, f.type());
+        assertEquals(d, GdaPeerProtocol.decodeDone(f.payload()));
+    }
+
+    @Test
+    void malformedRunControlMessagesAreRefusedWithTheReason() {
+        byte[] run = GdaPeerProtocol.encodeRun(1, spec(Experiment.ISSUE, 8));
+        assertMsg(() -> GdaPeerProtocol.decodeRun(Arrays.copyOf(run, 20)), "has 36 payload bytes, the peer sent 20");
+        assertMsg(() -> GdaPeerProtocol.decodeRun(Arrays.copyOf(run, 40)), "the peer sent 40");
+        byte[] exp = run.clone();
+        exp[5] = 9;
+        assertMsg(() -> GdaPeerProtocol.decodeRun(exp), "unknown experiment code 9");
+        byte[] ord = run.clone();
+        ord[7] = 7;
+        assertMsg(() -> GdaPeerProtocol.decodeRun(ord), "unknown ordering code 7");
+        byte[] pay = run.clone();
+        pay[9] = 2;
+        assertMsg(() -> GdaPeerProtocol.decodeRun(pay), "unknown payload code 2");
+        byte[] rtt16 = GdaPeerProtocol.encodeRun(1, spec(Experiment.ISSUE, 16));
+        rtt16[5] = (byte) Experiment.ROUND_TRIP.code();
+        assertMsg(() -> GdaPeerProtocol.decodeRun(rtt16), "invalid RUN: round trip polls one 8-byte data word");
+        byte[] noIters = run.clone();
+        ByteBuffer.wrap(noIters).putInt(16, 0);
+        assertMsg(() -> GdaPeerProtocol.decodeRun(noIters), "invalid RUN: iters must be >= 1");
+        byte[] noTimeout = run.clone();
+        ByteBuffer.wrap(noTimeout).putLong(28, 0);
+        assertMsg(() -> GdaPeerProtocol.decodeRun(noTimeout), "invalid RUN: timeout must be positive");
+
+        assertMsg(() -> GdaPeerProtocol.decodeReady(new byte[3]), "READY message is truncated");
+        byte[] ready = GdaPeerProtocol.encodeReady(1, true, "abc");
+        assertMsg(() -> GdaPeerProtocol.decodeReady(Arrays.copyOf(ready, ready.length - 1)), "text of 3 bytes");
+        byte[] okByte = ready.clone();
+        okByte[4] = 5;
+        assertMsg(() -> GdaPeerProtocol.decodeReady(okByte), "ok = 5");
+        assertMsg(() -> GdaPeerProtocol.decodeDone(new byte[15]), "DONE message of version");
+        byte[] negDone = GdaPeerProtocol.encodeDone(new GdaPeerProtocol.Done(1, 0, 0));
+        negDone[8] = (byte) 0x80;
+        assertMsg(() -> GdaPeerProtocol.decodeDone(negDone), "iterations");
+        byte[] rep = GdaPeerProtocol.encodeReport(new GdaPeerProtocol.Report(1, 0, 0, true, 0, ""));
+        assertMsg(() -> GdaPeerProtocol.decodeReport(Arrays.copyOf(rep, 10)), "REPORT message is truncated");
+        rep[16] = 2;
+        assertMsg(() -> GdaPeerProtocol.decodeReport(rep), "invalid REPORT");
+
+        byte[] body = Arrays.copyOfRange(PeerMessages.encode(PeerMessages.TYPE_GDA_RUN, run), 4, 4 + 8 + run.length);
+        body[5] = 9;
+        assertMsg(() -> PeerMessages.decodeFrame(body), "exchange version 9");
+        assertMsg(() -> PeerMessages.decodeFrame(new byte[5]), "shorter than the 8-byte header");
+    }
+
+    private static void assertMsg(org.junit.jupiter.api.function.Executable x, String part) {
+        RuntimeException e = assertThrows(RuntimeException.class, x);
+        assertTrue(e.getMessage().contains(part), "expected '" + part + "' in: " + e.getMessage());
+    }
+}
