@@ -81,6 +81,10 @@ enum marrow_dsm_load_kernel {
 	MARROW_DSM_LOAD_BATCHED = 1,
 };
 #define MARROW_DSM_LOAD_INFLIGHT_MAX 13u
+/* marrow_dsm_params.store_width / load_width: bytes per st/ld.shared::cluster
+ * (4 = .u32, 8 = .v2.u32, 16 = .v4.u32); 0 = MARROW_DSM_DEFAULT_ACCESS_WIDTH,
+ * the width of every result before these fields existed. */
+#define MARROW_DSM_DEFAULT_ACCESS_WIDTH 16u
 
 /* sizeof = 192 */
 struct marrow_dsm_device_info {
@@ -114,7 +118,7 @@ struct marrow_dsm_timer_info {
 	uint32_t reads;             /* timer reads performed */
 };
 
-/* sizeof = 104. Rank roles: -1 = none, otherwise a peer rank != self. */
+/* sizeof = 112. Rank roles: -1 = none, otherwise a peer rank != self. */
 struct marrow_dsm_params {
 	uint32_t size;
 	uint32_t comp_mask;
@@ -132,6 +136,14 @@ struct marrow_dsm_params {
 	int8_t load_from[MARROW_DSM_MAX_RANKS];
 	int8_t store_to[MARROW_DSM_MAX_RANKS];
 	int8_t tma_to[MARROW_DSM_MAX_RANKS];
+	/* Bytes per remote store of the store group: 4, 8 or 16; 0 = 16. Each
+	 * thread stores 4 accesses of this width per batch; a warp's access
+	 * covers 32 x width contiguous bytes. */
+	uint32_t store_width;
+	/* Bytes per remote load of the INFLIGHT load kernel: 4, 8 or 16; 0 = 16
+	 * (the BATCHED kernel accepts only 16). Up to
+	 * MARROW_DSM_LOAD_INFLIGHT_MAX loads per thread in flight at any width. */
+	uint32_t load_width;
 };
 
 /* sizeof = 144. One rank of one launch. Stamps are raw: clk_* are %clock64
@@ -192,7 +204,7 @@ struct marrow_dsm_lat_sample {
 #ifndef __cplusplus
 _Static_assert(sizeof(struct marrow_dsm_device_info) == 192, "dsm_device_info layout");
 _Static_assert(sizeof(struct marrow_dsm_timer_info) == 48, "dsm_timer_info layout");
-_Static_assert(sizeof(struct marrow_dsm_params) == 104, "dsm_params layout");
+_Static_assert(sizeof(struct marrow_dsm_params) == 112, "dsm_params layout");
 _Static_assert(sizeof(struct marrow_dsm_sample) == 144, "dsm_sample layout");
 _Static_assert(sizeof(struct marrow_dsm_lat_params) == 32, "dsm_lat_params layout");
 _Static_assert(sizeof(struct marrow_dsm_lat_sample) == 56, "dsm_lat_sample layout");

@@ -91,6 +91,55 @@ __device__ __forceinline__ void st_cluster_v4(uint32_t addr, uint4 v)
 		     : "memory");
 }
 
+// Accesses of W = 4, 8 or 16 bytes (.u32, .v2.u32, .v4.u32), carried in a
+// uint4 whose unused words are 0. The store and the INFLIGHT load kernel are
+// templated on W (marrow_dsm_params.store_width / load_width).
+template <uint32_t W> struct Access;
+
+template <> struct Access<4> {
+	__device__ __forceinline__ static uint4 ld_cluster(uint32_t addr)
+	{
+		uint32_t v;
+		asm volatile("ld.shared::cluster.u32 %0, [%1];" : "=r"(v) : "r"(addr));
+		return make_uint4(v, 0, 0, 0);
+	}
+	__device__ __forceinline__ static uint4 ld_local(uint32_t addr)
+	{
+		uint32_t v;
+		asm volatile("ld.shared.u32 %0, [%1];" : "=r"(v) : "r"(addr));
+		return make_uint4(v, 0, 0, 0);
+	}
+	__device__ __forceinline__ static void st_cluster(uint32_t addr, uint4 v)
+	{
+		asm volatile("st.shared::cluster.u32 [%0], %1;" ::"r"(addr), "r"(v.x) : "memory");
+	}
+};
+
+template <> struct Access<8> {
+	__device__ __forceinline__ static uint4 ld_cluster(uint32_t addr)
+	{
+		uint32_t a, b;
+		asm volatile("ld.shared::cluster.v2.u32 {%0, %1}, [%2];" : "=r"(a), "=r"(b) : "r"(addr));
+		return make_uint4(a, b, 0, 0);
+	}
+	__device__ __forceinline__ static uint4 ld_local(uint32_t addr)
+	{
+		uint32_t a, b;
+		asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];" : "=r"(a), "=r"(b) : "r"(addr));
+		return make_uint4(a, b, 0, 0);
+	}
+	__device__ __forceinline__ static void st_cluster(uint32_t addr, uint4 v)
+	{
+		asm volatile("st.shared::cluster.v2.u32 [%0], {%1, %2};" ::"r"(addr), "r"(v.x), "r"(v.y) : "memory");
+	}
+};
+
+template <> struct Access<16> {
+	__device__ __forceinline__ static uint4 ld_cluster(uint32_t addr) { return ld_cluster_v4(addr); }
+	__device__ __forceinline__ static uint4 ld_local(uint32_t addr);
+	__device__ __forceinline__ static void st_cluster(uint32_t addr, uint4 v) { st_cluster_v4(addr, v); }
+};
+
 // A shared store the compiler must keep before a later barrier: the value's
 // producer (and any load wait it implies) then precedes that barrier too.
 __device__ __forceinline__ void st_shared_u32(uint32_t addr, uint32_t v)
@@ -105,6 +154,11 @@ __device__ __forceinline__ uint4 ld_shared_v4(uint32_t addr)
 		     : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
 		     : "r"(addr));
 	return v;
+}
+
+__device__ __forceinline__ uint4 Access<16>::ld_local(uint32_t addr)
+{
+	return ld_shared_v4(addr);
 }
 
 // Makes this thread's remote stores visible at cluster scope before what

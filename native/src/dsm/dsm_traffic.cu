@@ -20,7 +20,7 @@
 namespace dsm {
 namespace {
 
-constexpr uint32_t UNROLL = 4; // store group, and the BATCHED load kernel: 16-B accesses per thread per batch
+constexpr uint32_t UNROLL = 4; // store group (accesses of store_width B) and the BATCHED load kernel (16 B): per thread per batch
 constexpr uint32_t INFLIGHT = MARROW_DSM_LOAD_INFLIGHT_MAX; // INFLIGHT load kernel: loads per thread per wait
 
 struct TrafficArgs {
@@ -33,6 +33,8 @@ struct TrafficArgs {
 	uint32_t group_threads;
 	uint32_t chunk_bytes;
 	uint32_t load_kernel;
+	uint32_t store_width; // bytes per remote store: 4, 8, 16
+	uint32_t load_width;  // bytes per remote load (INFLIGHT kernel): 4, 8, 16
 	uint64_t wait_budget;
 };
 
@@ -48,6 +50,98 @@ __device__ __forceinline__ uint64_t warp_sum(uint64_t x)
 		x += __shfl_xor_sync(0xffffffffu, x, o);
 	return x;
 }
+
+// Fold of access v of width W (its W / 4 words start at word (W / 4) * v).
+template <uint32_t W> __device__ __forceinline__ uint64_t foldw(uint4 x, uint32_t v)
+{
+	if (W == 16)
+		return fold4(x, v);
+	const uint32_t i = (W / 4u) * v;
+	uint64_t s = fold(x.x, i);
+	if (W == 8)
+		s += fold(x.y, i + 1);
+	return s;
+}
+
+#if DSM_SM90
+// The store group's traffic: thread t stores accesses t, t + G, t + 2G, ...
+// of W bytes each (a warp covers 32 x W contiguous bytes), UNROLL per batch:
+// UNROLL local loads, then UNROLL remote stores. Every byte once.
+template <uint32_t W>
+__device__ __forceinline__ void store_tile(uint32_t src, uint32_t rdst, uint32_t B, uint32_t t, uint32_t G)
+{
+	const uint32_t n = B / W;
+	for (uint32_t v0 = t; v0 < n; v0 += UNROLL * G) {
+		uint4 x[UNROLL];
+#pragma unroll
+		for (uint32_t j = 0; j < UNROLL; j++) {
+			uint32_t v = v0 + j * G;
+			x[j] = v < n ? Access<W>::ld_local(src + W * v) : make_uint4(0, 0, 0, 0);
+		}
+#pragma unroll
+		for (uint32_t j = 0; j < UNROLL; j++) {
+			uint32_t v = v0 + j * G;
+			if (v < n)
+				Access<W>::st_cluster(rdst + W * v, x[j]);
+		}
+	}
+}
+
+// The INFLIGHT load kernel at width W: thread t loads accesses t, t + G,
+// t + 2G, ... (cnt of them; 13 at most for 16 B, 96 KiB and 480 threads).
+// All loads of a batch are issued before the first use of any, so no use can
+// wait behind loads issued after it (our reading of the BATCHED kernel's
+// steps: a use there also waits for the next batch). Stamps the load end
+// into me; returns this thread's checksum share (folded after the stamp).
+template <uint32_t W>
+__device__ __forceinline__ uint64_t load_inflight(uint32_t rsrc, uint32_t B, uint32_t tid, uint32_t G, uint32_t base,
+						  marrow_dsm_sample *me)
+{
+	const uint32_t nvec = B / W;
+	const uint32_t cnt = tid < nvec ? (nvec - tid + G - 1u) / G : 0u;
+	const uint32_t stride = W * G;
+	uint64_t acc = 0;
+	uint4 x[INFLIGHT];
+	uint32_t done = 0;
+	// Only with fewer threads than 480, larger tiles or narrower loads: full
+	// batches, each waited for before the next is issued.
+	for (; done + INFLIGHT < cnt; done += INFLIGHT) {
+#pragma unroll
+		for (uint32_t j = 0; j < INFLIGHT; j++)
+			x[j] = Access<W>::ld_cluster(rsrc + W * tid + (done + j) * stride);
+#pragma unroll
+		for (uint32_t j = 0; j < INFLIGHT; j++)
+			acc += foldw<W>(x[j], tid + (done + j) * G);
+	}
+	const uint32_t rest = cnt - done; // 0..INFLIGHT
+#pragma unroll
+	for (uint32_t j = 0; j < INFLIGHT; j++)
+		x[j] = j < rest ? Access<W>::ld_cluster(rsrc + W * tid + (done + j) * stride) : make_uint4(0, 0, 0, 0);
+	// Wait for every load with the cheapest use: one xor per load (a vector
+	// load writes its registers together), stored to shared memory before
+	// the barrier. A register-only use is not enough: ptxas moved it (and so
+	// the wait) past the barrier and the stamp, which then ended before the
+	// data had arrived (measured: alpha ~100 cycles, below one round trip).
+	uint32_t touch = 0;
+#pragma unroll
+	for (uint32_t j = 0; j < INFLIGHT; j++)
+		touch ^= x[j].x;
+	st_shared_u32(base + MARROW_DSM_CTRL_OFFSET + 256u + 4u * (tid >> 5), touch);
+	named_barrier(1, G);
+	if (tid == 0) {
+		uint64_t c = clock64_now();
+		uint64_t g = globaltimer_now();
+		me->clk_load_end = c;
+		me->gt_load_end = g;
+	}
+	// The checksum of the last batch, after the end stamp.
+#pragma unroll
+	for (uint32_t j = 0; j < INFLIGHT; j++)
+		if (j < rest)
+			acc += foldw<W>(x[j], tid + (done + j) * G);
+	return acc;
+}
+#endif
 
 __global__ void __launch_bounds__(1024, 1)
 	traffic_kernel(const __grid_constant__ TrafficArgs a, uint32_t run, marrow_dsm_sample *out)
@@ -147,53 +241,12 @@ __global__ void __launch_bounds__(1024, 1)
 					me->clk_load_end = c;
 					me->gt_load_end = g;
 				}
+			} else if (a.load_width == 4) {
+				acc = load_inflight<4>(rsrc, B, tid, G, base, me);
+			} else if (a.load_width == 8) {
+				acc = load_inflight<8>(rsrc, B, tid, G, base, me);
 			} else {
-				// INFLIGHT: thread t loads vectors t, t + G, t + 2G, ... (cnt of
-				// them, 13 at most for 96 KiB and 480 threads). All loads of a
-				// batch are issued before the first use of any, so no use can
-				// wait behind loads issued after it (our reading of the BATCHED
-				// kernel's steps: a use there also waits for the next batch).
-				const uint32_t cnt = tid < nvec ? (nvec - tid + G - 1u) / G : 0u;
-				const uint32_t stride = 16u * G;
-				uint4 x[INFLIGHT];
-				uint32_t done = 0;
-				// Only with fewer threads than 480 (or larger tiles): full batches,
-				// each waited for before the next is issued.
-				for (; done + INFLIGHT < cnt; done += INFLIGHT) {
-#pragma unroll
-					for (uint32_t j = 0; j < INFLIGHT; j++)
-						x[j] = ld_cluster_v4(rsrc + 16u * tid + (done + j) * stride);
-#pragma unroll
-					for (uint32_t j = 0; j < INFLIGHT; j++)
-						acc += fold4(x[j], tid + (done + j) * G);
-				}
-				const uint32_t rest = cnt - done; // 0..INFLIGHT
-#pragma unroll
-				for (uint32_t j = 0; j < INFLIGHT; j++)
-					x[j] = j < rest ? ld_cluster_v4(rsrc + 16u * tid + (done + j) * stride) : make_uint4(0, 0, 0, 0);
-				// Wait for every load with the cheapest use: one xor per load
-				// (a vector load writes its four registers together), stored
-				// to shared memory before the barrier. A register-only use is
-				// not enough: ptxas moved it (and so the wait) past the
-				// barrier and the stamp, which then ended before the data had
-				// arrived (measured: alpha ~100 cycles, below one round trip).
-				uint32_t touch = 0;
-#pragma unroll
-				for (uint32_t j = 0; j < INFLIGHT; j++)
-					touch ^= x[j].x;
-				st_shared_u32(base + MARROW_DSM_CTRL_OFFSET + 256u + 4u * (tid >> 5), touch);
-				named_barrier(1, G);
-				if (tid == 0) {
-					uint64_t c = clock64_now();
-					uint64_t g = globaltimer_now();
-					me->clk_load_end = c;
-					me->gt_load_end = g;
-				}
-				// The checksum of the last batch, after the end stamp.
-#pragma unroll
-				for (uint32_t j = 0; j < INFLIGHT; j++)
-					if (j < rest)
-						acc += fold4(x[j], tid + (done + j) * G);
+				acc = load_inflight<16>(rsrc, B, tid, G, base, me);
 			}
 			acc = warp_sum(acc);
 			if ((tid & 31u) == 0)
@@ -203,20 +256,12 @@ __global__ void __launch_bounds__(1024, 1)
 		if (store_peer >= 0) {
 			const uint32_t t = tid - G;
 			const uint32_t rdst = mapa(a.store_src[store_peer] ? src : recv, (uint32_t)store_peer);
-			for (uint32_t v0 = t; v0 < nvec; v0 += UNROLL * G) {
-				uint4 x[UNROLL];
-#pragma unroll
-				for (uint32_t j = 0; j < UNROLL; j++) {
-					uint32_t v = v0 + j * G;
-					x[j] = v < nvec ? ld_shared_v4(src + 16u * v) : make_uint4(0, 0, 0, 0);
-				}
-#pragma unroll
-				for (uint32_t j = 0; j < UNROLL; j++) {
-					uint32_t v = v0 + j * G;
-					if (v < nvec)
-						st_cluster_v4(rdst + 16u * v, x[j]);
-				}
-			}
+			if (a.store_width == 4)
+				store_tile<4>(src, rdst, B, t, G);
+			else if (a.store_width == 8)
+				store_tile<8>(src, rdst, B, t, G);
+			else
+				store_tile<16>(src, rdst, B, t, G);
 			// Remote stores are weak: the group is done only once they are
 			// visible at cluster scope.
 			fence_acq_rel_cluster();
@@ -325,6 +370,15 @@ int validate_params(const marrow_dsm_params *p, uint32_t out_count, TrafficArgs 
 		return marrow_fail(MARROW_EINVAL, "%s: tma_chunk_bytes %u must be a multiple of 16 in 16..16384", fn, chunk);
 	if (p->load_kernel > MARROW_DSM_LOAD_BATCHED)
 		return marrow_fail(MARROW_EINVAL, "%s: load_kernel %u unknown", fn, p->load_kernel);
+	const uint32_t sw = p->store_width ? p->store_width : MARROW_DSM_DEFAULT_ACCESS_WIDTH;
+	const uint32_t lw = p->load_width ? p->load_width : MARROW_DSM_DEFAULT_ACCESS_WIDTH;
+	if (sw != 4 && sw != 8 && sw != 16)
+		return marrow_fail(MARROW_EINVAL, "%s: store_width %u must be 4, 8 or 16", fn, p->store_width);
+	if (lw != 4 && lw != 8 && lw != 16)
+		return marrow_fail(MARROW_EINVAL, "%s: load_width %u must be 4, 8 or 16", fn, p->load_width);
+	if (lw != 16 && p->load_kernel == MARROW_DSM_LOAD_BATCHED)
+		return marrow_fail(MARROW_EINVAL, "%s: load_width %u needs the INFLIGHT load kernel (BATCHED loads 16 B)",
+				   fn, lw);
 	memset(a, 0, sizeof(*a));
 	int storers[MARROW_DSM_MAX_RANKS] = {0};
 	int tmas[MARROW_DSM_MAX_RANKS] = {0};
@@ -373,6 +427,8 @@ int validate_params(const marrow_dsm_params *p, uint32_t out_count, TrafficArgs 
 	a->group_threads = g;
 	a->chunk_bytes = chunk;
 	a->load_kernel = p->load_kernel;
+	a->store_width = sw;
+	a->load_width = lw;
 	a->wait_budget = p->wait_budget_cycles ? p->wait_budget_cycles : MARROW_DSM_DEFAULT_WAIT_CYCLES;
 	return MARROW_OK;
 }

@@ -8,6 +8,7 @@ import dev.marrow.dsm.DsmPlots;
 import dev.marrow.dsm.DsmTable;
 import dev.marrow.dsm.Experiment;
 import dev.marrow.dsm.Experiments;
+import dev.marrow.dsm.KernelConfig;
 import dev.marrow.dsm.NativeDsmDevice;
 import dev.marrow.results.Environment;
 import dev.marrow.results.OutputFormat;
@@ -76,11 +77,39 @@ public final class DsmCommand {
                         + "(the first kernel, batches of 4 per thread; for comparison). Default: ${DEFAULT-VALUE}")
         DsmDevice.LoadKernel loadKernel;
 
+        @Option(names = "--store-width", defaultValue = "16",
+                description = "Bytes per remote store of the store group: 4 (st.shared::cluster.u32), 8 (.v2.u32) "
+                        + "or 16 (.v4.u32). Default: ${DEFAULT-VALUE}")
+        int storeWidth;
+
+        @Option(names = "--load-width", defaultValue = "16",
+                description = "Bytes per remote load of the INFLIGHT load kernel: 4 (ld.shared::cluster.u32), 8 "
+                        + "(.v2.u32) or 16 (.v4.u32); BATCHED loads only 16. Default: ${DEFAULT-VALUE}")
+        int loadWidth;
+
         @Option(names = "--quiet", description = "No progress lines on stderr")
         boolean quiet;
 
         /** How the device is opened; tests replace it to run without a GPU. */
-        IntFunction<DsmDevice> opener = dev -> NativeDsmDevice.open(dev, groupThreads, tmaChunk, loadKernel);
+        IntFunction<DsmDevice> opener = dev -> NativeDsmDevice.open(dev, config());
+
+        /**
+         * The kernel knobs of the parsed options; IllegalArgumentException
+         * naming the flag if one is not valid.
+         */
+        public KernelConfig config() {
+            String bad = KernelConfig.widthProblem("--store-width", storeWidth);
+            if (bad == null) {
+                bad = KernelConfig.widthProblem("--load-width", loadWidth);
+            }
+            if (bad == null && loadWidth != KernelConfig.DEFAULT_WIDTH && loadKernel == DsmDevice.LoadKernel.BATCHED) {
+                bad = "--load-width " + loadWidth + " needs --load-kernel INFLIGHT (BATCHED loads 16 B)";
+            }
+            if (bad != null) {
+                throw new IllegalArgumentException(bad);
+            }
+            return new KernelConfig(groupThreads, tmaChunk, loadKernel, storeWidth, loadWidth);
+        }
 
         @Override
         public Integer call() {
@@ -93,6 +122,7 @@ public final class DsmCommand {
                 if (reps < 2) {
                     throw new IllegalArgumentException("--reps must be at least 2");
                 }
+                config();
             } catch (IllegalArgumentException e) {
                 err.println("marrow dsm run: " + e.getMessage());
                 err.flush();

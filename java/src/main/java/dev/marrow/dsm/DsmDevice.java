@@ -34,6 +34,16 @@ public interface DsmDevice {
         return LoadKernel.INFLIGHT;
     }
 
+    /** Bytes per remote store (4, 8 or 16; marrow_dsm_params.store_width), recorded with every result. */
+    default int storeWidth() {
+        return KernelConfig.DEFAULT_WIDTH;
+    }
+
+    /** Bytes per remote load of the INFLIGHT kernel (4, 8 or 16), recorded with every result. */
+    default int loadWidth() {
+        return KernelConfig.DEFAULT_WIDTH;
+    }
+
     /** marrow_dsm_load_kernel: INFLIGHT = 0 (default), BATCHED = 1 (the first kernel, kept for comparison). */
     enum LoadKernel {
         INFLIGHT, BATCHED;

@@ -63,7 +63,9 @@ public final class DsmLayouts {
             JAVA_LONG.withName("wait_budget_cycles"),
             MemoryLayout.sequenceLayout(MAX_RANKS, JAVA_BYTE).withName("load_from"),
             MemoryLayout.sequenceLayout(MAX_RANKS, JAVA_BYTE).withName("store_to"),
-            MemoryLayout.sequenceLayout(MAX_RANKS, JAVA_BYTE).withName("tma_to")).withName("marrow_dsm_params");
+            MemoryLayout.sequenceLayout(MAX_RANKS, JAVA_BYTE).withName("tma_to"),
+            JAVA_INT.withName("store_width"),
+            JAVA_INT.withName("load_width")).withName("marrow_dsm_params");
 
     public static final StructLayout SAMPLE = MemoryLayout.structLayout(
             JAVA_INT.withName("size"),

@@ -24,16 +24,12 @@ public final class NativeDsmDevice implements DsmDevice {
 
     private final int ordinal;
     private final DeviceInfo info;
-    private final int groupThreads;
-    private final int tmaChunk;
-    private final LoadKernel loadKernel;
+    private final KernelConfig config;
 
-    private NativeDsmDevice(int ordinal, DeviceInfo info, int groupThreads, int tmaChunk, LoadKernel loadKernel) {
+    private NativeDsmDevice(int ordinal, DeviceInfo info, KernelConfig config) {
         this.ordinal = ordinal;
         this.info = info;
-        this.groupThreads = groupThreads;
-        this.tmaChunk = tmaChunk;
-        this.loadKernel = loadKernel;
+        this.config = config;
     }
 
     /**
@@ -46,12 +42,18 @@ public final class NativeDsmDevice implements DsmDevice {
 
     /** As {@link #open(int, int, int)}, with a choice of load kernel. */
     public static NativeDsmDevice open(int ordinal, int groupThreads, int tmaChunk, LoadKernel loadKernel) {
+        return open(ordinal, new KernelConfig(groupThreads, tmaChunk, loadKernel, KernelConfig.DEFAULT_WIDTH,
+                KernelConfig.DEFAULT_WIDTH));
+    }
+
+    /** As {@link #open(int, int, int)}, with every kernel knob (load kernel, store and load width). */
+    public static NativeDsmDevice open(int ordinal, KernelConfig config) {
         if (!Backend.CUDA.isAvailable()) {
             Throwable c = Backend.CUDA.unavailabilityCause();
             throw new BackendUnavailableException(NEEDS + ", found no usable CUDA GPU: " + c.getMessage(), c);
         }
         try {
-            return new NativeDsmDevice(ordinal, describe(ordinal), groupThreads, tmaChunk, loadKernel);
+            return new NativeDsmDevice(ordinal, describe(ordinal), config);
         } catch (NativeException e) {
             if (e.status() == ENODEV) {
                 String msg = DsmFfi.LIB.lastError();
@@ -114,24 +116,7 @@ public final class NativeDsmDevice implements DsmDevice {
         int n = spec.clusterSize();
         try (Arena a = Arena.ofConfined()) {
             MemorySegment p = a.allocate(P);
-            p.set(JAVA_INT, 0, (int) P.byteSize());
-            setI(p, P, "device", ordinal);
-            setI(p, P, "cluster_size", n);
-            setI(p, P, "tile_bytes", tileBytes);
-            setI(p, P, "reps", reps);
-            setI(p, P, "warmup", warmup);
-            setI(p, P, "group_threads", groupThreads);
-            setI(p, P, "tma_chunk_bytes", tmaChunk);
-            setI(p, P, "load_kernel", loadKernel.ordinal());
-            setI(p, P, "run_id", runId);
-            long lo = DsmLayouts.offset(P, "load_from");
-            long so = DsmLayouts.offset(P, "store_to");
-            long to = DsmLayouts.offset(P, "tma_to");
-            for (int r = 0; r < DsmLayouts.MAX_RANKS; r++) {
-                p.set(JAVA_BYTE, lo + r, (byte) (r < n ? spec.loadFrom(r) : -1));
-                p.set(JAVA_BYTE, so + r, (byte) (r < n ? spec.storeTo(r) : -1));
-                p.set(JAVA_BYTE, to + r, (byte) (r < n ? spec.tmaTo(r) : -1));
-            }
+            writeParams(p, ordinal, config, spec, tileBytes, reps, warmup, runId);
             int count = reps * n;
             MemorySegment out = a.allocate(S, count);
             int rc = (int) DsmFfi.RUN.invokeExact(p, out, count);
@@ -149,6 +134,39 @@ public final class NativeDsmDevice implements DsmDevice {
             throw e;
         } catch (Throwable t) {
             throw new MarrowException("marrow_dsm_run: " + t, t);
+        }
+    }
+
+    /**
+     * Fills a marrow_dsm_params (p: DsmLayouts.PARAMS, zeroed) for one call:
+     * size = sizeof, comp_mask = 0, every knob of config, the roles of spec
+     * (-1 beyond the cluster). Separate so that tests can check what reaches
+     * the struct without a GPU.
+     */
+    static void writeParams(MemorySegment p, int ordinal, KernelConfig config, Spec spec, int tileBytes, int reps,
+            int warmup, int runId) {
+        StructLayout P = DsmLayouts.PARAMS;
+        int n = spec.clusterSize();
+        setI(p, P, "size", (int) P.byteSize());
+        setI(p, P, "comp_mask", 0);
+        setI(p, P, "device", ordinal);
+        setI(p, P, "cluster_size", n);
+        setI(p, P, "tile_bytes", tileBytes);
+        setI(p, P, "reps", reps);
+        setI(p, P, "warmup", warmup);
+        setI(p, P, "group_threads", config.groupThreads());
+        setI(p, P, "tma_chunk_bytes", config.tmaChunkBytes());
+        setI(p, P, "load_kernel", config.loadKernel().ordinal());
+        setI(p, P, "store_width", config.storeWidth());
+        setI(p, P, "load_width", config.loadWidth());
+        setI(p, P, "run_id", runId);
+        long lo = DsmLayouts.offset(P, "load_from");
+        long so = DsmLayouts.offset(P, "store_to");
+        long to = DsmLayouts.offset(P, "tma_to");
+        for (int r = 0; r < DsmLayouts.MAX_RANKS; r++) {
+            p.set(JAVA_BYTE, lo + r, (byte) (r < n ? spec.loadFrom(r) : -1));
+            p.set(JAVA_BYTE, so + r, (byte) (r < n ? spec.storeTo(r) : -1));
+            p.set(JAVA_BYTE, to + r, (byte) (r < n ? spec.tmaTo(r) : -1));
         }
     }
 
@@ -203,17 +221,31 @@ public final class NativeDsmDevice implements DsmDevice {
 
     @Override
     public int groupThreads() {
-        return groupThreads;
+        return config.groupThreads();
     }
 
     @Override
     public int tmaChunkBytes() {
-        return tmaChunk;
+        return config.tmaChunkBytes();
     }
 
     @Override
     public LoadKernel loadKernel() {
-        return loadKernel;
+        return config.loadKernel();
+    }
+
+    @Override
+    public int storeWidth() {
+        return config.storeWidth();
+    }
+
+    @Override
+    public int loadWidth() {
+        return config.loadWidth();
+    }
+
+    public KernelConfig config() {
+        return config;
     }
 
     private static int i(MemorySegment s, StructLayout l, String f) {

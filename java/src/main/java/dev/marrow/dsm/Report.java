@@ -32,6 +32,8 @@ public final class Report {
                 .param("group_threads", ctx.device().groupThreads())
                 .param("tma_chunk_bytes", ctx.device().tmaChunkBytes())
                 .param("load_kernel", ctx.device().loadKernel().label())
+                .param("store_width", ctx.device().storeWidth())
+                .param("load_width", ctx.device().loadWidth())
                 .param("sizes_bytes", f.bytes()[0] + ".." + f.bytes()[f.bytes().length - 1]);
         r.metric("inv_beta_b_per_cycle", round(f.bytesPerCycle(), 3))
                 .metric("inv_beta_gb_s", round(f.gbPerS(), 3))

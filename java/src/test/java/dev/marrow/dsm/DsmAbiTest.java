@@ -30,7 +30,9 @@ class DsmAbiTest {
     void everyDsmStructMatchesTheCompiler() {
         assumeCudaLibrary();
         assertTrue(DsmFfi.LIB.layoutMismatches(DsmLayouts.ALL).isEmpty(), () -> DsmFfi.LIB.layoutMismatches(DsmLayouts.ALL).toString());
-        assertEquals(104, DsmLayouts.PARAMS.byteSize());
+        assertEquals(112, DsmLayouts.PARAMS.byteSize());
+        assertEquals(104, DsmLayouts.offset(DsmLayouts.PARAMS, "store_width"));
+        assertEquals(108, DsmLayouts.offset(DsmLayouts.PARAMS, "load_width"));
         assertEquals(144, DsmLayouts.SAMPLE.byteSize());
     }
 

@@ -16,13 +16,19 @@ final class SyntheticDsmDevice implements DsmDevice {
     final double storeRate;
     final double tmaRate;
     final int badEvery;
+    final KernelConfig config;
     int launches;
 
     SyntheticDsmDevice(double loadRate, double storeRate, double tmaRate, int badEvery) {
+        this(loadRate, storeRate, tmaRate, badEvery, KernelConfig.DEFAULT);
+    }
+
+    SyntheticDsmDevice(double loadRate, double storeRate, double tmaRate, int badEvery, KernelConfig config) {
         this.loadRate = loadRate;
         this.storeRate = storeRate;
         this.tmaRate = tmaRate;
         this.badEvery = badEvery;
+        this.config = config;
     }
 
     public DeviceInfo info() {
@@ -88,10 +94,22 @@ final class SyntheticDsmDevice implements DsmDevice {
     }
 
     public int groupThreads() {
-        return 480;
+        return config.groupThreads();
     }
 
     public int tmaChunkBytes() {
-        return 16384;
+        return config.tmaChunkBytes();
+    }
+
+    public LoadKernel loadKernel() {
+        return config.loadKernel();
+    }
+
+    public int storeWidth() {
+        return config.storeWidth();
+    }
+
+    public int loadWidth() {
+        return config.loadWidth();
     }
 }
