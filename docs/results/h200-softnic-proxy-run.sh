@@ -13,6 +13,7 @@ set -u
 OUT="${OUT:-out}"
 mkdir -p "$OUT"
 J=".jrt/jrt-px/bin/java --enable-native-access=ALL-UNNAMED -Dmarrow.native.dir=native/target/stage/lib"
+# ProxyMain existed in the run-1 build only; on later builds use: CLI="$J -jar java/target/marrow-cli.jar proxy"
 CLI="$J -cp java/target/marrow-cli.jar dev.marrow.proxy.ProxyMain proxy"
 # Engine thread on core 1, workers on cores 2..9: nothing else is pinned there.
 PIN="--engine-cpu 1 --cpus 2,3,4,5,6,7,8,9"

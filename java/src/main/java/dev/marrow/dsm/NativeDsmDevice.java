@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.dsm;
 
+import dev.marrow.internal.ffi.NativeLib;
 import dev.marrow.api.Backend;
 import dev.marrow.api.BackendUnavailableException;
 import dev.marrow.api.MarrowException;
@@ -67,8 +68,7 @@ public final class NativeDsmDevice implements DsmDevice {
     static DeviceInfo describe(int ordinal) {
         StructLayout L = DsmLayouts.DEVICE_INFO;
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment s = a.allocate(L);
-            s.set(JAVA_INT, 0, (int) L.byteSize());
+            MemorySegment s = NativeLib.allocateSized(a, L);
             int rc = (int) DsmFfi.DEVICE_INFO.invokeExact(ordinal, s);
             DsmFfi.LIB.check(rc, "marrow_dsm_device_info");
             int[] mac = new int[4];
@@ -96,8 +96,7 @@ public final class NativeDsmDevice implements DsmDevice {
     public TimerInfo timer(int windowUs) {
         StructLayout L = DsmLayouts.TIMER_INFO;
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment s = a.allocate(L);
-            s.set(JAVA_INT, 0, (int) L.byteSize());
+            MemorySegment s = NativeLib.allocateSized(a, L);
             int rc = (int) DsmFfi.TIMER_PROBE.invokeExact(ordinal, windowUs, s);
             DsmFfi.LIB.check(rc, "marrow_dsm_timer_probe");
             return new TimerInfo(l(s, L, "gt_min_step_ns"), l(s, L, "gt_steps"), l(s, L, "clk_delta"),
@@ -184,8 +183,7 @@ public final class NativeDsmDevice implements DsmDevice {
         StructLayout P = DsmLayouts.LAT_PARAMS;
         StructLayout S = DsmLayouts.LAT_SAMPLE;
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment p = a.allocate(P);
-            p.set(JAVA_INT, 0, (int) P.byteSize());
+            MemorySegment p = NativeLib.allocateSized(a, P);
             setI(p, P, "device", ordinal);
             setI(p, P, "cluster_size", clusterSize);
             setI(p, P, "hops", hops);

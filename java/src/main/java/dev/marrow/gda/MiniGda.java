@@ -452,8 +452,7 @@ public final class MiniGda implements AutoCloseable {
     /** The round trip's peer role on this side's GPU (responder); failures are returned, not thrown. */
     private GdaPeerProtocol.Served serveNative(GdaRunSpec spec) {
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment res = a.allocate(GdaLayouts.RESULT);
-            res.set(JAVA_INT, 0, (int) GdaLayouts.RESULT.byteSize());
+            MemorySegment res = NativeLib.allocateSized(a, GdaLayouts.RESULT);
             int rc = (int) GdaFfi.Cuda.CUDA_SERVE.invokeExact(config(a, spec), epA, res);
             long posts = res.get(JAVA_LONG, off(GdaLayouts.RESULT, "peer_posts"));
             try {
@@ -472,8 +471,7 @@ public final class MiniGda implements AutoCloseable {
         boolean cuda = setup.target() == Target.CUDA;
         try (Arena a = Arena.ofConfined()) {
             MemorySegment cfg = config(a, spec);
-            MemorySegment res = a.allocate(GdaLayouts.RESULT);
-            res.set(JAVA_INT, 0, (int) GdaLayouts.RESULT.byteSize());
+            MemorySegment res = NativeLib.allocateSized(a, GdaLayouts.RESULT);
             MemorySegment ns = a.allocate(JAVA_LONG, spec.iters());
             MemorySegment cyc = cuda ? a.allocate(JAVA_LONG, spec.iters()) : MemorySegment.NULL;
 

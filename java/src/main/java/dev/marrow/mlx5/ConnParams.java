@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.mlx5;
 
+import dev.marrow.internal.ffi.NativeLib;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
@@ -16,8 +17,7 @@ public record ConnParams(int pathMtu, int sl, int trafficClass, int hopLimit, in
 
     public static ConnParams defaults() {
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment s = a.allocate(Mlx5Ffi.CONN_PARAMS);
-            s.set(JAVA_INT, 0, (int) Mlx5Ffi.CONN_PARAMS.byteSize());
+            MemorySegment s = NativeLib.allocateSized(a, Mlx5Ffi.CONN_PARAMS);
             Mlx5Ffi.V.LIB.check((int) Mlx5Ffi.V.CONN_DEFAULT.invokeExact(s), "marrow_mlx5_conn_params_default");
             return new ConnParams(g(s, "path_mtu"), g(s, "sl"), g(s, "traffic_class"), g(s, "hop_limit"),
                     g(s, "timeout"), g(s, "retry_cnt"), g(s, "rnr_retry"), g(s, "min_rnr_timer"),

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.mlx5;
 
+import dev.marrow.internal.ffi.NativeLib;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
@@ -44,8 +45,7 @@ public final class Mlx5Device implements AutoCloseable {
             throw new IllegalArgumentException("device name longer than 63 bytes: " + name);
         }
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment attr = a.allocate(Mlx5Ffi.DEVICE_ATTR);
-            attr.set(JAVA_INT, 0, (int) Mlx5Ffi.DEVICE_ATTR.byteSize());
+            MemorySegment attr = NativeLib.allocateSized(a, Mlx5Ffi.DEVICE_ATTR);
             MemorySegment.copy(MemorySegment.ofArray(n), 0, attr, Mlx5Ffi.off(Mlx5Ffi.DEVICE_ATTR, "name"), n.length);
             attr.set(JAVA_INT, Mlx5Ffi.off(Mlx5Ffi.DEVICE_ATTR, "port"), port);
             attr.set(JAVA_INT, Mlx5Ffi.off(Mlx5Ffi.DEVICE_ATTR, "gid_index"), gidIndex);

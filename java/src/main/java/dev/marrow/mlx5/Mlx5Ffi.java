@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.mlx5;
 
-import dev.marrow.api.MarrowException;
 import dev.marrow.internal.ffi.EmuLayouts;
 import dev.marrow.internal.ffi.NativeLib;
 
@@ -128,13 +127,7 @@ public final class Mlx5Ffi {
         if (t instanceof ExceptionInInitializerError e && e.getCause() instanceof RuntimeException r) {
             return r;
         }
-        if (t instanceof RuntimeException r) {
-            return r;
-        }
-        if (t instanceof Error e) {
-            throw e;
-        }
-        return new MarrowException("native call failed: " + t, t);
+        return NativeLib.rethrow(t);
     }
 
     /** Reads a NUL-terminated char array field. */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.mlx5;
 
+import dev.marrow.internal.ffi.NativeLib;
 import dev.marrow.api.softnic.Access;
 import dev.marrow.api.softnic.QpState;
 import dev.marrow.internal.ffi.EmuLayouts;
@@ -71,18 +72,15 @@ public final class Mlx5QueuePair implements AutoCloseable {
 
     static Mlx5QueuePair create(Mlx5Device dev, Config c) {
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment attr = a.allocate(Mlx5Ffi.QP_ATTR);
-            attr.set(JAVA_INT, 0, (int) Mlx5Ffi.QP_ATTR.byteSize());
+            MemorySegment attr = NativeLib.allocateSized(a, Mlx5Ffi.QP_ATTR);
             set(attr, "log_sq_wqebb_cnt", c.logSqWqebbs());
             set(attr, "log_cqe_cnt", c.logCqEntries());
             set(attr, "max_inline_data", c.maxInlineData());
             set(attr, "access", c.access());
             set(attr, "placement", c.placement().code());
             set(attr, "sq_psn", c.sqPsn());
-            MemorySegment qv = a.allocate(EmuLayouts.QP_VIEW);
-            qv.set(JAVA_INT, 0, (int) EmuLayouts.QP_VIEW.byteSize());
-            MemorySegment cv = a.allocate(EmuLayouts.CQ_VIEW);
-            cv.set(JAVA_INT, 0, (int) EmuLayouts.CQ_VIEW.byteSize());
+            MemorySegment qv = NativeLib.allocateSized(a, EmuLayouts.QP_VIEW);
+            MemorySegment cv = NativeLib.allocateSized(a, EmuLayouts.CQ_VIEW);
             MemorySegment out = a.allocate(ADDRESS);
             Mlx5Ffi.V.LIB.check((int) Mlx5Ffi.V.QP_CREATE.invokeExact(dev.handle(), attr, out, qv, cv),
                     "marrow_mlx5_qp_create");
@@ -156,8 +154,7 @@ public final class Mlx5QueuePair implements AutoCloseable {
     /** This side's half of the exchange; mr (may be null) is the buffer the peer may write. */
     public PeerInfo localInfo(Mlx5MemoryRegion mr) {
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment s = a.allocate(Mlx5Ffi.PEER_INFO);
-            s.set(JAVA_INT, 0, (int) Mlx5Ffi.PEER_INFO.byteSize());
+            MemorySegment s = NativeLib.allocateSized(a, Mlx5Ffi.PEER_INFO);
             MemorySegment m = mr == null ? MemorySegment.NULL : mr.handle();
             Mlx5Ffi.V.LIB.check((int) Mlx5Ffi.V.QP_LOCAL_INFO.invokeExact(handle, m, s), "marrow_mlx5_qp_local_info");
             return PeerInfo.fromNative(s);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.proxy;
 
+import dev.marrow.internal.ffi.NativeLib;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
@@ -50,8 +51,7 @@ public final class GpuProducers implements AutoCloseable {
             args.set(JAVA_INT, MiniProxy.off(L, "use_gdrcopy"), gdrcopy ? 1 : 0);
             MemorySegment out = a.allocate(ADDRESS);
             MemorySegment targets = a.allocate(ADDRESS, c.rings());
-            MemorySegment info = a.allocate(ProxyFfi.CUDA_INFO);
-            info.set(JAVA_INT, 0, (int) ProxyFfi.CUDA_INFO.byteSize());
+            MemorySegment info = NativeLib.allocateSized(a, ProxyFfi.CUDA_INFO);
             ProxyFfi.Cuda.check((int) ProxyFfi.Cuda.OPEN.invokeExact(args, out, targets, info), "marrow_proxy_cuda_open");
             MemorySegment ctx = out.get(ADDRESS, 0);
             for (int r = 0; r < c.rings(); r++) {
@@ -84,8 +84,7 @@ public final class GpuProducers implements AutoCloseable {
     /** SM clock (kHz) measured over the last latency kernel. */
     public int smClockKhz() {
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment info = a.allocate(ProxyFfi.CUDA_INFO);
-            info.set(JAVA_INT, 0, (int) ProxyFfi.CUDA_INFO.byteSize());
+            MemorySegment info = NativeLib.allocateSized(a, ProxyFfi.CUDA_INFO);
             ProxyFfi.Cuda.check((int) ProxyFfi.Cuda.QUERY.invokeExact(ctx, info), "marrow_proxy_cuda_query");
             return info.get(JAVA_INT, MiniProxy.off(ProxyFfi.CUDA_INFO, "sm_clock_khz"));
         } catch (Throwable t) {

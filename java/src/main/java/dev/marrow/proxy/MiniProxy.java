@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.proxy;
 
+import dev.marrow.internal.ffi.NativeLib;
 import dev.marrow.api.Backend;
 import dev.marrow.api.BackendUnavailableException;
 import dev.marrow.api.NativeException;
@@ -88,8 +89,7 @@ public final class MiniProxy implements AutoCloseable {
                     qps.add(qp);
                 }
             }
-            MemorySegment cfg = tmp.allocate(ProxyFfi.CONFIG);
-            cfg.set(JAVA_INT, 0, (int) ProxyFfi.CONFIG.byteSize());
+            MemorySegment cfg = NativeLib.allocateSized(tmp, ProxyFfi.CONFIG);
             cfg.set(JAVA_INT, off(ProxyFfi.CONFIG, "workers"), c.workers());
             cfg.set(JAVA_INT, off(ProxyFfi.CONFIG, "rings"), c.rings());
             cfg.set(JAVA_INT, off(ProxyFfi.CONFIG, "log_slots"), c.logSlots());
@@ -99,8 +99,7 @@ public final class MiniProxy implements AutoCloseable {
             for (int w = 0; w < 64; w++) {
                 cfg.setAtIndex(JAVA_INT, off(ProxyFfi.CONFIG, "cpus") / 4 + w, w < c.cpus().length ? c.cpus()[w] : -1);
             }
-            MemorySegment mem = tmp.allocate(ProxyFfi.MEMORY);
-            mem.set(JAVA_INT, 0, (int) ProxyFfi.MEMORY.byteSize());
+            MemorySegment mem = NativeLib.allocateSized(tmp, ProxyFfi.MEMORY);
             mem.set(JAVA_LONG, off(ProxyFfi.MEMORY, "base"), buf.address());
             mem.set(JAVA_LONG, off(ProxyFfi.MEMORY, "len"), bytes);
             mem.set(JAVA_INT, off(ProxyFfi.MEMORY, "lkey"), lkey);
@@ -286,8 +285,7 @@ public final class MiniProxy implements AutoCloseable {
     }
 
     static MemorySegment latencyParams(Arena a, int iters, int warmup, int msgSize, long timeoutNs) {
-        MemorySegment p = a.allocate(ProxyFfi.LATENCY_PARAMS);
-        p.set(JAVA_INT, 0, (int) ProxyFfi.LATENCY_PARAMS.byteSize());
+        MemorySegment p = NativeLib.allocateSized(a, ProxyFfi.LATENCY_PARAMS);
         p.set(JAVA_INT, off(ProxyFfi.LATENCY_PARAMS, "iters"), iters);
         p.set(JAVA_INT, off(ProxyFfi.LATENCY_PARAMS, "warmup"), warmup);
         p.set(JAVA_INT, off(ProxyFfi.LATENCY_PARAMS, "msg_size"), msgSize);
@@ -303,8 +301,7 @@ public final class MiniProxy implements AutoCloseable {
     public RateResult cpuRate(int producers, long messagesPerProducer, long warmupPerProducer, int msgSize, long timeoutNs) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment p = rateParams(a, producers, messagesPerProducer, warmupPerProducer, msgSize, timeoutNs);
-            MemorySegment r = a.allocate(ProxyFfi.RATE_RESULT);
-            r.set(JAVA_INT, 0, (int) ProxyFfi.RATE_RESULT.byteSize());
+            MemorySegment r = NativeLib.allocateSized(a, ProxyFfi.RATE_RESULT);
             ProxyFfi.check((int) ProxyFfi.CPU_RATE.invokeExact(handle, p, r), "marrow_proxy_cpu_rate");
             return rateResult(r, window());
         } catch (Throwable t) {
@@ -313,8 +310,7 @@ public final class MiniProxy implements AutoCloseable {
     }
 
     static MemorySegment rateParams(Arena a, int producers, long messages, long warmup, int msgSize, long timeoutNs) {
-        MemorySegment p = a.allocate(ProxyFfi.RATE_PARAMS);
-        p.set(JAVA_INT, 0, (int) ProxyFfi.RATE_PARAMS.byteSize());
+        MemorySegment p = NativeLib.allocateSized(a, ProxyFfi.RATE_PARAMS);
         p.set(JAVA_INT, off(ProxyFfi.RATE_PARAMS, "producers"), producers);
         p.set(JAVA_INT, off(ProxyFfi.RATE_PARAMS, "msg_size"), msgSize);
         p.set(JAVA_LONG, off(ProxyFfi.RATE_PARAMS, "messages"), messages);

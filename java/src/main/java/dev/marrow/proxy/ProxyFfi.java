@@ -152,13 +152,7 @@ final class ProxyFfi {
     }
 
     static RuntimeException rethrow(Throwable t) {
-        if (t instanceof RuntimeException r) {
-            return r;
-        }
-        if (t instanceof Error e) {
-            throw e;
-        }
-        return new IllegalStateException(t);
+        return NativeLib.rethrow(t);
     }
 
     static boolean isNoDevice(NativeException e) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.api.softnic;
 
+import dev.marrow.internal.ffi.NativeLib;
 import dev.marrow.internal.ffi.EmuFfi;
 import dev.marrow.internal.ffi.EmuLayouts;
 
@@ -39,17 +40,15 @@ public final class CompletionQueue implements AutoCloseable {
 
     static CompletionQueue create(MemorySegment dev, int logEntries, boolean collapsed, boolean overrunIgnore) {
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment attr = a.allocate(EmuLayouts.CQ_ATTR);
-            attr.set(JAVA_INT, 0, (int) EmuLayouts.CQ_ATTR.byteSize());
+            MemorySegment attr = NativeLib.allocateSized(a, EmuLayouts.CQ_ATTR);
             attr.set(JAVA_INT, 8, logEntries);
             attr.set(JAVA_INT, 12, (collapsed ? 1 : 0) | (overrunIgnore ? 2 : 0));
-            MemorySegment view = a.allocate(EmuLayouts.CQ_VIEW);
-            view.set(JAVA_INT, 0, (int) EmuLayouts.CQ_VIEW.byteSize());
+            MemorySegment view = NativeLib.allocateSized(a, EmuLayouts.CQ_VIEW);
             MemorySegment out = a.allocate(ADDRESS);
             EmuFfi.LIB.check((int) EmuFfi.CQ_CREATE.invokeExact(dev, attr, out, view), "marrow_emu_cq_create");
             return new CompletionQueue(out.get(ADDRESS, 0), view);
         } catch (Throwable t) {
-            throw Native.rethrow(t);
+            throw NativeLib.rethrow(t);
         }
     }
 
@@ -82,7 +81,7 @@ public final class CompletionQueue implements AutoCloseable {
             EmuFfi.LIB.check((int) EmuFfi.CQ_STATUS.invokeExact(handle, out), "marrow_emu_cq_status");
             return out.get(JAVA_INT, 0) != 0;
         } catch (Throwable t) {
-            throw Native.rethrow(t);
+            throw NativeLib.rethrow(t);
         }
     }
 
@@ -99,7 +98,7 @@ public final class CompletionQueue implements AutoCloseable {
         try {
             EmuFfi.LIB.check((int) EmuFfi.CQ_DESTROY.invokeExact(handle), "marrow_emu_cq_destroy");
         } catch (Throwable t) {
-            throw Native.rethrow(t);
+            throw NativeLib.rethrow(t);
         } finally {
             views.close();
         }

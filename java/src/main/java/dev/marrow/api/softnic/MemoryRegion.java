@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.api.softnic;
 
+import dev.marrow.internal.ffi.NativeLib;
 import dev.marrow.internal.ffi.EmuFfi;
 
 import java.lang.foreign.Arena;
@@ -36,7 +37,7 @@ public final class MemoryRegion implements AutoCloseable {
                     "marrow_emu_mr_reg");
             return new MemoryRegion(out.get(ADDRESS, 0), memory, lk.get(JAVA_INT, 0), rk.get(JAVA_INT, 0));
         } catch (Throwable t) {
-            throw Native.rethrow(t);
+            throw NativeLib.rethrow(t);
         }
     }
 
@@ -65,7 +66,7 @@ public final class MemoryRegion implements AutoCloseable {
         try {
             EmuFfi.LIB.check((int) EmuFfi.MR_DEREG.invokeExact(handle), "marrow_emu_mr_dereg");
         } catch (Throwable t) {
-            throw Native.rethrow(t);
+            throw NativeLib.rethrow(t);
         }
     }
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.api.softnic;
 
+import dev.marrow.internal.ffi.NativeLib;
 import dev.marrow.internal.ffi.EmuFfi;
 import dev.marrow.internal.ffi.EmuLayouts;
 
@@ -64,8 +65,7 @@ public final class QueuePair implements AutoCloseable {
 
     static QueuePair create(MemorySegment pd, Config c) {
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment attr = a.allocate(EmuLayouts.QP_ATTR);
-            attr.set(JAVA_INT, 0, (int) EmuLayouts.QP_ATTR.byteSize());
+            MemorySegment attr = NativeLib.allocateSized(a, EmuLayouts.QP_ATTR);
             attr.set(ADDRESS, EmuLayouts.QP_ATTR.byteOffset(g("send_cq")), c.sendCq().handle());
             attr.set(ADDRESS, EmuLayouts.QP_ATTR.byteOffset(g("recv_cq")),
                     c.recvCq() == null ? MemorySegment.NULL : c.recvCq().handle());
@@ -74,13 +74,12 @@ public final class QueuePair implements AutoCloseable {
             attr.set(JAVA_INT, EmuLayouts.QP_ATTR.byteOffset(g("max_rq_sge")), c.maxRqSge());
             attr.set(JAVA_INT, EmuLayouts.QP_ATTR.byteOffset(g("max_inline_data")), c.maxInlineData());
             attr.set(JAVA_INT, EmuLayouts.QP_ATTR.byteOffset(g("access")), c.access());
-            MemorySegment view = a.allocate(EmuLayouts.QP_VIEW);
-            view.set(JAVA_INT, 0, (int) EmuLayouts.QP_VIEW.byteSize());
+            MemorySegment view = NativeLib.allocateSized(a, EmuLayouts.QP_VIEW);
             MemorySegment out = a.allocate(ADDRESS);
             EmuFfi.LIB.check((int) EmuFfi.QP_CREATE.invokeExact(pd, attr, out, view), "marrow_emu_qp_create");
             return new QueuePair(out.get(ADDRESS, 0), view, c.sendCq());
         } catch (Throwable t) {
-            throw Native.rethrow(t);
+            throw NativeLib.rethrow(t);
         }
     }
 
@@ -116,7 +115,7 @@ public final class QueuePair implements AutoCloseable {
         try {
             EmuFfi.LIB.check((int) EmuFfi.QP_MODIFY.invokeExact(handle, state.code(), peerQpn), "marrow_emu_qp_modify");
         } catch (Throwable t) {
-            throw Native.rethrow(t);
+            throw NativeLib.rethrow(t);
         }
     }
 
@@ -133,7 +132,7 @@ public final class QueuePair implements AutoCloseable {
             EmuFfi.LIB.check((int) EmuFfi.QP_STATE.invokeExact(handle, out), "marrow_emu_qp_state");
             return QpState.of(out.get(JAVA_INT, 0));
         } catch (Throwable t) {
-            throw Native.rethrow(t);
+            throw NativeLib.rethrow(t);
         }
     }
 
@@ -150,7 +149,7 @@ public final class QueuePair implements AutoCloseable {
         try {
             EmuFfi.LIB.check((int) EmuFfi.QP_DESTROY.invokeExact(handle), "marrow_emu_qp_destroy");
         } catch (Throwable t) {
-            throw Native.rethrow(t);
+            throw NativeLib.rethrow(t);
         } finally {
             views.close();
         }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.api.softnic;
 
+import dev.marrow.internal.ffi.NativeLib;
 import dev.marrow.api.Backend;
 import dev.marrow.internal.ffi.EmuFfi;
 import dev.marrow.internal.ffi.EmuLayouts;
@@ -60,8 +61,7 @@ public final class SoftNic implements AutoCloseable {
     public static SoftNic open(Options o) {
         Backend.SOFTNIC.ensureAvailability();
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment attr = a.allocate(EmuLayouts.DEVICE_ATTR);
-            attr.set(JAVA_INT, 0, (int) EmuLayouts.DEVICE_ATTR.byteSize());
+            MemorySegment attr = NativeLib.allocateSized(a, EmuLayouts.DEVICE_ATTR);
             attr.set(JAVA_INT, 8, o.pollMode() == PollMode.HOT ? 1 : 0);
             attr.set(JAVA_INT, 12, Math.max(1, o.engineThreads()));
             attr.set(JAVA_INT, 24, o.engineCpu());
@@ -77,7 +77,7 @@ public final class SoftNic implements AutoCloseable {
             }
             return new SoftNic(dev, out.get(ADDRESS, 0));
         } catch (Throwable t) {
-            throw Native.rethrow(t);
+            throw NativeLib.rethrow(t);
         }
     }
 
@@ -110,7 +110,7 @@ public final class SoftNic implements AutoCloseable {
         try {
             EmuFfi.LIB.check((int) EmuFfi.ENGINE_PAUSE.invokeExact(dev, paused ? 1 : 0), "marrow_emu_engine_pause");
         } catch (Throwable t) {
-            throw Native.rethrow(t);
+            throw NativeLib.rethrow(t);
         }
     }
 
@@ -127,7 +127,7 @@ public final class SoftNic implements AutoCloseable {
             }
             return new SoftNicCounters(m);
         } catch (Throwable t) {
-            throw Native.rethrow(t);
+            throw NativeLib.rethrow(t);
         }
     }
 
@@ -170,7 +170,7 @@ public final class SoftNic implements AutoCloseable {
             EmuFfi.LIB.check((int) EmuFfi.DEVICE_CLOSE.invokeExact(dev), "marrow_emu_device_close");
         } catch (Throwable t) {
             if (first == null) {
-                first = Native.rethrow(t);
+                first = NativeLib.rethrow(t);
             }
         }
         if (first != null) {

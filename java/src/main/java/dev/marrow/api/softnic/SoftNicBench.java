@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.api.softnic;
 
+import dev.marrow.internal.ffi.NativeLib;
 import dev.marrow.internal.ffi.EmuFfi;
 import dev.marrow.internal.ffi.EmuLayouts;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
-import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
@@ -33,15 +33,14 @@ public final class SoftNicBench {
     public static RateResult rate(QueuePair qp, int size, int batch, long messages, long warmup,
                                   MemoryRegion local, MemoryRegion remote, long timeoutNs) {
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment out = a.allocate(EmuLayouts.BENCH_RESULT);
-            out.set(JAVA_INT, 0, (int) EmuLayouts.BENCH_RESULT.byteSize());
+            MemorySegment out = NativeLib.allocateSized(a, EmuLayouts.BENCH_RESULT);
             int rc = (int) EmuFfi.BENCH_RATE.invokeExact(qp.handle(), qp.sendCq().handle(), size, batch, messages,
                     warmup, local.address(), local.lkey(), remote.address(), remote.rkey(), timeoutNs, out);
             EmuFfi.LIB.check(rc, "marrow_emu_bench_rate");
             return new RateResult(out.get(JAVA_LONG, 8), out.get(JAVA_LONG, 16), out.get(JAVA_LONG, 32),
                     out.get(JAVA_LONG, 24));
         } catch (Throwable t) {
-            throw Native.rethrow(t);
+            throw NativeLib.rethrow(t);
         }
     }
 
@@ -55,7 +54,7 @@ public final class SoftNicBench {
             EmuFfi.LIB.check(rc, "marrow_emu_bench_latency");
             return samples.toArray(JAVA_LONG);
         } catch (Throwable t) {
-            throw Native.rethrow(t);
+            throw NativeLib.rethrow(t);
         }
     }
 }

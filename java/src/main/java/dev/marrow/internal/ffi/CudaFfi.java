@@ -76,8 +76,7 @@ public final class CudaFfi {
 
     static Throwable probe() {
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment s = a.allocate(PROBE_INFO);
-            s.set(JAVA_INT, 0, (int) PROBE_INFO.byteSize());
+            MemorySegment s = NativeLib.allocateSized(a, PROBE_INFO);
             int rc = (int) H.PROBE.invokeExact(s);
             if (rc != 0) {
                 return new MarrowException(H.LIB.lastError().isEmpty() ? "marrow_cuda_probe: " + H.LIB.statusName(rc)
@@ -95,8 +94,7 @@ public final class CudaFfi {
     public static Map<String, Object> versions() {
         Map<String, Object> m = new LinkedHashMap<>();
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment s = a.allocate(PROBE_INFO);
-            s.set(JAVA_INT, 0, (int) PROBE_INFO.byteSize());
+            MemorySegment s = NativeLib.allocateSized(a, PROBE_INFO);
             int rc = (int) H.PROBE.invokeExact(s);
             m.put("cuda_driver", version(s.get(JAVA_INT, 12)));
             m.put("cuda_runtime", version(s.get(JAVA_INT, 16)));
@@ -114,13 +112,11 @@ public final class CudaFfi {
     public static List<Gpu> gpus() {
         List<Gpu> out = new ArrayList<>();
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment s = a.allocate(PROBE_INFO);
-            s.set(JAVA_INT, 0, (int) PROBE_INFO.byteSize());
+            MemorySegment s = NativeLib.allocateSized(a, PROBE_INFO);
             H.LIB.check((int) H.PROBE.invokeExact(s), "marrow_cuda_probe");
             int n = s.get(JAVA_INT, 8);
             for (int i = 0; i < n; i++) {
-                MemorySegment d = a.allocate(DEVICE_INFO);
-                d.set(JAVA_INT, 0, (int) DEVICE_INFO.byteSize());
+                MemorySegment d = NativeLib.allocateSized(a, DEVICE_INFO);
                 H.LIB.check((int) H.DEVICE_INFO_H.invokeExact(i, d), "marrow_cuda_device_info");
                 out.add(new Gpu(i, VerbsFfi.str(d, DEVICE_INFO, "name"), VerbsFfi.str(d, DEVICE_INFO, "pci_bus_id"),
                         HexFormat.of().formatHex(d.asSlice(DEVICE_INFO.byteOffset(groupElement("uuid")), 16).toArray(JAVA_BYTE)),

@@ -153,7 +153,19 @@ public final class NativeLib {
         }
     }
 
-    static RuntimeException rethrow(Throwable t) {
+    /**
+     * A zeroed struct whose leading {@code uint32_t size} holds the struct's
+     * size, as every Marrow struct that crosses the ABI expects.
+     */
+    public static MemorySegment allocateSized(java.lang.foreign.SegmentAllocator allocator,
+                                              java.lang.foreign.StructLayout layout) {
+        MemorySegment s = allocator.allocate(layout);
+        s.set(JAVA_INT, 0, (int) layout.byteSize());
+        return s;
+    }
+
+    /** What {@code MethodHandle.invokeExact} may throw, as an unchecked exception (Errors propagate). */
+    public static RuntimeException rethrow(Throwable t) {
         if (t instanceof RuntimeException r) {
             return r;
         }

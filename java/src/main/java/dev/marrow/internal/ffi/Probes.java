@@ -18,8 +18,7 @@ public final class Probes {
     public static Throwable softnic() {
         NativeLib lib = EmuFfi.LIB;
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment attr = a.allocate(EmuLayouts.DEVICE_ATTR);
-            attr.set(JAVA_INT, 0, (int) EmuLayouts.DEVICE_ATTR.byteSize());
+            MemorySegment attr = NativeLib.allocateSized(a, EmuLayouts.DEVICE_ATTR);
             attr.set(JAVA_INT, 8, 0);   // idle poll mode
             attr.set(JAVA_INT, 12, 1);  // one engine thread
             attr.set(JAVA_INT, 24, -1); // no pinning

@@ -70,8 +70,7 @@ public final class VerbsFfi {
     public static Map<String, Object> probeInfo() {
         Map<String, Object> m = new LinkedHashMap<>();
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment s = a.allocate(PROBE_INFO);
-            s.set(JAVA_INT, 0, (int) PROBE_INFO.byteSize());
+            MemorySegment s = NativeLib.allocateSized(a, PROBE_INFO);
             int rc = (int) H.PROBE.invokeExact(s);
             m.put("status", rc == 0 ? "ok" : H.LIB.statusName(rc) + ": " + H.LIB.lastError());
             m.put("libibverbs", str(s, PROBE_INFO, "libibverbs_path") + " " + str(s, PROBE_INFO, "libibverbs_version"));
@@ -80,8 +79,7 @@ public final class VerbsFfi {
             m.put("device_count", n);
             m.put("mlx5_device_count", s.get(JAVA_INT, PROBE_INFO.byteOffset(groupElement("mlx5_device_count"))));
             for (int i = 0; i < n; i++) {
-                MemorySegment d = a.allocate(DEVICE_INFO);
-                d.set(JAVA_INT, 0, (int) DEVICE_INFO.byteSize());
+                MemorySegment d = NativeLib.allocateSized(a, DEVICE_INFO);
                 if ((int) H.DEVICE_INFO_H.invokeExact(i, d) == 0) {
                     m.put("nic" + i, str(d, DEVICE_INFO, "name") + " fw " + str(d, DEVICE_INFO, "fw_ver")
                             + " part " + d.get(JAVA_INT, DEVICE_INFO.byteOffset(groupElement("vendor_part_id")))
@@ -98,8 +96,7 @@ public final class VerbsFfi {
     /** Null when a NIC is usable; else the reason. */
     static Throwable probe() {
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment s = a.allocate(PROBE_INFO);
-            s.set(JAVA_INT, 0, (int) PROBE_INFO.byteSize());
+            MemorySegment s = NativeLib.allocateSized(a, PROBE_INFO);
             int rc = (int) H.PROBE.invokeExact(s);
             if (rc != 0) {
                 return new MarrowException(H.LIB.lastError().isEmpty() ? "marrow_verbs_probe: " + H.LIB.statusName(rc)
