@@ -80,7 +80,8 @@ int main(void)
 		for (uint32_t p = 0; p < 2; p++)
 			for (uint32_t exp = 0; exp < 3; exp++)
 				run_checked(exp, ord, p, 8, &DEFAULT_OPTS);
-	/* the paper's inline sizes, and a long pointer write */
+	/* the inline sizes of Fig. 3a of "GPU-Initiated Communication: Dissecting
+	 * Down to the Bone", and a long pointer write */
 	static const uint32_t sizes[] = {16, 28, 32, 60, 92, 124, 220};
 	for (unsigned i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
 		run_checked(MARROW_GDA_EXP_PUT_COMPLETION, GDA_ORD_GPU_FENCE, MARROW_GDA_PAYLOAD_INLINE, sizes[i],

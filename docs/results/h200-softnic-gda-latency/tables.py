@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""Tables and derived numbers of h200-softnic-gda-latency.md, from the JSON lines beside it.
+"""Tables and derived numbers of ../h200-softnic-gda-latency.md, from the JSON lines beside it.
 
     python3 tables.py                  # print every table and every derived number
-    python3 tables.py --render T.md    # print T.md with {name} replaced by those values
+    python3 tables.py --render FILE    # print FILE with {name} replaced by those values
 
 Only the standard library. Times in the records are ns; the tables show µs.
 """
@@ -19,7 +19,7 @@ PAYLOADS = ["inline", "pointer"]
 ISSUE_TARGET_NS = 800
 PUTC_TARGET_NS = 3600
 
-# Labelled references, quoted from the seed paper (shared/seeds/000_cba823d70a1265db.txt):
+# Labelled references, quoted from the paper "GPU-Initiated Communication: Dissecting Down to the Bone":
 # Table 4, P-IB issue column (µs), rows in the order of ORDERINGS.
 PAPER_T4_PIB_ISSUE = dict(zip(ORDERINGS, [0.19, 0.70, 0.93, 0.70, 1.22, 2.37, 2.62]))
 # Table 3, P-IB, mini-gda inline: issue, put+completion, round trip (µs).

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""Tables and derived numbers of h200-softnic-proxy.md, from the JSON lines beside this file.
+"""Tables and derived numbers of ../h200-softnic-proxy.md, from the JSON lines beside this file.
 
     python3 tables.py                      # print every table and every named value
     python3 tables.py --render report.md.in > ../h200-softnic-proxy.md
@@ -23,8 +23,8 @@ RUN2 = HERE
 FILES = ["latency_cuda", "latency_cuda_warm", "latency_cpu", "rate_sweep_tuned", "rate_sweep_baseline",
          "rate_engine4"]
 ISSUE_TARGET_NS = 250          # the mini-proxy target: tuned enqueue p50 <= 0.25 us
-# Labelled seed references (P-IB: real ConnectX), quoted from the seed paper
-# (shared/seeds/000_cba823d70a1265db.txt): Table 3, mini-proxy issue / put+completion / round trip (µs);
+# Labelled seed references (P-IB: real ConnectX), quoted from the paper
+# "GPU-Initiated Communication: Dissecting Down to the Bone": Table 3, mini-proxy issue / put+completion / round trip (µs);
 # §4.3.1 and Fig. 7: batch 1 -> 16 gain, mini-proxy on P-GB200 at 8 workers, B = 16, and the
 # NVSHMEM IBGDA ceilings (dotted lines of Fig. 7) on P-IB and P-GB200 (M msg/s).
 PAPER_PIB_BASELINE = (2.27, 7.07, 14.59)

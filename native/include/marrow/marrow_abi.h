@@ -10,8 +10,10 @@
  *    and their sizes/offsets are exported through marrow_abi_query() so the
  *    Java loader can refuse to run on a mismatch (DiSNI-style handshake).
  *
- * Each library exports the three functions below under the same names; Java
- * looks them up per library handle (dlopen RTLD_LOCAL), so they never clash.
+ * Each library exports the functions below under the same names; Java looks
+ * them up per library handle (dlopen RTLD_LOCAL), so they never clash. Which
+ * fact lives where, and where a new struct or status code goes:
+ * docs/design/architecture.md §3-4.
  */
 #ifndef MARROW_ABI_H
 #define MARROW_ABI_H

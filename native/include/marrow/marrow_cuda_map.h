@@ -19,6 +19,8 @@
  * (cudaErrorHostMemoryAlreadyRegistered outside this table) is used as it
  * is and never unregistered here.
  *
+ * Background: docs/design/mlx5-formats.md §5.2.
+ *
  * The driver refuses IO-memory mappings unless loaded with
  * NVreg_RegistryDwords="PeerMappingOverride=1;": that failure answers
  * MARROW_EPERM and the message says so.

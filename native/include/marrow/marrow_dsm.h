@@ -36,7 +36,8 @@ extern "C" {
 #define MARROW_DSM_CTRL_OFFSET (192u * 1024u)
 /* 200 KiB per CTA: two of them exceed an SM's 228 KiB, so one CTA per SM. */
 #define MARROW_DSM_SMEM_BYTES (200u * 1024u)
-/* Largest TMA command; the study used 16 KiB commands. */
+/* Largest TMA command; the study "How does Hopper distributed shared memory
+ * actually move data?" used 16 KiB commands. */
 #define MARROW_DSM_MAX_TMA_CHUNK 16384u
 #define MARROW_DSM_DEFAULT_GROUP_THREADS 480u
 /* Device-side spin budget for an mbarrier wait (~0.5 s at 2 GHz). */

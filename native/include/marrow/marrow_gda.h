@@ -2,13 +2,16 @@
  * Copyright (c) 2026 The Marrow authors
  *
  * mini-gda: single-operation costs of RDMA WRITEs submitted by the thread
- * that owns an mlx5 RC queue pair (paper §4.1, Tables 3-4).
+ * that owns an mlx5 RC queue pair (§4.1 and Tables 3-4 of the paper
+ * "GPU-Initiated Communication: Dissecting Down to the Bone"). What each
+ * experiment times: docs/design/methods.md §2.
  *
  * The queues are described by views (struct marrow_qp_view / marrow_cq_view
  * of marrow_softnic.h), so any backend that owns mlx5-format queues plugs
- * in: the software NIC today, a verbs QP through mlx5dv_init_obj later. A
- * backend fills one struct marrow_gda_endpoint per QP; the runners below
- * only ever touch the memory the views and addresses name.
+ * in: the software NIC, and a ConnectX QP of libmarrow_verbs.so whose views
+ * come from mlx5dv_init_obj (marrow_mlx5.h; docs/design/mlx5-formats.md
+ * §5.1). A backend fills one struct marrow_gda_endpoint per QP; the runners
+ * below only ever touch the memory the views and addresses name.
  *
  * Runners (the timed loops stay in C/CUDA, never in Java):
  *  - marrow_gda_cpu_run (libmarrow_host.so): CPU threads play the device
@@ -45,7 +48,8 @@
 extern "C" {
 #endif
 
-/* Paper Table 4; same values as enum gda_ordering in gda_post.h. */
+/* The paper's Table 4 (docs/design/orderings.md); same values as enum
+ * gda_ordering in gda_post.h. */
 enum marrow_gda_ordering {
 	MARROW_GDA_ORD_NONE = 0,
 	MARROW_GDA_ORD_GPU_FENCE = 1,

@@ -191,7 +191,8 @@ struct marrow_proxy_rate_params {
 	uint32_t size;             /* sizeof(struct marrow_proxy_rate_params) */
 	uint32_t comp_mask;
 	uint32_t producers;        /* CPU producer threads; tuned: <= rings */
-	uint32_t msg_size;         /* bytes per WRITE (8 in the paper's experiment) */
+	uint32_t msg_size;         /* bytes per WRITE (8 in the mini-proxy experiment of
+	                              "GPU-Initiated Communication: Dissecting Down to the Bone") */
 	uint64_t messages;         /* per producer, timed */
 	uint64_t warmup;           /* per producer, before the timed region */
 	uint64_t timeout_ns;

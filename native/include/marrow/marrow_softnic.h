@@ -13,7 +13,8 @@
  * cq_view.buf with the owner-bit rule.
  *
  * All queue and MR memory is plain host memory (page-aligned) that a caller
- * may additionally pin and map into a GPU.
+ * may additionally pin and map into a GPU. The model (engine threads, modes,
+ * doorbells, errors, counters): docs/design/software-nic.md.
  *
  * Thread safety: control-path calls on one device are serialised internally;
  * destroy calls require that no producer touches the object any more.

@@ -8,6 +8,7 @@
  * mailbox; it polls CQEs with the owner-bit rule and keeps the CQ dbrec
  * consumer index current. Everything it does goes through the same memory
  * a GPU kernel would use; only the start-up drain peeks at the engine.
+ * What each benchmark times, excludes and reports: docs/design/methods.md §1.
  */
 #include <stdio.h>
 #include <string.h>

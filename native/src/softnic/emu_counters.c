@@ -7,7 +7,8 @@
  * rule and sums them. Each block is therefore an exact snapshot of one
  * thread at one point; with several threads the sum is a consistent cut per
  * thread. A CQE is published only after the counters that describe it, so a
- * reader that has seen a CQE reads counters that include it.
+ * reader that has seen a CQE reads counters that include it. What each
+ * counter counts: docs/design/software-nic.md §9.
  */
 #include <string.h>
 

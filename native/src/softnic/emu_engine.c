@@ -10,7 +10,8 @@
  * hot mode spins with a pause instruction between idle passes; idle mode
  * spins EMU_IDLE_SPIN passes, then sleeps with exponential back-off up to
  * idle_sleep_max_ns, which bounds the extra latency a producer can see
- * (GPU producers cannot wake a sleeping thread).
+ * (GPU producers cannot wake a sleeping thread). docs/design/software-nic.md
+ * §2-3 describes the model.
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -5,7 +5,8 @@
  * engine-private memory (the NIC's DMA read), execute them in SQ order and
  * write CQEs.
  *
- * Producer discovery (mlx5-formats.md §2.5): the target is the SQ doorbell
+ * Producer discovery (docs/design/mlx5-formats.md §3.5, and
+ * docs/design/software-nic.md §5): the target is the SQ doorbell
  * record's send counter (BE32, low 16 bits, exclusive WQEBB counter), read
  * when a UAR mailbox change (a doorbell) is seen; the doorbell's own index is
  * never trusted. Like a ConnectX, the engine does not act on a dbrec that

@@ -48,7 +48,8 @@ enum {
 };
 
 /* Emulator vendor syndromes (byte 54 of an error CQE). Firmware never uses
- * 0xE0..0xEF for these, so nobody mistakes them for real ConnectX codes. */
+ * 0xE0..0xEF for these, so nobody mistakes them for real ConnectX codes.
+ * Table of causes: docs/design/software-nic.md §7. */
 enum {
 	/* 0xE0 reserved */
 	EMU_VSYND_BAD_LKEY = 0xE1,       /* LOCAL_PROT: unknown/stale lkey or other PD */
