@@ -101,9 +101,10 @@ MARROW_GPU_FN void gpu_fence_sc_sys(void) { __atomic_thread_fence(__ATOMIC_SEQ_C
 #endif
 
 /* ---- ordered loads and stores to global memory -------------------------------
- * relaxed: a strong (morally strong within scope) access without ordering
- * of other accesses; it is what a poll of memory another agent writes must
- * use (a weak ld may be served from a stale L1 line forever). acquire: later
+ * relaxed: a strong access (PTX ISA: it is "morally strong" with other
+ * strong accesses in scope) that orders nothing else; it is what a poll of
+ * memory another agent writes must use, since a weak ld may keep returning
+ * a cached stale value. acquire: later
  * accesses of this thread stay after it. release: earlier accesses of this
  * thread stay before it. The scope names which observers the guarantee is
  * for. Widths: u32 (.b32), u64 (.b64), v2u32 (8 bytes, .v2.b32), v2u64 and
