@@ -56,13 +56,13 @@ struct marrow_proxy_cuda_ctx {
 	char note[160];
 };
 
-#define CU(call, what)                              \
-	do {                                        \
-		cudaError_t e_ = (call);            \
-		if (e_ != cudaSuccess) {            \
-			rc = marrow_cuda_fail(e_, "%s", what);     \
-			goto fail;                  \
-		}                                   \
+#define CU(call, what)                                         \
+	do {                                                   \
+		cudaError_t e_ = (call);                       \
+		if (e_ != cudaSuccess) {                       \
+			rc = marrow_cuda_fail(e_, "%s", what); \
+			goto fail;                             \
+		}                                              \
 	} while (0)
 
 /* Tuned completion counters in GPU memory, written by the CPU through a
