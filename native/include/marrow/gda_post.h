@@ -40,6 +40,8 @@
  *
  * The mapping of the paper's row names to these PTX forms is our reading of
  * the paper and of mlx5-formats.md §4 (which itself marks it unverified).
+ * Every fence, ordered store and the doorbell store is gpu_prims.h's (host
+ * C: C11 atomics); docs/design/gpu-primitives.md lists what each orders.
  * WQE stores are always the volatile 4-byte stores of mlx5_wqe.h
  * (st.volatile.global.b32 = STG.E.STRONG.SYS).
  *
@@ -79,6 +81,7 @@
 #define MARROW_GDA_POST_H
 
 #include <stdint.h>
+#include "marrow/gpu_prims.h"
 #include "marrow/marrow_abi.h"
 #include "marrow/mlx5_wqe.h"
 
@@ -86,7 +89,6 @@
 #define GDA_FN __device__ __forceinline__
 #else
 #include <sched.h>
-#include <time.h>
 #define GDA_FN static inline __attribute__((always_inline))
 #endif
 
@@ -149,22 +151,12 @@ struct gda_err {
 };
 
 /* ---- clocks ----------------------------------------------------------------
- * Budgets for bounded waits (and the timing of the experiments) in ns. */
+ * Budgets for bounded waits (and the timing of the experiments) in ns:
+ * %globaltimer on the GPU, CLOCK_MONOTONIC_RAW on the CPU (gpu_prims.h). */
+GDA_FN uint64_t gda_now_ns(void) { return gpu_globaltimer_ns(); }
 #if defined(__CUDACC__)
-GDA_FN uint64_t gda_now_ns(void)
-{
-	uint64_t t;
-	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-	return t;
-}
 GDA_FN void gda_relax(uint32_t spins) { (void)spins; }
 #else
-GDA_FN uint64_t gda_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 /* Spin politely; after many spins also yield the core, so that a host with
  * fewer cores than spinning threads (poster, peer, NIC engine) still makes
  * progress instead of waiting for the scheduler's time slice. */
@@ -180,56 +172,7 @@ GDA_FN void gda_relax(uint32_t spins)
 }
 #endif
 
-/* ---- ordering primitives -------------------------------------------------- */
-#if defined(__CUDACC__)
-GDA_FN void gda_fence_acq_rel_gpu(void) { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
-GDA_FN void gda_fence_sc_gpu(void) { asm volatile("membar.gl;" ::: "memory"); }
-GDA_FN void gda_fence_acq_rel_sys(void) { asm volatile("fence.acq_rel.sys;" ::: "memory"); }
-GDA_FN void gda_fence_sc_sys(void) { asm volatile("membar.sys;" ::: "memory"); }
-GDA_FN void gda_st32_relaxed(uint32_t *p, uint32_t v)
-{
-	asm volatile("st.relaxed.sys.global.b32 [%0], %1;" :: "l"(p), "r"(v) : "memory");
-}
-GDA_FN void gda_st64_relaxed(uint64_t *p, uint64_t v)
-{
-	asm volatile("st.relaxed.sys.global.b64 [%0], %1;" :: "l"(p), "l"(v) : "memory");
-}
-GDA_FN void gda_st32_release_gpu(uint32_t *p, uint32_t v)
-{
-	asm volatile("st.release.gpu.global.b32 [%0], %1;" :: "l"(p), "r"(v) : "memory");
-}
-GDA_FN void gda_st64_release_gpu(uint64_t *p, uint64_t v)
-{
-	asm volatile("st.release.gpu.global.b64 [%0], %1;" :: "l"(p), "l"(v) : "memory");
-}
-GDA_FN void gda_st32_release_sys(uint32_t *p, uint32_t v)
-{
-	asm volatile("st.release.sys.global.b32 [%0], %1;" :: "l"(p), "r"(v) : "memory");
-}
-GDA_FN void gda_st64_release_sys(uint64_t *p, uint64_t v)
-{
-	asm volatile("st.release.sys.global.b64 [%0], %1;" :: "l"(p), "l"(v) : "memory");
-}
-GDA_FN uint64_t gda_ld64_relaxed(const uint64_t *p)
-{
-	uint64_t v;
-	asm volatile("ld.relaxed.sys.global.b64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-	return v;
-}
-#else
-/* On the CPU "gpu" and "sys" scope collapse into one (see the table above). */
-GDA_FN void gda_fence_acq_rel_gpu(void) { __atomic_thread_fence(__ATOMIC_ACQ_REL); }
-GDA_FN void gda_fence_sc_gpu(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
-GDA_FN void gda_fence_acq_rel_sys(void) { __atomic_thread_fence(__ATOMIC_ACQ_REL); }
-GDA_FN void gda_fence_sc_sys(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
-GDA_FN void gda_st32_relaxed(uint32_t *p, uint32_t v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
-GDA_FN void gda_st64_relaxed(uint64_t *p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
-GDA_FN void gda_st32_release_gpu(uint32_t *p, uint32_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
-GDA_FN void gda_st64_release_gpu(uint64_t *p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
-GDA_FN void gda_st32_release_sys(uint32_t *p, uint32_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
-GDA_FN void gda_st64_release_sys(uint64_t *p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
-GDA_FN uint64_t gda_ld64_relaxed(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
-#endif
+/* Loads, stores and fences are gpu_prims.h's (host C: C11 atomics). */
 
 /* Step 3+4+5: order, DBR, doorbell for variant ord. */
 GDA_FN void gda_publish(struct gda_sq *sq, int ord, uint32_t dbr_be, uint64_t db)
@@ -238,38 +181,38 @@ GDA_FN void gda_publish(struct gda_sq *sq, int ord, uint32_t dbr_be, uint64_t db
 
 	switch (ord) {
 	case GDA_ORD_NONE:
-		gda_st32_relaxed(dbr, dbr_be);
-		gda_st64_relaxed(sq->uar, db);
+		gpu_st_relaxed_sys_u32(dbr, dbr_be);
+		gpu_mmio_write64_db(sq->uar, db);
 		break;
 	case GDA_ORD_GPU_FENCE:
-		gda_st32_relaxed(dbr, dbr_be);
-		gda_fence_acq_rel_gpu();
-		gda_st64_relaxed(sq->uar, db);
+		gpu_st_relaxed_sys_u32(dbr, dbr_be);
+		gpu_fence_acq_rel_gpu();
+		gpu_mmio_write64_db(sq->uar, db);
 		break;
 	case GDA_ORD_GPU_FENCE_DBREC:
-		gda_fence_acq_rel_gpu();
-		gda_st32_relaxed(dbr, dbr_be);
-		gda_fence_acq_rel_gpu();
-		gda_st64_relaxed(sq->uar, db);
+		gpu_fence_acq_rel_gpu();
+		gpu_st_relaxed_sys_u32(dbr, dbr_be);
+		gpu_fence_acq_rel_gpu();
+		gpu_mmio_write64_db(sq->uar, db);
 		break;
 	case GDA_ORD_RELEASE_GPU:
-		gda_st32_release_gpu(dbr, dbr_be);
-		gda_st64_release_gpu(sq->uar, db);
+		gpu_st_release_gpu_u32(dbr, dbr_be);
+		gpu_mmio_write64_db_release_gpu(sq->uar, db);
 		break;
 	case GDA_ORD_THREADFENCE:
-		gda_fence_sc_gpu();
-		gda_st32_relaxed(dbr, dbr_be);
-		gda_fence_sc_gpu();
-		gda_st64_relaxed(sq->uar, db);
+		gpu_fence_sc_gpu();
+		gpu_st_relaxed_sys_u32(dbr, dbr_be);
+		gpu_fence_sc_gpu();
+		gpu_mmio_write64_db(sq->uar, db);
 		break;
 	case GDA_ORD_RELEASE_SYS:
-		gda_st32_release_sys(dbr, dbr_be);
-		gda_st64_release_sys(sq->uar, db);
+		gpu_st_release_sys_u32(dbr, dbr_be);
+		gpu_mmio_write64_db_release_sys(sq->uar, db);
 		break;
-	default: /* GDA_ORD_FENCE_SYS */
-		gda_st32_relaxed(dbr, dbr_be);
-		gda_fence_sc_sys();
-		gda_st64_relaxed(sq->uar, db);
+	default: /* GDA_ORD_FENCE_SYS: the one rdma-core would write */
+		gpu_st_relaxed_sys_u32(dbr, dbr_be);
+		gpu_udma_to_device_barrier();
+		gpu_mmio_write64_db(sq->uar, db);
 		break;
 	}
 }
@@ -283,16 +226,16 @@ GDA_FN void gda_acquire(int ord)
 	case GDA_ORD_GPU_FENCE:
 	case GDA_ORD_GPU_FENCE_DBREC:
 	case GDA_ORD_RELEASE_GPU:
-		gda_fence_acq_rel_gpu();
+		gpu_fence_acq_rel_gpu();
 		break;
 	case GDA_ORD_THREADFENCE:
-		gda_fence_sc_gpu();
+		gpu_fence_sc_gpu();
 		break;
 	case GDA_ORD_RELEASE_SYS:
-		gda_fence_acq_rel_sys();
+		gpu_fence_acq_rel_sys();
 		break;
 	default:
-		gda_fence_sc_sys();
+		gpu_fence_sc_sys();
 		break;
 	}
 }
@@ -380,7 +323,7 @@ GDA_FN int gda_wait_cqe(struct gda_sq *sq, struct gda_cq *cq, int ord, uint32_t 
 	uint8_t oo;
 
 	for (;;) {
-		v = gda_ld64_relaxed(tail);
+		v = gpu_ld_relaxed_sys_u64(tail);
 		oo = (uint8_t)(v >> 56);
 		seen = (uint16_t)((((v >> 32) & 0xffu) << 8) | ((v >> 40) & 0xffu));
 		if ((oo >> 4) != MX_CQE_INVALID) {
@@ -412,7 +355,7 @@ GDA_FN int gda_wait_cqe(struct gda_sq *sq, struct gda_cq *cq, int ord, uint32_t 
 		uint32_t qpn = mx_be32toh((uint32_t)v) & 0xffffffu;
 		if (!cq->collapsed) {
 			cq->ci++;
-			gda_st32_relaxed(&cq->dbrec[0], mx_htobe32(cq->ci & 0xffffffu));
+			gpu_st_relaxed_sys_u32(&cq->dbrec[0], mx_htobe32(cq->ci & 0xffffffu));
 		}
 		if (op != MX_CQE_REQ || (!cq->collapsed && seen != want) || qpn != sq->qpn) {
 			err->status = op == MX_CQE_REQ ? MARROW_EPROTO : MARROW_EIO;
@@ -435,7 +378,7 @@ GDA_FN int gda_wait_word(const uint64_t *p, uint64_t want, int ord, uint64_t tim
 	uint64_t deadline = 0;
 	uint32_t spins = 0;
 
-	while (gda_ld64_relaxed(p) != want) {
+	while (gpu_ld_relaxed_sys_u64(p) != want) {
 		if ((++spins & 63u) == 1u) {
 			uint64_t now = gda_now_ns();
 			if (deadline == 0) {

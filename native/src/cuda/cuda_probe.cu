@@ -8,6 +8,7 @@
 #include <string.h>
 #include <cuda_runtime_api.h>
 #include "common/marrow_common.h"
+#include "cuda/cuda_host.h"
 #include "marrow/marrow_cuda.h"
 
 static int check_size(uint32_t size, size_t need, const char *fn)
@@ -78,11 +79,8 @@ static int attr(int dev, enum cudaDeviceAttr a, const char *name, int32_t *out)
 	int v = 0;
 	cudaError_t err = cudaDeviceGetAttribute(&v, a, dev);
 
-	if (err != cudaSuccess) {
-		(void)cudaGetLastError();
-		return marrow_fail(MARROW_EIO, "cudaDeviceGetAttribute(%s, dev %d) failed: %s",
-				   name, dev, cudaGetErrorString(err));
-	}
+	if (err != cudaSuccess)
+		return marrow_cuda_fail(err, "cudaDeviceGetAttribute(%s, dev %d)", name, dev);
 	*out = v;
 	return MARROW_OK;
 }
@@ -130,21 +128,15 @@ extern "C" MARROW_API int marrow_cuda_device_info(int dev, struct marrow_cuda_de
 
 	memset(&prop, 0, sizeof(prop));
 	err = cudaGetDeviceProperties(&prop, dev);
-	if (err != cudaSuccess) {
-		(void)cudaGetLastError();
-		return marrow_fail(MARROW_EIO, "cudaGetDeviceProperties(%d) failed: %s",
-				   dev, cudaGetErrorString(err));
-	}
+	if (err != cudaSuccess)
+		return marrow_cuda_fail(err, "cudaGetDeviceProperties(%d)", dev);
 	snprintf(out->name, sizeof(out->name), "%s", prop.name);
 	memcpy(out->uuid, prop.uuid.bytes, sizeof(out->uuid));
 	out->total_mem_bytes = prop.totalGlobalMem;
 
 	err = cudaDeviceGetPCIBusId(out->pci_bus_id, (int)sizeof(out->pci_bus_id), dev);
-	if (err != cudaSuccess) {
-		(void)cudaGetLastError();
-		return marrow_fail(MARROW_EIO, "cudaDeviceGetPCIBusId(%d) failed: %s",
-				   dev, cudaGetErrorString(err));
-	}
+	if (err != cudaSuccess)
+		return marrow_cuda_fail(err, "cudaDeviceGetPCIBusId(%d)", dev);
 	out->pci_bus_id[sizeof(out->pci_bus_id) - 1] = '\0';
 
 	ATTR(cc_major, cudaDevAttrComputeCapabilityMajor);

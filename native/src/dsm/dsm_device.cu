@@ -5,18 +5,10 @@
 // suite, and what does it report (SMs, opt-in smem, cluster occupancy).
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "dsm/dsm_host.cuh"
 
 namespace dsm {
-
-int cuda_fail(cudaError_t e, const char *what)
-{
-	(void)cudaGetLastError(); // clear a non-sticky error for the next call
-	return marrow_fail(MARROW_EIO, "%s failed: %s (%s = %d)", what, cudaGetErrorString(e), cudaGetErrorName(e),
-			   (int)e);
-}
 
 int check_header(uint32_t size, uint32_t comp_mask, size_t need, const char *fn)
 {
@@ -43,7 +35,7 @@ int require_hopper(int dev, cudaDeviceProp *prop)
 				   count);
 	e = cudaGetDeviceProperties(prop, dev);
 	if (e != cudaSuccess)
-		return cuda_fail(e, "cudaGetDeviceProperties");
+		return marrow_cuda_fail(e, "cudaGetDeviceProperties");
 	if (prop->major < 9)
 		return marrow_fail(MARROW_ENODEV, "needs a Hopper-class GPU (sm_90+), found %s (sm_%d%d)", prop->name,
 				   prop->major, prop->minor);
@@ -58,28 +50,8 @@ int require_hopper(int dev, cudaDeviceProp *prop)
 				   prop->name, prop->sharedMemPerBlockOptin, MARROW_DSM_SMEM_BYTES);
 	e = cudaSetDevice(dev);
 	if (e != cudaSuccess)
-		return cuda_fail(e, "cudaSetDevice");
+		return marrow_cuda_fail(e, "cudaSetDevice");
 	return MARROW_OK;
-}
-
-int wait_event(cudaEvent_t ev, uint32_t timeout_ms, const char *what)
-{
-	struct timespec t0, t;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (;;) {
-		cudaError_t e = cudaEventQuery(ev);
-		if (e == cudaSuccess)
-			return MARROW_OK;
-		if (e != cudaErrorNotReady)
-			return cuda_fail(e, what);
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		double ms = (t.tv_sec - t0.tv_sec) * 1e3 + (t.tv_nsec - t0.tv_nsec) / 1e6;
-		if (ms > timeout_ms)
-			return marrow_fail(MARROW_ETIMEDOUT, "%s: GPU work still running after %u ms (host watchdog)", what,
-					   timeout_ms);
-		struct timespec nap = {0, 50 * 1000};
-		nanosleep(&nap, NULL);
-	}
 }
 
 } // namespace dsm

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "common/marrow_common.h"
+#include "cuda/cuda_host.h"
 #include "marrow/marrow_dsm.h"
 
 namespace dsm {
@@ -18,13 +19,8 @@ namespace dsm {
 // MARROW_ENODEV with "needs a Hopper-class GPU (sm_90+), found ...".
 int require_hopper(int dev, cudaDeviceProp *prop);
 
-// MARROW_EIO with the CUDA error's name and text; clears the sticky-free
-// last error so the next call starts clean.
-int cuda_fail(cudaError_t e, const char *what);
-
-// Waits for ev without blocking forever: polls, gives up after timeout_ms
-// with MARROW_ETIMEDOUT (device waits are bounded, this is the backstop).
-int wait_event(cudaEvent_t ev, uint32_t timeout_ms, const char *what);
+// CUDA errors and the bounded kernel wait are cuda/cuda_host.h's
+// (marrow_cuda_fail, marrow_cuda_wait_event).
 
 // Checks the size/comp_mask header of an ABI struct.
 int check_header(uint32_t size, uint32_t comp_mask, size_t need, const char *fn);

@@ -42,10 +42,10 @@ __global__ void __launch_bounds__(32, 1)
 			const uint32_t dst = (rank + step) % n;
 			const uint32_t remote = mapa(base, dst);
 			uint32_t idx = 0;
-			uint64_t c0 = clock64_now();
+			uint64_t c0 = gpu_clock64();
 			for (uint32_t h = 0; h < hops; h++)
 				idx = ld_cluster_u32(remote + 4u * idx);
-			uint64_t c1 = clock64_now();
+			uint64_t c1 = gpu_clock64();
 			cycles[rank * n + dst] = c1 - c0;
 			final_idx[rank * n + dst] = idx;
 		}
@@ -89,7 +89,7 @@ extern "C" MARROW_API int marrow_dsm_latency(const struct marrow_dsm_lat_params 
 	if (e == cudaSuccess)
 		e = cudaFuncSetAttribute(latency_kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
 	if (e != cudaSuccess)
-		return cuda_fail(e, "cudaFuncSetAttribute(latency_kernel)");
+		return marrow_cuda_fail(e, "cudaFuncSetAttribute(latency_kernel)");
 
 	cudaLaunchConfig_t cfg = {};
 	cudaLaunchAttribute attr[1];
@@ -116,28 +116,28 @@ extern "C" MARROW_API int marrow_dsm_latency(const struct marrow_dsm_lat_params 
 	    (e = cudaMalloc(&d_idx, nn * sizeof(uint32_t) * p->reps)) != cudaSuccess ||
 	    (e = cudaMalloc(&d_smid, n * sizeof(uint32_t) * p->reps)) != cudaSuccess ||
 	    (e = cudaEventCreateWithFlags(&done, cudaEventDisableTiming)) != cudaSuccess) {
-		rc = cuda_fail(e, "cudaMalloc/cudaEventCreate");
+		rc = marrow_cuda_fail(e, "cudaMalloc/cudaEventCreate");
 		goto out_free;
 	}
 	for (uint32_t r = 0; r < p->reps; r++) {
 		e = cudaLaunchKernelEx(&cfg, latency_kernel, hops, stride, d_cyc + r * nn, d_idx + r * nn, d_smid + r * n);
 		if (e != cudaSuccess) {
-			rc = cuda_fail(e, "cudaLaunchKernelEx(latency_kernel)");
+			rc = marrow_cuda_fail(e, "cudaLaunchKernelEx(latency_kernel)");
 			goto out_free;
 		}
 	}
 	if ((e = cudaEventRecord(done, 0)) != cudaSuccess) {
-		rc = cuda_fail(e, "cudaEventRecord");
+		rc = marrow_cuda_fail(e, "cudaEventRecord");
 		goto out_free;
 	}
-	rc = wait_event(done, MARROW_DSM_DEFAULT_TIMEOUT_MS, "marrow_dsm_latency");
+	rc = marrow_cuda_wait_event(done, (uint64_t)MARROW_DSM_DEFAULT_TIMEOUT_MS * 1000000u, "marrow_dsm_latency", NULL);
 	if (rc)
 		goto out_free;
 	for (uint32_t r = 0; r < p->reps; r++) {
 		if ((e = cudaMemcpy(h_cyc, d_cyc + r * nn, nn * sizeof(uint64_t), cudaMemcpyDeviceToHost)) != cudaSuccess ||
 		    (e = cudaMemcpy(h_idx, d_idx + r * nn, nn * sizeof(uint32_t), cudaMemcpyDeviceToHost)) != cudaSuccess ||
 		    (e = cudaMemcpy(h_smid, d_smid + r * n, n * sizeof(uint32_t), cudaMemcpyDeviceToHost)) != cudaSuccess) {
-			rc = cuda_fail(e, "cudaMemcpy");
+			rc = marrow_cuda_fail(e, "cudaMemcpy");
 			goto out_free;
 		}
 		for (uint32_t s = 0; s < n; s++) {

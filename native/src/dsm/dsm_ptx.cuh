@@ -10,6 +10,8 @@
 
 #include <stdint.h>
 
+#include "marrow/gpu_prims.h"
+
 // Every kernel body is wrapped in this guard; an older arch gets a trap
 // instead of a compile error so the fat binary still builds.
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -20,22 +22,9 @@
 
 namespace dsm {
 
-// Timer and identity registers. volatile + "memory": a stamp must not move
-// across the loads/stores/waits that define its event.
-__device__ __forceinline__ uint64_t clock64_now()
-{
-	uint64_t v;
-	asm volatile("mov.u64 %0, %%clock64;" : "=l"(v)::"memory");
-	return v;
-}
-
-__device__ __forceinline__ uint64_t globaltimer_now()
-{
-	uint64_t v;
-	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(v)::"memory");
-	return v;
-}
-
+// Timers (gpu_clock64, gpu_globaltimer_ns) and fences come from
+// gpu_prims.h; what stays here is DSM's own: identity registers, cluster
+// barriers, distributed-shared-memory accesses, mbarriers and TMA.
 __device__ __forceinline__ uint32_t smid()
 {
 	uint32_t v;
@@ -159,13 +148,6 @@ __device__ __forceinline__ uint4 ld_shared_v4(uint32_t addr)
 __device__ __forceinline__ uint4 Access<16>::ld_local(uint32_t addr)
 {
 	return ld_shared_v4(addr);
-}
-
-// Makes this thread's remote stores visible at cluster scope before what
-// follows (the writer-side "done" stamp).
-__device__ __forceinline__ void fence_acq_rel_cluster()
-{
-	asm volatile("fence.acq_rel.cluster;" ::: "memory");
 }
 
 // Orders generic-proxy shared writes before later async-proxy (TMA) access.

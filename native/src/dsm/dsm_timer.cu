@@ -25,13 +25,13 @@ __global__ void timer_kernel(uint64_t window_ns, TimerOut *out)
 {
 	if (threadIdx.x != 0)
 		return;
-	const uint64_t g0 = globaltimer_now();
-	const uint64_t c0 = clock64_now();
+	const uint64_t g0 = gpu_globaltimer_ns();
+	const uint64_t c0 = gpu_clock64();
 	uint64_t prev = g0, g = g0, min_step = ~0ull, steps = 0;
 	uint32_t reads = 0;
 	// Bounded by the window and by a read cap, so a stuck timer cannot hang.
 	while (g - g0 < window_ns && reads < (1u << 26)) {
-		g = globaltimer_now();
+		g = gpu_globaltimer_ns();
 		reads++;
 		if (g != prev) {
 			uint64_t d = g - prev;
@@ -41,7 +41,7 @@ __global__ void timer_kernel(uint64_t window_ns, TimerOut *out)
 			prev = g;
 		}
 	}
-	const uint64_t c1 = clock64_now();
+	const uint64_t c1 = gpu_clock64();
 	out->min_step = steps ? min_step : 0;
 	out->steps = steps;
 	out->clk_delta = c1 - c0;
@@ -74,24 +74,24 @@ extern "C" MARROW_API int marrow_dsm_timer_probe(int dev, uint32_t window_us, st
 	cudaEvent_t done = NULL;
 	cudaError_t e = cudaMalloc(&d, sizeof(TimerOut));
 	if (e != cudaSuccess)
-		return cuda_fail(e, "cudaMalloc");
+		return marrow_cuda_fail(e, "cudaMalloc");
 	if ((e = cudaEventCreateWithFlags(&done, cudaEventDisableTiming)) != cudaSuccess) {
-		rc = cuda_fail(e, "cudaEventCreate");
+		rc = marrow_cuda_fail(e, "cudaEventCreate");
 		goto out_free;
 	}
 	// First launch warms the clock up from idle; only the second counts.
 	for (int k = 0; k < 2; k++) {
 		timer_kernel<<<1, 32>>>((uint64_t)window_us * 1000u, d);
 		if ((e = cudaGetLastError()) != cudaSuccess || (e = cudaEventRecord(done, 0)) != cudaSuccess) {
-			rc = cuda_fail(e, "timer_kernel launch");
+			rc = marrow_cuda_fail(e, "timer_kernel launch");
 			goto out_free;
 		}
-		rc = wait_event(done, 10000, "marrow_dsm_timer_probe");
+		rc = marrow_cuda_wait_event(done, 10000ull * 1000000u, "marrow_dsm_timer_probe", NULL);
 		if (rc)
 			goto out_free;
 	}
 	if ((e = cudaMemcpy(&h, d, sizeof(h), cudaMemcpyDeviceToHost)) != cudaSuccess) {
-		rc = cuda_fail(e, "cudaMemcpy");
+		rc = marrow_cuda_fail(e, "cudaMemcpy");
 		goto out_free;
 	}
 	memset(out, 0, sizeof(*out));

@@ -129,8 +129,8 @@ __device__ __forceinline__ uint64_t load_inflight(uint32_t rsrc, uint32_t B, uin
 	st_shared_u32(base + MARROW_DSM_CTRL_OFFSET + 256u + 4u * (tid >> 5), touch);
 	named_barrier(1, G);
 	if (tid == 0) {
-		uint64_t c = clock64_now();
-		uint64_t g = globaltimer_now();
+		uint64_t c = gpu_clock64();
+		uint64_t g = gpu_globaltimer_ns();
 		me->clk_load_end = c;
 		me->gt_load_end = g;
 	}
@@ -196,8 +196,8 @@ __global__ void __launch_bounds__(1024, 1)
 	// ---- timed region
 	uint64_t c0 = 0;
 	if (tid == ctl) {
-		c0 = clock64_now();
-		uint64_t g0 = globaltimer_now();
+		c0 = gpu_clock64();
+		uint64_t g0 = gpu_globaltimer_ns();
 		me->clk_start = c0;
 		me->gt_start = g0;
 	}
@@ -236,8 +236,8 @@ __global__ void __launch_bounds__(1024, 1)
 				}
 				named_barrier(1, G);
 				if (tid == 0) {
-					uint64_t c = clock64_now();
-					uint64_t g = globaltimer_now();
+					uint64_t c = gpu_clock64();
+					uint64_t g = gpu_globaltimer_ns();
 					me->clk_load_end = c;
 					me->gt_load_end = g;
 				}
@@ -264,11 +264,11 @@ __global__ void __launch_bounds__(1024, 1)
 				store_tile<16>(src, rdst, B, t, G);
 			// Remote stores are weak: the group is done only once they are
 			// visible at cluster scope.
-			fence_acq_rel_cluster();
+			gpu_fence_acq_rel_cluster();
 			named_barrier(2, G);
 			if (t == 0) {
-				uint64_t c = clock64_now();
-				uint64_t g = globaltimer_now();
+				uint64_t c = gpu_clock64();
+				uint64_t g = gpu_globaltimer_ns();
 				me->clk_store_end = c;
 				me->gt_store_end = g;
 			}
@@ -282,7 +282,7 @@ __global__ void __launch_bounds__(1024, 1)
 				uint32_t n = B - off < a.chunk_bytes ? B - off : a.chunk_bytes;
 				tma_put(rdst + off, src + off, n, rbar);
 			}
-			me->clk_tma_issued = clock64_now();
+			me->clk_tma_issued = gpu_clock64();
 		}
 		if (recv_tma) {
 			// Bounded wait: a lost completion becomes a flagged sample, not a hang.
@@ -290,11 +290,11 @@ __global__ void __launch_bounds__(1024, 1)
 			bool done = false;
 			while (!(done = mbar_try_wait(bar, 0))) {
 				polls++;
-				if (clock64_now() - c0 > a.wait_budget)
+				if (gpu_clock64() - c0 > a.wait_budget)
 					break;
 			}
-			uint64_t c = clock64_now();
-			uint64_t g = globaltimer_now();
+			uint64_t c = gpu_clock64();
+			uint64_t g = gpu_globaltimer_ns();
 			me->clk_recv_end = c;
 			me->gt_recv_end = g;
 			me->wait_polls = polls + 1;
@@ -454,11 +454,11 @@ int set_attributes()
 	cudaError_t e = cudaFuncSetAttribute(traffic_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
 					     (int)MARROW_DSM_SMEM_BYTES);
 	if (e != cudaSuccess)
-		return cuda_fail(e, "cudaFuncSetAttribute(MaxDynamicSharedMemorySize)");
+		return marrow_cuda_fail(e, "cudaFuncSetAttribute(MaxDynamicSharedMemorySize)");
 	// Clusters above 8 CTAs are non-portable and refused without this.
 	e = cudaFuncSetAttribute(traffic_kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
 	if (e != cudaSuccess)
-		return cuda_fail(e, "cudaFuncSetAttribute(NonPortableClusterSizeAllowed)");
+		return marrow_cuda_fail(e, "cudaFuncSetAttribute(NonPortableClusterSizeAllowed)");
 	return MARROW_OK;
 }
 
@@ -556,7 +556,7 @@ int traffic_max_active_clusters(int n, uint32_t group_threads, int *out)
 	cudaLaunchConfig_t cfg = launch_config((uint32_t)n, group_threads, attr);
 	cudaError_t e = cudaOccupancyMaxActiveClusters(out, traffic_kernel, &cfg);
 	if (e != cudaSuccess)
-		return cuda_fail(e, "cudaOccupancyMaxActiveClusters");
+		return marrow_cuda_fail(e, "cudaOccupancyMaxActiveClusters");
 	return MARROW_OK;
 }
 
@@ -585,7 +585,7 @@ extern "C" MARROW_API int marrow_dsm_run(const struct marrow_dsm_params *p, stru
 	int clusters = 0;
 	cudaError_t e = cudaOccupancyMaxActiveClusters(&clusters, traffic_kernel, &cfg);
 	if (e != cudaSuccess)
-		return cuda_fail(e, "cudaOccupancyMaxActiveClusters");
+		return marrow_cuda_fail(e, "cudaOccupancyMaxActiveClusters");
 	if (clusters < 1)
 		return marrow_fail(MARROW_EINVAL, "marrow_dsm_run: a cluster of %u CTAs x %u B shared memory cannot be "
 				   "scheduled on %s (max active clusters 0)", n, MARROW_DSM_SMEM_BYTES, prop.name);
@@ -596,9 +596,9 @@ extern "C" MARROW_API int marrow_dsm_run(const struct marrow_dsm_params *p, stru
 	cudaEvent_t done = NULL;
 	e = cudaMalloc(&d_out, bytes);
 	if (e != cudaSuccess)
-		return cuda_fail(e, "cudaMalloc");
+		return marrow_cuda_fail(e, "cudaMalloc");
 	if ((e = cudaMemset(d_out, 0, bytes)) != cudaSuccess || (e = cudaEventCreateWithFlags(&done, cudaEventDisableTiming)) != cudaSuccess) {
-		rc = cuda_fail(e, "cudaMemset/cudaEventCreate");
+		rc = marrow_cuda_fail(e, "cudaMemset/cudaEventCreate");
 		goto out_free;
 	}
 	for (uint32_t k = 0; k < total; k++) {
@@ -606,21 +606,22 @@ extern "C" MARROW_API int marrow_dsm_run(const struct marrow_dsm_params *p, stru
 		uint32_t run = k < p->warmup ? p->run_id + 0x80000000u + k : p->run_id + (k - p->warmup);
 		e = cudaLaunchKernelEx(&cfg, traffic_kernel, a, run, d_out + (size_t)k * n);
 		if (e != cudaSuccess) {
-			rc = cuda_fail(e, "cudaLaunchKernelEx(traffic_kernel)");
+			rc = marrow_cuda_fail(e, "cudaLaunchKernelEx(traffic_kernel)");
 			goto out_free;
 		}
 	}
 	if ((e = cudaEventRecord(done, 0)) != cudaSuccess) {
-		rc = cuda_fail(e, "cudaEventRecord");
+		rc = marrow_cuda_fail(e, "cudaEventRecord");
 		goto out_free;
 	}
-	rc = wait_event(done, p->timeout_ms ? p->timeout_ms : MARROW_DSM_DEFAULT_TIMEOUT_MS, "marrow_dsm_run");
+	rc = marrow_cuda_wait_event(done, (uint64_t)(p->timeout_ms ? p->timeout_ms : MARROW_DSM_DEFAULT_TIMEOUT_MS) * 1000000u,
+				    "marrow_dsm_run", NULL);
 	if (rc)
 		goto out_free;
 	e = cudaMemcpy(out, d_out + (size_t)p->warmup * n, (size_t)p->reps * n * sizeof(marrow_dsm_sample),
 		       cudaMemcpyDeviceToHost);
 	if (e != cudaSuccess) {
-		rc = cuda_fail(e, "cudaMemcpy");
+		rc = marrow_cuda_fail(e, "cudaMemcpy");
 		goto out_free;
 	}
 	{

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <cuda_runtime_api.h>
 
+#include "cuda/cuda_host.h"
 #include "marrow/marrow_cuda_map.h"
 #include "gda/gda_validate.h"
 #include "gda/gda_kernels.cuh"
@@ -67,16 +68,14 @@ struct host_maps {
 	}
 };
 
-int cuda_fail(struct marrow_gda_result *res, cudaError_t e, const char *what)
+/* The shared CUDA error mapping, plus the result fields Java reads. */
+int cuda_fail(const char *fn, struct marrow_gda_result *res, cudaError_t e, const char *what)
 {
-	(void)cudaGetLastError();
 	res->cuda_error = (int32_t)e;
-	res->status = marrow_fail(MARROW_EIO, "marrow_gda_cuda_run: %s failed: %s (%s = %d)", what,
-				  cudaGetErrorString(e), cudaGetErrorName(e), (int)e);
-	return res->status;
+	return res->status = marrow_cuda_fail(e, "%s: %s", fn, what);
 }
 
-int map_all(host_maps &m, struct marrow_gda_result *res)
+int map_all(const char *fn, host_maps &m, struct marrow_gda_result *res)
 {
 	for (int i = 0; i < m.n; i++) {
 		void *h = (void *)m.r[i].lo;
@@ -85,14 +84,14 @@ int map_all(host_maps &m, struct marrow_gda_result *res)
 		if (e == cudaErrorHostMemoryAlreadyRegistered) {
 			(void)cudaGetLastError();
 		} else if (e != cudaSuccess) {
-			return cuda_fail(res, e, "cudaHostRegister of the queue/buffer memory");
+			return cuda_fail(fn, res, e, "cudaHostRegister of the queue/buffer memory");
 		} else {
 			m.r[i].owned = 1;
 		}
 		void *d = nullptr;
 		e = cudaHostGetDevicePointer(&d, h, 0);
 		if (e != cudaSuccess)
-			return cuda_fail(res, e, "cudaHostGetDevicePointer");
+			return cuda_fail(fn, res, e, "cudaHostGetDevicePointer");
 		m.r[i].dev = (uintptr_t)d;
 	}
 	return MARROW_OK;
@@ -154,7 +153,7 @@ int make_side(const host_maps &m, const struct marrow_gda_endpoint *e, gda_kside
 	return MARROW_OK;
 }
 
-cudaError_t launch(int ord, int blocks, const gda_kargs &a)
+cudaError_t launch_kernel(int ord, int blocks, const gda_kargs &a)
 {
 	switch (ord) {
 	case GDA_ORD_NONE: gda_kernel<GDA_ORD_NONE><<<blocks, 1>>>(a); break;
@@ -166,6 +165,37 @@ cudaError_t launch(int ord, int blocks, const gda_kargs &a)
 	default: gda_kernel<GDA_ORD_FENCE_SYS><<<blocks, 1>>>(a); break;
 	}
 	return cudaGetLastError();
+}
+
+/* Launches the variant's kernel and waits for it within a host deadline.
+ * Each iteration has at most two device-side waits, each bounded by
+ * timeout_ns, so a kernel that is still running after
+ * (2 * iterations + 1) * timeout_ns + 10 s has stopped making progress. */
+int run_kernel(const char *fn, int ord, int blocks, const gda_kargs &a, struct marrow_gda_result *res,
+	       const char *what)
+{
+	uint64_t its = a.warmup + a.iters;
+	uint64_t bound = marrow_sat_add(marrow_sat_mul(marrow_sat_add(marrow_sat_mul(2, its), 1), a.timeout_ns),
+					10000000000ull);
+	cudaEvent_t ev = nullptr;
+	cudaError_t e;
+	char msg[160];
+	int rc;
+
+	if ((e = cudaEventCreateWithFlags(&ev, cudaEventDisableTiming)) != cudaSuccess)
+		return cuda_fail(fn, res, e, "cudaEventCreate");
+	if ((e = launch_kernel(ord, blocks, a)) != cudaSuccess || (e = cudaEventRecord(ev, 0)) != cudaSuccess) {
+		rc = cuda_fail(fn, res, e, what);
+	} else {
+		snprintf(msg, sizeof(msg), "%s: %s", fn, what);
+		rc = marrow_cuda_wait_event(ev, bound, msg, &e);
+		if (rc != MARROW_OK) {
+			res->cuda_error = (int32_t)e;
+			res->status = rc;
+		}
+	}
+	cudaEventDestroy(ev);
+	return rc;
 }
 
 /* The message for a failed device-side wait, as the CPU runner words it. */
@@ -214,7 +244,7 @@ int select_device(const char *fn, int dev, struct marrow_gda_result *res)
 		return res->status = marrow_fail(MARROW_ENODEV, "%s: CUDA device %d out of range (0..%d)", fn,
 						 dev, ndev - 1);
 	if ((e = cudaSetDevice(dev)) != cudaSuccess)
-		return cuda_fail(res, e, "cudaSetDevice");
+		return cuda_fail(fn, res, e, "cudaSetDevice");
 	return MARROW_OK;
 }
 
@@ -247,7 +277,7 @@ extern "C" MARROW_API int marrow_gda_cuda_run(const struct marrow_gda_config *cf
 	add_side(m, ep, (int)cfg->payload);
 	if (rtt)
 		add_side(m, peer, (int)cfg->payload);
-	rc = map_all(m, res);
+	rc = map_all(fn, m, res);
 	/* A hardware UAR is IO memory: the shared helper maps it (and names
 	 * PeerMappingOverride=1 when the driver refuses). */
 	if (rc == MARROW_OK && (ep->flags & MARROW_GDA_EP_UAR_MMIO))
@@ -275,23 +305,20 @@ extern "C" MARROW_API int marrow_gda_cuda_run(const struct marrow_gda_config *cf
 	    (e = cudaMalloc(&d_cyc, cfg->iters * sizeof(*d_cyc))) != cudaSuccess ||
 	    (e = cudaMalloc(&d_out, sizeof(*d_out))) != cudaSuccess ||
 	    (e = cudaMemset(d_out, 0, sizeof(*d_out))) != cudaSuccess) {
-		rc = cuda_fail(res, e, "cudaMalloc of the sample buffers");
+		rc = cuda_fail(fn, res, e, "cudaMalloc of the sample buffers");
 		goto done;
 	}
 	a.samples_ns = d_ns;
 	a.samples_cycles = d_cyc;
 	a.out = d_out;
-	/* Every device wait is bounded, so the synchronize returns. */
-	if ((e = launch((int)cfg->ordering, rtt ? 2 : 1, a)) != cudaSuccess ||
-	    (e = cudaDeviceSynchronize()) != cudaSuccess) {
-		rc = cuda_fail(res, e, "the mini-gda kernel");
+	/* Every device wait is bounded, so the kernel ends. */
+	if ((rc = run_kernel(fn, (int)cfg->ordering, rtt ? 2 : 1, a, res, "the mini-gda kernel")) != MARROW_OK)
 		goto done;
-	}
 	if ((e = cudaMemcpy(&out, d_out, sizeof(out), cudaMemcpyDeviceToHost)) != cudaSuccess ||
 	    (e = cudaMemcpy(samples_ns, d_ns, cfg->iters * sizeof(*d_ns), cudaMemcpyDeviceToHost)) != cudaSuccess ||
 	    (samples_cycles != nullptr &&
 	     (e = cudaMemcpy(samples_cycles, d_cyc, cfg->iters * sizeof(*d_cyc), cudaMemcpyDeviceToHost)) != cudaSuccess)) {
-		rc = cuda_fail(res, e, "cudaMemcpy of the samples");
+		rc = cuda_fail(fn, res, e, "cudaMemcpy of the samples");
 		goto done;
 	}
 	res->iters_done = out.iters_done;
@@ -349,7 +376,7 @@ extern "C" MARROW_API int marrow_gda_cuda_serve(const struct marrow_gda_config *
 	/* SQ/CQ/DBRs, UAR (RAM case), source, inbox; the destination is the
 	 * initiator's inbox on the other host and is never mapped. */
 	add_side(m, ep, (int)cfg->payload);
-	rc = map_all(m, res);
+	rc = map_all(fn, m, res);
 	if (rc == MARROW_OK && (ep->flags & MARROW_GDA_EP_UAR_MMIO))
 		rc = marrow_cuda_host_register(ep->qp->uar, 8, 1, &uar_dev);
 	memset(&a, 0, sizeof(a));
@@ -369,18 +396,16 @@ extern "C" MARROW_API int marrow_gda_cuda_serve(const struct marrow_gda_config *
 	memset(&out, 0, sizeof(out));
 	if ((e = cudaMalloc(&d_out, sizeof(*d_out))) != cudaSuccess ||
 	    (e = cudaMemset(d_out, 0, sizeof(*d_out))) != cudaSuccess) {
-		rc = cuda_fail(res, e, "cudaMalloc of the result block");
+		rc = cuda_fail(fn, res, e, "cudaMalloc of the result block");
 		goto done;
 	}
 	a.out = d_out;
 	/* One block: thread 0 runs gda_peer_loop; every wait in it is bounded
 	 * and it stops after warmup + iters pings, so the synchronize returns. */
-	if ((e = launch((int)cfg->ordering, 1, a)) != cudaSuccess || (e = cudaDeviceSynchronize()) != cudaSuccess) {
-		rc = cuda_fail(res, e, "the mini-gda peer kernel");
+	if ((rc = run_kernel(fn, (int)cfg->ordering, 1, a, res, "the mini-gda peer kernel")) != MARROW_OK)
 		goto done;
-	}
 	if ((e = cudaMemcpy(&out, d_out, sizeof(out), cudaMemcpyDeviceToHost)) != cudaSuccess) {
-		rc = cuda_fail(res, e, "cudaMemcpy of the peer's result");
+		rc = cuda_fail(fn, res, e, "cudaMemcpy of the peer's result");
 		goto done;
 	}
 	res->peer_posts = out.peer_posts;
@@ -404,15 +429,16 @@ done:
 
 extern "C" MARROW_API int marrow_gda_cuda_prepare(int cuda_device)
 {
+	static const char fn[] = "marrow_gda_cuda_prepare";
 	struct marrow_gda_result res;
 	cudaError_t e;
 	int rc;
 
 	memset(&res, 0, sizeof(res));
-	if ((rc = select_device("marrow_gda_cuda_prepare", cuda_device, &res)) != MARROW_OK)
+	if ((rc = select_device(fn, cuda_device, &res)) != MARROW_OK)
 		return rc;
 	/* cudaFree(0) creates the primary context now rather than in the first run */
 	if ((e = cudaFree(nullptr)) != cudaSuccess)
-		return cuda_fail(&res, e, "creating the CUDA context (cudaFree(0))");
+		return cuda_fail(fn, &res, e, "creating the CUDA context (cudaFree(0))");
 	return MARROW_OK;
 }

@@ -17,7 +17,8 @@
  *
  * Timing: %globaltimer (ns) around each sample, and %clock64 around the
  * same region, so the host can report the effective SM clock of the run
- * (cycles / ns) and a cycle count per sample.
+ * (cycles / ns) and a cycle count per sample. Both reads are gpu_prims.h's,
+ * compiler barriers, so the timed stores and loads stay between the stamps.
  */
 #ifndef MARROW_GDA_KERNELS_CUH
 #define MARROW_GDA_KERNELS_CUH
@@ -59,13 +60,6 @@ struct gda_kargs {
 	unsigned long long *samples_ns, *samples_cycles;
 	struct gda_kout *out;
 };
-
-__device__ __forceinline__ uint64_t gda_clock64(void)
-{
-	uint64_t c;
-	asm volatile("mov.u64 %0, %%clock64;" : "=l"(c));
-	return c;
-}
 
 __device__ __forceinline__ uint64_t gda_data_word(uint64_t it)
 {
@@ -164,10 +158,10 @@ __device__ void gda_main_loop(gda_kargs &a, uint32_t *words)
 		}
 		gda_stage(s, a, it, words, &w);
 		t0 = gda_now_ns();
-		c0 = gda_clock64();
+		c0 = gpu_clock64();
 		rc = gda_post_write(&s.sq, ORD, &w, &idx);
 		if (exp == MARROW_GDA_EXP_ISSUE) {
-			c1 = gda_clock64();
+			c1 = gpu_clock64();
 			t1 = gda_now_ns();
 		}
 		if (rc != MARROW_OK) {
@@ -177,14 +171,14 @@ __device__ void gda_main_loop(gda_kargs &a, uint32_t *words)
 		o->posts++;
 		if (exp == MARROW_GDA_EXP_ROUND_TRIP) {
 			rc = gda_wait_word(s.inbox_dev, gda_data_word(it), ORD, a.timeout_ns, &o->err);
-			c1 = gda_clock64();
+			c1 = gpu_clock64();
 			t1 = gda_now_ns();
 			if (rc == MARROW_OK)
 				rc = gda_wait_cqe(&s.sq, &s.cq, ORD, idx, a.timeout_ns, &o->err);
 		} else {
 			rc = gda_wait_cqe(&s.sq, &s.cq, ORD, idx, a.timeout_ns, &o->err);
 			if (exp == MARROW_GDA_EXP_PUT_COMPLETION) {
-				c1 = gda_clock64();
+				c1 = gpu_clock64();
 				t1 = gda_now_ns();
 			}
 		}

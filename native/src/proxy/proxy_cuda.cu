@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright (c) 2026 The Marrow authors
  *
- * mini-proxy GPU producers (libmarrow_cuda.so). GPU threads publish
- * descriptors into the proxy's rings, which live in pinned host memory
- * mapped into the GPU (cudaHostRegister); the CPU workers of
+ * mini-proxy GPU producers (libmarrow_cuda.so), host side: maps the
+ * proxy's rings into the GPU, sets up the completion counters, launches the
+ * kernels of proxy_cuda_kernels.cu and converts their samples. GPU threads
+ * publish descriptors into the proxy's rings, which live in pinned host
+ * memory mapped into the GPU (cudaHostRegister); the CPU workers of
  * libmarrow_host.so drain them. The two handoffs, on the GPU:
  *
  * baseline: atomicAdd on a head counter in device memory reserves the slot;
@@ -16,297 +18,24 @@
  *   16-byte system-scope store (the payload was written before the kernel,
  *   so no earlier GPU store needs ordering). Completion: a counter in GPU
  *   memory that the worker writes through a GDRCopy mapping when libgdrapi
- *   can be dlopened and pins memory; else a separate mapped pinned counter
- *   (recorded in cpl_kind / note).
+ *   can be dlopened and pins memory (cuda/gdrcopy.c); else a separate
+ *   mapped pinned counter (recorded in cpl_kind / note).
  *
- * Timing: clock64 per sample, converted to ns with the SM clock measured
- * over the same kernel against %globaltimer (not the nominal clock rate).
  * Every device wait is bounded by timeout_ns of %globaltimer and reports
- * where it stopped; the host bounds the kernel with a deadline too.
+ * where it stopped; the host bounds the kernel with a deadline too
+ * (marrow_cuda_wait_event).
  */
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <cuda_runtime_api.h>
 
 #include "common/marrow_common.h"
+#include "cuda/cuda_host.h"
+#include "cuda/gdrcopy.h"
 #include "marrow/marrow_proxy.h"
 #include "marrow/proxy_ring.h"
-
-/* ---- device helpers --------------------------------------------------------- */
-
-__device__ __forceinline__ uint64_t gtimer(void)
-{
-	uint64_t t;
-	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-	return t;
-}
-
-__device__ __forceinline__ uint64_t ld_acq_sys(const uint64_t *p)
-{
-	uint64_t v;
-	asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-	return v;
-}
-
-__device__ __forceinline__ uint64_t ld_relaxed_sys(const uint64_t *p)
-{
-	uint64_t v;
-	asm volatile("ld.relaxed.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-	return v;
-}
-
-__device__ __forceinline__ void st_rel_sys(uint64_t *p, uint64_t v)
-{
-	asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
-}
-
-__device__ __forceinline__ void st_relaxed_sys(uint64_t *p, uint64_t v)
-{
-	asm volatile("st.relaxed.sys.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
-}
-
-__device__ __forceinline__ void st16_relaxed_sys(struct mpr_desc *d, uint64_t w0, uint64_t w1)
-{
-	asm volatile("st.relaxed.sys.global.v2.u64 [%0], {%1, %2};" ::"l"(d), "l"(w0), "l"(w1) : "memory");
-}
-
-/* Device view of the rings and counters. */
-struct dev_rings {
-	uint8_t *arena;                  /* device pointer of the arena */
-	uint8_t *buf;                    /* device pointer of the experiment buffer */
-	uint32_t rings;
-	uint32_t log_slots;
-	uint32_t handoff;
-	uint32_t half;                   /* PE 1 offset in the buffer */
-	unsigned long long *head;        /* baseline: device-memory reservation counters */
-	uint64_t *prod;                  /* tuned: per ring {head, cached tail} kept across launches */
-	uint64_t *cpl;                   /* tuned: counters the GPU polls, 8 words per ring; NULL = arena */
-	uint64_t *cpl_expect;            /* rate: per ring completion count to wait for */
-	uint64_t timeout_ns;
-};
-
-struct dev_status {
-	int32_t code;                    /* 0 ok, 1 ring full, 2 completion, 3 reply */
-	uint32_t ring;
-	uint64_t pos;
-	uint64_t seen;
-};
-
-__device__ __forceinline__ const uint64_t *cpl_of(const dev_rings &d, uint32_t r)
-{
-	return d.cpl ? d.cpl + (uint64_t)r * 8 : &mpr_ctl_of(d.arena, r)->cpl;
-}
-
-__device__ void report(dev_status *s, int32_t code, uint32_t ring, uint64_t pos, uint64_t seen)
-{
-	if (atomicCAS((int *)&s->code, 0, code) == 0) {
-		s->ring = ring;
-		s->pos = pos;
-		s->seen = seen;
-	}
-}
-
-/* One enqueue; returns 0, or 1 when the ring stayed full for timeout_ns.
- * The tag carries the ring position, so a worker with check_order can
- * verify ring order for GPU producers as well (w1 arrives with tag 0). */
-__device__ __forceinline__ int enqueue(const dev_rings &d, uint32_t r, uint64_t &head, uint64_t &ctail,
-				       uint64_t w0, uint64_t w1, dev_status *st)
-{
-	const uint64_t N = 1ull << d.log_slots;
-	struct mpr_ctl *c = mpr_ctl_of(d.arena, r);
-	struct mpr_desc *slot;
-	uint64_t h, deadline = 0;
-
-	if (d.handoff == MARROW_PROXY_TUNED) {
-		h = head;
-		while (h - ctail >= N) {
-			ctail = ld_acq_sys(&c->tail);
-			if (h - ctail < N)
-				break;
-			if (deadline == 0)
-				deadline = gtimer() + d.timeout_ns;
-			else if (gtimer() > deadline) {
-				report(st, 1, r, h, ctail);
-				return 1;
-			}
-		}
-		slot = mpr_slots_of(d.arena, d.rings, d.log_slots, r) + (h & (N - 1));
-		st16_relaxed_sys(slot, w0, w1 | ((h & MPR_TAG_MASK) << 48) | mpr_lap_bit(h, d.log_slots));
-		head = h + 1;
-	} else {
-		h = atomicAdd(&d.head[r], 1ull);
-		for (uint64_t t = ld_acq_sys(&c->tail); h - t >= N; t = ld_acq_sys(&c->tail)) {
-			if (deadline == 0)
-				deadline = gtimer() + d.timeout_ns;
-			else if (gtimer() > deadline) {
-				report(st, 1, r, h, t);
-				return 1;
-			}
-		}
-		slot = mpr_slots_of(d.arena, d.rings, d.log_slots, r) + (h & (N - 1));
-		st_relaxed_sys(&slot->w0, w0);
-		st_rel_sys(&slot->w1, w1 | ((h & MPR_TAG_MASK) << 48) | mpr_lap_bit(h, d.log_slots));
-		head = h + 1;
-	}
-	return 0;
-}
-
-__device__ __forceinline__ int wait_at_least(const uint64_t *p, uint64_t want, uint64_t timeout_ns, dev_status *st,
-					     int32_t code, uint32_t ring)
-{
-	uint64_t deadline = 0, v;
-
-	while ((v = ld_relaxed_sys(p)) < want) {
-		if (deadline == 0)
-			deadline = gtimer() + timeout_ns;
-		else if (gtimer() > deadline) {
-			report(st, code, ring, want, v);
-			return 1;
-		}
-	}
-	return 0;
-}
-
-/* ---- kernels -------------------------------------------------------------------- */
-
-struct lat_args {
-	uint64_t total;
-	uint64_t warmup;
-	uint32_t do_rtt;
-	uint64_t first_value;            /* value of iteration 0 (prefilled source) */
-	long long *cycles;               /* 3 per sample: issue, putc, rtt */
-	uint64_t *calib;                 /* globaltimer, clock64 at start and end */
-};
-
-__global__ void lat_kernel(dev_rings d, lat_args a, dev_status *st)
-{
-	const uint32_t src0 = MARROW_PROXY_AREA_LAT;
-	uint64_t head = d.handoff == MARROW_PROXY_TUNED ? d.prod[0] : 0, ctail = d.prod[1];
-	const uint64_t *cpl = cpl_of(d, 0);
-	const uint64_t *flag0 = (const uint64_t *)(d.buf + MARROW_PROXY_FLAG_OFF);
-
-	a.calib[0] = gtimer();
-	a.calib[1] = clock64();
-	for (uint64_t i = 0; i < a.total; i++) {
-		uint64_t w0 = mpr_w0(src0 + (uint32_t)i * 8, d.half + MARROW_PROXY_FLAG_OFF);
-		uint64_t w1 = mpr_w1(8, MPR_OP_WRITE, 0, 0);
-		long long t0, t1, t2 = 0, t3 = 0;
-
-		t0 = clock64();
-		if (enqueue(d, 0, head, ctail, w0, w1, st))
-			break;
-		t1 = clock64();
-		if (!a.do_rtt) {
-			if (wait_at_least(cpl, head, d.timeout_ns, st, 2, 0))
-				break;
-			t2 = clock64();
-		} else {
-			uint64_t deadline = 0, want = a.first_value + i, v;
-
-			while ((v = ld_acq_sys(flag0)) != want) {
-				if (deadline == 0)
-					deadline = gtimer() + d.timeout_ns;
-				else if (gtimer() > deadline) {
-					report(st, 3, 1, want, v);
-					break;
-				}
-			}
-			if (st->code)
-				break;
-			t3 = clock64();
-		}
-		if (i >= a.warmup) {
-			long long *c = a.cycles + 3 * (i - a.warmup);
-			c[0] = t1 - t0;
-			c[1] = t2 ? t2 - t0 : 0;
-			c[2] = t3 ? t3 - t0 : 0;
-		}
-	}
-	a.calib[2] = gtimer();
-	a.calib[3] = clock64();
-	if (d.handoff == MARROW_PROXY_TUNED) {
-		d.prod[0] = head;
-		d.prod[1] = ctail;
-	}
-}
-
-enum { MAX_RINGS_PER_THREAD = 32 };
-
-struct rate_args {
-	uint32_t producers;
-	uint32_t msg_size;
-	uint64_t messages;
-	uint64_t *t_start;               /* per producer, globaltimer */
-	uint64_t *t_end;
-};
-
-__global__ void rate_kernel(dev_rings d, rate_args a, dev_status *st)
-{
-	const uint32_t p = blockIdx.x * blockDim.x + threadIdx.x;
-	const uint32_t R = d.rings, P = a.producers;
-	const uint64_t N = 1ull << d.log_slots;
-	uint32_t first, stride, nr;
-
-	if (p >= P)
-		return;
-	if (P <= R) {
-		first = p;
-		stride = P;
-		nr = (R - p + P - 1) / P;
-	} else {
-		first = p % R;
-		stride = R;
-		nr = 1;
-	}
-	uint64_t hd[MAX_RINGS_PER_THREAD], ct[MAX_RINGS_PER_THREAD];
-
-	/* tuned: this thread is the only producer of its rings; their head and
-	 * cached tail stay in thread-local storage during the run. */
-	for (uint32_t k = 0; k < nr; k++) {
-		hd[k] = d.prod[2 * (first + k * stride)];
-		ct[k] = d.prod[2 * (first + k * stride) + 1];
-	}
-	a.t_start[p] = gtimer();
-	for (uint64_t i = 0; i < a.messages && !st->code; i++) {
-		uint32_t k = (uint32_t)(i % nr), r = first + k * stride;
-		uint64_t j = (i / nr) % N;
-		uint32_t s = (uint32_t)(MARROW_PROXY_AREA_LAT + ((uint64_t)r * N + j) * a.msg_size);
-
-		if (enqueue(d, r, hd[k], ct[k], mpr_w0(s, d.half + s), mpr_w1(a.msg_size, MPR_OP_WRITE, 0, 0), st))
-			break;
-	}
-	for (uint32_t k = 0; k < nr; k++) {
-		d.prod[2 * (first + k * stride)] = hd[k];
-		d.prod[2 * (first + k * stride) + 1] = ct[k];
-	}
-	for (uint32_t k = 0; k < nr && !st->code; k++) {
-		uint32_t r = first + k * stride;
-
-		if (wait_at_least(cpl_of(d, r), d.cpl_expect[r], d.timeout_ns, st, 2, r))
-			break;
-	}
-	a.t_end[p] = gtimer();
-}
-
-/* ---- GDRCopy (dlopened) --------------------------------------------------------- */
-
-typedef struct gdr *gdr_t;
-typedef struct { unsigned long h; } gdr_mh_t;
-
-struct gdr_api {
-	void *lib;
-	gdr_t (*open)(void);
-	int (*close)(gdr_t);
-	int (*pin)(gdr_t, unsigned long, size_t, uint64_t, uint32_t, gdr_mh_t *);
-	int (*unpin)(gdr_t, gdr_mh_t);
-	int (*map)(gdr_t, gdr_mh_t, void **, size_t);
-	int (*unmap)(gdr_t, gdr_mh_t, void *, size_t);
-};
-
-enum { GPU_PAGE = 65536 };
+#include "proxy/proxy_cuda.cuh"
 
 /* ---- host side --------------------------------------------------------------------- */
 
@@ -319,11 +48,7 @@ struct marrow_proxy_cuda_ctx {
 	uint32_t cpl_kind;
 	void *cpl_alloc;                 /* cudaMalloc (GDR) or cudaHostAlloc (mapped) */
 	uint64_t *cpl_host;              /* what the CPU writes */
-	struct gdr_api g;
-	gdr_t gdr;
-	gdr_mh_t mh;
-	void *gdr_map;
-	size_t gdr_bytes;
+	struct marrow_gdr g;             /* g.host != NULL: counters in GPU memory via GDRCopy */
 	dev_status *st;                  /* mapped pinned */
 	uint64_t **targets;
 	int sm_khz;
@@ -331,71 +56,38 @@ struct marrow_proxy_cuda_ctx {
 	char note[160];
 };
 
-static int cu_fail(cudaError_t e, const char *what)
-{
-	(void)cudaGetLastError();
-	return marrow_fail(e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver ? MARROW_ENODEV : MARROW_EIO,
-			   "%s: %s (%s)", what, cudaGetErrorString(e), cudaGetErrorName(e));
-}
-
-#define CU(call, what)                              \
-	do {                                        \
-		cudaError_t e_ = (call);            \
-		if (e_ != cudaSuccess) {            \
-			rc = cu_fail(e_, what);     \
-			goto fail;                  \
-		}                                   \
+#define CU(call, what)                                         \
+	do {                                                   \
+		cudaError_t e_ = (call);                       \
+		if (e_ != cudaSuccess) {                       \
+			rc = marrow_cuda_fail(e_, "%s", what); \
+			goto fail;                             \
+		}                                              \
 	} while (0)
 
+/* Tuned completion counters in GPU memory, written by the CPU through a
+ * GDRCopy mapping; -1 with the reason in note when that is not possible. */
 static int try_gdr(marrow_proxy_cuda_ctx *c, size_t bytes, char *note, size_t nlen)
 {
-	void *raw = NULL;
+	const size_t page = MARROW_GDR_GPU_PAGE;
+	size_t pinned = (bytes + page - 1) & ~(page - 1);
+	void *raw = NULL, *map = NULL;
 	uintptr_t aligned;
-	void *map = NULL;
 
-	c->g.lib = dlopen("libgdrapi.so.2", RTLD_NOW | RTLD_LOCAL);
-	if (c->g.lib == NULL)
-		c->g.lib = dlopen("libgdrapi.so", RTLD_NOW | RTLD_LOCAL);
-	if (c->g.lib == NULL) {
-		snprintf(note, nlen, "GDRCopy not used: libgdrapi cannot be dlopened; tuned completion counter in mapped pinned host memory");
+	if (marrow_gdr_open(&c->g, note, nlen) != 0)
 		return -1;
-	}
-	*(void **)&c->g.open = dlsym(c->g.lib, "gdr_open");
-	*(void **)&c->g.close = dlsym(c->g.lib, "gdr_close");
-	*(void **)&c->g.pin = dlsym(c->g.lib, "gdr_pin_buffer");
-	*(void **)&c->g.unpin = dlsym(c->g.lib, "gdr_unpin_buffer");
-	*(void **)&c->g.map = dlsym(c->g.lib, "gdr_map");
-	*(void **)&c->g.unmap = dlsym(c->g.lib, "gdr_unmap");
-	if (!c->g.open || !c->g.close || !c->g.pin || !c->g.unpin || !c->g.map || !c->g.unmap) {
-		snprintf(note, nlen, "GDRCopy not used: libgdrapi lacks gdr_* symbols");
-		return -1;
-	}
-	c->gdr = c->g.open();
-	if (c->gdr == NULL) {
-		snprintf(note, nlen, "GDRCopy not used: gdr_open failed (gdrdrv kernel module not loaded?)");
-		return -1;
-	}
-	c->gdr_bytes = (bytes + GPU_PAGE - 1) & ~(size_t)(GPU_PAGE - 1);
-	if (cudaMalloc(&raw, c->gdr_bytes + GPU_PAGE) != cudaSuccess) {
+	if (cudaMalloc(&raw, pinned + page) != cudaSuccess) {
 		(void)cudaGetLastError();
 		snprintf(note, nlen, "GDRCopy not used: cudaMalloc failed");
 		return -1;
 	}
-	cudaMemset(raw, 0, c->gdr_bytes + GPU_PAGE);
-	aligned = ((uintptr_t)raw + GPU_PAGE - 1) & ~(uintptr_t)(GPU_PAGE - 1);
-	if (c->g.pin(c->gdr, aligned, c->gdr_bytes, 0, 0, &c->mh) != 0) {
+	cudaMemset(raw, 0, pinned + page);
+	aligned = ((uintptr_t)raw + page - 1) & ~(uintptr_t)(page - 1);
+	if (marrow_gdr_pin_map(&c->g, aligned, pinned, &map, note, nlen) != 0) {
 		cudaFree(raw);
-		snprintf(note, nlen, "GDRCopy not used: gdr_pin_buffer failed");
-		return -1;
-	}
-	if (c->g.map(c->gdr, c->mh, &map, c->gdr_bytes) != 0) {
-		c->g.unpin(c->gdr, c->mh);
-		cudaFree(raw);
-		snprintf(note, nlen, "GDRCopy not used: gdr_map failed");
 		return -1;
 	}
 	c->cpl_alloc = raw;
-	c->gdr_map = map;
 	c->cpl_host = (uint64_t *)map;        /* pinned at offset 0 of a GPU page: no info offset */
 	c->d.cpl = (uint64_t *)aligned;
 	snprintf(note, nlen, "tuned completion counter in GPU memory, written by the CPU through GDRCopy");
@@ -404,19 +96,12 @@ static int try_gdr(marrow_proxy_cuda_ctx *c, size_t bytes, char *note, size_t nl
 
 static void gdr_release(marrow_proxy_cuda_ctx *c)
 {
-	if (c->gdr_map) {
-		c->g.unmap(c->gdr, c->mh, c->gdr_map, c->gdr_bytes);
-		c->g.unpin(c->gdr, c->mh);
+	if (c->g.host) {
+		marrow_gdr_unmap(&c->g);
 		cudaFree(c->cpl_alloc);
-		c->gdr_map = NULL;
 		c->cpl_alloc = NULL;
 	}
-	if (c->gdr)
-		c->g.close(c->gdr);
-	c->gdr = NULL;
-	if (c->g.lib)
-		dlclose(c->g.lib);
-	c->g.lib = NULL;
+	marrow_gdr_close(&c->g);
 }
 
 extern "C" MARROW_API int marrow_proxy_cuda_close(struct marrow_proxy_cuda_ctx *c)
@@ -527,25 +212,15 @@ fail:
 	return rc;
 }
 
-/* Runs a launched kernel to completion within a host deadline. */
+/* Runs a launched kernel to completion within a host deadline, then reports
+ * the first device-side wait that gave up. */
 static int finish(marrow_proxy_cuda_ctx *c, cudaEvent_t ev, uint64_t timeout_ns, const char *what)
 {
-	struct timespec ts;
-	uint64_t end, now;
-	cudaError_t e;
+	uint64_t bound = marrow_sat_add(marrow_sat_mul(2, timeout_ns), 10000000000ull);
+	int rc = marrow_cuda_wait_event(ev, bound, what, NULL);
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	end = (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec + 2 * timeout_ns + 10000000000ull;
-	while ((e = cudaEventQuery(ev)) == cudaErrorNotReady) {
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		now = (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-		if (now > end)
-			return marrow_fail(MARROW_ETIMEDOUT, "%s: kernel still running past its bounded waits (GPU hung?)", what);
-		struct timespec nap = { 0, 100000 };
-		nanosleep(&nap, NULL);
-	}
-	if (e != cudaSuccess)
-		return cu_fail(e, what);
+	if (rc != MARROW_OK)
+		return rc;
 	if (c->st->code) {
 		static const char *names[] = { "", "a free ring slot", "a completion", "PE 1's reply" };
 		int code = c->st->code;
@@ -613,8 +288,7 @@ extern "C" MARROW_API int marrow_proxy_cuda_latency(struct marrow_proxy_cuda_ctx
 		la.cycles = cycles;
 		la.calib = calib;
 		c->d.timeout_ns = p->timeout_ns;
-		lat_kernel<<<1, 1>>>(c->d, la, c->st);
-		CU(cudaGetLastError(), "lat_kernel launch");
+		CU(proxy_launch_latency(c->d, la, c->st), "lat_kernel launch");
 		CU(cudaEventRecord(ev, 0), "cudaEventRecord");
 		rc = finish(c, ev, p->timeout_ns, phase ? "round trip" : "enqueue/put+completion");
 		if (rc != MARROW_OK)
@@ -716,8 +390,7 @@ extern "C" MARROW_API int marrow_proxy_cuda_rate(struct marrow_proxy_cuda_ctx *c
 	ra.messages = p->messages;
 	ra.t_start = ts;
 	ra.t_end = ts + p->producers;
-	rate_kernel<<<(p->producers + 127) / 128, p->producers < 128 ? p->producers : 128>>>(c->d, ra, c->st);
-	CU(cudaGetLastError(), "rate_kernel launch");
+	CU(proxy_launch_rate(c->d, ra, c->st), "rate_kernel launch");
 	CU(cudaEventRecord(ev, 0), "cudaEventRecord");
 	rc = finish(c, ev, p->timeout_ns, "rate");
 	if (rc != MARROW_OK)
