@@ -18,7 +18,7 @@
  * MARROW_ETIMEDOUT instead of spinning forever; error CQEs return MARROW_EIO
  * (never treated as "not yet", cf. NVIDIA/nccl#2383).
  *
- * ORDERING VARIANTS (paper Table 4). `ord` is always a compile-time constant
+ * ORDERING VARIANTS (Table 4 of the paper "GPU-Initiated Communication: Dissecting Down to the Bone"). `ord` is always a compile-time constant
  * at the call site (a template parameter of the kernel, a macro-instantiated
  * loop on the host), and every function here is force-inlined, so the switch
  * statements fold away and each variant compiles to its own straight line.
@@ -39,7 +39,7 @@
  *                   __threadfence_system()); DB
  *
  * The mapping of the paper's row names to these PTX forms is our reading of
- * the paper and of mlx5-formats.md §4 (which itself marks it unverified).
+ * the paper; docs/design/orderings.md sets out each variant and what it orders.
  * Every fence, ordered store and the doorbell store is gpu_prims.h's (host
  * C: C11 atomics); docs/design/gpu-primitives.md lists what each orders.
  * WQE stores are always the volatile 4-byte stores of mlx5_wqe.h

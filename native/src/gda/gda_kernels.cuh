@@ -12,7 +12,8 @@
  * stopping after warmup + iters pings or at the first bounded wait that
  * expires): a second GPU thread on a second SM that polls its inbox for
  * the data word and writes it back through its own QP, so the round trip
- * is GPU -> NIC -> GPU -> NIC -> GPU as in the paper (a CPU peer would put
+ * is GPU -> NIC -> GPU -> NIC -> GPU as in "GPU-Initiated Communication:
+ * Dissecting Down to the Bone" (a CPU peer would put
  * a CPU thread's reaction time in the measurement instead).
  *
  * Timing: %globaltimer (ns) around each sample, and %clock64 around the
