@@ -94,7 +94,7 @@ static int bench_setup(struct bench *b, const char *fn, struct marrow_emu_qp *qp
 	b->sq_mask = qp->sq_mask;
 	b->qpn = qp->qpn;
 	b->dbrec = qp->dbrec_page;
-	b->uar = (uint64_t *)qp->uar_page;
+	b->uar = (uint64_t *)qp->uar->page;
 	b->cqbuf = cq->buf;
 	b->cq_dbrec = cq->dbrec;
 	b->log_n = cq->log_n;
