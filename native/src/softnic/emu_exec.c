@@ -306,7 +306,8 @@ static uint32_t wait_or_fail(struct emu_thread *t, struct marrow_emu_qp *qp, uin
 		if (--qp->tries_left == 0)
 			goto fail;
 	}
-	qp->retry_at_ns = now + gap;
+	/* Retries keep their schedule even when the engine looked late. */
+	qp->retry_at_ns += gap;
 	return RES_OK;
 fail:
 	qp->wait_kind = EMU_WAIT_NONE;
