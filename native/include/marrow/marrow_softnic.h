@@ -267,6 +267,17 @@ MARROW_API int marrow_emu_bench_rate(struct marrow_emu_qp *qp, struct marrow_emu
 				     uint64_t remote_addr, uint32_t rkey, uint64_t timeout_ns,
 				     struct marrow_emu_bench_result *out);
 
+/* Message rate of `producers` CPU threads, each streaming to its own
+ * loopback QP (log_sq, max_inline) and send CQ, created here on dev and
+ * freed before returning. Consecutive QPNs spread the QPs over the device's
+ * engine threads. `messages` and `warmup` are per producer; out->messages
+ * is the total and out->elapsed_ns runs from the common start to the last
+ * producer's last CQE. */
+MARROW_API int marrow_emu_bench_rate_parallel(struct marrow_emu_device *dev, uint32_t producers,
+					      uint32_t msg_size, uint32_t batch, uint32_t log_sq,
+					      uint32_t max_inline, uint64_t messages, uint64_t warmup,
+					      uint64_t timeout_ns, struct marrow_emu_bench_result *out);
+
 /* Put+completion latency: `iters` times, post one signaled RDMA WRITE of
  * msg_size bytes, ring, spin on the CQE; samples_ns[i] = post start -> CQE
  * seen. `warmup` untimed iterations first. */
