@@ -265,8 +265,10 @@ int main(void)
 	FAILS(MARROW_EINVAL, marrow_emu_qp_create(NULL, &qa, &qp, &qv));
 	FAILS(MARROW_EINVAL, marrow_emu_qp_create(pd, NULL, &qp, &qv));
 	FAILS(MARROW_EINVAL, marrow_emu_qp_create(pd, &qa, &qp, NULL));
-	qa.max_inline_data = 988;       /* 16 WQEBBs worth */
+	qa.max_inline_data = 973;       /* ds 64: more than 6 bits */
 	qa.log_sq_wqebb_cnt = 4;
+	FAILS(MARROW_EINVAL, marrow_emu_qp_create(pd, &qa, &qp2, &qv2));
+	qa.max_inline_data = 972;       /* ds 63, 16 WQEBBs: the largest */
 	OK(marrow_emu_qp_create(pd, &qa, &qp2, &qv2));
 	OK(marrow_emu_qp_destroy(qp2));
 	qa.max_inline_data = 64;

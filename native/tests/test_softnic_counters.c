@@ -38,15 +38,17 @@ int main(void)
 	uint16_t last = 0;
 
 	/* Names and order come from the X-macro. */
-	CHECK(marrow_emu_counter_count() == MARROW_EMU_CTR_COUNT && MARROW_EMU_CTR_COUNT == 28,
+	CHECK(marrow_emu_counter_count() == MARROW_EMU_CTR_COUNT && MARROW_EMU_CTR_COUNT == 35,
 	      "counter count %d", marrow_emu_counter_count());
 	CHECK(strcmp(marrow_emu_counter_name(0), "emu_doorbells_observed") == 0, "name 0 %s",
 	      marrow_emu_counter_name(0));
 	CHECK(strcmp(marrow_emu_counter_name(MARROW_EMU_CTR_idle_passes), "emu_idle_passes") == 0,
-	      "last name %s", marrow_emu_counter_name(MARROW_EMU_CTR_idle_passes));
+	      "idle_passes name %s", marrow_emu_counter_name(MARROW_EMU_CTR_idle_passes));
+	CHECK(strcmp(marrow_emu_counter_name(MARROW_EMU_CTR_COUNT - 1), "emu_synd_transport_retry_exc") == 0,
+	      "last name %s", marrow_emu_counter_name(MARROW_EMU_CTR_COUNT - 1));
 	CHECK(strcmp(marrow_emu_counter_name(MARROW_EMU_CTR_cq_overruns), "emu_cq_overruns") == 0,
 	      "cq_overruns name");
-	CHECK(marrow_emu_counter_name(-1) == NULL && marrow_emu_counter_name(28) == NULL,
+	CHECK(marrow_emu_counter_name(-1) == NULL && marrow_emu_counter_name(35) == NULL,
 	      "out-of-range names are not NULL");
 
 	OK(marrow_emu_pd_alloc(dev, &pd));
@@ -190,7 +192,7 @@ int main(void)
 	{
 		uint64_t v[40];
 
-		FAILS(MARROW_EINVAL, marrow_emu_counters_read(dev, v, 29));
+		FAILS(MARROW_EINVAL, marrow_emu_counters_read(dev, v, 36));
 		FAILS(MARROW_EINVAL, marrow_emu_counters_read(dev, NULL, 3));
 		FAILS(MARROW_EINVAL, marrow_emu_counters_read(NULL, v, 3));
 		OK(marrow_emu_counters_read(dev, v, 2));

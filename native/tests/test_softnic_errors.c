@@ -116,7 +116,10 @@ static uint16_t raw_ctrl(struct t_qp *q, uint8_t opcode, uint16_t idx, uint32_t 
 {
 	uint16_t c = q->pi;
 
-	mx_set_ctrl_seg(t_wqe_byte(q, c, 0), idx, opcode, 0, qpn, 0, ds, 0, 0);
+	/* mx_set_ctrl_seg refuses ds > 63: store the raw byte like a buggy
+	 * producer would (ctrl byte 7 is the ds field). */
+	mx_set_ctrl_seg(t_wqe_byte(q, c, 0), idx, opcode, 0, qpn, 0, ds & 0x3f, 0, 0);
+	*t_wqe_byte(q, c, 7) = ds;
 	q->pi = (uint16_t)(c + bbs);
 	return c;
 }
@@ -128,9 +131,12 @@ static uint16_t ds_one_write(struct ctx *x, struct t_qp *q)
 {
 	return raw_ctrl(q, MX_OPCODE_RDMA_WRITE, q->pi, q->v.qpn, 1, 1);
 }
-static uint16_t ds_huge(struct ctx *x, struct t_qp *q)
+/* 988 B inline would need ds 64; a ConnectX reads 6 bits, i.e. ds 0.
+ * The engine then skips one WQEBB and parses the next one as a WQE, so
+ * this producer advances by one WQEBB to keep the flush sequence known. */
+static uint16_t ds_64(struct ctx *x, struct t_qp *q)
 {
-	return raw_ctrl(q, MX_OPCODE_NOP, q->pi, q->v.qpn, 200, 1);
+	return raw_ctrl(q, MX_OPCODE_RDMA_WRITE, q->pi, q->v.qpn, 64, 1);
 }
 static uint16_t qpn_mismatch(struct ctx *x, struct t_qp *q)
 {
@@ -173,12 +179,34 @@ static uint16_t op_atomic(struct ctx *x, struct t_qp *q)
 	return raw_ctrl(q, MX_OPCODE_ATOMIC_FA, q->pi, q->v.qpn, 4, 1);
 }
 
-/* ---- LOCAL_LENGTH ---- */
-static uint16_t inline_too_long(struct ctx *x, struct t_qp *q)
-{
-	static uint8_t buf[80];
+static void check_guards(struct ctx *x, const char *name);
 
-	return t_post_inline(q, a(x->dst + 100), x->dst_key, buf, 80, 0);   /* max_inline 64 */
+/* ---- LOCAL_LENGTH ---- */
+/* max_inline_data is a posting-side limit (rdma-core checks it in software);
+ * the NIC executes a well-formed WQE with more inline bytes. */
+static void inline_beyond_max_inline(struct ctx *x)
+{
+	struct t_ctrs before = t_counters(x->dev), after;
+	struct t_qp *q = &x->qp;
+	uint8_t buf[80];
+	uint32_t ds = 0;
+	uint16_t c;
+
+	printf("  case %-22s -> success (posting-side check)\n", "inline > max_inline");
+	CHECK(mx_ds_inline_write_checked(80, q->v.max_inline_data, &ds) == MX_ERANGE,
+	      "posting helper accepted 80 B inline with max_inline_data %u", q->v.max_inline_data);
+	for (int i = 0; i < 80; i++)
+		buf[i] = (uint8_t)(0x30 + i);
+	t_reconnect(q, q->v.qpn);
+	c = t_post_inline(q, a(x->dst + 100), x->dst_key, buf, 80, 1);
+	t_ring(q);
+	t_expect_cqe(&x->cq, MX_CQE_REQ, 0, q->v.qpn, c, NULL);
+	CHECK(memcmp(x->dst + 100, buf, 80) == 0, "80 B inline WRITE did not land");
+	CHECK(t_qp_state(q) == MARROW_QPS_RTS, "QP left RTS");
+	after = t_counters(x->dev);
+	CHECK_DELTA(before, after, synd_local_length, 0);
+	memset(x->dst + 100, GUARD, 80);
+	check_guards(x, "inline > max_inline");
 }
 static uint16_t message_too_long(struct ctx *x, struct t_qp *q)
 {
@@ -427,14 +455,13 @@ int main(void)
 	C("rkey stale", rkey_stale, MX_SYND_REMOTE_ACCESS, synd_remote_access);
 	C("ds 0", ds_zero, MX_SYND_LOCAL_QP_OP, synd_local_qp_op);
 	C("ds 1 WRITE", ds_one_write, MX_SYND_LOCAL_QP_OP, synd_local_qp_op);
-	C("ds > 16 WQEBBs", ds_huge, MX_SYND_LOCAL_QP_OP, synd_local_qp_op);
+	C("ds 64 reads as 0", ds_64, MX_SYND_LOCAL_QP_OP, synd_local_qp_op);
 	C("qpn mismatch", qpn_mismatch, MX_SYND_LOCAL_QP_OP, synd_local_qp_op);
 	C("wqe index mismatch", idx_mismatch, MX_SYND_LOCAL_QP_OP, synd_local_qp_op);
 	C("inline overruns ds", inline_overruns_ds, MX_SYND_LOCAL_QP_OP, synd_local_qp_op);
 	C("opcode RDMA_READ", op_read, MX_SYND_LOCAL_QP_OP, synd_local_qp_op);
 	C("opcode SEND", op_send, MX_SYND_LOCAL_QP_OP, synd_local_qp_op);
 	C("opcode ATOMIC_FA", op_atomic, MX_SYND_LOCAL_QP_OP, synd_local_qp_op);
-	C("inline > max_inline", inline_too_long, MX_SYND_LOCAL_LENGTH, synd_local_length);
 	C("message > 2^31", message_too_long, MX_SYND_LOCAL_LENGTH, synd_local_length);
 	C("WRITE_IMM, peer no RQ", imm_without_rq, MX_SYND_REMOTE_INVAL_REQ, synd_remote_inval_req);
 #undef C
@@ -443,6 +470,7 @@ int main(void)
 		 MARROW_EMU_CTR_synd_remote_access);
 
 	sq_overflow_case(&x);
+	inline_beyond_max_inline(&x);
 	user_err_case(&x);
 	class_c_case(&x);
 

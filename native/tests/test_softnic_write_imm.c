@@ -40,6 +40,8 @@ int main(void)
 	      qb.v.qpn);
 	t_connect(&qa, qb.v.qpn);
 	t_connect(&qb, qa.v.qpn);
+	/* rnr_retry 7: RNR retries forever (test_softnic_timers covers < 7). */
+	OK(marrow_emu_qp_set_timers(qa.qp, 14, 7, 7, 1));
 
 	/* No RQ WQE yet: the WRITE_IMM waits, nothing lands, no CQE. */
 	c0 = t_counters(dev);

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <infiniband/mlx5dv.h>
+#include "marrow/marrow_abi.h"
 #include "marrow/mlx5_wqe.h"
 
 _Static_assert(sizeof(uintptr_t) == 8, "mlx5dv_set_data_seg takes a 64-bit address here");
@@ -215,14 +216,24 @@ static void one_ctrl(uint16_t idx, uint8_t op, uint8_t opmod, uint32_t qpn,
 	memset(&ref, 0, sizeof(ref));
 	memset(&mx, 0xa5, sizeof(mx));
 	mlx5dv_set_ctrl_seg(&ref.s, idx, op, opmod, qpn, fm, ds, sig, imm);
-	mx_set_ctrl_seg(&mx, idx, op, opmod, qpn, fm, ds, sig, imm);
-	check_bytes(mx.b, ref.b, sizeof(mx.b), "mx_set_ctrl_seg");
+	if (ds > MX_MAX_WQE_DS) {
+		/* mlx5dv stores any 8-bit ds; a ConnectX reads 6 bits, so
+		 * mx refuses it and writes nothing. */
+		union ctrl_buf untouched;
+
+		memset(&untouched, 0xa5, sizeof(untouched));
+		CHECK_EQ(mx_set_ctrl_seg(&mx, idx, op, opmod, qpn, fm, ds, sig, imm), MX_ERANGE);
+		check_bytes(mx.b, untouched.b, sizeof(mx.b), "mx_set_ctrl_seg(ds > 63) wrote");
+	} else {
+		CHECK_EQ(mx_set_ctrl_seg(&mx, idx, op, opmod, qpn, fm, ds, sig, imm), 0);
+		check_bytes(mx.b, ref.b, sizeof(mx.b), "mx_set_ctrl_seg");
+	}
 
 	CHECK_EQ(mx_ctrl_opcode(&ref), op);
 	CHECK_EQ(mx_ctrl_opmod(&ref), opmod);
 	CHECK_EQ(mx_ctrl_wqe_idx(&ref), idx);
 	CHECK_EQ(mx_ctrl_qpn(&ref), qpn & 0xffffff);
-	CHECK_EQ(mx_ctrl_ds(&ref), ds);
+	CHECK_EQ(mx_ctrl_ds(&ref), ds & 0x3f);   /* the NIC's 6-bit view */
 	CHECK_EQ(mx_ctrl_fm_ce_se(&ref), fm);
 	CHECK_EQ(mx_ctrl_imm_be(&ref), imm);
 	CHECK_EQ(ref.s.signature, sig);
@@ -523,11 +534,30 @@ static void test_misc(void)
 	CHECK_EQ(mx_ds_inline_write(28), 4);
 	CHECK_EQ(mx_ds_inline_write(29), 5);
 	CHECK_EQ(mx_ds_pointer_write(1), 3);
-	for (uint32_t n = 1; n <= 16; n++) {
+	for (uint32_t n = 1; n < 16; n++) {
 		uint32_t max = mx_inline_max_for_wqebbs(n);
 
 		CHECK_EQ(mx_wqebbs(mx_ds_inline_write(max)), n);
 		CHECK_EQ(mx_wqebbs(mx_ds_inline_write(max + 1)), n + 1);
+	}
+	/* 16 WQEBBs hold 64 units, but ds is 6 bits: the largest inline RC
+	 * WRITE is 63 * 16 - 16 - 16 - 4 = 972 B (ds 63); 973 B needs ds 64. */
+	{
+		uint32_t ds = 0;
+
+		CHECK_EQ(mx_inline_max_for_wqebbs(16), 972);
+		CHECK_EQ(mx_inline_max_for_wqebbs(17), 972);
+		CHECK_EQ(MX_MAX_INLINE_RC_WRITE, 972);
+		CHECK_EQ(mx_ds_inline_write(972), 63);
+		CHECK_EQ(mx_ds_inline_write(973), 64);
+		CHECK_EQ(mx_ds_inline_write_checked(972, 1024, &ds), 0);
+		CHECK_EQ(ds, 63);
+		CHECK_EQ(mx_ds_inline_write_checked(973, 1024, &ds), MX_ERANGE);
+		CHECK_EQ(mx_ds_inline_write_checked(100, 99, &ds), MX_ERANGE);   /* max_inline_data */
+		CHECK_EQ(mx_ds_pointer_write_checked(61, &ds), 0);
+		CHECK_EQ(ds, 63);
+		CHECK_EQ(mx_ds_pointer_write_checked(62, &ds), MX_ERANGE);
+		CHECK_EQ(MX_ERANGE, MARROW_ERANGE);
 	}
 }
 

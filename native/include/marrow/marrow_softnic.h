@@ -9,8 +9,10 @@
  * Control path mirrors verbs (device, PD, MR, CQ, RC QP, modify QP). The data
  * path never calls this API: producers write WQEs into view.sq_buf, store the
  * exclusive WQEBB producer counter into the SQ dbrec word (BE32) and 8 bytes
- * into view.uar, exactly as on ConnectX; pollers read CQE64s from
- * cq_view.buf with the owner-bit rule.
+ * (the first 8 bytes of a ctrl segment) into view.uar, exactly as on
+ * ConnectX; the doorbell's index and QPN say what to run
+ * (docs/design/softnic-fidelity.md); pollers read CQE64s from cq_view.buf
+ * with the owner-bit rule.
  *
  * All queue and MR memory is plain host memory (page-aligned) that a caller
  * may additionally pin and map into a GPU. The model (engine threads, modes,
@@ -59,6 +61,10 @@ MARROW_API int marrow_emu_device_open(const struct marrow_emu_device_attr *attr,
 				      struct marrow_emu_device **out);
 /* Stops and joins the engine, then frees the device. EBUSY if objects remain. */
 MARROW_API int marrow_emu_device_close(struct marrow_emu_device *dev);
+
+/* QP timers (ACK timeout, RNR timer) run `divisor` times faster than on a
+ * ConnectX; 1 (the default) keeps a ConnectX's timing. For tests. */
+MARROW_API int marrow_emu_device_time_divisor(struct marrow_emu_device *dev, uint32_t divisor);
 
 /* Stops (paused = 1) or resumes the engine threads. While paused, doorbells
  * are not observed: used to test that producers' bounded waits expire. */
@@ -137,7 +143,7 @@ struct marrow_emu_qp_attr {
 	uint32_t log_sq_wqebb_cnt; /* 1..15 (SQ depth <= 32768 WQEBBs) */
 	uint32_t log_rq_wqe_cnt;   /* 0 = no RQ; else 1..15 */
 	uint32_t max_rq_sge;       /* RQ stride = 16 * next_pow2(max_rq_sge), >= 1 */
-	uint32_t max_inline_data;  /* bytes; 0..(16 WQEBBs worth) */
+	uint32_t max_inline_data;  /* bytes; 0..972 (ds <= 63); checked when posting */
 	uint32_t access;           /* remote access allowed on this QP (enum marrow_emu_access) */
 	uint32_t reserved;
 };
@@ -168,6 +174,22 @@ MARROW_API int marrow_emu_qp_destroy(struct marrow_emu_qp *qp);
  * Illegal transitions fail with EINVAL and leave the state unchanged. */
 MARROW_API int marrow_emu_qp_modify(struct marrow_emu_qp *qp, int new_state, uint32_t peer_qpn);
 MARROW_API int marrow_emu_qp_state(struct marrow_emu_qp *qp, int *state);
+
+/* The retry attributes of ibv_modify_qp (RTR: min_rnr_timer; RTS: timeout,
+ * retry_cnt, rnr_retry), with IB meanings: a WRITE to a silent peer ends in
+ * TRANSPORT_RETRY_EXC after (retry_cnt + 1) x 4.096 us x 2^timeout
+ * (timeout 0 = never); a WRITE_IMM without a receive WQE is retried every
+ * min_rnr_timer (IB code) rnr_retry times (7 = forever), then ends in
+ * RNR_RETRY_EXC. Defaults, as Marrow's verbs path sets them on a ConnectX:
+ * timeout 14, retry_cnt 7, rnr_retry 6, min_rnr_timer 12 (0.64 ms). */
+MARROW_API int marrow_emu_qp_set_timers(struct marrow_emu_qp *qp, uint32_t timeout, uint32_t retry_cnt,
+					uint32_t rnr_retry, uint32_t min_rnr_timer);
+
+/* Moves qp (in RESET, alone on its page) onto owner's UAR doorbell page, as
+ * QPs of one verbs context share a BlueFlame register: producers of both
+ * then store their doorbells to *uar; the QPN in each doorbell picks the QP. */
+MARROW_API int marrow_emu_qp_share_uar(struct marrow_emu_qp *qp, struct marrow_emu_qp *owner,
+				       void **uar);
 
 /* ---- counters ------------------------------------------------------------ */
 
@@ -200,7 +222,14 @@ MARROW_API int marrow_emu_qp_state(struct marrow_emu_qp *qp, int *state);
 	X(sq_overflow)             \
 	X(cq_overruns)             \
 	X(busy_passes)             \
-	X(idle_passes)
+	X(idle_passes)             \
+	X(doorbells_dropped)       \
+	X(doorbells_stale)         \
+	X(doorbell_recoveries)     \
+	X(rnr_naks)                \
+	X(ack_timeouts)            \
+	X(synd_rnr_retry_exc)      \
+	X(synd_transport_retry_exc)
 
 enum marrow_emu_counter_id {
 #define MARROW_EMU_COUNTER_ENUM(n) MARROW_EMU_CTR_##n,
@@ -238,6 +267,17 @@ MARROW_API int marrow_emu_bench_rate(struct marrow_emu_qp *qp, struct marrow_emu
 				     uint64_t warmup, uint64_t local_addr, uint32_t lkey,
 				     uint64_t remote_addr, uint32_t rkey, uint64_t timeout_ns,
 				     struct marrow_emu_bench_result *out);
+
+/* Message rate of `producers` CPU threads, each streaming to its own
+ * loopback QP (log_sq, max_inline) and send CQ, created here on dev and
+ * freed before returning. Consecutive QPNs spread the QPs over the device's
+ * engine threads. `messages` and `warmup` are per producer; out->messages
+ * is the total and out->elapsed_ns runs from the common start to the last
+ * producer's last CQE. */
+MARROW_API int marrow_emu_bench_rate_parallel(struct marrow_emu_device *dev, uint32_t producers,
+					      uint32_t msg_size, uint32_t batch, uint32_t log_sq,
+					      uint32_t max_inline, uint64_t messages, uint64_t warmup,
+					      uint64_t timeout_ns, struct marrow_emu_bench_result *out);
 
 /* Put+completion latency: `iters` times, post one signaled RDMA WRITE of
  * msg_size bytes, ring, spin on the CQE; samples_ns[i] = post start -> CQE

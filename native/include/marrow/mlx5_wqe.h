@@ -37,9 +37,15 @@ enum {
 	MX_WQEBB_SHIFT = 6,
 	MX_DS_SIZE = 16,      /* one data-segment unit */
 	MX_CQE_SIZE = 64,
-	MX_MAX_WQE_DS = 63,   /* ds is 6 bits wide in practice */
+	MX_MAX_WQE_DS = 63,   /* ds is 6 bits wide on a ConnectX (ds mask 0x3f) */
 	MX_MAX_MSG_LEN = 0x7fffffff,
+	/* Largest inline RC RDMA WRITE: 63 units * 16 B = 1008 B, less ctrl (16),
+	 * raddr (16) and the inline header (4) = 972 B. docs/design/softnic-fidelity.md */
+	MX_MAX_INLINE_RC_WRITE = 63 * 16 - 16 - 16 - 4,
 };
+
+/* Status the checked encoders return; same value as MARROW_ERANGE. */
+#define MX_ERANGE (-34)
 
 /* ---- send opcodes (low byte of ctrl word 0) ------------------------- */
 enum {
@@ -172,10 +178,39 @@ MX_HD uint32_t mx_wqebbs(uint32_t ds)
 	return (ds + 3u) / 4u;
 }
 
-/* The largest inline payload whose WQE still fits in n WQEBBs. */
+/* The largest inline payload whose WQE still fits in n WQEBBs and in a
+ * 6-bit ds (so at most MX_MAX_INLINE_RC_WRITE from n = 16 on). */
 MX_HD uint32_t mx_inline_max_for_wqebbs(uint32_t n)
 {
-	return n * MX_WQEBB_SIZE - MX_CTRL_SEG_SIZE - MX_RADDR_SEG_SIZE - MX_INLINE_HDR_SIZE;
+	uint32_t m = n * MX_WQEBB_SIZE - MX_CTRL_SEG_SIZE - MX_RADDR_SEG_SIZE - MX_INLINE_HDR_SIZE;
+	return m < (uint32_t)MX_MAX_INLINE_RC_WRITE ? m : (uint32_t)MX_MAX_INLINE_RC_WRITE;
+}
+
+/* Posting-side check of an inline RC WRITE (what rdma-core does in
+ * software; the NIC never sees max_inline_data): 0 and *ds, or MX_ERANGE
+ * when len exceeds max_inline or the WQE would need ds > 63. */
+MX_HD int mx_ds_inline_write_checked(uint32_t len, uint32_t max_inline, uint32_t *ds)
+{
+	uint32_t d;
+
+	if (len > max_inline || len > (uint32_t)MX_MAX_INLINE_RC_WRITE)
+		return MX_ERANGE;
+	d = mx_ds_inline_write(len);
+	if (ds)
+		*ds = d;
+	return 0;
+}
+
+/* Posting-side check of a pointer RC WRITE with nsge data segments. */
+MX_HD int mx_ds_pointer_write_checked(uint32_t nsge, uint32_t *ds)
+{
+	uint32_t d = mx_ds_pointer_write(nsge);
+
+	if (nsge > (uint32_t)MX_MAX_WQE_DS - 2u)
+		return MX_ERANGE;
+	if (ds)
+		*ds = d;
+	return 0;
 }
 
 /* ---- encoders -----------------------------------------------------------
@@ -185,17 +220,21 @@ MX_HD void mx_store32(void *p, uint32_t v) { *(volatile uint32_t *)p = v; }
 
 /* Control segment. wqe_idx is the free-running WQEBB producer counter of the
  * WQE's first WQEBB (mod 2^16). imm_be is stored as given (verbs passes the
- * immediate already in network order). */
-MX_HD void mx_set_ctrl_seg(void *seg, uint16_t wqe_idx, uint8_t opcode, uint8_t opmod,
-			   uint32_t qpn, uint8_t fm_ce_se, uint8_t ds, uint8_t signature,
-			   uint32_t imm_be)
+ * immediate already in network order). Returns MX_ERANGE and writes nothing
+ * when ds > 63: a ConnectX reads ds as 6 bits, so ds 64 would read as 0. */
+MX_HD int mx_set_ctrl_seg(void *seg, uint16_t wqe_idx, uint8_t opcode, uint8_t opmod,
+			  uint32_t qpn, uint8_t fm_ce_se, uint8_t ds, uint8_t signature,
+			  uint32_t imm_be)
 {
 	uint32_t *w = (uint32_t *)seg;
+	if (ds > MX_MAX_WQE_DS)
+		return MX_ERANGE;
 	mx_store32(&w[0], mx_htobe32(((uint32_t)opmod << 24) | ((uint32_t)wqe_idx << 8) | opcode));
 	mx_store32(&w[1], mx_htobe32((qpn << 8) | ds));
 	/* bytes 8..11: signature, dci_stream_channel_id (BE16, 0 for RC), fm_ce_se */
 	mx_store32(&w[2], (uint32_t)signature | ((uint32_t)fm_ce_se << 24));
 	mx_store32(&w[3], imm_be);
+	return 0;
 }
 
 /* Remote-address segment. */
@@ -254,6 +293,21 @@ MX_HD uint32_t mx_doorbell_qpn(uint64_t db)
 	return mx_be32toh((uint32_t)(db >> 32)) >> 8;
 }
 
+/* ds field of a doorbell (6 bits, as the NIC reads it): 0 for the
+ * NVSHMEM/DOCA convention, the last WQE's ds for rdma-core's. */
+MX_HD uint32_t mx_doorbell_ds(uint64_t db)
+{
+	return mx_be32toh((uint32_t)(db >> 32)) & 0x3fu;
+}
+
+/* Exclusive WQEBB index a doorbell asks the NIC to execute up to: the
+ * index itself when ds = 0 (exclusive producer index), else the end of the
+ * WQE it names (rdma-core rings with the last WQE's ctrl segment). */
+MX_HD uint16_t mx_doorbell_end(uint64_t db)
+{
+	return (uint16_t)(mx_doorbell_idx(db) + (mx_doorbell_ds(db) + 3u) / 4u);
+}
+
 /* ---- WQE decoders ------------------------------------------------------ */
 MX_HD uint32_t mx_ld_be32(const void *p) { return mx_be32toh(*(const volatile uint32_t *)p); }
 
@@ -261,7 +315,8 @@ MX_HD uint8_t mx_ctrl_opcode(const void *ctrl) { return (uint8_t)(mx_ld_be32(ctr
 MX_HD uint8_t mx_ctrl_opmod(const void *ctrl) { return (uint8_t)(mx_ld_be32(ctrl) >> 24); }
 MX_HD uint16_t mx_ctrl_wqe_idx(const void *ctrl) { return (uint16_t)(mx_ld_be32(ctrl) >> 8); }
 MX_HD uint32_t mx_ctrl_qpn(const void *ctrl) { return mx_ld_be32((const uint8_t *)ctrl + 4) >> 8; }
-MX_HD uint8_t mx_ctrl_ds(const void *ctrl) { return (uint8_t)(mx_ld_be32((const uint8_t *)ctrl + 4) & 0xff); }
+/* The ctrl ds field as the NIC reads it: 6 bits (MLX5_WQE_CTRL_DS_MASK). */
+MX_HD uint8_t mx_ctrl_ds(const void *ctrl) { return (uint8_t)(mx_ld_be32((const uint8_t *)ctrl + 4) & 0x3f); }
 MX_HD uint8_t mx_ctrl_fm_ce_se(const void *ctrl) { return ((const volatile uint8_t *)ctrl)[11]; }
 MX_HD uint32_t mx_ctrl_imm_be(const void *ctrl) { return *(const volatile uint32_t *)((const uint8_t *)ctrl + 12); }
 

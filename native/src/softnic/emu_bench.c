@@ -10,7 +10,10 @@
  * a GPU kernel would use; only the start-up drain peeks at the engine.
  * What each benchmark times, excludes and reports: docs/design/methods.md §1.
  */
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "emu_internal.h"
@@ -95,7 +98,7 @@ static int bench_setup(struct bench *b, const char *fn, struct marrow_emu_qp *qp
 	b->sq_mask = qp->sq_mask;
 	b->qpn = qp->qpn;
 	b->dbrec = qp->dbrec_page;
-	b->uar = (uint64_t *)qp->uar_page;
+	b->uar = (uint64_t *)qp->uar->page;
 	b->cqbuf = cq->buf;
 	b->cq_dbrec = cq->dbrec;
 	b->log_n = cq->log_n;
@@ -373,4 +376,173 @@ MARROW_API int marrow_emu_bench_latency(struct marrow_emu_qp *qp, struct marrow_
 			samples_ns[i - warmup] = t1 - t0;
 	}
 	return MARROW_OK;
+}
+
+/* ---- several producers, one QP each ---------------------------------------
+ * Each producer thread owns a loopback QP, its send CQ and its buffers;
+ * consecutive QPNs spread the QPs over the engine threads (qpn % N), so
+ * producers share nothing on the hot path and each engine owns its QPs. */
+
+struct par_producer {
+	pthread_t tid;
+	struct bench b;
+	struct marrow_emu_cq *cq;
+	struct marrow_emu_qp *qp;
+	struct marrow_emu_mr *src_mr;
+	struct marrow_emu_mr *dst_mr;
+	uint8_t *src;
+	uint8_t *dst;
+	uint64_t end_ns;
+	int rc;
+	char err[512];
+	/* shared, read-only while running */
+	int *go;                 /* 0 wait, 1 run, 2 abort */
+	uint64_t messages;
+	uint32_t batch;
+	uint64_t timeout_ns;
+} __attribute__((aligned(64)));
+
+static void *par_main(void *arg)
+{
+	struct par_producer *p = arg;
+
+	int g;
+
+	while ((g = __atomic_load_n(p->go, __ATOMIC_ACQUIRE)) == 0)
+		sched_yield();
+	if (g != 1)
+		return NULL;
+	p->rc = run_rate(&p->b, p->messages, p->batch, p->timeout_ns);
+	p->end_ns = emu_now_ns();
+	if (p->rc)
+		snprintf(p->err, sizeof(p->err), "%s", marrow_last_error());
+	return NULL;
+}
+
+static void par_free(struct par_producer *p)
+{
+	if (p->qp)
+		marrow_emu_qp_destroy(p->qp);
+	if (p->cq)
+		marrow_emu_cq_destroy(p->cq);
+	if (p->src_mr)
+		marrow_emu_mr_dereg(p->src_mr);
+	if (p->dst_mr)
+		marrow_emu_mr_dereg(p->dst_mr);
+	emu_free_pages(p->src);
+	emu_free_pages(p->dst);
+}
+
+static int par_setup(struct par_producer *p, struct marrow_emu_pd *pd, uint32_t msg_size,
+		     uint32_t batch, uint32_t log_sq, uint32_t max_inline, uint64_t warmup,
+		     uint64_t timeout_ns)
+{
+	const char *fn = "marrow_emu_bench_rate_parallel";
+	struct marrow_emu_cq_attr ca = { .size = sizeof(ca), .log_cqe_cnt = 10 };
+	struct marrow_emu_qp_attr qa = {
+		.size = sizeof(qa), .log_sq_wqebb_cnt = log_sq, .max_inline_data = max_inline,
+		.access = MARROW_ACCESS_LOCAL_WRITE | MARROW_ACCESS_REMOTE_WRITE,
+	};
+	struct marrow_cq_view cv;
+	struct marrow_qp_view qv;
+	size_t len = msg_size > 4096 ? msg_size : 4096;
+	uint32_t lkey, rkey;
+	int rc;
+
+	p->src = emu_alloc_pages(len, NULL);
+	p->dst = emu_alloc_pages(len, NULL);
+	if (p->src == NULL || p->dst == NULL)
+		return marrow_fail(MARROW_ENOMEM, "%s: out of memory for %zu-byte buffers", fn, len);
+	if ((rc = marrow_emu_mr_reg(pd, p->src, len, MARROW_ACCESS_LOCAL_WRITE, &p->src_mr, &lkey, NULL)) ||
+	    (rc = marrow_emu_mr_reg(pd, p->dst, len, MARROW_ACCESS_LOCAL_WRITE | MARROW_ACCESS_REMOTE_WRITE,
+				    &p->dst_mr, NULL, &rkey)) ||
+	    (rc = marrow_emu_cq_create(pd->dev, &ca, &p->cq, &cv)))
+		return rc;
+	qa.send_cq = p->cq;
+	if ((rc = marrow_emu_qp_create(pd, &qa, &p->qp, &qv)) ||
+	    (rc = marrow_emu_qp_modify(p->qp, MARROW_QPS_INIT, 0)) ||
+	    (rc = marrow_emu_qp_modify(p->qp, MARROW_QPS_RTR, qv.qpn)) ||
+	    (rc = marrow_emu_qp_modify(p->qp, MARROW_QPS_RTS, 0)))
+		return rc;
+	rc = bench_setup(&p->b, fn, p->qp, p->cq, msg_size, batch, (uint64_t)(uintptr_t)p->src, lkey,
+			 (uint64_t)(uintptr_t)p->dst, rkey, timeout_ns);
+	if (rc == MARROW_OK && warmup)
+		rc = run_rate(&p->b, warmup, batch, timeout_ns);
+	return rc;
+}
+
+MARROW_API int marrow_emu_bench_rate_parallel(struct marrow_emu_device *dev, uint32_t producers,
+					      uint32_t msg_size, uint32_t batch, uint32_t log_sq,
+					      uint32_t max_inline, uint64_t messages, uint64_t warmup,
+					      uint64_t timeout_ns, struct marrow_emu_bench_result *out)
+{
+	const char *fn = "marrow_emu_bench_rate_parallel";
+	struct marrow_emu_pd *pd = NULL;
+	struct par_producer *ps = NULL;
+	int go = 0;
+	uint64_t t0 = 0, t_end = 0, done = 0, dbs = 0, cqes = 0;
+	uint32_t started = 0;
+	int rc = emu_dev_check(dev, fn);
+
+	if (rc)
+		return rc;
+	if (out == NULL)
+		return marrow_fail(MARROW_EINVAL, "%s: out is NULL", fn);
+	if (producers < 1 || producers > EMU_MAX_THREADS)
+		return marrow_fail(MARROW_EINVAL, "%s: producers %u out of range 1..%d", fn, producers,
+				   EMU_MAX_THREADS);
+	if (messages == 0)
+		return marrow_fail(MARROW_EINVAL, "%s: messages must be >= 1", fn);
+	if (posix_memalign((void **)&ps, 64, sizeof(*ps) * producers) != 0)
+		return marrow_fail(MARROW_ENOMEM, "%s: out of memory", fn);
+	memset(ps, 0, sizeof(*ps) * producers);
+	rc = marrow_emu_pd_alloc(dev, &pd);
+	for (uint32_t i = 0; rc == MARROW_OK && i < producers; i++)
+		rc = par_setup(&ps[i], pd, msg_size, batch, log_sq, max_inline, warmup, timeout_ns);
+	if (rc == MARROW_OK) {
+		for (uint32_t i = 0; i < producers; i++) {
+			struct par_producer *p = &ps[i];
+
+			p->go = &go;
+			p->messages = messages;
+			p->batch = batch;
+			p->timeout_ns = timeout_ns;
+			p->b.doorbells = p->b.cqes = 0;
+			p->b.completed = 0;
+			if (pthread_create(&p->tid, NULL, par_main, p) != 0) {
+				rc = marrow_fail(MARROW_ENOMEM, "%s: pthread_create failed for producer %u", fn, i);
+				break;
+			}
+			started++;
+		}
+		t0 = emu_now_ns();
+		__atomic_store_n(&go, started == producers ? 1 : 2, __ATOMIC_RELEASE);
+		for (uint32_t i = 0; i < started; i++)
+			pthread_join(ps[i].tid, NULL);
+		for (uint32_t i = 0; rc == MARROW_OK && i < producers; i++) {
+			if (ps[i].rc) {
+				rc = marrow_fail(ps[i].rc, "%s: producer %u: %s", fn, i, ps[i].err);
+				break;
+			}
+			done += ps[i].b.completed;
+			dbs += ps[i].b.doorbells;
+			cqes += ps[i].b.cqes;
+			if (ps[i].end_ns > t_end)
+				t_end = ps[i].end_ns;
+		}
+		if (rc == MARROW_OK) {
+			memset(out, 0, sizeof(*out));
+			out->size = sizeof(*out);
+			out->messages = done;
+			out->doorbells = dbs;
+			out->cqes = cqes;
+			out->elapsed_ns = t_end - t0;
+		}
+	}
+	for (uint32_t i = 0; i < producers; i++)
+		par_free(&ps[i]);
+	if (pd)
+		marrow_emu_pd_free(pd);
+	free(ps);
+	return rc;
 }

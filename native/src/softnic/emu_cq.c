@@ -169,6 +169,8 @@ static void count_cqe(struct emu_thread *t, uint8_t opcode, uint8_t synd)
 	case MX_SYND_WR_FLUSH: CTR(t, synd_wr_flush)++; break;
 	case MX_SYND_REMOTE_ACCESS: CTR(t, synd_remote_access)++; break;
 	case MX_SYND_REMOTE_INVAL_REQ: CTR(t, synd_remote_inval_req)++; break;
+	case MX_SYND_RNR_RETRY_EXC: CTR(t, synd_rnr_retry_exc)++; break;
+	case MX_SYND_TRANSPORT_RETRY_EXC: CTR(t, synd_transport_retry_exc)++; break;
 	default: break;
 	}
 }
@@ -177,9 +179,18 @@ static void count_cqe(struct emu_thread *t, uint8_t opcode, uint8_t synd)
  * several engine threads, several may post to one CQ: the slot then comes
  * from an atomic counter, and a collapsed CQ (one slot for everybody) is
  * guarded by a spinlock; with one thread neither is needed. */
+uint64_t emu_cqe_clock(void)
+{
+#if defined(__x86_64__)
+	return __builtin_ia32_rdtsc();
+#else
+	return emu_now_ns();
+#endif
+}
+
 void emu_cqe_post(struct emu_thread *t, struct marrow_emu_cq *cq, uint8_t cqe_opcode,
-		  uint8_t sop, uint32_t qpn, uint16_t wqe_counter, uint32_t byte_cnt,
-		  uint32_t imm_be, uint8_t synd, uint8_t vsynd)
+		  uint8_t sop, const struct marrow_emu_qp *qp, uint16_t wqe_counter,
+		  uint32_t byte_cnt, uint32_t imm_be, uint8_t synd, uint8_t vsynd)
 {
 	int collapsed = cq->flags & MARROW_EMU_CQ_COLLAPSED;
 	int locked = collapsed && cq->multi_writer;
@@ -221,7 +232,20 @@ void emu_cqe_post(struct emu_thread *t, struct marrow_emu_cq *cq, uint8_t cqe_op
 	 * release fence: an rdma-core poller (op_own first) and an NVSHMEM
 	 * collapsed-CQ poller (wqe_counter and opcode) both see either the old
 	 * or the new CQE, never a mix, and never before its data. */
-	mx_cqe_fill_body(tmp, sop, qpn, wqe_counter, byte_cnt, imm_be, synd, vsynd);
+	mx_cqe_fill_body(tmp, sop, qp->qpn, wqe_counter, byte_cnt, imm_be, synd, vsynd);
+	/* What an rdma-core poller with CQE version 1 reads: the QP's user
+	 * index in srqn_uidx (low 24 bits) and, in a good CQE, a free-running
+	 * BE64 clock (an error CQE keeps its syndromes in bytes 52..55). */
+	{
+		uint32_t uidx_be = mx_htobe32(qp->uidx & 0xffffffu);
+
+		memcpy(tmp + MX_CQE_OFF_SRQN_UIDX, &uidx_be, 4);
+		if (cqe_opcode != MX_CQE_REQ_ERR && cqe_opcode != MX_CQE_RESP_ERR) {
+			uint64_t ts_be = mx_htobe64(emu_cqe_clock());
+
+			memcpy(tmp + MX_CQE_OFF_TIMESTAMP, &ts_be, 8);
+		}
+	}
 	tmp[MX_CQE_OFF_OP_OWN] = mx_cqe_op_own_value(cqe_opcode, (p >> cq->log_n) & 1u);
 	memcpy(cqe, tmp, MX_CQE_OFF_WQE_COUNTER);
 	__builtin_memcpy(&tail, tmp + MX_CQE_OFF_WQE_COUNTER, 4);

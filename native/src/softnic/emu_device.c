@@ -188,6 +188,7 @@ MARROW_API int marrow_emu_device_open(const struct marrow_emu_device_attr *attr,
 	dev->idle_sleep_max_ns = attr->idle_sleep_max_ns ? attr->idle_sleep_max_ns : 50000;
 	dev->sweep_every = attr->sweep_every ? attr->sweep_every : 64;
 	dev->engine_cpu = attr->engine_cpu;
+	dev->time_divisor = 1;
 	dev->next_pdn = EMU_PDN_BASE;
 	dev->next_cqn = EMU_CQN_BASE;
 	dev->next_qpn = EMU_QPN_BASE;
@@ -275,6 +276,23 @@ MARROW_API int marrow_emu_engine_pause(struct marrow_emu_device *dev, int paused
 		release_parked(dev);
 	}
 	pthread_mutex_unlock(&dev->park_lock);
+	pthread_mutex_unlock(&dev->ctl_lock);
+	return MARROW_OK;
+}
+
+MARROW_API int marrow_emu_device_time_divisor(struct marrow_emu_device *dev, uint32_t divisor)
+{
+	int rc = emu_dev_check(dev, "marrow_emu_device_time_divisor");
+
+	if (rc)
+		return rc;
+	if (divisor < 1 || divisor > 1000000)
+		return marrow_fail(MARROW_EINVAL, "marrow_emu_device_time_divisor: divisor %u out of range 1..1000000",
+				   divisor);
+	pthread_mutex_lock(&dev->ctl_lock);
+	emu_quiesce(dev);
+	dev->time_divisor = divisor;
+	emu_unquiesce(dev);
 	pthread_mutex_unlock(&dev->ctl_lock);
 	return MARROW_OK;
 }

@@ -101,7 +101,17 @@ static void pin_thread(struct emu_thread *t)
 		fprintf(stderr, "marrow softnic: could not pin engine thread 0 to CPU %d\n", cpu);
 }
 
-/* Polls every QP that is not in the active set; adopts those with news. */
+void emu_engine_activate(struct emu_thread *t, struct marrow_emu_qp *qp)
+{
+	qp->idle_passes = 0;
+	if (qp->in_active)
+		return;
+	qp->in_active = 1;
+	t->active[t->nactive++] = qp;
+}
+
+/* Polls every QP that is not in the active set; adopts those with news.
+ * Runs doorbell recovery for QPs on shared pages. */
 static int sweep(struct emu_thread *t)
 {
 	int work = 0;
@@ -109,12 +119,14 @@ static int sweep(struct emu_thread *t)
 	for (uint32_t i = 0; i < t->nqps; i++) {
 		struct marrow_emu_qp *qp = t->qps[i];
 
+		if (EMU_UNLIKELY(qp->uar->nqps > 1) && emu_qp_recover(t, qp)) {
+			emu_engine_activate(t, qp);
+			work = 1;
+		}
 		if (qp->in_active)
 			continue;
 		if (emu_qp_poll(t, qp)) {
-			qp->in_active = 1;
-			qp->idle_passes = 0;
-			t->active[t->nactive++] = qp;
+			emu_engine_activate(t, qp);
 			work = 1;
 		}
 	}

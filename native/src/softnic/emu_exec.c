@@ -1,40 +1,49 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright (c) 2026 The Marrow authors
  *
- * The data path: discover new WQEs of one QP, copy them once into
- * engine-private memory (the NIC's DMA read), execute them in SQ order and
- * write CQEs.
+ * The data path: take doorbells, copy new WQEs once into engine-private
+ * memory (the NIC's DMA read), execute them in SQ order and write CQEs.
+ * docs/design/softnic-fidelity.md states which ConnectX behaviour each rule
+ * follows.
  *
- * Producer discovery (docs/design/mlx5-formats.md §3.5, and
- * docs/design/software-nic.md §5): the target is the SQ doorbell
- * record's send counter (BE32, low 16 bits, exclusive WQEBB counter), read
- * when a UAR mailbox change (a doorbell) is seen; the doorbell's own index is
- * never trusted. Like a ConnectX, the engine does not act on a dbrec that
- * moved without a doorbell: a producer whose dbrec store overtakes its WQE
- * stores is still safe if it orders the WQEs before the doorbell, and one
- * that never rings is never served. (Acting on the dbrec alone made correct
- * "fence before the doorbell" variants read stale WQEs.)
+ * Doorbells: a UAR doorbell store is an event carrying (WQE index, QPN, ds)
+ * (the first 8 bytes of a ctrl segment). The engine empties the slot when it
+ * takes the value, so the same value stored twice is two events unless both
+ * stores land before the engine looks (then they merge, which loses nothing:
+ * the index makes them idempotent). The QPN picks the QP among those on the
+ * page; a doorbell naming none of them, or a QP in RESET, is dropped and
+ * counted. The engine executes up to the index (rdma-core's inclusive
+ * convention is turned exclusive with the doorbell's ds), never reading the
+ * doorbell record on this path: like a ConnectX it serves DOCA's early
+ * doorbell (before the DBR) and DBR-less producers, and it never acts on a
+ * DBR that moved without a doorbell. The DBR is read by recovery only
+ * (emu_qp_recover). A doorbell in INIT or RTR is remembered and its WQEs run
+ * once the QP reaches RTS.
  *
  * Error model (what mlx5 reports):
  *   bad lkey / gather outside MR / other PD        -> LOCAL_PROT (0x04)
  *   bad rkey / outside MR / no REMOTE_WRITE        -> REMOTE_ACCESS (0x13)
  *   malformed WQE, unsupported opcode, SQ overflow -> LOCAL_QP_OP (0x02)
- *   inline > max_inline_data, message > 2^31       -> LOCAL_LENGTH (0x01)
+ *   message > 2^31                                 -> LOCAL_LENGTH (0x01)
  *   WRITE_IMM to a peer without RQ                 -> REMOTE_INVAL_REQ (0x12)
- *   peer destroyed or not in RTR/RTS               -> TRANSPORT_RETRY_EXC (0x15)
+ *   peer destroyed or not in RTR/RTS, after
+ *     (retry_cnt + 1) ack timeouts                 -> TRANSPORT_RETRY_EXC (0x15)
+ *   WRITE_IMM, no receive WQE after rnr_retry
+ *     RNR retries (7 = forever)                    -> RNR_RETRY_EXC (0x16)
+ * max_inline_data is a posting-side check (the NIC only parses the WQE).
  * The failing WQE gets a REQ_ERR CQE (signaled or not); the QP goes to ERR
  * and every later WQE gets a REQ_ERR / WR_FLUSH CQE in order, as do posted
  * RQ WQEs (RESP_ERR / WR_FLUSH). Remote-side errors (REMOTE_ACCESS,
  * REMOTE_INVAL_REQ) also move a distinct peer QP to ERR (IB class C).
  * Everything is validated before the first byte moves, so a failing WQE
- * writes nothing. WRITE_IMM without a posted RQ WQE waits (RNR with
- * infinite retry); it is not an error.
+ * writes nothing.
  */
 #include <string.h>
 
 #include "emu_internal.h"
 
-enum { RES_OK = 0, RES_WAIT = 1 };
+/* RES_WAIT_*: the WQE at exec_ci cannot run yet (EMU_WAIT_* kind). */
+enum { RES_OK = 0, RES_WAIT_RNR = EMU_WAIT_RNR, RES_WAIT_ACK = EMU_WAIT_ACK };
 
 /* Error result: syndrome in bits 15..8, vendor syndrome in bits 7..0. */
 #define RES_ERR(synd, vsynd) (((uint32_t)(synd) << 8) | (uint32_t)(vsynd))
@@ -93,8 +102,6 @@ static uint32_t exec_write(struct emu_thread *t, struct marrow_emu_qp *qp, const
 			uint32_t sz;
 
 			inl += len;
-			if (EMU_UNLIKELY(inl > qp->max_inline))
-				return RES_ERR(MX_SYND_LOCAL_LENGTH, EMU_VSYND_INLINE_LEN);
 			sz = (MX_INLINE_HDR_SIZE + len + 15u) & ~15u;
 			if (EMU_UNLIKELY(sz > (uint32_t)(end - seg))) {
 				CTR(t, wqe_sanity_fail)++;
@@ -131,7 +138,7 @@ static uint32_t exec_write(struct emu_thread *t, struct marrow_emu_qp *qp, const
 	peer = qp->peer;
 	pst = peer ? __atomic_load_n(&peer->state, __ATOMIC_ACQUIRE) : MARROW_QPS_RESET;
 	if (EMU_UNLIKELY(pst != MARROW_QPS_RTS && pst != MARROW_QPS_RTR))
-		return RES_ERR(MX_SYND_TRANSPORT_RETRY_EXC, EMU_VSYND_PEER_DOWN);
+		return RES_WAIT_ACK;   /* no ACK comes back: the requester times out */
 	if (EMU_UNLIKELY(!(peer->access & MARROW_ACCESS_REMOTE_WRITE)))
 		return RES_ERR(MX_SYND_REMOTE_ACCESS, EMU_VSYND_QP_RIGHTS);
 	if (with_imm) {
@@ -141,7 +148,7 @@ static uint32_t exec_write(struct emu_thread *t, struct marrow_emu_qp *qp, const
 								      __ATOMIC_ACQUIRE));
 		rq_ci = __atomic_load_n(&peer->rq_ci, __ATOMIC_ACQUIRE);
 		if ((uint16_t)(rq_pi - rq_ci) == 0)
-			return RES_WAIT;
+			return RES_WAIT_RNR;
 	}
 	if (total) {
 		/* A zero-length write carries no usable rkey (rxe skips it too). */
@@ -165,7 +172,7 @@ static uint32_t exec_write(struct emu_thread *t, struct marrow_emu_qp *qp, const
 									      __ATOMIC_ACQUIRE));
 
 			if ((uint16_t)(rq_pi - rq_ci) == 0)
-				return RES_WAIT;
+				return RES_WAIT_RNR;
 		}
 	}
 
@@ -178,7 +185,7 @@ static uint32_t exec_write(struct emu_thread *t, struct marrow_emu_qp *qp, const
 	CTR(t, payload_bytes_tx) += total;
 	CTR(t, payload_bytes_rx) += total;
 	if (with_imm)
-		emu_cqe_post(t, peer->rcq, MX_CQE_RESP_WR_IMM, 0, peer->qpn, (uint16_t)rq_ci,
+		emu_cqe_post(t, peer->rcq, MX_CQE_RESP_WR_IMM, 0, peer, (uint16_t)rq_ci,
 			     (uint32_t)total, mx_ctrl_imm_be(w), 0, 0);
 	return RES_OK;
 }
@@ -190,7 +197,7 @@ static void qp_fail(struct emu_thread *t, struct marrow_emu_qp *qp, uint8_t opco
 	uint8_t synd = (uint8_t)(res >> 8);
 	struct marrow_emu_qp *peer = qp->peer;
 
-	emu_cqe_post(t, qp->scq, MX_CQE_REQ_ERR, opcode, qp->qpn, ci, 0, 0, synd, (uint8_t)res);
+	emu_cqe_post(t, qp->scq, MX_CQE_REQ_ERR, opcode, qp, ci, 0, 0, synd, (uint8_t)res);
 	__atomic_store_n(&qp->state, MARROW_QPS_ERR, __ATOMIC_RELEASE);
 	if ((synd == MX_SYND_REMOTE_ACCESS || synd == MX_SYND_REMOTE_INVAL_REQ) && peer && peer != qp) {
 		uint32_t s = __atomic_load_n(&peer->state, __ATOMIC_ACQUIRE);
@@ -240,9 +247,73 @@ static inline uint32_t skip_bbs(uint32_t ds, uint32_t avail)
 {
 	uint32_t nbb = (ds + 3) / 4;
 
-	if (ds == 0 || ds > EMU_MAX_DS)
+	if (ds == 0)
 		return 1;
 	return nbb < avail ? nbb : avail;
+}
+
+/* IB RNR timer codes (min_rnr_timer) in units of 10 us; code 0 = 655.36 ms. */
+static const uint32_t rnr_timer_10us[32] = {
+	65536, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192,
+	256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288, 16384, 24576, 32768, 49152,
+};
+
+uint64_t emu_rnr_timer_ns(const struct marrow_emu_device *dev, uint32_t code)
+{
+	return (uint64_t)rnr_timer_10us[code & 31] * 10000u / dev->time_divisor;
+}
+
+/* Local ACK timeout 4.096 us * 2^timeout; 0 means no timeout at all. */
+uint64_t emu_ack_timeout_ns(const struct marrow_emu_device *dev, uint32_t timeout)
+{
+	if (timeout == 0)
+		return UINT64_MAX / 4;
+	return ((uint64_t)4096u << timeout) / dev->time_divisor;
+}
+
+/* The WQE at exec_ci could not run (no RQ WQE at the peer: RNR NAK; peer
+ * silent: ACK timeout). Starts or continues the retry schedule the QP's
+ * attributes give; returns RES_OK to keep waiting, or the error once the
+ * retries are used up. Called at the first attempt and at each retry time. */
+static uint32_t wait_or_fail(struct emu_thread *t, struct marrow_emu_qp *qp, uint32_t kind)
+{
+	const struct marrow_emu_device *dev = t->dev;
+	uint64_t now = emu_now_ns();
+	uint64_t gap = kind == EMU_WAIT_RNR ? emu_rnr_timer_ns(dev, qp->min_rnr_timer)
+					    : emu_ack_timeout_ns(dev, qp->timeout);
+
+	if (qp->wait_kind != kind) {
+		/* First NAK / first silence for this WQE. */
+		qp->wait_kind = (uint8_t)kind;
+		qp->rnr_wait = 1;
+		if (kind == EMU_WAIT_RNR) {
+			CTR(t, rnr_waits)++;
+			if (qp->rnr_retry == 0)
+				goto fail;
+			qp->tries_left = qp->rnr_retry;
+		} else {
+			qp->tries_left = (uint8_t)(qp->retry_cnt + 1);
+		}
+		qp->retry_at_ns = now + gap;
+		return RES_OK;
+	}
+	if (kind == EMU_WAIT_RNR) {
+		CTR(t, rnr_naks)++;
+		if (qp->rnr_retry != 7 && --qp->tries_left == 0)
+			goto fail;
+	} else {
+		CTR(t, ack_timeouts)++;
+		if (--qp->tries_left == 0)
+			goto fail;
+	}
+	/* Retries keep their schedule even when the engine looked late. */
+	qp->retry_at_ns += gap;
+	return RES_OK;
+fail:
+	qp->wait_kind = EMU_WAIT_NONE;
+	qp->rnr_wait = 0;
+	return kind == EMU_WAIT_RNR ? RES_ERR(MX_SYND_RNR_RETRY_EXC, EMU_VSYND_RNR)
+				    : RES_ERR(MX_SYND_TRANSPORT_RETRY_EXC, EMU_VSYND_PEER_DOWN);
 }
 
 /* Executes fetched WQEs in order; in ERR, flushes them instead. */
@@ -257,20 +328,21 @@ static int execute(struct emu_thread *t, struct marrow_emu_qp *qp, uint32_t st)
 		const uint8_t *w = qp->shadow + (size_t)slot * MX_WQEBB_SIZE;
 		uint32_t w0 = emu_be32(w), w1 = emu_be32(w + 4);
 		uint8_t opcode = (uint8_t)w0;
-		uint32_t ds = w1 & 0xff;
+		uint32_t ds = w1 & 0x3f;   /* 6 bits, as a ConnectX reads it */
 		uint32_t nbb = (ds + 3) / 4;
 		uint32_t res;
 
 		if (st == MARROW_QPS_ERR) {
 			nbb = skip_bbs(ds, avail);
-			emu_cqe_post(t, qp->scq, MX_CQE_REQ_ERR, opcode, qp->qpn, ci, 0, 0,
+			emu_cqe_post(t, qp->scq, MX_CQE_REQ_ERR, opcode, qp, ci, 0, 0,
 				     MX_SYND_WR_FLUSH, EMU_VSYND_FLUSH);
 			set_exec_ci(qp, (uint16_t)(ci + nbb));
 			qp->rnr_wait = 0;
+			qp->wait_kind = EMU_WAIT_NONE;
 			work = 1;
 			continue;
 		}
-		if (EMU_UNLIKELY(ds == 0 || ds > EMU_MAX_DS || nbb > qp->sq_cnt ||
+		if (EMU_UNLIKELY(ds == 0 || nbb > qp->sq_cnt ||
 				 (uint16_t)(w0 >> 8) != ci || (w1 >> 8) != qp->qpn)) {
 			CTR(t, wqe_sanity_fail)++;
 			nbb = skip_bbs(ds, avail);
@@ -282,6 +354,8 @@ static int execute(struct emu_thread *t, struct marrow_emu_qp *qp, uint32_t st)
 		}
 		if (nbb > avail)
 			break;   /* rest of this WQE not posted (or not fetched) yet */
+		if (EMU_UNLIKELY(qp->wait_kind != EMU_WAIT_NONE) && emu_now_ns() < qp->retry_at_ns)
+			break;   /* between two retries the requester sends nothing */
 		if (EMU_UNLIKELY(slot + nbb > qp->sh_cnt)) {
 			/* WQE wraps the ring: make it contiguous for parsing. */
 			uint32_t first = qp->sh_cnt - slot;
@@ -295,12 +369,12 @@ static int execute(struct emu_thread *t, struct marrow_emu_qp *qp, uint32_t st)
 		switch (opcode) {
 		case MX_OPCODE_RDMA_WRITE:
 			res = exec_write(t, qp, w, ds, 0);
-			if (res != RES_WAIT)
+			if (res > RES_WAIT_ACK || res == RES_OK)
 				CTR(t, wqe_rdma_write)++;
 			break;
 		case MX_OPCODE_RDMA_WRITE_IMM:
 			res = exec_write(t, qp, w, ds, 1);
-			if (res != RES_WAIT)
+			if (res > RES_WAIT_ACK || res == RES_OK)
 				CTR(t, wqe_rdma_write_imm)++;
 			break;
 		case MX_OPCODE_NOP:
@@ -312,22 +386,22 @@ static int execute(struct emu_thread *t, struct marrow_emu_qp *qp, uint32_t st)
 			CTR(t, wqe_other)++;
 			break;
 		}
-		if (EMU_UNLIKELY(res == RES_WAIT)) {
-			if (!qp->rnr_wait) {
-				qp->rnr_wait = 1;
-				CTR(t, rnr_waits)++;
-				work = 1;
-			}
-			break;
+		if (EMU_UNLIKELY(res == RES_WAIT_RNR || res == RES_WAIT_ACK)) {
+			res = wait_or_fail(t, qp, res);
+			work = 1;
+			if (res == RES_OK)
+				break;
+			/* retries exhausted: res is the error */
 		}
 		qp->rnr_wait = 0;
+		qp->wait_kind = EMU_WAIT_NONE;
 		set_exec_ci(qp, (uint16_t)(ci + nbb));
 		work = 1;
 		if (EMU_UNLIKELY(res != RES_OK)) {
 			qp_fail(t, qp, opcode, ci, res);
 			st = MARROW_QPS_ERR;
 		} else if (mx_ctrl_fm_ce_se(w) & MX_CTRL_CQ_UPDATE) {
-			emu_cqe_post(t, qp->scq, MX_CQE_REQ, opcode, qp->qpn, ci, 0, 0, 0, 0);
+			emu_cqe_post(t, qp->scq, MX_CQE_REQ, opcode, qp, ci, 0, 0, 0, 0);
 		}
 	}
 	return work;
@@ -348,6 +422,7 @@ static void sq_overflow(struct emu_thread *t, struct marrow_emu_qp *qp, uint16_t
 	set_exec_ci(qp, target);
 	qp->fetch_pi = target;
 	qp->rnr_wait = 0;
+	qp->wait_kind = EMU_WAIT_NONE;
 }
 
 static int sq_progress(struct emu_thread *t, struct marrow_emu_qp *qp, uint32_t st)
@@ -393,7 +468,7 @@ static int rq_flush(struct emu_thread *t, struct marrow_emu_qp *qp)
 		}
 		if (__atomic_compare_exchange_n(&qp->rq_ci, &ci, ci + 1, 0, __ATOMIC_ACQ_REL,
 						__ATOMIC_ACQUIRE)) {
-			emu_cqe_post(t, qp->rcq, MX_CQE_RESP_ERR, 0, qp->qpn, (uint16_t)ci, 0, 0,
+			emu_cqe_post(t, qp->rcq, MX_CQE_RESP_ERR, 0, qp, (uint16_t)ci, 0, 0,
 				     MX_SYND_WR_FLUSH, EMU_VSYND_FLUSH);
 			work = 1;
 		}
@@ -401,29 +476,105 @@ static int rq_flush(struct emu_thread *t, struct marrow_emu_qp *qp)
 	return work;
 }
 
+/* Routes one doorbell taken from u to the QP it names. */
+static void doorbell(struct emu_thread *t, struct marrow_emu_qp *self, struct emu_uar *u,
+		     uint64_t db)
+{
+	uint32_t qpn = mx_doorbell_qpn(db);
+	struct marrow_emu_qp *qp = u->qps[0];
+	uint16_t end;
+	uint32_t ahead, cur;
+
+	CTR(t, doorbells_observed)++;
+	if (EMU_UNLIKELY(qp->qpn != qpn)) {
+		qp = NULL;
+		for (uint32_t i = 1; i < u->nqps; i++)
+			if (u->qps[i]->qpn == qpn)
+				qp = u->qps[i];
+		if (qp == NULL) {
+			CTR(t, doorbells_dropped)++;   /* no such QP on this page */
+			return;
+		}
+	}
+	if (EMU_UNLIKELY(__atomic_load_n(&qp->state, __ATOMIC_ACQUIRE) == MARROW_QPS_RESET)) {
+		CTR(t, doorbells_dropped)++;
+		return;
+	}
+	end = mx_doorbell_end(db);
+	ahead = (uint16_t)(end - qp->exec_ci);
+	cur = (uint16_t)(qp->db_target - qp->exec_ci);
+	if (ahead <= cur)
+		return;   /* the same or an older index: nothing new */
+	if (ahead > 0x8000u) {
+		CTR(t, doorbells_stale)++;   /* behind what already ran */
+		return;
+	}
+	qp->db_target = end;   /* beyond the SQ size: sq_progress reports the overflow */
+	if (qp != self)
+		emu_engine_activate(t, qp);
+}
+
+/* A slot holds the last 8-byte doorbell stored to it; the engine empties it
+ * (one locked exchange, only when it is non-zero). A doorbell value is
+ * never 0: it carries a QPN >= EMU_QPN_BASE. The acquire orders the WQE
+ * reads after the doorbell, as the producer ordered them before it. */
+static inline int take(struct emu_thread *t, struct marrow_emu_qp *qp, struct emu_uar *u,
+		       uint64_t *slot)
+{
+	uint64_t db;
+
+	if (EMU_LIKELY(__atomic_load_n(slot, __ATOMIC_RELAXED) == 0))
+		return 0;
+	db = __atomic_exchange_n(slot, 0, __ATOMIC_ACQUIRE);
+	doorbell(t, qp, u, db);
+	return 1;
+}
+
 int emu_qp_poll(struct emu_thread *t, struct marrow_emu_qp *qp)
 {
-	uint64_t d0 = __atomic_load_n((const uint64_t *)qp->uar, __ATOMIC_ACQUIRE);
-	uint64_t d1 = __atomic_load_n((const uint64_t *)(qp->uar + EMU_UAR_HALF), __ATOMIC_ACQUIRE);
+	struct emu_uar *u = qp->uar;
 	uint32_t st;
-	int work = 0;
+	int work;
 
-	if (d0 != qp->last_db[0] || d1 != qp->last_db[1]) {
-		/* A kick: the QP is looked at now; the dbrec says how far. */
-		CTR(t, doorbells_observed) += (d0 != qp->last_db[0]) + (d1 != qp->last_db[1]);
-		qp->last_db[0] = d0;
-		qp->last_db[1] = d1;
-		/* acquire on the mailbox above orders this read after the doorbell */
-		qp->db_target = (uint16_t)mx_be32toh(__atomic_load_n(&qp->dbrec[MX_DBR_SND],
-								     __ATOMIC_ACQUIRE));
-		work = 1;
-	}
+	work = take(t, qp, u, (uint64_t *)u->page);
+	work |= take(t, qp, u, (uint64_t *)(u->page + EMU_UAR_HALF));
 	st = __atomic_load_n(&qp->state, __ATOMIC_ACQUIRE);
-	if (st == MARROW_QPS_RTS) {
-		work |= sq_progress(t, qp, st);
+	if (EMU_LIKELY(st == MARROW_QPS_RTS)) {
+		if (qp->db_target != qp->exec_ci || qp->db_target != qp->last_target)
+			work |= sq_progress(t, qp, st);
 	} else if (st == MARROW_QPS_ERR) {
 		work |= sq_progress(t, qp, st);
 		work |= rq_flush(t, qp);
 	}
 	return work;
+}
+
+/* Doorbell recovery. Two QPs storing to one shared slot before the engine
+ * looks leave only the second doorbell: the first is lost, as a ConnectX
+ * loses doorbells it cannot queue. Like the NIC's recovery, the engine then
+ * reads the DBR: on a full sweep, a QP on a shared page whose DBR send
+ * counter is ahead of every doorbell and unchanged since the previous sweep
+ * is served up to the DBR. QPs with a page of their own never need it. */
+int emu_qp_recover(struct emu_thread *t, struct marrow_emu_qp *qp)
+{
+	uint32_t st = __atomic_load_n(&qp->state, __ATOMIC_ACQUIRE);
+	uint16_t dbr;
+	uint32_t ahead;
+
+	if (qp->uar->nqps < 2 || (st != MARROW_QPS_RTS && st != MARROW_QPS_ERR))
+		return 0;
+	dbr = (uint16_t)mx_be32toh(__atomic_load_n(&qp->dbrec[MX_DBR_SND], __ATOMIC_ACQUIRE));
+	ahead = (uint16_t)(dbr - qp->exec_ci);
+	if (ahead == 0 || ahead > qp->sq_cnt || ahead <= (uint16_t)(qp->db_target - qp->exec_ci)) {
+		qp->dbr_seen = 0;
+		return 0;
+	}
+	if (qp->dbr_seen != (0x10000u | dbr)) {
+		qp->dbr_seen = 0x10000u | dbr;   /* look again at the next sweep */
+		return 0;
+	}
+	qp->dbr_seen = 0;
+	qp->db_target = dbr;
+	CTR(t, doorbell_recoveries)++;
+	return 1;
 }

@@ -35,14 +35,14 @@ enum {
 	EMU_CQN_BASE = 0x400,    /* first CQN */
 	EMU_PDN_BASE = 0x10,
 	EMU_MAX_THREADS = 64,
-	EMU_MAX_WQE_BBS = 16,    /* largest WQE the engine accepts */
-	EMU_MAX_DS = EMU_MAX_WQE_BBS * 4,
-	EMU_MAX_INLINE = EMU_MAX_WQE_BBS * MX_WQEBB_SIZE - MX_CTRL_SEG_SIZE -
-			 MX_RADDR_SEG_SIZE - MX_INLINE_HDR_SIZE,
+	EMU_MAX_DS = MX_MAX_WQE_DS,             /* ds is 6 bits on the wire */
+	EMU_MAX_WQE_BBS = (EMU_MAX_DS + 3) / 4, /* 16: largest WQE */
+	EMU_MAX_INLINE = MX_MAX_INLINE_RC_WRITE, /* 972 B: ds 63 */
 	EMU_MAX_RQ_SGE = 64,
 	EMU_SHADOW_MAX = 256,    /* WQEBBs copied ahead of execution, per QP */
-	EMU_UAR_SIZE = 4096,     /* one mailbox page per QP */
+	EMU_UAR_SIZE = 4096,     /* one doorbell page per QP unless shared */
 	EMU_UAR_HALF = 256,      /* two BlueFlame halves at +0 and +256 */
+	EMU_UAR_MAX_QPS = 16,    /* QPs that may share one doorbell page */
 	EMU_MAX_MR_INDEX = 1 << 24,
 	EMU_MSG_MAX = 0x80000000u, /* 2^31: transport message-length limit */
 };
@@ -51,7 +51,6 @@ enum {
  * 0xE0..0xEF for these, so nobody mistakes them for real ConnectX codes.
  * Table of causes: docs/design/software-nic.md §7. */
 enum {
-	/* 0xE0 reserved */
 	EMU_VSYND_BAD_LKEY = 0xE1,       /* LOCAL_PROT: unknown/stale lkey or other PD */
 	EMU_VSYND_LKEY_RANGE = 0xE2,     /* LOCAL_PROT: gather outside the MR */
 	EMU_VSYND_LKEY_RIGHTS = 0xE3,    /* LOCAL_PROT: MR lacks a local right */
@@ -61,10 +60,11 @@ enum {
 	EMU_VSYND_QP_RIGHTS = 0xE7,      /* REMOTE_ACCESS: peer QP lacks REMOTE_WRITE */
 	EMU_VSYND_MALFORMED = 0xE8,      /* LOCAL_QP_OP: ds/qpn/index/segment check */
 	EMU_VSYND_BAD_OPCODE = 0xE9,     /* LOCAL_QP_OP: opcode not emulated */
-	EMU_VSYND_INLINE_LEN = 0xEA,     /* LOCAL_LENGTH: inline > max_inline_data */
+	/* 0xEA unused: inline > max_inline_data is a posting-side check */
 	EMU_VSYND_MSG_LEN = 0xEB,        /* LOCAL_LENGTH: message > 2^31 bytes */
 	EMU_VSYND_SQ_OVERFLOW = 0xEC,    /* LOCAL_QP_OP: producer ran > SQ size ahead */
 	EMU_VSYND_PEER_DOWN = 0xED,      /* TRANSPORT_RETRY_EXC: peer gone / not RTR,RTS */
+	EMU_VSYND_RNR = 0xE0,            /* RNR_RETRY_EXC: no receive WQE after rnr_retry */
 	EMU_VSYND_PEER_NO_RQ = 0xEE,     /* REMOTE_INVAL_REQ: WRITE_IMM to a QP without RQ */
 	EMU_VSYND_FLUSH = 0xEF,          /* WR_FLUSH: QP in ERR */
 };
@@ -132,11 +132,22 @@ struct marrow_emu_cq {
 	struct marrow_emu_device *dev;
 };
 
+/* A doorbell page. Each QP gets its own unless it joins another QP's page
+ * (marrow_emu_qp_share_uar); the QPN in a doorbell picks the QP. */
+struct emu_uar {
+	uint8_t *page;             /* EMU_UAR_SIZE; doorbell slots at +0 and +EMU_UAR_HALF */
+	uint32_t nqps;
+	struct marrow_emu_qp *qps[EMU_UAR_MAX_QPS];
+};
+
+/* Why the WQE at exec_ci waits (timers from the QP's attributes). */
+enum { EMU_WAIT_NONE = 0, EMU_WAIT_RNR = 1, EMU_WAIT_ACK = 2 };
+
 struct marrow_emu_qp {
 	/* read by the engine on every pass */
 	uint32_t qpn;
 	uint32_t state;            /* enum marrow_qp_state; atomic */
-	const uint8_t *uar;
+	struct emu_uar *uar;
 	const uint32_t *dbrec;
 	uint8_t *sq;
 	uint8_t *shadow;           /* engine-private copy of fetched WQEBBs */
@@ -146,16 +157,24 @@ struct marrow_emu_qp {
 	uint32_t sh_mask;
 	uint16_t fetch_pi;         /* WQEBBs copied into the shadow */
 	uint16_t exec_ci;          /* WQEBBs executed / retired */
-	uint16_t last_target;      /* last dbrec send counter acted on */
-	uint16_t db_target;        /* dbrec send counter read at the last doorbell */
-	uint16_t rnr_wait;         /* WQE at exec_ci waits for a peer RQ WQE */
-	uint64_t last_db[2];       /* mailbox words last seen */
+	uint16_t last_target;      /* last doorbell target acted on */
+	uint16_t db_target;        /* furthest exclusive WQEBB index any doorbell named */
+	uint16_t rnr_wait;         /* WQE at exec_ci waits (wait_kind says why) */
+	uint8_t wait_kind;         /* EMU_WAIT_* */
+	uint8_t tries_left;        /* retries left before the error (7 = RNR forever) */
+	uint64_t retry_at_ns;      /* next retry of the waiting WQE */
+	uint32_t dbr_seen;         /* recovery: DBR send counter at the last sweep, +1<<16 if valid */
 	struct marrow_emu_qp *peer;
 	struct marrow_emu_cq *scq;
 	struct marrow_emu_cq *rcq;
 	struct marrow_emu_pd *pd;
 	uint32_t max_inline;
 	uint32_t access;
+	uint32_t uidx;             /* user index written into CQE srqn_uidx */
+	uint8_t timeout;           /* ack timeout exponent: 4.096 us << timeout; 0 = forever */
+	uint8_t retry_cnt;
+	uint8_t rnr_retry;         /* 7 = forever */
+	uint8_t min_rnr_timer;     /* IB RNR timer code */
 	uint32_t rq_cnt;
 	uint32_t rq_ci;            /* RQ WQEs consumed; CAS (peers consume it) */
 	/* engine bookkeeping (owner thread only) */
@@ -166,7 +185,6 @@ struct marrow_emu_qp {
 	uint32_t magic;
 	uint32_t rq_stride;
 	uint8_t *rq;
-	uint8_t *uar_page;
 	uint32_t *dbrec_page;
 	size_t sq_bytes;
 	size_t rq_bytes;
@@ -204,6 +222,7 @@ struct marrow_emu_device {
 	uint32_t idle_sleep_max_ns;
 	uint32_t sweep_every;
 	int32_t engine_cpu;
+	uint32_t time_divisor;     /* QP timers run this many times faster (1 = ConnectX) */
 	/* MR table: read by the engine, resized only while quiesced */
 	struct emu_mr_slot *mrs;
 	uint32_t mr_cap;
@@ -220,6 +239,7 @@ struct marrow_emu_device {
 	uint32_t next_pdn;
 	uint32_t next_cqn;
 	uint32_t next_qpn;
+	uint32_t next_uidx;
 	uint8_t *mr_variant;       /* per slot: last key variant handed out */
 	struct marrow_emu_qp **qps; /* all QPs, for peer lookup */
 	uint32_t qps_len;
@@ -274,11 +294,20 @@ void emu_engine_remove_qp(struct emu_thread *t, struct marrow_emu_qp *qp);
 
 /* emu_exec.c: one poll of one QP; nonzero if anything changed. */
 int emu_qp_poll(struct emu_thread *t, struct marrow_emu_qp *qp);
+/* Doorbell recovery for a QP on a shared page (full sweeps only). */
+int emu_qp_recover(struct emu_thread *t, struct marrow_emu_qp *qp);
+/* emu_engine.c: makes sure the owner polls qp every pass for a while. */
+void emu_engine_activate(struct emu_thread *t, struct marrow_emu_qp *qp);
+/* Nanoseconds of the IB timers, scaled by the device's time divisor. */
+uint64_t emu_ack_timeout_ns(const struct marrow_emu_device *dev, uint32_t timeout);
+uint64_t emu_rnr_timer_ns(const struct marrow_emu_device *dev, uint32_t code);
 
 /* emu_cq.c */
 void emu_cqe_post(struct emu_thread *t, struct marrow_emu_cq *cq, uint8_t cqe_opcode,
-		  uint8_t sop, uint32_t qpn, uint16_t wqe_counter, uint32_t byte_cnt,
-		  uint32_t imm_be, uint8_t synd, uint8_t vsynd);
+		  uint8_t sop, const struct marrow_emu_qp *qp, uint16_t wqe_counter,
+		  uint32_t byte_cnt, uint32_t imm_be, uint8_t synd, uint8_t vsynd);
+/* The CQE timestamp: a free-running counter (TSC on x86-64). */
+uint64_t emu_cqe_clock(void);
 const char *emu_syndrome_name(uint8_t synd);
 int emu_cq_check(const struct marrow_emu_cq *cq, const char *fn);
 

@@ -2,7 +2,8 @@
  * Copyright (c) 2026 The Marrow authors
  *
  * RC queue pairs: SQ ring of WQEBBs, optional RQ ring, a doorbell record
- * page and a 4 KiB UAR mailbox page per QP, all page-aligned host memory.
+ * page and a 4 KiB UAR doorbell page per QP (which other QPs may share),
+ * all page-aligned host memory.
  * State changes happen with the engine parked, so the engine never sees a
  * half-made transition.
  */
@@ -99,11 +100,33 @@ static int check_attr(const struct marrow_emu_pd *pd, const struct marrow_emu_qp
 	return MARROW_OK;
 }
 
+/* Leaves qp's doorbell page; frees the page with its last QP. Engine
+ * parked (or qp never published). */
+static void uar_leave(struct marrow_emu_qp *qp)
+{
+	struct emu_uar *u = qp->uar;
+
+	if (u == NULL)
+		return;
+	for (uint32_t i = 0; i < u->nqps; i++) {
+		if (u->qps[i] == qp) {
+			memmove(&u->qps[i], &u->qps[i + 1], (u->nqps - i - 1) * sizeof(u->qps[0]));
+			u->nqps--;
+			break;
+		}
+	}
+	if (u->nqps == 0) {
+		emu_free_pages(u->page);
+		free(u);
+	}
+	qp->uar = NULL;
+}
+
 static void free_qp(struct marrow_emu_qp *qp)
 {
 	emu_free_pages(qp->sq);
 	emu_free_pages(qp->rq);
-	emu_free_pages(qp->uar_page);
+	uar_leave(qp);
 	emu_free_pages(qp->dbrec_page);
 	free(qp->shadow);
 	qp->magic = EMU_MAGIC_DEAD;
@@ -156,7 +179,16 @@ MARROW_API int marrow_emu_qp_create(struct marrow_emu_pd *pd, const struct marro
 	qp->sh_cnt = qp->sq_cnt < EMU_SHADOW_MAX ? qp->sq_cnt : EMU_SHADOW_MAX;
 	qp->sh_mask = qp->sh_cnt - 1;
 	qp->sq = emu_alloc_pages((size_t)qp->sq_cnt * MX_WQEBB_SIZE, &qp->sq_bytes);
-	qp->uar_page = emu_alloc_pages(EMU_UAR_SIZE, NULL);
+	qp->uar = calloc(1, sizeof(*qp->uar));
+	if (qp->uar != NULL) {
+		qp->uar->page = emu_alloc_pages(EMU_UAR_SIZE, NULL);
+		qp->uar->qps[0] = qp;
+		qp->uar->nqps = 1;
+		if (qp->uar->page == NULL) {
+			free(qp->uar);
+			qp->uar = NULL;
+		}
+	}
 	qp->dbrec_page = emu_alloc_pages(8, NULL);
 	if (posix_memalign((void **)&qp->shadow, 64, (size_t)qp->sh_cnt * MX_WQEBB_SIZE) != 0)
 		qp->shadow = NULL;
@@ -165,12 +197,11 @@ MARROW_API int marrow_emu_qp_create(struct marrow_emu_pd *pd, const struct marro
 		qp->rq_stride = MX_DATA_SEG_SIZE * next_pow2(attr->max_rq_sge);
 		qp->rq = emu_alloc_pages((size_t)qp->rq_cnt * qp->rq_stride, &qp->rq_bytes);
 	}
-	if (qp->sq == NULL || qp->uar_page == NULL || qp->dbrec_page == NULL || qp->shadow == NULL ||
+	if (qp->sq == NULL || qp->uar == NULL || qp->dbrec_page == NULL || qp->shadow == NULL ||
 	    (qp->rq_cnt && qp->rq == NULL)) {
 		free_qp(qp);
 		return marrow_fail(MARROW_ENOMEM, "%s: out of memory", fn);
 	}
-	qp->uar = qp->uar_page;
 	qp->dbrec = qp->dbrec_page;
 	qp->state = MARROW_QPS_RESET;
 	qp->scq = attr->send_cq;
@@ -178,6 +209,11 @@ MARROW_API int marrow_emu_qp_create(struct marrow_emu_pd *pd, const struct marro
 	qp->pd = pd;
 	qp->max_inline = attr->max_inline_data;
 	qp->access = attr->access;
+	/* The attributes Marrow's verbs path gives a ConnectX QP. */
+	qp->timeout = 14;
+	qp->retry_cnt = 7;
+	qp->rnr_retry = 6;
+	qp->min_rnr_timer = 12;
 	qp->magic = EMU_MAGIC_QP;
 
 	pthread_mutex_lock(&dev->ctl_lock);
@@ -194,6 +230,7 @@ MARROW_API int marrow_emu_qp_create(struct marrow_emu_pd *pd, const struct marro
 		dev->qps_cap = cap;
 	}
 	qp->qpn = alloc_qpn(dev);
+	qp->uidx = dev->next_uidx++ & 0xffffff;
 	qp->thread = qp->qpn % dev->nthreads;
 	emu_quiesce(dev);
 	rc = emu_engine_add_qp(&dev->threads[qp->thread], qp);
@@ -222,7 +259,7 @@ MARROW_API int marrow_emu_qp_create(struct marrow_emu_pd *pd, const struct marro
 	view->sq_buf = qp->sq;
 	view->rq_buf = qp->rq;
 	view->dbrec = qp->dbrec_page;
-	view->uar = qp->uar_page;
+	view->uar = qp->uar->page;
 	view->uar_size = EMU_UAR_SIZE;
 	*out = qp;
 	return MARROW_OK;
@@ -241,8 +278,9 @@ MARROW_API int marrow_emu_qp_destroy(struct marrow_emu_qp *qp)
 	emu_engine_remove_qp(&dev->threads[qp->thread], qp);
 	for (uint32_t i = 0; i < dev->qps_len; i++) {
 		if (dev->qps[i]->peer == qp)
-			dev->qps[i]->peer = NULL;   /* its WQEs now fail with RETRY_EXC */
+			dev->qps[i]->peer = NULL;   /* its WQEs now time out: RETRY_EXC */
 	}
+	uar_leave(qp);   /* while parked: the page may be shared */
 	emu_unquiesce(dev);
 	for (uint32_t i = 0; i < dev->qps_len; i++) {
 		if (dev->qps[i] == qp) {
@@ -269,17 +307,20 @@ static void reset_qp(struct marrow_emu_qp *qp)
 	qp->last_target = 0;
 	qp->db_target = 0;
 	qp->rnr_wait = 0;
+	qp->wait_kind = EMU_WAIT_NONE;
+	qp->dbr_seen = 0;
 	qp->rq_ci = 0;
 	qp->peer = NULL;
 	qp->dbrec_page[0] = 0;
 	qp->dbrec_page[1] = 0;
-	/* Counters restart at 0, so the first doorbells after a reset can repeat
-	 * values written before it: clear the mailbox so that they still read as
-	 * changes (a doorbell value is never 0: it carries the QPN). */
-	__atomic_store_n((uint64_t *)qp->uar_page, 0, __ATOMIC_RELAXED);
-	__atomic_store_n((uint64_t *)(qp->uar_page + EMU_UAR_HALF), 0, __ATOMIC_RELAXED);
-	qp->last_db[0] = 0;
-	qp->last_db[1] = 0;
+	/* A doorbell of this QP not yet taken belongs to the old incarnation. */
+	for (int h = 0; h < 2; h++) {
+		uint64_t *slot = (uint64_t *)(qp->uar->page + h * EMU_UAR_HALF);
+		uint64_t db = __atomic_load_n(slot, __ATOMIC_RELAXED);
+
+		if (db != 0 && mx_doorbell_qpn(db) == qp->qpn)
+			__atomic_store_n(slot, 0, __ATOMIC_RELAXED);
+	}
 }
 
 MARROW_API int marrow_emu_qp_modify(struct marrow_emu_qp *qp, int new_state, uint32_t peer_qpn)
@@ -338,5 +379,80 @@ MARROW_API int marrow_emu_qp_state(struct marrow_emu_qp *qp, int *state)
 	if (state == NULL)
 		return marrow_fail(MARROW_EINVAL, "marrow_emu_qp_state: state is NULL");
 	*state = (int)__atomic_load_n(&qp->state, __ATOMIC_ACQUIRE);
+	return MARROW_OK;
+}
+
+MARROW_API int marrow_emu_qp_share_uar(struct marrow_emu_qp *qp, struct marrow_emu_qp *owner,
+				       void **uar)
+{
+	const char *fn = "marrow_emu_qp_share_uar";
+	struct marrow_emu_device *dev;
+	struct emu_uar *u;
+	int rc = emu_qp_check(qp, fn);
+
+	if (rc == MARROW_OK)
+		rc = emu_qp_check(owner, "marrow_emu_qp_share_uar(owner)");
+	if (rc)
+		return rc;
+	if (uar == NULL)
+		return marrow_fail(MARROW_EINVAL, "%s: uar is NULL", fn);
+	dev = qp->pd->dev;
+	if (owner->pd->dev != dev)
+		return marrow_fail(MARROW_EINVAL, "%s: QP 0x%x and QP 0x%x belong to different devices", fn,
+				   qp->qpn, owner->qpn);
+	pthread_mutex_lock(&dev->ctl_lock);
+	u = owner->uar;
+	if (qp->uar == u) {
+		rc = MARROW_OK;
+	} else if (__atomic_load_n(&qp->state, __ATOMIC_ACQUIRE) != MARROW_QPS_RESET || qp->uar->nqps > 1) {
+		rc = marrow_fail(MARROW_EINVAL,
+				 "%s: QP 0x%x must be in RESET and alone on its doorbell page to move to QP 0x%x's page",
+				 fn, qp->qpn, owner->qpn);
+	} else if (u->nqps >= EMU_UAR_MAX_QPS) {
+		rc = marrow_fail(MARROW_ERANGE, "%s: QP 0x%x's doorbell page already serves %d QPs", fn,
+				 owner->qpn, EMU_UAR_MAX_QPS);
+	} else {
+		emu_quiesce(dev);
+		/* One engine thread polls a page: qp moves to the owner's. */
+		emu_engine_remove_qp(&dev->threads[qp->thread], qp);
+		rc = emu_engine_add_qp(&dev->threads[owner->thread], qp);
+		if (rc == MARROW_OK) {
+			qp->thread = owner->thread;
+			uar_leave(qp);
+			qp->uar = u;
+			u->qps[u->nqps++] = qp;
+		} else {
+			emu_engine_add_qp(&dev->threads[qp->thread], qp);
+		}
+		emu_unquiesce(dev);
+	}
+	if (rc == MARROW_OK)
+		*uar = u->page;
+	pthread_mutex_unlock(&dev->ctl_lock);
+	return rc;
+}
+
+MARROW_API int marrow_emu_qp_set_timers(struct marrow_emu_qp *qp, uint32_t timeout, uint32_t retry_cnt,
+					uint32_t rnr_retry, uint32_t min_rnr_timer)
+{
+	const char *fn = "marrow_emu_qp_set_timers";
+	struct marrow_emu_device *dev;
+	int rc = emu_qp_check(qp, fn);
+
+	if (rc)
+		return rc;
+	if (timeout > 31 || retry_cnt > 7 || rnr_retry > 7 || min_rnr_timer > 31)
+		return marrow_fail(MARROW_EINVAL,
+				   "%s: QP 0x%x: timeout %u (0..31), retry_cnt %u (0..7), rnr_retry %u (0..7), min_rnr_timer %u (0..31)",
+				   fn, qp->qpn, timeout, retry_cnt, rnr_retry, min_rnr_timer);
+	dev = qp->pd->dev;
+	pthread_mutex_lock(&dev->ctl_lock);
+	emu_quiesce(dev);
+	qp->timeout = (uint8_t)timeout;
+	qp->retry_cnt = (uint8_t)retry_cnt;
+	qp->rnr_retry = (uint8_t)rnr_retry;
+	qp->min_rnr_timer = (uint8_t)min_rnr_timer;
+	emu_unquiesce(dev);
+	pthread_mutex_unlock(&dev->ctl_lock);
 	return MARROW_OK;
 }

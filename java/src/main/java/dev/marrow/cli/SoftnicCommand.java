@@ -70,8 +70,8 @@ public final class SoftnicCommand {
     }
 
     @Command(name = "rate", mixinStandardHelpOptions = true,
-            description = {"Message rate of RDMA WRITEs from one CPU producer thread.",
-                    "Timed: from the first WQE of the timed region to the CQE of its last WQE, in C (CLOCK_MONOTONIC_RAW).",
+            description = {"Message rate of RDMA WRITEs from CPU producer threads (--producers, one QP each; the software NIC runs --engine-threads engine threads).",
+                    "Timed: from the first WQE of the timed region (the common start of all producers) to the CQE of the last WQE, in C (CLOCK_MONOTONIC_RAW).",
                     "Excluded: set-up and the warm-up messages. Statistic: median over --repeats runs (min and max also reported)."})
     static final class Rate implements Callable<Integer> {
         @Spec
@@ -96,12 +96,23 @@ public final class SoftnicCommand {
         @Option(names = "--log-sq", defaultValue = "10", description = "log2 of SQ WQEBBs. Default: ${DEFAULT-VALUE}")
         int logSq;
 
+        @Option(names = "--producers", defaultValue = "1",
+                description = "CPU producer threads, one QP each (--messages and --warmup are per producer; the rate is the total). Default: ${DEFAULT-VALUE}")
+        int producers;
+
+        @Option(names = "--engine-threads", defaultValue = "1",
+                description = "Engine threads of the software NIC; QPs are sharded over them. Default: ${DEFAULT-VALUE}")
+        int engineThreads;
+
         @Override
         public Integer call() {
             out.format();
             common.validate();
             if (messages < 1 || warmup < 0 || repeats < 1) {
                 throw new IllegalArgumentException("--messages and --repeats must be >= 1, --warmup >= 0");
+            }
+            if (producers < 1 || producers > 64 || engineThreads < 1 || engineThreads > 64) {
+                throw new IllegalArgumentException("--producers and --engine-threads must be 1..64");
             }
             for (int b : batches) {
                 if (b < 1 || b > (1 << logSq) / 4) {
@@ -111,6 +122,11 @@ public final class SoftnicCommand {
             }
             Backend.SOFTNIC.ensureAvailability();
             List<ResultRecord> records = new ArrayList<>();
+            if (producers > 1 || engineThreads > 1) {
+                rateParallel(records);
+                out.emit(records, spec.commandLine().getOut(), spec.commandLine().getErr());
+                return 0;
+            }
             try (LoopbackRig rig = new LoopbackRig(common.options(), logSq, 16, common.maxInline, Math.max(4096, common.size))) {
                 for (int b : batches) {
                     SoftNicCounters before = rig.nic().counters();
@@ -129,6 +145,7 @@ public final class SoftnicCommand {
                             .param("size_bytes", common.size).param("batch", b).param("payload", common.payload())
                             .param("messages", messages).param("warmup", warmup).param("repeats", repeats)
                             .param("poll", common.poll).param("log_sq", logSq)
+                            .param("producers", 1).param("engine_threads", 1)
                             .metric("rate_mmsg_s", ResultRecord.round(Stats.median(rates), 3))
                             .metric("rate_min_mmsg_s", ResultRecord.round(sorted[0], 3))
                             .metric("rate_max_mmsg_s", ResultRecord.round(sorted[sorted.length - 1], 3))
@@ -140,6 +157,39 @@ public final class SoftnicCommand {
             }
             out.emit(records, spec.commandLine().getOut(), spec.commandLine().getErr());
             return 0;
+        }
+
+        /** Several producers, one QP each, over engineThreads engine threads (the C bench makes the QPs). */
+        private void rateParallel(List<ResultRecord> records) {
+            SoftNic.Options o = common.options().withEngineThreads(engineThreads);
+            try (SoftNic nic = SoftNic.open(o)) {
+                for (int b : batches) {
+                    SoftNicCounters before = nic.counters();
+                    double[] rates = new double[repeats];
+                    long doorbells = 0;
+                    for (int r = 0; r < repeats; r++) {
+                        SoftNicBench.RateResult res = SoftNicBench.rateParallel(nic, producers, common.size, b, logSq,
+                                common.maxInline, messages, warmup, common.timeoutMs * 1_000_000L);
+                        rates[r] = res.rateMmsgPerSec();
+                        doorbells += res.doorbells();
+                    }
+                    SoftNicCounters d = nic.counters().minus(before);
+                    double[] sorted = rates.clone();
+                    Arrays.sort(sorted);
+                    records.add(new ResultRecord(EXPERIMENT_RATE, "softnic", false)
+                            .param("size_bytes", common.size).param("batch", b).param("payload", common.payload())
+                            .param("messages", messages).param("warmup", warmup).param("repeats", repeats)
+                            .param("poll", common.poll).param("log_sq", logSq)
+                            .param("producers", producers).param("engine_threads", engineThreads)
+                            .metric("rate_mmsg_s", ResultRecord.round(Stats.median(rates), 3))
+                            .metric("rate_min_mmsg_s", ResultRecord.round(sorted[0], 3))
+                            .metric("rate_max_mmsg_s", ResultRecord.round(sorted[sorted.length - 1], 3))
+                            .metric("doorbells_rung", doorbells)
+                            .metric("emu_doorbells_observed", d.get("emu_doorbells_observed"))
+                            .metric("emu_busy_passes", d.get("emu_busy_passes"))
+                            .metric("emu_idle_passes", d.get("emu_idle_passes")));
+                }
+            }
         }
     }
 

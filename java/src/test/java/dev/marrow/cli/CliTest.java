@@ -82,6 +82,23 @@ class CliTest {
     }
 
     @Test
+    void softnicRateWithSeveralProducersAndEngineThreads() throws Exception {
+        Run r = run("softnic", "rate", "--size", "8", "--batch", "16", "--messages", "5000", "--warmup", "500",
+                "--repeats", "1", "--poll", "idle", "--producers", "2", "--engine-threads", "2", "--format", "json");
+        assertEquals(0, r.code(), r.err());
+        JsonNode rec = JsonMapper.builder().build().readTree(r.out().strip().split("\n")[1]);
+        assertEquals(2, rec.get("producers").asInt());
+        assertEquals(2, rec.get("engine_threads").asInt());
+        assertFalse(rec.get("hardware").asBoolean());
+        assertTrue(rec.get("rate_mmsg_s").asDouble() > 0);
+        assertEquals(2 * ((5000 + 15) / 16), rec.get("doorbells_rung").asLong(),
+                "one doorbell per batch of 16 per producer in the timed region");
+        Run bad = run("softnic", "rate", "--producers", "0");
+        assertEquals(2, bad.code());
+        assertTrue(bad.err().contains("--producers"), bad.err());
+    }
+
+    @Test
     void busyPollingRunsSayWhenTheyOutnumberTheCpus() throws Exception {
         Run r = run("gda", "latency", "--target", "cpu", "--iters", "200", "--warmup", "20", "--format", "json");
         assertEquals(0, r.code(), r.err());

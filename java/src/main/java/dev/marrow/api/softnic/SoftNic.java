@@ -46,6 +46,10 @@ public final class SoftNic implements AutoCloseable {
         public Options withEngineCpu(int cpu) {
             return new Options(pollMode, engineThreads, cpu, quiet);
         }
+
+        public Options withEngineThreads(int n) {
+            return new Options(pollMode, n, engineCpu, quiet);
+        }
     }
 
     private final MemorySegment dev;
@@ -79,6 +83,12 @@ public final class SoftNic implements AutoCloseable {
         } catch (Throwable t) {
             throw NativeLib.rethrow(t);
         }
+    }
+
+    /** The native device, for the C benchmarks of this package. */
+    MemorySegment deviceHandle() {
+        ensureOpen();
+        return dev;
     }
 
     /** Registers host memory; the segment must stay alive until the region is closed. */

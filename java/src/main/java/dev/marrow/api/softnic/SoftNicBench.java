@@ -6,8 +6,12 @@ import dev.marrow.internal.ffi.EmuFfi;
 import dev.marrow.internal.ffi.EmuLayouts;
 
 import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
 
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
@@ -37,6 +41,32 @@ public final class SoftNicBench {
             int rc = (int) EmuFfi.BENCH_RATE.invokeExact(qp.handle(), qp.sendCq().handle(), size, batch, messages,
                     warmup, local.address(), local.lkey(), remote.address(), remote.rkey(), timeoutNs, out);
             EmuFfi.LIB.check(rc, "marrow_emu_bench_rate");
+            return new RateResult(out.get(JAVA_LONG, 8), out.get(JAVA_LONG, 16), out.get(JAVA_LONG, 32),
+                    out.get(JAVA_LONG, 24));
+        } catch (Throwable t) {
+            throw NativeLib.rethrow(t);
+        }
+    }
+
+    private static final class Parallel {
+        static final MethodHandle RATE = EmuFfi.LIB.handle("marrow_emu_bench_rate_parallel",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT,
+                        JAVA_LONG, JAVA_LONG, JAVA_LONG, ADDRESS));
+    }
+
+    /**
+     * {@code producers} CPU threads, each streaming {@code messages} RDMA WRITEs
+     * to its own loopback QP (2^logSq WQEBBs, maxInline) created on {@code nic}
+     * for this run; the QPs spread over the engine threads by QPN. The result
+     * counts all producers; elapsed runs from the common start to the last CQE.
+     */
+    public static RateResult rateParallel(SoftNic nic, int producers, int size, int batch, int logSq, int maxInline,
+                                          long messages, long warmup, long timeoutNs) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment out = NativeLib.allocateSized(a, EmuLayouts.BENCH_RESULT);
+            int rc = (int) Parallel.RATE.invokeExact(nic.deviceHandle(), producers, size, batch, logSq, maxInline,
+                    messages, warmup, timeoutNs, out);
+            EmuFfi.LIB.check(rc, "marrow_emu_bench_rate_parallel");
             return new RateResult(out.get(JAVA_LONG, 8), out.get(JAVA_LONG, 16), out.get(JAVA_LONG, 32),
                     out.get(JAVA_LONG, 24));
         } catch (Throwable t) {
