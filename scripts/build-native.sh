@@ -39,7 +39,14 @@ summary="$(cat "$build/marrow-build-summary.txt")"
   echo "summary=$summary"
   echo "arch=$arch"
   echo "abi_version=$(grep -Eo 'MARROW_ABI_VERSION [0-9]+' "$root/native/include/marrow/marrow_abi.h" | awk '{print $2}')"
+  # Provenance of every result header (Environment.java reads these, never
+  # the repository of the directory the CLI runs in).
   echo "git_sha=$(git -C "$root" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)"
+  if git -C "$root" rev-parse HEAD >/dev/null 2>&1; then
+    echo "git_dirty=$([ -n "$(git -C "$root" status --porcelain --untracked-files=no 2>/dev/null)" ] && echo true || echo false)"
+  else
+    echo "git_dirty=unknown"
+  fi
   echo "rdma_core=$(pkg-config --modversion libibverbs 2>/dev/null || echo none)"
   echo "nvcc=$( (nvcc --version 2>/dev/null || /usr/local/cuda/bin/nvcc --version 2>/dev/null) | grep -Eo 'release [0-9.]+' | awk '{print $2}' || true)"
   echo "built_at=$(date -u +%Y-%m-%dT%H:%M:%SZ)"

@@ -15,7 +15,7 @@
 
 #include "test_proxy_rig.h"
 
-enum { MSGS = 3000, TIMEOUT = 5000000000ull };
+enum { MSGS = 3000 / PX_TEST_SCALE, TIMEOUT = 5000000000ull };
 
 struct prod {
 	struct rig *r;

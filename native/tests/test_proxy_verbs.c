@@ -37,8 +37,10 @@ static void chain(void)
 	CHECK(wrs[0].next == NULL && (wrs[0].send_flags & IBV_SEND_SIGNALED) && wrs[0].wr_id == 7);
 }
 
-static void unavailable(void)
+/* Returns 1 when the no-device path was exercised, 0 when a device is present. */
+static int unavailable(void)
 {
+	int nodev = 0;
 	struct rig r;
 	char name[64] = "";
 	int rc;
@@ -66,22 +68,33 @@ static void unavailable(void)
 		/* The real library, on a host without an RDMA device. */
 		rc = marrow_proxy_attach_verbs(px, NULL, name, sizeof(name));
 		if (rc == MARROW_OK) {
-			printf("test_proxy_verbs: an RDMA device (%s) is present; no-device path not exercised\n", name);
+			/* A device is present: the attach worked, so the name must be set. */
+			CHECK(name[0] != '\0');
 		} else {
 			CHECK(rc == MARROW_ENODEV);
 			CHECK(strstr(marrow_last_error(), "libibverbs") != NULL ||
 			      strstr(marrow_last_error(), "RDMA device") != NULL);
 			fprintf(stderr, "expected error: %s\n", marrow_last_error());
+			/* Still unattached: start refuses as above. */
+			CHECK(marrow_proxy_start(px) == MARROW_EINVAL);
+			nodev = 1;
 		}
 		OK(marrow_proxy_destroy(px));
 	}
 	rig_close(&r);
+	return nodev;
 }
 
 int main(void)
 {
 	chain();
-	unavailable();
+	if (!unavailable()) {
+		/* Everything else passed, but the no-device path (the one CI has)
+		 * was not run: report a skip (77), not a pass. */
+		printf("test_proxy_verbs: SKIP (an RDMA device is present; the no-device path is not exercised "
+		       "on this host)\n");
+		return 77;
+	}
 	printf("test_proxy_verbs: OK\n");
 	return 0;
 }

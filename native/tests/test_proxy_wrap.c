@@ -9,7 +9,7 @@
  */
 #include "test_proxy_rig.h"
 
-enum { N_MSG = 20000 };
+enum { N_MSG = 20000 / PX_TEST_SCALE };
 
 static void encoding(void)
 {

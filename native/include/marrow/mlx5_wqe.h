@@ -334,7 +334,24 @@ MX_HD uint64_t mx_data_addr(const void *seg)
 }
 
 /* ---- CQE64 decoders ------------------------------------------------------ */
-MX_HD uint8_t mx_cqe_op_own(const void *cqe) { return ((const volatile uint8_t *)cqe)[MX_CQE_OFF_OP_OWN]; }
+/* op_own is the byte a poller spins on; the software NIC publishes bytes
+ * 60..63 (wqe_counter, signature, op_own) with one 32-bit release store. On
+ * the host the poller loads that same aligned word with acquire, so the body
+ * read after it is ordered in C11 terms (what ThreadSanitizer checks, and it
+ * pairs only same-address atomics), not only by a later fence. */
+MX_HD uint8_t mx_cqe_op_own(const void *cqe)
+{
+#if defined(__CUDA_ARCH__)
+	return ((const volatile uint8_t *)cqe)[MX_CQE_OFF_OP_OWN];
+#else
+	uint32_t tail = __atomic_load_n((const uint32_t *)((const uint8_t *)cqe + MX_CQE_OFF_WQE_COUNTER),
+					__ATOMIC_ACQUIRE);
+	uint8_t b[4];
+
+	__builtin_memcpy(b, &tail, 4); /* memory order, whatever the host's endianness */
+	return b[MX_CQE_OFF_OP_OWN - MX_CQE_OFF_WQE_COUNTER];
+#endif
+}
 MX_HD uint8_t mx_cqe_opcode(const void *cqe) { return (uint8_t)(mx_cqe_op_own(cqe) >> 4); }
 MX_HD uint8_t mx_cqe_owner(const void *cqe) { return (uint8_t)(mx_cqe_op_own(cqe) & 1); }
 MX_HD uint8_t mx_cqe_syndrome(const void *cqe) { return ((const volatile uint8_t *)cqe)[MX_CQE_OFF_SYNDROME]; }
@@ -343,7 +360,18 @@ MX_HD uint8_t mx_cqe_vendor_syndrome(const void *cqe) { return ((const volatile 
  * different CQEs when the slot is being rewritten (collapsed CQ). */
 MX_HD uint16_t mx_cqe_wqe_counter(const void *cqe)
 {
+#if defined(__CUDA_ARCH__)
 	return mx_be16toh(*(const volatile uint16_t *)((const uint8_t *)cqe + MX_CQE_OFF_WQE_COUNTER));
+#else
+	/* The whole published word (see mx_cqe_op_own): a collapsed CQ's slot is
+	 * rewritten while the poller reads it. */
+	uint32_t tail = __atomic_load_n((const uint32_t *)((const uint8_t *)cqe + MX_CQE_OFF_WQE_COUNTER),
+					__ATOMIC_ACQUIRE);
+	uint16_t be;
+
+	__builtin_memcpy(&be, &tail, 2); /* bytes 60..61 */
+	return mx_be16toh(be);
+#endif
 }
 MX_HD uint32_t mx_cqe_qpn(const void *cqe) { return mx_ld_be32((const uint8_t *)cqe + MX_CQE_OFF_SOP_DROP_QPN) & 0xffffffu; }
 MX_HD uint8_t mx_cqe_sop(const void *cqe) { return (uint8_t)(mx_ld_be32((const uint8_t *)cqe + MX_CQE_OFF_SOP_DROP_QPN) >> 24); }

@@ -32,6 +32,9 @@ extern const struct marrow_abi_entry marrow_abi_table[];
 
 #define MARROW_ABI_SIZEOF(type) { "sizeof:" #type, (int64_t)sizeof(struct type) }
 #define MARROW_ABI_OFFSETOF(type, field) { "offsetof:" #type "." #field, (int64_t)offsetof(struct type, field) }
+/* A constant of the public headers (flag bits, limits), so that Java tests
+ * compare their copies with the compiled value, not with a literal. */
+#define MARROW_ABI_VALUE(name) { "value:" #name, (int64_t)(name) }
 #define MARROW_ABI_END { NULL, 0 }
 
 #ifdef __cplusplus

@@ -15,6 +15,11 @@
 
 #include "proxy_internal.h"
 
+/* As in emu_device.c: a static link (a ctest executable using only the
+ * proxy) pulls the archive member holding the ABI table only when something
+ * references it before libmarrow_common is scanned. */
+static const void *const px_abi_anchor __attribute__((used)) = marrow_abi_table;
+
 static int check_config(const struct marrow_proxy_config *c, const struct marrow_proxy_memory *m)
 {
 	if (c == NULL || m == NULL)

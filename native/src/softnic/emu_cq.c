@@ -252,8 +252,9 @@ void emu_cqe_post(struct emu_thread *t, struct marrow_emu_cq *cq, uint8_t cqe_op
 	count_cqe(t, cqe_opcode, synd);
 	/* A poller that sees this CQE also sees counters that include it. */
 	emu_counters_publish(t);
-	__atomic_thread_fence(__ATOMIC_RELEASE);
-	__atomic_store_n((uint32_t *)(cqe + MX_CQE_OFF_WQE_COUNTER), tail, __ATOMIC_RELAXED);
+	/* A release store, not a release fence and a relaxed store: the same
+	 * ordering for this one store, and one that ThreadSanitizer can see. */
+	__atomic_store_n((uint32_t *)(cqe + MX_CQE_OFF_WQE_COUNTER), tail, __ATOMIC_RELEASE);
 out:
 	if (locked)
 		__atomic_store_n(&cq->lock, 0, __ATOMIC_RELEASE);

@@ -10,9 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.function.Supplier;
 
 /**
  * The environment block of a result header: who, where and with what the
@@ -23,17 +21,10 @@ public final class Environment {
     private Environment() {
     }
 
-    private static final List<Supplier<Map<String, Object>>> EXTRA = new java.util.concurrent.CopyOnWriteArrayList<>();
-
-    /** Lets a backend (e.g. CUDA) contribute fields such as GPU name and clocks. */
-    public static void addContributor(Supplier<Map<String, Object>> s) {
-        EXTRA.add(s);
-    }
-
     public static Map<String, Object> capture() {
         Map<String, Object> env = new LinkedHashMap<>();
         env.put("marrow_version", version());
-        env.put("git_sha", gitSha());
+        provenance(env);
         env.put("start_time", Instant.now().toString());
         env.put("host", hostName());
         env.put("os", System.getProperty("os.name") + " " + System.getProperty("os.version") + " " + System.getProperty("os.arch"));
@@ -52,13 +43,6 @@ public final class Environment {
             env.put("native_components", "unavailable: " + e.getMessage());
         }
         gpus(env);
-        for (Supplier<Map<String, Object>> s : EXTRA) {
-            try {
-                env.putAll(s.get());
-            } catch (RuntimeException e) {
-                // a contributor that fails says nothing rather than something wrong
-            }
-        }
         return env;
     }
 
@@ -90,26 +74,23 @@ public final class Environment {
         return v != null ? v : "0.1.0-SNAPSHOT";
     }
 
-    static String gitSha() {
+    /**
+     * git_sha and git_dirty of the build that produced the running code, as
+     * scripts/build-native.sh recorded them in native-manifest.properties:
+     * never the working directory's repository, which may be any other one.
+     */
+    static void provenance(Map<String, Object> env) {
         try {
-            Process p = new ProcessBuilder("git", "rev-parse", "--short=12", "HEAD").redirectErrorStream(true).start();
-            String out = new String(p.getInputStream().readAllBytes()).trim();
-            if (p.waitFor() == 0 && out.matches("[0-9a-f]{7,40}")) {
-                Process d = new ProcessBuilder("git", "status", "--porcelain", "--untracked-files=no")
-                        .redirectErrorStream(true).start();
-                String dirty = new String(d.getInputStream().readAllBytes()).trim();
-                d.waitFor();
-                return dirty.isEmpty() ? out : out + "-dirty";
-            }
-        } catch (IOException | InterruptedException e) {
-            if (e instanceof InterruptedException) {
-                Thread.currentThread().interrupt();
-            }
-        }
-        try {
-            return NativeLoader.manifest().gitSha();
+            NativeManifest m = NativeLoader.manifest();
+            env.put("git_sha", m.gitSha());
+            env.put("git_dirty", switch (m.gitDirty()) {
+                case "true" -> true;
+                case "false" -> false;
+                default -> "unknown";
+            });
         } catch (RuntimeException e) {
-            return "unknown";
+            env.put("git_sha", "unknown");
+            env.put("git_dirty", "unknown");
         }
     }
 

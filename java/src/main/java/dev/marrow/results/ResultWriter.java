@@ -71,7 +71,8 @@ public final class ResultWriter {
         }
         if (env != null) {
             sb.append("# host ").append(env.get("host")).append(", cpu ").append(env.get("cpu_model"))
-                    .append(", git ").append(env.get("git_sha")).append('\n');
+                    .append(", git ").append(env.get("git_sha"))
+                    .append(Boolean.TRUE.equals(env.get("git_dirty")) ? " (dirty tree)" : "").append('\n');
         }
         List<String> cols = new ArrayList<>(columns(records));
         cols.removeAll(List.of("record", "experiment"));

@@ -58,8 +58,16 @@ class DsmCommandTest {
     }
 
     @Test
-    void plotWithoutInputFileIsRefused() {
-        Result r = exec(new DsmCommand(), "plot", "--input", "/nonexistent/dsm.jsonl");
-        assertTrue(r.code() != 0);
+    void plotWithoutInputFileIsAUsageErrorNamingTheFile() {
+        // through Main's command line: its exception mapper decides the exit code users see
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine cl = Main.commandLine();
+        cl.setOut(new PrintWriter(out));
+        cl.setErr(new PrintWriter(err));
+        int code = cl.execute("dsm", "plot", "--input", "/nonexistent/dsm.jsonl");
+        assertEquals(CommandLine.ExitCode.USAGE, code, err.toString());
+        assertTrue(err.toString().contains("--input /nonexistent/dsm.jsonl is not a file"), err.toString());
+        assertEquals("", out.toString());
     }
 }

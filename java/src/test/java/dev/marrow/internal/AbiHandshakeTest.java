@@ -7,6 +7,7 @@ import dev.marrow.internal.ffi.EmuLayouts;
 import dev.marrow.internal.ffi.NativeLib;
 import dev.marrow.internal.ffi.VerbsFfi;
 import dev.marrow.internal.loader.NativeLoader;
+import dev.marrow.internal.loader.NativeManifest;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.MemoryLayout;
@@ -18,6 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** DiSNI-style handshake: Java layouts must equal what the C compiler chose. */
 class AbiHandshakeTest {
@@ -60,12 +62,29 @@ class AbiHandshakeTest {
     }
 
     @Test
-    void verbsAndCudaLayoutsMatchWhenBuilt() {
-        if (NativeLoader.manifest().has("verbs")) {
-            assertEquals(List.of(), NativeLib.load("verbs").layoutMismatches(List.of(VerbsFfi.PROBE_INFO, VerbsFfi.DEVICE_INFO)));
-        }
-        if (NativeLoader.manifest().has("cuda")) {
-            assertEquals(List.of(), NativeLib.load("cuda").layoutMismatches(List.of(CudaFfi.PROBE_INFO, CudaFfi.DEVICE_INFO)));
+    void verbsLayoutsMatchTheCompiledLibrary() {
+        NativeManifest m = NativeLoader.manifest();
+        assumeTrue(m.has("verbs"), "libmarrow_verbs.so was not built: " + m.buildNote("verbs"));
+        NativeLib lib = NativeLib.load("verbs");
+        assertEquals(NativeLib.ABI_VERSION, lib.abiVersion());
+        assertEquals(List.of(), lib.layoutMismatches(List.of(VerbsFfi.PROBE_INFO, VerbsFfi.DEVICE_INFO)));
+    }
+
+    @Test
+    void cudaLayoutsMatchTheCompiledLibrary() {
+        NativeManifest m = NativeLoader.manifest();
+        assumeTrue(m.has("cuda"), "libmarrow_cuda.so was not built: " + m.buildNote("cuda"));
+        NativeLib lib = NativeLib.load("cuda");
+        assertEquals(NativeLib.ABI_VERSION, lib.abiVersion());
+        assertEquals(List.of(), lib.layoutMismatches(List.of(CudaFfi.PROBE_INFO, CudaFfi.DEVICE_INFO)));
+    }
+
+    @Test
+    void everyComponentTheManifestListsLoadsWithTheSameAbiVersion() {
+        NativeManifest m = NativeLoader.manifest();
+        assertTrue(m.has("emu") && m.has("host"), "emu and host are always built: " + m.summary());
+        for (String c : m.components()) {
+            assertEquals(NativeLib.ABI_VERSION, NativeLib.load(c).abiVersion(), c);
         }
     }
 }

@@ -13,7 +13,7 @@ import java.util.Properties;
  * libraries were built and, for the others, why not.
  */
 public record NativeManifest(List<String> components, String summary, String arch,
-                             int abiVersion, String gitSha, String rdmaCore, String nvcc) {
+                             int abiVersion, String gitSha, String rdmaCore, String nvcc, String gitDirty) {
 
     static NativeManifest read(InputStream in) {
         Properties p = new Properties();
@@ -27,7 +27,7 @@ public record NativeManifest(List<String> components, String summary, String arc
         return new NativeManifest(comps, p.getProperty("summary", ""), p.getProperty("arch", "?"),
                 Integer.parseInt(p.getProperty("abi_version", "-1").trim()),
                 p.getProperty("git_sha", "unknown"), p.getProperty("rdma_core", "none"),
-                p.getProperty("nvcc", ""));
+                p.getProperty("nvcc", ""), p.getProperty("git_dirty", "unknown").trim());
     }
 
     public boolean has(String component) {
