@@ -118,5 +118,10 @@ const struct marrow_abi_entry marrow_abi_table[] = {
 	MARROW_ABI_OFFSETOF(marrow_cq_view, flags),
 	MARROW_ABI_OFFSETOF(marrow_cq_view, buf),
 	MARROW_ABI_OFFSETOF(marrow_cq_view, dbrec),
+
+	/* enum values Java uses */
+	MARROW_ABI_CONST(MARROW_MLX5_QUEUES_HOST),
+	MARROW_ABI_CONST(MARROW_MLX5_QUEUES_GPU),
+	MARROW_ABI_CONST(MARROW_MLX5_CONN_FORCE_GRH),
 	MARROW_ABI_END
 };
