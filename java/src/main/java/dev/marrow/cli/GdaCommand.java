@@ -3,6 +3,7 @@ package dev.marrow.cli;
 
 import dev.marrow.api.MarrowException;
 import dev.marrow.api.NativeException;
+import dev.marrow.api.Status;
 import dev.marrow.api.softnic.SoftNic;
 import dev.marrow.gda.Experiment;
 import dev.marrow.gda.GdaRecords;
@@ -175,7 +176,7 @@ public final class GdaCommand {
                     // In a sweep, a lost doorbell (timeout) is a finding about the unsafe
                     // orderings like an error CQE is: record it and go on. One point alone
                     // still fails loudly.
-                    boolean finding = e.status() == -5 || e.status() == -71 || (e.isTimeout() && sweep != null);
+                    boolean finding = isFinding(e) || (e.isTimeout() && sweep != null);
                     if (!finding) {
                         throw e;
                     }
@@ -267,7 +268,7 @@ public final class GdaCommand {
                     runs.add(g.run(r));
                 }
             } catch (NativeException e) {
-                if (e.status() != -5 && e.status() != -71) { // an error CQE is a finding, as on one host
+                if (!isFinding(e)) { // an error CQE is a finding, as on one host
                     throw e;
                 }
                 error = e.getMessage();
@@ -322,5 +323,10 @@ public final class GdaCommand {
             }
             return l;
         }
+    }
+
+    /** An error CQE (EIO) or wrong delivered bytes (EPROTO): a measured finding, recorded rather than thrown. */
+    private static boolean isFinding(NativeException e) {
+        return e.is(Status.EIO) || e.is(Status.EPROTO);
     }
 }

@@ -32,8 +32,9 @@ public final class GdaFfi {
                 FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
 
         private static NativeLib load() {
-            NativeLib lib = NativeLib.load("host");
-            lib.verifyLayouts(GdaLayouts.ALL);
+            NativeLib lib = NativeLib.shared("host");
+            GdaLayouts.ALL.size(); // built from this library: the layout handshake
+            lib.verifyConstants(GdaConstants.ALL);
             return lib;
         }
     }
@@ -55,8 +56,16 @@ public final class GdaFfi {
                 FunctionDescriptor.of(JAVA_INT, JAVA_INT));
 
         private static NativeLib load() {
-            NativeLib lib = NativeLib.load("cuda");
-            lib.verifyLayouts(GdaLayouts.ALL);
+            NativeLib lib = NativeLib.shared("cuda");
+            lib.verifyLayouts(GdaLayouts.ALL); // the host library's layouts must be the CUDA library's too
+            for (dev.marrow.internal.ffi.CEnum[] values : GdaConstants.ALL) {
+                for (dev.marrow.internal.ffi.CEnum e : values) {
+                    if (lib.constant(e.cName()) != e.code()) {
+                        throw new dev.marrow.api.MarrowException("ABI constant mismatch: " + e.cName()
+                                + " differs between libmarrow_host.so and libmarrow_cuda.so; rebuild them together");
+                    }
+                }
+            }
             return lib;
         }
     }

@@ -22,8 +22,9 @@ public final class EmuFfi {
     public static final NativeLib LIB = load();
 
     private static NativeLib load() {
-        NativeLib lib = NativeLib.load("emu");
-        lib.verifyLayouts(EmuLayouts.ALL);
+        NativeLib lib = NativeLib.shared("emu");
+        EmuLayouts.ALL.size(); // the layouts come from this library; building them is the layout handshake
+        lib.verifyConstants(dev.marrow.api.Status.values());
         return lib;
     }
 
