@@ -193,9 +193,9 @@ public final class GdaCommand {
             if (!allValid) {
                 spec.commandLine().getErr().println("marrow: FAILED rows have valid=false: wrong bytes delivered "
                         + "(payload_errors), an error CQE or a timeout (error)");
-                return 1;
+                return ExitCodes.FAILED;
             }
-            return 0;
+            return ExitCodes.OK;
         }
 
         /** --device/--gid-index/--peer/--peer-role as Mlx5Options; usage errors name the flag. */
@@ -251,7 +251,7 @@ public final class GdaCommand {
                         err.flush();
                     });
                     err.println("marrow: gda responder: initiator done after " + n + " run(s)");
-                    return 0;
+                    return ExitCodes.OK;
                 }
             }
             List<GdaRunSpec> specs = new ArrayList<>(); // parsed before connecting: bad arguments stay usage errors
@@ -279,9 +279,9 @@ public final class GdaCommand {
             if (error != null || !runs.stream().allMatch(GdaRun::valid)) {
                 err.println("marrow: FAILED: valid=false: " + (error != null ? error
                         : "the responder's inbox did not hold the final iteration's bytes (payload_errors)"));
-                return 1;
+                return ExitCodes.FAILED;
             }
-            return 0;
+            return ExitCodes.OK;
         }
 
         record Point(Ordering ordering, Payload payload, int size) {

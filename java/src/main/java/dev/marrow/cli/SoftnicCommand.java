@@ -139,7 +139,7 @@ public final class SoftnicCommand {
                 }
             }
             out.emit(records, spec.commandLine().getOut(), spec.commandLine().getErr());
-            return 0;
+            return ExitCodes.OK;
         }
     }
 
@@ -181,7 +181,7 @@ public final class SoftnicCommand {
                         .latency("putc", Stats.of(samples)));
             }
             out.emit(records, spec.commandLine().getOut(), spec.commandLine().getErr());
-            return 0;
+            return ExitCodes.OK;
         }
     }
 

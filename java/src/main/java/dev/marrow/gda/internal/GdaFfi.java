@@ -58,14 +58,7 @@ public final class GdaFfi {
         private static NativeLib load() {
             NativeLib lib = NativeLib.shared("cuda");
             lib.verifyLayouts(GdaLayouts.ALL); // the host library's layouts must be the CUDA library's too
-            for (dev.marrow.internal.ffi.CEnum[] values : GdaConstants.ALL) {
-                for (dev.marrow.internal.ffi.CEnum e : values) {
-                    if (lib.constant(e.cName()) != e.code()) {
-                        throw new dev.marrow.api.MarrowException("ABI constant mismatch: " + e.cName()
-                                + " differs between libmarrow_host.so and libmarrow_cuda.so; rebuild them together");
-                    }
-                }
-            }
+            lib.verifySameConstants(GdaConstants.ALL); // the values Java took from libmarrow_host.so
             return lib;
         }
     }

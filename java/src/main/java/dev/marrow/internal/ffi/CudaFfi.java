@@ -54,7 +54,7 @@ public final class CudaFfi {
                 FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
 
         private static NativeLib load() {
-            return LIB; // the layouts above were built from it: the layout handshake
+            return CudaFfi.LIB; // the layouts above were built from it: the layout handshake
         }
     }
 

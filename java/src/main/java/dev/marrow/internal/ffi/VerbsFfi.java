@@ -44,7 +44,7 @@ public final class VerbsFfi {
                 FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
 
         private static NativeLib load() {
-            return LIB; // the layouts above were built from it: the layout handshake
+            return VerbsFfi.LIB; // the layouts above were built from it: the layout handshake
         }
     }
 
