@@ -30,17 +30,6 @@ public record ConnParams(int pathMtu, int sl, int trafficClass, int hopLimit, in
         }
     }
 
-    /** Path MTU as enum ibv_mtu (1 = 256 .. 5 = 4096), 0 = the smaller of both active MTUs. */
-    public ConnParams withPathMtu(int mtuEnum) {
-        return new ConnParams(mtuEnum, sl, trafficClass, hopLimit, timeout, retryCnt, rnrRetry, minRnrTimer,
-                maxRdAtomic, maxDestRdAtomic, forceGrh);
-    }
-
-    public ConnParams withForceGrh(boolean on) {
-        return new ConnParams(pathMtu, sl, trafficClass, hopLimit, timeout, retryCnt, rnrRetry, minRnrTimer,
-                maxRdAtomic, maxDestRdAtomic, on);
-    }
-
     void toNative(MemorySegment s) {
         s.fill((byte) 0);
         setInt(s, Mlx5Ffi.CONN_PARAMS, "size", (int) Mlx5Ffi.CONN_PARAMS.byteSize());

@@ -74,11 +74,6 @@ public record ProxyConfig(String nic, int workers, int rings, int logSlots, int 
                 hot, threads, cpu, verbsDevice);
     }
 
-    public ProxyConfig withCpus(int[] c) {
-        return new ProxyConfig(nic, workers, rings, logSlots, batch, handoff, c, checkOrder, logSq, minBufferBytes,
-                hotEngine, engineThreads, engineCpu, verbsDevice);
-    }
-
     public ProxyConfig withNic(String n, String device) {
         return new ProxyConfig(n, workers, rings, logSlots, batch, handoff, cpus, checkOrder, logSq, minBufferBytes,
                 hotEngine, engineThreads, engineCpu, device);

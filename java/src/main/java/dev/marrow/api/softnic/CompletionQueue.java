@@ -89,17 +89,6 @@ public final class CompletionQueue implements AutoCloseable {
         return dbrec;
     }
 
-    /** True after an overrun put the CQ in error. */
-    public boolean inError() {
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment out = a.allocate(JAVA_INT);
-            EmuFfi.LIB.check((int) EmuFfi.CQ_STATUS.invokeExact(handle, out), "marrow_emu_cq_status");
-            return out.get(JAVA_INT, 0) != 0;
-        } catch (Throwable t) {
-            throw NativeLib.rethrow(t);
-        }
-    }
-
     MemorySegment handle() {
         return handle;
     }

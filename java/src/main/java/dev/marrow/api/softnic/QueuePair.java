@@ -39,10 +39,6 @@ public final class QueuePair implements AutoCloseable {
         public Config withMaxInlineData(int n) {
             return new Config(sendCq, recvCq, logSqWqebbs, logRqWqes, maxRqSge, n, access);
         }
-
-        public Config withReceiveQueue(CompletionQueue rcq, int logRq) {
-            return new Config(sendCq, rcq, logSqWqebbs, logRq, maxRqSge, maxInlineData, access);
-        }
     }
 
     private final MemorySegment handle;
