@@ -54,7 +54,10 @@ MARROW_API int marrow_abi_version(void);
  * none). The pointer stays valid until the next failing call on the thread. */
 MARROW_API const char *marrow_last_error(void);
 
-/* Layout handshake. key is "sizeof:<struct>" or "offsetof:<struct>.<field>";
+/* Layout and constant handshake. key is "sizeof:<struct>",
+ * "offsetof:<struct>.<field>", "sizeof:<struct>.<field>" (the field's size) or
+ * "const:<NAME>" (an enum value or #define of the C headers, by its C name:
+ * every status code below, and each library's own enums);
  * *out receives the value. Returns MARROW_ENOENT for an unknown key. */
 MARROW_API int marrow_abi_query(const char *key, int64_t *out);
 

@@ -33,14 +33,49 @@ MARROW_API const char *marrow_last_error(void)
 	return last_error;
 }
 
+/* The status codes of marrow_abi.h: their names (marrow_status_name) and
+ * their values (marrow_abi_query "const:MARROW_<name>") come from this one list. */
+#define MARROW_STATUS_LIST(X) \
+	X(OK) X(EPERM) X(ENOENT) X(EIO) X(ENOMEM) X(EBUSY) X(ENODEV) X(EINVAL) X(ENOSPC) X(ERANGE) X(ENOSYS) \
+	X(EPROTO) X(ETIMEDOUT) X(ECONNRESET)
+
+static const struct marrow_abi_entry marrow_status_table[] = {
+#define MARROW_STATUS_ENTRY(n) MARROW_ABI_CONST(MARROW_##n),
+	MARROW_STATUS_LIST(MARROW_STATUS_ENTRY)
+#undef MARROW_STATUS_ENTRY
+	MARROW_ABI_END
+};
+
+static const struct marrow_abi_entry *find(const struct marrow_abi_entry *table, const char *key)
+{
+	for (const struct marrow_abi_entry *e = table; e->key != NULL; e++) {
+		if (strcmp(e->key, key) == 0)
+			return e;
+	}
+	return NULL;
+}
+
 MARROW_API int marrow_abi_query(const char *key, int64_t *out)
 {
 	if (key == NULL || out == NULL)
 		return marrow_fail(MARROW_EINVAL, "marrow_abi_query: NULL argument");
-	for (const struct marrow_abi_entry *e = marrow_abi_table; e->key != NULL; e++) {
-		if (strcmp(e->key, key) == 0) {
-			*out = e->value;
-			return MARROW_OK;
+	const struct marrow_abi_entry *e = find(marrow_abi_table, key);
+	if (e == NULL)
+		e = find(marrow_status_table, key);
+	if (e != NULL) {
+		*out = e->value;
+		return MARROW_OK;
+	}
+	/* "sizeof:<struct>.<field>": the width recorded with the field's offset */
+	const char *dot = strchr(key, '.');
+	if (strncmp(key, "sizeof:", 7) == 0 && dot != NULL) {
+		char off_key[256];
+		if (snprintf(off_key, sizeof(off_key), "offsetof:%s", key + 7) < (int)sizeof(off_key)) {
+			e = find(marrow_abi_table, off_key);
+			if (e != NULL) {
+				*out = e->width;
+				return MARROW_OK;
+			}
 		}
 	}
 	return marrow_fail(MARROW_ENOENT, "marrow_abi_query: unknown key '%s'", key);
@@ -49,20 +84,9 @@ MARROW_API int marrow_abi_query(const char *key, int64_t *out)
 MARROW_API const char *marrow_status_name(int status)
 {
 	switch (status) {
-	case MARROW_OK: return "OK";
-	case MARROW_EPERM: return "EPERM";
-	case MARROW_ENOENT: return "ENOENT";
-	case MARROW_EIO: return "EIO";
-	case MARROW_ENOMEM: return "ENOMEM";
-	case MARROW_EBUSY: return "EBUSY";
-	case MARROW_ENODEV: return "ENODEV";
-	case MARROW_EINVAL: return "EINVAL";
-	case MARROW_ENOSPC: return "ENOSPC";
-	case MARROW_ERANGE: return "ERANGE";
-	case MARROW_ENOSYS: return "ENOSYS";
-	case MARROW_EPROTO: return "EPROTO";
-	case MARROW_ETIMEDOUT: return "ETIMEDOUT";
-	case MARROW_ECONNRESET: return "ECONNRESET";
+#define MARROW_STATUS_CASE(n) case MARROW_##n: return #n;
+	MARROW_STATUS_LIST(MARROW_STATUS_CASE)
+#undef MARROW_STATUS_CASE
 	default: return "UNKNOWN";
 	}
 }

@@ -22,20 +22,24 @@ int marrow_fail(int status, const char *fmt, ...) __attribute__((format(printf, 
 /* Clears the thread's last error. */
 void marrow_clear_error(void);
 
+/* One exported fact. width is the field's size for an "offsetof:" entry
+ * (answered as "sizeof:<struct>.<field>"), 0 otherwise. */
 struct marrow_abi_entry {
 	const char *key;
 	int64_t value;
+	int64_t width;
 };
 
-/* Each library defines this table, terminated by {NULL, 0}. */
+/* Each library defines this table, terminated by MARROW_ABI_END. The status
+ * codes of marrow_abi.h are in a table every library shares (marrow_common.c). */
 extern const struct marrow_abi_entry marrow_abi_table[];
 
-#define MARROW_ABI_SIZEOF(type) { "sizeof:" #type, (int64_t)sizeof(struct type) }
-#define MARROW_ABI_OFFSETOF(type, field) { "offsetof:" #type "." #field, (int64_t)offsetof(struct type, field) }
-/* A constant of the public headers (flag bits, limits), so that Java tests
- * compare their copies with the compiled value, not with a literal. */
-#define MARROW_ABI_VALUE(name) { "value:" #name, (int64_t)(name) }
-#define MARROW_ABI_END { NULL, 0 }
+#define MARROW_ABI_SIZEOF(type) { "sizeof:" #type, (int64_t)sizeof(struct type), 0 }
+#define MARROW_ABI_OFFSETOF(type, field) { "offsetof:" #type "." #field, (int64_t)offsetof(struct type, field), \
+		(int64_t)sizeof(((struct type *)0)->field) }
+/* An enum value or #define that Java uses, exported by its C name. */
+#define MARROW_ABI_CONST(name) { "const:" #name, (int64_t)(name), 0 }
+#define MARROW_ABI_END { NULL, 0, 0 }
 
 #ifdef __cplusplus
 }

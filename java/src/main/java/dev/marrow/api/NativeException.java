@@ -16,9 +16,23 @@ public class NativeException extends MarrowException {
         this.function = function;
     }
 
-    /** Negative MARROW_E* status (errno-style). */
+    /** Negative MARROW_E* status (errno-style), as the library returned it. */
     public int status() {
         return status;
+    }
+
+    /** True when the library returned {@code s}. */
+    public boolean is(Status s) {
+        return status == s.code();
+    }
+
+    /**
+     * The one translation of "no such device" (MARROW_ENODEV): the backend
+     * is unavailable on this machine, with {@code message} saying why; any
+     * other status stays this exception.
+     */
+    public MarrowException unavailableIfNoDevice(String message) {
+        return is(Status.ENODEV) ? new BackendUnavailableException(message, this) : this;
     }
 
     public String function() {
@@ -27,6 +41,6 @@ public class NativeException extends MarrowException {
 
     /** True for a bounded wait that expired (MARROW_ETIMEDOUT). */
     public boolean isTimeout() {
-        return status == -110;
+        return is(Status.ETIMEDOUT);
     }
 }

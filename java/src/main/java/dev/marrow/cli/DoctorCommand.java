@@ -42,7 +42,7 @@ public final class DoctorCommand implements Callable<Integer> {
             printTable(report, out);
         }
         out.flush();
-        return 0;
+        return ExitCodes.OK;
     }
 
     @SuppressWarnings("unchecked")

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.cli;
 
-import dev.marrow.api.BackendUnavailableException;
 import dev.marrow.dsm.DsmContext;
 import dev.marrow.dsm.DsmDevice;
 import dev.marrow.dsm.DsmPlots;
@@ -35,8 +34,8 @@ import java.util.function.IntFunction;
         subcommands = {DsmCommand.Run.class, DsmCommand.Plot.class})
 public final class DsmCommand {
 
-    /** Exit code when no suitable GPU is present (same as Main's backend-unavailable code). */
-    public static final int EXIT_NO_GPU = 77;
+    /** Exit code when no suitable GPU is present ({@link ExitCodes#UNAVAILABLE}). */
+    public static final int EXIT_NO_GPU = ExitCodes.UNAVAILABLE;
 
     @Command(name = "run", mixinStandardHelpOptions = true,
             description = {"Run DSM experiments: " + "E0 preflight, E1 latency, E2-E4 one-way load/store/TMA, "
@@ -113,29 +112,18 @@ public final class DsmCommand {
 
         @Override
         public Integer call() {
+            return CliErrors.guard(spec.commandLine(), this::run);
+        }
+
+        private int run() {
             PrintWriter err = spec.commandLine().getErr();
-            List<Experiment> chosen;
-            OutputFormat format;
-            try {
-                chosen = Experiments.select(experiment);
-                format = out.format();
-                if (reps < 2) {
-                    throw new IllegalArgumentException("--reps must be at least 2");
-                }
-                config();
-            } catch (IllegalArgumentException e) {
-                err.println("marrow dsm run: " + e.getMessage());
-                err.flush();
-                return picocli.CommandLine.ExitCode.USAGE;
+            List<Experiment> chosen = Experiments.select(experiment);
+            OutputFormat format = out.format();
+            if (reps < 2) {
+                throw new IllegalArgumentException("--reps must be at least 2");
             }
-            DsmDevice dev;
-            try {
-                dev = opener.apply(device);
-            } catch (BackendUnavailableException e) {
-                err.println("marrow dsm: " + e.getMessage());
-                err.flush();
-                return EXIT_NO_GPU;
-            }
+            config();
+            DsmDevice dev = opener.apply(device);
             DsmContext ctx = new DsmContext(dev, reps, warmup, DsmContext.DEFAULT_SIZES, quiet ? null : err);
             List<ResultRecord> records = new ArrayList<>();
             for (Experiment e : chosen) {
@@ -149,7 +137,7 @@ public final class DsmCommand {
             String text = format == OutputFormat.TABLE ? DsmTable.render(records, env)
                     : ResultWriter.render(format, records, env);
             ResultWriter.emit(text, out.output, spec.commandLine().getOut(), err);
-            return 0;
+            return ExitCodes.OK;
         }
     }
 
@@ -169,6 +157,10 @@ public final class DsmCommand {
 
         @Override
         public Integer call() {
+            return CliErrors.guard(spec.commandLine(), this::plot);
+        }
+
+        private int plot() {
             if (!Files.isRegularFile(input)) {
                 throw new IllegalArgumentException("--input " + input + " is not a file");
             }
@@ -176,13 +168,13 @@ public final class DsmCommand {
             PrintWriter o = spec.commandLine().getOut();
             if (files.isEmpty()) {
                 spec.commandLine().getErr().println("marrow dsm plot: no plottable DSM records in " + input);
-                return 1;
+                return ExitCodes.FAILED;
             }
             for (Path f : files) {
                 o.println(f);
             }
             o.flush();
-            return 0;
+            return ExitCodes.OK;
         }
     }
 }

@@ -3,6 +3,7 @@ package dev.marrow.cli;
 
 import dev.marrow.api.MarrowException;
 import dev.marrow.api.NativeException;
+import dev.marrow.api.Status;
 import dev.marrow.api.softnic.SoftNic;
 import dev.marrow.gda.Experiment;
 import dev.marrow.gda.GdaRecords;
@@ -175,7 +176,7 @@ public final class GdaCommand {
                     // In a sweep, a lost doorbell (timeout) is a finding about the unsafe
                     // orderings like an error CQE is: record it and go on. One point alone
                     // still fails loudly.
-                    boolean finding = e.status() == -5 || e.status() == -71 || (e.isTimeout() && sweep != null);
+                    boolean finding = isFinding(e) || (e.isTimeout() && sweep != null);
                     if (!finding) {
                         throw e;
                     }
@@ -192,9 +193,9 @@ public final class GdaCommand {
             if (!allValid) {
                 spec.commandLine().getErr().println("marrow: FAILED rows have valid=false: wrong bytes delivered "
                         + "(payload_errors), an error CQE or a timeout (error)");
-                return 1;
+                return ExitCodes.FAILED;
             }
-            return 0;
+            return ExitCodes.OK;
         }
 
         /** --device/--gid-index/--peer/--peer-role as Mlx5Options; usage errors name the flag. */
@@ -250,7 +251,7 @@ public final class GdaCommand {
                         err.flush();
                     });
                     err.println("marrow: gda responder: initiator done after " + n + " run(s)");
-                    return 0;
+                    return ExitCodes.OK;
                 }
             }
             List<GdaRunSpec> specs = new ArrayList<>(); // parsed before connecting: bad arguments stay usage errors
@@ -267,7 +268,7 @@ public final class GdaCommand {
                     runs.add(g.run(r));
                 }
             } catch (NativeException e) {
-                if (e.status() != -5 && e.status() != -71) { // an error CQE is a finding, as on one host
+                if (!isFinding(e)) { // an error CQE is a finding, as on one host
                     throw e;
                 }
                 error = e.getMessage();
@@ -278,9 +279,9 @@ public final class GdaCommand {
             if (error != null || !runs.stream().allMatch(GdaRun::valid)) {
                 err.println("marrow: FAILED: valid=false: " + (error != null ? error
                         : "the responder's inbox did not hold the final iteration's bytes (payload_errors)"));
-                return 1;
+                return ExitCodes.FAILED;
             }
-            return 0;
+            return ExitCodes.OK;
         }
 
         record Point(Ordering ordering, Payload payload, int size) {
@@ -322,5 +323,10 @@ public final class GdaCommand {
             }
             return l;
         }
+    }
+
+    /** An error CQE (EIO) or wrong delivered bytes (EPROTO): a measured finding, recorded rather than thrown. */
+    private static boolean isFinding(NativeException e) {
+        return e.is(Status.EIO) || e.is(Status.EPROTO);
     }
 }

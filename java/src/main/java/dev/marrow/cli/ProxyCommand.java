@@ -221,7 +221,7 @@ public final class ProxyCommand {
                 }
             }
             out.emit(records, spec.commandLine().getOut(), spec.commandLine().getErr());
-            return 0;
+            return ExitCodes.OK;
         }
     }
 
@@ -293,7 +293,7 @@ public final class ProxyCommand {
                         "producers, workers, NIC engine in some points", spec.commandLine().getErr());
             }
             out.emit(records, spec.commandLine().getOut(), spec.commandLine().getErr());
-            return 0;
+            return ExitCodes.OK;
         }
 
         private ResultRecord point(Handoff h, int t, int r, int b, boolean table) {

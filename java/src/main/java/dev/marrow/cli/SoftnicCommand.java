@@ -156,7 +156,7 @@ public final class SoftnicCommand {
                 }
             }
             out.emit(records, spec.commandLine().getOut(), spec.commandLine().getErr());
-            return 0;
+            return ExitCodes.OK;
         }
 
         /** Several producers, one QP each, over engineThreads engine threads (the C bench makes the QPs). */
@@ -231,7 +231,7 @@ public final class SoftnicCommand {
                         .latency("putc", Stats.of(samples)));
             }
             out.emit(records, spec.commandLine().getOut(), spec.commandLine().getErr());
-            return 0;
+            return ExitCodes.OK;
         }
     }
 

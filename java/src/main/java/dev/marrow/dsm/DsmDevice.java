@@ -45,8 +45,18 @@ public interface DsmDevice {
     }
 
     /** marrow_dsm_load_kernel: INFLIGHT = 0 (default), BATCHED = 1 (the first kernel, kept for comparison). */
-    enum LoadKernel {
+    enum LoadKernel implements dev.marrow.internal.ffi.CEnum {
         INFLIGHT, BATCHED;
+
+        @Override
+        public String component() {
+            return "cuda";
+        }
+
+        @Override
+        public String cName() {
+            return "MARROW_DSM_LOAD_" + name();
+        }
 
         public String label() {
             return name().toLowerCase(java.util.Locale.ROOT);

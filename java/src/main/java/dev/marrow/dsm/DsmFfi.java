@@ -22,8 +22,10 @@ public final class DsmFfi {
     public static final NativeLib LIB = load();
 
     private static NativeLib load() {
-        NativeLib lib = NativeLib.load("cuda");
-        lib.verifyLayouts(DsmLayouts.ALL);
+        NativeLib lib = NativeLib.shared("cuda");
+        DsmLayouts.ALL.size(); // built from this library: the layout handshake
+        lib.verifyConstants(DsmDevice.LoadKernel.values());
+        Sample.MIRRORED_CONSTANTS.forEach(lib::verifyConstant);
         return lib;
     }
 

@@ -1,123 +1,67 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.dsm;
 
-import java.lang.foreign.MemoryLayout;
+import dev.marrow.internal.ffi.CStruct;
+import dev.marrow.internal.ffi.NativeLib;
+
 import java.lang.foreign.StructLayout;
 import java.util.List;
 
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static dev.marrow.internal.ffi.CStruct.bytes;
+import static dev.marrow.internal.ffi.CStruct.i32;
+import static dev.marrow.internal.ffi.CStruct.i64;
+import static dev.marrow.internal.ffi.CStruct.ints;
+import static dev.marrow.internal.ffi.CStruct.layout;
 
 /**
- * Java mirrors of the structs in marrow_dsm.h. Struct and member names are
- * the C names, so the load-time handshake can ask the library for each
- * offset; a mismatch refuses to run rather than misreading a field.
+ * The structs of marrow_dsm.h as libmarrow_cuda.so describes them
+ * ({@link CStruct}): Java names the fields it uses, C places them. Loading
+ * this class loads the library (no GPU needed).
  */
 public final class DsmLayouts {
     private DsmLayouts() {
     }
 
-    /** MARROW_DSM_MAX_RANKS. */
+    /**
+     * MARROW_DSM_MAX_RANKS: ranks of a cluster the suite describes. Java's
+     * experiment specs are built without the library (tests run them on a
+     * synthetic device), so this value is Java's; {@link DsmFfi} refuses a
+     * library whose value differs.
+     */
     public static final int MAX_RANKS = 16;
 
-    public static final StructLayout DEVICE_INFO = MemoryLayout.structLayout(
-            JAVA_INT.withName("size"),
-            JAVA_INT.withName("comp_mask"),
-            JAVA_INT.withName("ordinal"),
-            JAVA_INT.withName("cc_major"),
-            JAVA_INT.withName("cc_minor"),
-            JAVA_INT.withName("sm_count"),
-            JAVA_INT.withName("max_smem_optin"),
-            JAVA_INT.withName("smem_per_cta"),
-            JAVA_INT.withName("clock_rate_khz"),
-            JAVA_INT.withName("driver_version"),
-            JAVA_INT.withName("runtime_version"),
-            MemoryLayout.sequenceLayout(4, JAVA_INT).withName("max_active_clusters"),
-            JAVA_INT.withName("reserved"),
-            MemoryLayout.sequenceLayout(128, JAVA_BYTE).withName("name")).withName("marrow_dsm_device_info");
+    private static final NativeLib LIB = NativeLib.shared("cuda");
 
-    public static final StructLayout TIMER_INFO = MemoryLayout.structLayout(
-            JAVA_INT.withName("size"),
-            JAVA_INT.withName("comp_mask"),
-            JAVA_LONG.withName("gt_min_step_ns"),
-            JAVA_LONG.withName("gt_steps"),
-            JAVA_LONG.withName("clk_delta"),
-            JAVA_LONG.withName("gt_delta_ns"),
-            JAVA_INT.withName("smid"),
-            JAVA_INT.withName("reads")).withName("marrow_dsm_timer_info");
+    public static final StructLayout DEVICE_INFO = layout(LIB, "marrow_dsm_device_info",
+            i32("ordinal"), i32("cc_major"), i32("cc_minor"), i32("sm_count"), i32("max_smem_optin"), i32("smem_per_cta"),
+            i32("clock_rate_khz"), i32("driver_version"), i32("runtime_version"), ints("max_active_clusters"),
+            bytes("name"));
 
-    public static final StructLayout PARAMS = MemoryLayout.structLayout(
-            JAVA_INT.withName("size"),
-            JAVA_INT.withName("comp_mask"),
-            JAVA_INT.withName("device"),
-            JAVA_INT.withName("cluster_size"),
-            JAVA_INT.withName("tile_bytes"),
-            JAVA_INT.withName("reps"),
-            JAVA_INT.withName("warmup"),
-            JAVA_INT.withName("group_threads"),
-            JAVA_INT.withName("tma_chunk_bytes"),
-            JAVA_INT.withName("run_id"),
-            JAVA_INT.withName("timeout_ms"),
-            JAVA_INT.withName("load_kernel"),
-            JAVA_LONG.withName("wait_budget_cycles"),
-            MemoryLayout.sequenceLayout(MAX_RANKS, JAVA_BYTE).withName("load_from"),
-            MemoryLayout.sequenceLayout(MAX_RANKS, JAVA_BYTE).withName("store_to"),
-            MemoryLayout.sequenceLayout(MAX_RANKS, JAVA_BYTE).withName("tma_to"),
-            JAVA_INT.withName("store_width"),
-            JAVA_INT.withName("load_width")).withName("marrow_dsm_params");
+    public static final StructLayout TIMER_INFO = layout(LIB, "marrow_dsm_timer_info",
+            i64("gt_min_step_ns"), i64("gt_steps"), i64("clk_delta"), i64("gt_delta_ns"), i32("smid"), i32("reads"));
 
-    public static final StructLayout SAMPLE = MemoryLayout.structLayout(
-            JAVA_INT.withName("size"),
-            JAVA_INT.withName("comp_mask"),
-            JAVA_INT.withName("rep"),
-            JAVA_INT.withName("rank"),
-            JAVA_INT.withName("smid_start"),
-            JAVA_INT.withName("smid_end"),
-            JAVA_INT.withName("flags"),
-            JAVA_INT.withName("roles"),
-            JAVA_LONG.withName("clk_start"),
-            JAVA_LONG.withName("gt_start"),
-            JAVA_LONG.withName("clk_load_end"),
-            JAVA_LONG.withName("gt_load_end"),
-            JAVA_LONG.withName("clk_store_end"),
-            JAVA_LONG.withName("gt_store_end"),
-            JAVA_LONG.withName("clk_recv_end"),
-            JAVA_LONG.withName("gt_recv_end"),
-            JAVA_LONG.withName("clk_tma_issued"),
-            JAVA_LONG.withName("wait_polls"),
-            JAVA_LONG.withName("load_sum"),
-            JAVA_LONG.withName("load_expect"),
-            JAVA_LONG.withName("recv_sum"),
-            JAVA_LONG.withName("recv_expect")).withName("marrow_dsm_sample");
+    public static final StructLayout PARAMS = layout(LIB, "marrow_dsm_params",
+            i32("device"), i32("cluster_size"), i32("tile_bytes"), i32("reps"), i32("warmup"), i32("group_threads"),
+            i32("tma_chunk_bytes"), i32("run_id"), i32("timeout_ms"), i32("load_kernel"), i64("wait_budget_cycles"),
+            bytes("load_from"), bytes("store_to"), bytes("tma_to"), i32("store_width"), i32("load_width"));
 
-    public static final StructLayout LAT_PARAMS = MemoryLayout.structLayout(
-            JAVA_INT.withName("size"),
-            JAVA_INT.withName("comp_mask"),
-            JAVA_INT.withName("device"),
-            JAVA_INT.withName("cluster_size"),
-            JAVA_INT.withName("hops"),
-            JAVA_INT.withName("reps"),
-            JAVA_INT.withName("stride_words"),
-            JAVA_INT.withName("reserved")).withName("marrow_dsm_lat_params");
+    public static final StructLayout SAMPLE = layout(LIB, "marrow_dsm_sample",
+            i32("rep"), i32("rank"), i32("smid_start"), i32("smid_end"), i32("flags"), i32("roles"), i64("clk_start"),
+            i64("gt_start"), i64("clk_load_end"), i64("gt_load_end"), i64("clk_store_end"), i64("gt_store_end"),
+            i64("clk_recv_end"), i64("gt_recv_end"), i64("clk_tma_issued"), i64("wait_polls"), i64("load_sum"),
+            i64("load_expect"), i64("recv_sum"), i64("recv_expect"));
 
-    public static final StructLayout LAT_SAMPLE = MemoryLayout.structLayout(
-            JAVA_INT.withName("size"),
-            JAVA_INT.withName("comp_mask"),
-            JAVA_INT.withName("rep"),
-            JAVA_INT.withName("src"),
-            JAVA_INT.withName("dst"),
-            JAVA_INT.withName("smid_src"),
-            JAVA_INT.withName("smid_dst"),
-            JAVA_INT.withName("flags"),
-            JAVA_LONG.withName("cycles"),
-            JAVA_LONG.withName("final_index"),
-            JAVA_LONG.withName("expect_index")).withName("marrow_dsm_lat_sample");
+    public static final StructLayout LAT_PARAMS = layout(LIB, "marrow_dsm_lat_params",
+            i32("device"), i32("cluster_size"), i32("hops"), i32("reps"), i32("stride_words"));
+
+    public static final StructLayout LAT_SAMPLE = layout(LIB, "marrow_dsm_lat_sample",
+            i32("rep"), i32("src"), i32("dst"), i32("smid_src"), i32("smid_dst"), i32("flags"), i64("cycles"),
+            i64("final_index"), i64("expect_index"));
 
     public static final List<StructLayout> ALL = List.of(DEVICE_INFO, TIMER_INFO, PARAMS, SAMPLE, LAT_PARAMS, LAT_SAMPLE);
 
-    /** Byte offset of a member, for reading a struct field by its C name. */
+    /** Byte offset of a member ({@link CStruct#offset}). */
     public static long offset(StructLayout s, String field) {
-        return s.byteOffset(MemoryLayout.PathElement.groupElement(field));
+        return CStruct.offset(s, field);
     }
 }

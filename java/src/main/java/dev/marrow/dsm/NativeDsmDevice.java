@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.dsm;
 
+import dev.marrow.internal.ffi.CStruct;
 import dev.marrow.internal.ffi.NativeLib;
 import dev.marrow.api.Backend;
 import dev.marrow.api.BackendUnavailableException;
@@ -13,14 +14,15 @@ import java.lang.foreign.StructLayout;
 import java.util.ArrayList;
 import java.util.List;
 
+import static dev.marrow.internal.ffi.CStruct.getInt;
+import static dev.marrow.internal.ffi.CStruct.getLong;
+import static dev.marrow.internal.ffi.CStruct.setInt;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /** The H200 (or any sm_90+ GPU) through libmarrow_cuda.so's DSM entry points. */
 public final class NativeDsmDevice implements DsmDevice {
-    /** MARROW_ENODEV. */
-    private static final int ENODEV = -19;
     public static final String NEEDS = "needs a Hopper-class GPU (sm_90+)";
 
     private final int ordinal;
@@ -56,11 +58,8 @@ public final class NativeDsmDevice implements DsmDevice {
         try {
             return new NativeDsmDevice(ordinal, describe(ordinal), config);
         } catch (NativeException e) {
-            if (e.status() == ENODEV) {
-                String msg = DsmFfi.LIB.lastError();
-                throw new BackendUnavailableException(msg.startsWith(NEEDS) ? msg : NEEDS + ": " + msg, e);
-            }
-            throw e;
+            String msg = DsmFfi.LIB.lastError();
+            throw e.unavailableIfNoDevice(msg.startsWith(NEEDS) ? msg : NEEDS + ": " + msg);
         }
     }
 
@@ -68,18 +67,14 @@ public final class NativeDsmDevice implements DsmDevice {
     static DeviceInfo describe(int ordinal) {
         StructLayout L = DsmLayouts.DEVICE_INFO;
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment s = NativeLib.allocateSized(a, L);
+            MemorySegment s = CStruct.allocate(a, L);
             int rc = (int) DsmFfi.DEVICE_INFO.invokeExact(ordinal, s);
             DsmFfi.LIB.check(rc, "marrow_dsm_device_info");
-            int[] mac = new int[4];
-            long mo = DsmLayouts.offset(L, "max_active_clusters");
-            for (int i = 0; i < 4; i++) {
-                mac[i] = s.get(JAVA_INT, mo + 4L * i);
-            }
-            return new DeviceInfo(i(s, L, "ordinal"), s.asSlice(DsmLayouts.offset(L, "name"), 128).getString(0),
-                    i(s, L, "cc_major"), i(s, L, "cc_minor"), i(s, L, "sm_count"), i(s, L, "max_smem_optin"),
-                    i(s, L, "smem_per_cta"), i(s, L, "clock_rate_khz"), i(s, L, "driver_version"),
-                    i(s, L, "runtime_version"), mac);
+            int[] mac = CStruct.slice(s, L, "max_active_clusters").toArray(JAVA_INT);
+            return new DeviceInfo(getInt(s, L, "ordinal"), CStruct.getString(s, L, "name"),
+                    getInt(s, L, "cc_major"), getInt(s, L, "cc_minor"), getInt(s, L, "sm_count"), getInt(s, L, "max_smem_optin"),
+                    getInt(s, L, "smem_per_cta"), getInt(s, L, "clock_rate_khz"), getInt(s, L, "driver_version"),
+                    getInt(s, L, "runtime_version"), mac);
         } catch (RuntimeException e) {
             throw e;
         } catch (Throwable t) {
@@ -96,11 +91,11 @@ public final class NativeDsmDevice implements DsmDevice {
     public TimerInfo timer(int windowUs) {
         StructLayout L = DsmLayouts.TIMER_INFO;
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment s = NativeLib.allocateSized(a, L);
+            MemorySegment s = CStruct.allocate(a, L);
             int rc = (int) DsmFfi.TIMER_PROBE.invokeExact(ordinal, windowUs, s);
             DsmFfi.LIB.check(rc, "marrow_dsm_timer_probe");
-            return new TimerInfo(l(s, L, "gt_min_step_ns"), l(s, L, "gt_steps"), l(s, L, "clk_delta"),
-                    l(s, L, "gt_delta_ns"), i(s, L, "smid"), i(s, L, "reads"));
+            return new TimerInfo(getLong(s, L, "gt_min_step_ns"), getLong(s, L, "gt_steps"), getLong(s, L, "clk_delta"),
+                    getLong(s, L, "gt_delta_ns"), getInt(s, L, "smid"), getInt(s, L, "reads"));
         } catch (RuntimeException e) {
             throw e;
         } catch (Throwable t) {
@@ -146,36 +141,36 @@ public final class NativeDsmDevice implements DsmDevice {
             int warmup, int runId) {
         StructLayout P = DsmLayouts.PARAMS;
         int n = spec.clusterSize();
-        setI(p, P, "size", (int) P.byteSize());
-        setI(p, P, "comp_mask", 0);
-        setI(p, P, "device", ordinal);
-        setI(p, P, "cluster_size", n);
-        setI(p, P, "tile_bytes", tileBytes);
-        setI(p, P, "reps", reps);
-        setI(p, P, "warmup", warmup);
-        setI(p, P, "group_threads", config.groupThreads());
-        setI(p, P, "tma_chunk_bytes", config.tmaChunkBytes());
-        setI(p, P, "load_kernel", config.loadKernel().ordinal());
-        setI(p, P, "store_width", config.storeWidth());
-        setI(p, P, "load_width", config.loadWidth());
-        setI(p, P, "run_id", runId);
-        long lo = DsmLayouts.offset(P, "load_from");
-        long so = DsmLayouts.offset(P, "store_to");
-        long to = DsmLayouts.offset(P, "tma_to");
+        setInt(p, P, "size", (int) P.byteSize());
+        setInt(p, P, "comp_mask", 0);
+        setInt(p, P, "device", ordinal);
+        setInt(p, P, "cluster_size", n);
+        setInt(p, P, "tile_bytes", tileBytes);
+        setInt(p, P, "reps", reps);
+        setInt(p, P, "warmup", warmup);
+        setInt(p, P, "group_threads", config.groupThreads());
+        setInt(p, P, "tma_chunk_bytes", config.tmaChunkBytes());
+        setInt(p, P, "load_kernel", config.loadKernel().code());
+        setInt(p, P, "store_width", config.storeWidth());
+        setInt(p, P, "load_width", config.loadWidth());
+        setInt(p, P, "run_id", runId);
+        MemorySegment lo = CStruct.slice(p, P, "load_from");
+        MemorySegment so = CStruct.slice(p, P, "store_to");
+        MemorySegment to = CStruct.slice(p, P, "tma_to");
         for (int r = 0; r < DsmLayouts.MAX_RANKS; r++) {
-            p.set(JAVA_BYTE, lo + r, (byte) (r < n ? spec.loadFrom(r) : -1));
-            p.set(JAVA_BYTE, so + r, (byte) (r < n ? spec.storeTo(r) : -1));
-            p.set(JAVA_BYTE, to + r, (byte) (r < n ? spec.tmaTo(r) : -1));
+            lo.set(JAVA_BYTE, r, (byte) (r < n ? spec.loadFrom(r) : -1));
+            so.set(JAVA_BYTE, r, (byte) (r < n ? spec.storeTo(r) : -1));
+            to.set(JAVA_BYTE, r, (byte) (r < n ? spec.tmaTo(r) : -1));
         }
     }
 
     private static Sample sample(MemorySegment s) {
         StructLayout S = DsmLayouts.SAMPLE;
-        return new Sample(i(s, S, "rep"), i(s, S, "rank"), i(s, S, "smid_start"), i(s, S, "smid_end"),
-                i(s, S, "flags"), i(s, S, "roles"), l(s, S, "clk_start"), l(s, S, "gt_start"),
-                l(s, S, "clk_load_end"), l(s, S, "gt_load_end"), l(s, S, "clk_store_end"), l(s, S, "gt_store_end"),
-                l(s, S, "clk_recv_end"), l(s, S, "gt_recv_end"), l(s, S, "clk_tma_issued"), l(s, S, "wait_polls"),
-                l(s, S, "load_sum"), l(s, S, "load_expect"), l(s, S, "recv_sum"), l(s, S, "recv_expect"));
+        return new Sample(getInt(s, S, "rep"), getInt(s, S, "rank"), getInt(s, S, "smid_start"), getInt(s, S, "smid_end"),
+                getInt(s, S, "flags"), getInt(s, S, "roles"), getLong(s, S, "clk_start"), getLong(s, S, "gt_start"),
+                getLong(s, S, "clk_load_end"), getLong(s, S, "gt_load_end"), getLong(s, S, "clk_store_end"), getLong(s, S, "gt_store_end"),
+                getLong(s, S, "clk_recv_end"), getLong(s, S, "gt_recv_end"), getLong(s, S, "clk_tma_issued"), getLong(s, S, "wait_polls"),
+                getLong(s, S, "load_sum"), getLong(s, S, "load_expect"), getLong(s, S, "recv_sum"), getLong(s, S, "recv_expect"));
     }
 
     @Override
@@ -183,11 +178,11 @@ public final class NativeDsmDevice implements DsmDevice {
         StructLayout P = DsmLayouts.LAT_PARAMS;
         StructLayout S = DsmLayouts.LAT_SAMPLE;
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment p = NativeLib.allocateSized(a, P);
-            setI(p, P, "device", ordinal);
-            setI(p, P, "cluster_size", clusterSize);
-            setI(p, P, "hops", hops);
-            setI(p, P, "reps", reps);
+            MemorySegment p = CStruct.allocate(a, P);
+            setInt(p, P, "device", ordinal);
+            setInt(p, P, "cluster_size", clusterSize);
+            setInt(p, P, "hops", hops);
+            setInt(p, P, "reps", reps);
             int count = reps * clusterSize * clusterSize;
             MemorySegment out = a.allocate(S, count);
             int rc = (int) DsmFfi.LATENCY.invokeExact(p, out, count);
@@ -195,9 +190,9 @@ public final class NativeDsmDevice implements DsmDevice {
             List<LatSample> list = new ArrayList<>(count);
             for (int k = 0; k < count; k++) {
                 MemorySegment x = out.asSlice(k * S.byteSize(), S.byteSize());
-                list.add(new LatSample(i(x, S, "rep"), i(x, S, "src"), i(x, S, "dst"), i(x, S, "smid_src"),
-                        i(x, S, "smid_dst"), i(x, S, "flags"), l(x, S, "cycles"), l(x, S, "final_index"),
-                        l(x, S, "expect_index")));
+                list.add(new LatSample(getInt(x, S, "rep"), getInt(x, S, "src"), getInt(x, S, "dst"), getInt(x, S, "smid_src"),
+                        getInt(x, S, "smid_dst"), getInt(x, S, "flags"), getLong(x, S, "cycles"), getLong(x, S, "final_index"),
+                        getLong(x, S, "expect_index")));
             }
             return list;
         } catch (RuntimeException e) {
@@ -246,15 +241,6 @@ public final class NativeDsmDevice implements DsmDevice {
         return config;
     }
 
-    private static int i(MemorySegment s, StructLayout l, String f) {
-        return s.get(JAVA_INT, DsmLayouts.offset(l, f));
-    }
 
-    private static long l(MemorySegment s, StructLayout l, String f) {
-        return s.get(JAVA_LONG, DsmLayouts.offset(l, f));
-    }
 
-    private static void setI(MemorySegment s, StructLayout l, String f, int v) {
-        s.set(JAVA_INT, DsmLayouts.offset(l, f), v);
-    }
 }

@@ -23,7 +23,6 @@ public final class Reference {
     // E0
     public static final Ref GLOBALTIMER_STEP = new Ref(32, "ns", NVIDIA + ", forum 323887");
     public static final Ref NOMINAL_CLOCK = new Ref(1.98, "GHz", NVIDIA + ", H200 SXM max");
-    public static final Ref STUDY_CLOCK = new Ref(1.785, "GHz", STUDY + ", max clock during its run");
     public static final Ref SMEM_OPTIN = new Ref(232448, "B", NVIDIA + ", sm_90 opt-in per block");
     // E1
     public static final Ref LAT_SELF = new Ref(33, "cycles", LUO);
@@ -35,7 +34,6 @@ public final class Reference {
     public static final Ref STORE = new Ref(18.87, "B/cycle", STUDY);
     public static final Ref TMA = new Ref(21.25, "B/cycle", STUDY);
     public static final Ref TMA_ALPHA_2SM = new Ref(1101, "cycles", STUDY);
-    public static final Ref RMSE_SHARE_MAX = new Ref(1.4, "% of rise", STUDY + ", core pair fits 0.4-1.4%");
     // E5 bidirectional, per direction
     public static final Ref BIDIR_LOAD = new Ref(15.37, "B/cycle", STUDY);
     public static final Ref BIDIR_STORE = new Ref(18.12, "B/cycle", STUDY);

@@ -11,6 +11,9 @@ public record Sample(int rep, int rank, int smidStart, int smidEnd, int flags, i
                      long clkTmaIssued, long waitPolls,
                      long loadSum, long loadExpect, long recvSum, long recvExpect) {
 
+    // The flag and role bits of marrow_dsm.h (MARROW_DSM_F_*, MARROW_DSM_ROLE_*). Samples are also made
+    // without the library (the synthetic device of the tests), so the values are Java's here;
+    // DsmFfi refuses a library whose values differ (MIRRORED_CONSTANTS).
     public static final int F_TIMEOUT = 1;
     public static final int F_SMID_MOVED = 1 << 1;
     public static final int F_SMID_SHARED = 1 << 2;
@@ -26,6 +29,22 @@ public record Sample(int rep, int rank, int smidStart, int smidEnd, int flags, i
     /** A peer stores into this rank's source region; loadSum/loadExpect hold that region's fold. */
     public static final int ROLE_RECV_STORE_SRC = 1 << 5;
 
+    /** C name -> this class's value, checked against libmarrow_cuda.so when it loads. */
+    static final java.util.Map<String, Integer> MIRRORED_CONSTANTS = java.util.Map.ofEntries(
+            java.util.Map.entry("MARROW_DSM_F_TIMEOUT", F_TIMEOUT),
+            java.util.Map.entry("MARROW_DSM_F_SMID_MOVED", F_SMID_MOVED),
+            java.util.Map.entry("MARROW_DSM_F_SMID_SHARED", F_SMID_SHARED),
+            java.util.Map.entry("MARROW_DSM_F_LOAD_SUM", F_LOAD_SUM),
+            java.util.Map.entry("MARROW_DSM_F_RECV_SUM", F_RECV_SUM),
+            java.util.Map.entry("MARROW_DSM_F_TIME", F_TIME),
+            java.util.Map.entry("MARROW_DSM_ROLE_LOAD", ROLE_LOAD),
+            java.util.Map.entry("MARROW_DSM_ROLE_STORE", ROLE_STORE),
+            java.util.Map.entry("MARROW_DSM_ROLE_TMA", ROLE_TMA),
+            java.util.Map.entry("MARROW_DSM_ROLE_RECV_STORE", ROLE_RECV_STORE),
+            java.util.Map.entry("MARROW_DSM_ROLE_RECV_TMA", ROLE_RECV_TMA),
+            java.util.Map.entry("MARROW_DSM_ROLE_RECV_STORE_SRC", ROLE_RECV_STORE_SRC),
+            java.util.Map.entry("MARROW_DSM_MAX_RANKS", DsmLayouts.MAX_RANKS));
+
     /**
      * Accepted when the native side raised no flag and, checked again here,
      * the checksums match and the SM did not change.
@@ -40,8 +59,9 @@ public record Sample(int rep, int rank, int smidStart, int smidEnd, int flags, i
     public static String flagNames(int flags) {
         StringBuilder sb = new StringBuilder();
         String[] names = {"timeout", "smid_moved", "smid_shared", "load_checksum", "recv_checksum", "time_order"};
+        int[] bits = {F_TIMEOUT, F_SMID_MOVED, F_SMID_SHARED, F_LOAD_SUM, F_RECV_SUM, F_TIME};
         for (int i = 0; i < names.length; i++) {
-            if ((flags & (1 << i)) != 0) {
+            if ((flags & bits[i]) != 0) {
                 sb.append(sb.isEmpty() ? "" : "+").append(names[i]);
             }
         }

@@ -1,27 +1,27 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.gda;
 
+import dev.marrow.internal.ffi.CEnum;
+
 /**
  * What one sample measures (paper §4.1). Every experiment runs one thread
  * with at most one outstanding put; marrow_gda.h says exactly where each
  * sample starts and ends.
  */
-public enum Experiment {
+public enum Experiment implements CEnum {
     /** WQE construction to the doorbell store. */
-    ISSUE("issue", "issue", 0),
+    ISSUE("issue", "issue"),
     /** WQE construction to the CQE polled and consumed. */
-    PUT_COMPLETION("put+completion", "putc", 1),
+    PUT_COMPLETION("put+completion", "putc"),
     /** WQE construction to the peer's write-back of the data word seen. */
-    ROUND_TRIP("round-trip", "rtt", 2);
+    ROUND_TRIP("round-trip", "rtt");
 
     private final String cliName;
     private final String metricPrefix;
-    private final int code;
 
-    Experiment(String cliName, String metricPrefix, int code) {
+    Experiment(String cliName, String metricPrefix) {
         this.cliName = cliName;
         this.metricPrefix = metricPrefix;
-        this.code = code;
     }
 
     public String cliName() {
@@ -33,8 +33,14 @@ public enum Experiment {
         return metricPrefix;
     }
 
-    public int code() {
-        return code;
+    @Override
+    public String component() {
+        return "host";
+    }
+
+    @Override
+    public String cName() {
+        return "MARROW_GDA_EXP_" + name();
     }
 
     public static Experiment parse(String s) {

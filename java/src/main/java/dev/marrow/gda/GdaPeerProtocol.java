@@ -2,6 +2,8 @@
 package dev.marrow.gda;
 
 import dev.marrow.api.NativeException;
+import dev.marrow.api.Status;
+import dev.marrow.internal.ffi.CEnum;
 import dev.marrow.mlx5.PeerExchange;
 import dev.marrow.mlx5.PeerExchangeException;
 import dev.marrow.mlx5.PeerMessages;
@@ -49,10 +51,6 @@ public final class GdaPeerProtocol {
     /** Messages are cut to this many UTF-8 bytes (frames are at most 4 KiB). */
     static final int MAX_TEXT = 2048;
 
-    static final int ETIMEDOUT = -110;
-    static final int ECONNRESET = -104;
-    /** The status sent in DONE when the initiator failed outside the native runner. */
-    static final int EIO = -5;
 
     public record Run(int seq, GdaRunSpec spec) {
     }
@@ -81,7 +79,7 @@ public final class GdaPeerProtocol {
         }
 
         public static LocalOutcome failed(RuntimeException e) {
-            return new LocalOutcome(e instanceof NativeException n ? n.status() : EIO, 0, null, e);
+            return new LocalOutcome(e instanceof NativeException n ? n.status() : Status.EIO.code(), 0, null, e);
         }
     }
 
@@ -138,19 +136,12 @@ public final class GdaPeerProtocol {
         }
     }
 
-    private static <E extends Enum<E>> E byCode(E[] values, int code, String what) {
-        for (E e : values) {
-            int c = switch (e) {
-                case Experiment x -> x.code();
-                case Ordering x -> x.code();
-                case Payload x -> x.code();
-                default -> -1;
-            };
-            if (c == code) {
-                return e;
-            }
+    private static <E extends CEnum> E byCode(E[] values, int code, String what) {
+        E e = CEnum.byCode(values, code);
+        if (e == null) {
+            throw new IllegalArgumentException("unknown " + what + " code " + code);
         }
-        throw new IllegalArgumentException("unknown " + what + " code " + code);
+        return e;
     }
 
     public static byte[] encodeReady(int seq, boolean ok, String reason) {
@@ -271,7 +262,7 @@ public final class GdaPeerProtocol {
             throw e;
         }
         if (spec.experiment() == Experiment.ROUND_TRIP && rep.serveStatus() != 0
-                && (o.status() == 0 || o.status() == ETIMEDOUT || o.status() == ECONNRESET)) {
+                && (o.status() == 0 || o.status() == Status.ETIMEDOUT.code() || o.status() == Status.ECONNRESET.code())) {
             NativeException peer = new NativeException(rep.serveStatus(), statusWord(rep.serveStatus()),
                     "the responder's peer role at " + x.peerName(), rep.message());
             if (o.error() != null) {
@@ -356,13 +347,7 @@ public final class GdaPeerProtocol {
     }
 
     private static String statusWord(int status) {
-        return switch (status) {
-            case ETIMEDOUT -> "ETIMEDOUT";
-            case EIO -> "EIO";
-            case -71 -> "EPROTO";
-            case -22 -> "EINVAL";
-            case -19 -> "ENODEV";
-            default -> "status";
-        };
+        Status s = Status.of(status);
+        return s == null ? "status" : s.name();
     }
 }

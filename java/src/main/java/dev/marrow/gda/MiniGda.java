@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.gda;
 
+import dev.marrow.internal.ffi.CStruct;
 import dev.marrow.api.Backend;
 import dev.marrow.api.BackendUnavailableException;
 import dev.marrow.api.MarrowException;
 import dev.marrow.api.NativeException;
+import dev.marrow.api.Status;
 import dev.marrow.api.softnic.Access;
 import dev.marrow.api.softnic.CompletionQueue;
 import dev.marrow.api.softnic.MemoryRegion;
@@ -12,7 +14,9 @@ import dev.marrow.api.softnic.QueuePair;
 import dev.marrow.api.softnic.SoftNic;
 import dev.marrow.api.softnic.SoftNicCounters;
 import dev.marrow.gda.internal.GdaFfi;
+import dev.marrow.gda.internal.EndpointFlag;
 import dev.marrow.gda.internal.GdaLayouts;
+import dev.marrow.internal.ffi.CStruct;
 import dev.marrow.internal.ffi.EmuLayouts;
 import dev.marrow.internal.ffi.NativeLib;
 import dev.marrow.mlx5.Mlx5Device;
@@ -29,6 +33,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
+import static dev.marrow.internal.ffi.CStruct.getInt;
+import static dev.marrow.internal.ffi.CStruct.getLong;
+import static dev.marrow.internal.ffi.CStruct.setAddress;
+import static dev.marrow.internal.ffi.CStruct.setInt;
+import static dev.marrow.internal.ffi.CStruct.setLong;
 import static dev.marrow.gda.internal.GdaLayouts.off;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
@@ -70,8 +79,6 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * }</pre>
  */
 public final class MiniGda implements AutoCloseable {
-    /** MARROW_EPROTO: the runner's status when delivered bytes were wrong. */
-    static final int EPROTO = -71;
 
 
     private final GdaSetup setup;
@@ -198,11 +205,8 @@ public final class MiniGda implements AutoCloseable {
         Mlx5Device dev;
         try {
             dev = Mlx5Device.open(o.device(), o.port(), o.gidIndex());
-        } catch (NativeException e) {
-            if (e.status() == -19) { // MARROW_ENODEV: libibverbs/libmlx5 or the device missing
-                throw new BackendUnavailableException("mini-gda on mlx5: " + e.getMessage(), e);
-            }
-            throw e;
+        } catch (NativeException e) { // ENODEV: libibverbs/libmlx5 or the device missing
+            throw e.unavailableIfNoDevice("mini-gda on mlx5: " + e.getMessage());
         }
         // What was actually opened (name, port, GID index) goes into the records.
         GdaSetup opened = setup.withMlx5(o.withDevice(dev.name(), dev.gidIndex()).withPort(dev.port()));
@@ -436,25 +440,24 @@ public final class MiniGda implements AutoCloseable {
     }
 
     private MemorySegment config(Arena a, GdaRunSpec spec) {
-        MemorySegment cfg = a.allocate(GdaLayouts.CONFIG);
-        cfg.set(JAVA_INT, off(GdaLayouts.CONFIG, "size"), (int) GdaLayouts.CONFIG.byteSize());
-        cfg.set(JAVA_INT, off(GdaLayouts.CONFIG, "experiment"), spec.experiment().code());
-        cfg.set(JAVA_INT, off(GdaLayouts.CONFIG, "ordering"), spec.ordering().code());
-        cfg.set(JAVA_INT, off(GdaLayouts.CONFIG, "payload"), spec.payload().code());
-        cfg.set(JAVA_INT, off(GdaLayouts.CONFIG, "msg_size"), spec.size());
-        cfg.set(JAVA_LONG, off(GdaLayouts.CONFIG, "iters"), spec.iters());
-        cfg.set(JAVA_LONG, off(GdaLayouts.CONFIG, "warmup"), spec.warmup());
-        cfg.set(JAVA_LONG, off(GdaLayouts.CONFIG, "timeout_ns"), spec.timeoutNs());
-        cfg.set(JAVA_INT, off(GdaLayouts.CONFIG, "cuda_device"), setup.cudaDevice());
+        MemorySegment cfg = CStruct.allocate(a, GdaLayouts.CONFIG);
+        setInt(cfg, GdaLayouts.CONFIG, "experiment", spec.experiment().code());
+        setInt(cfg, GdaLayouts.CONFIG, "ordering", spec.ordering().code());
+        setInt(cfg, GdaLayouts.CONFIG, "payload", spec.payload().code());
+        setInt(cfg, GdaLayouts.CONFIG, "msg_size", spec.size());
+        setLong(cfg, GdaLayouts.CONFIG, "iters", spec.iters());
+        setLong(cfg, GdaLayouts.CONFIG, "warmup", spec.warmup());
+        setLong(cfg, GdaLayouts.CONFIG, "timeout_ns", spec.timeoutNs());
+        setInt(cfg, GdaLayouts.CONFIG, "cuda_device", setup.cudaDevice());
         return cfg;
     }
 
     /** The round trip's peer role on this side's GPU (responder); failures are returned, not thrown. */
     private GdaPeerProtocol.Served serveNative(GdaRunSpec spec) {
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment res = NativeLib.allocateSized(a, GdaLayouts.RESULT);
+            MemorySegment res = CStruct.allocate(a, GdaLayouts.RESULT);
             int rc = (int) GdaFfi.Cuda.CUDA_SERVE.invokeExact(config(a, spec), epA, res);
-            long posts = res.get(JAVA_LONG, off(GdaLayouts.RESULT, "peer_posts"));
+            long posts = getLong(res, GdaLayouts.RESULT, "peer_posts");
             try {
                 GdaFfi.Cuda.LIB.check(rc, "marrow_gda_cuda_serve");
                 return new GdaPeerProtocol.Served(0, posts, "");
@@ -462,7 +465,7 @@ public final class MiniGda implements AutoCloseable {
                 return new GdaPeerProtocol.Served(e.status(), posts, e.getMessage());
             }
         } catch (Throwable t) {
-            return new GdaPeerProtocol.Served(GdaPeerProtocol.EIO, 0, "the responder's peer role failed: " + t);
+            return new GdaPeerProtocol.Served(Status.EIO.code(), 0, "the responder's peer role failed: " + t);
         }
     }
 
@@ -471,7 +474,7 @@ public final class MiniGda implements AutoCloseable {
         boolean cuda = setup.target() == Target.CUDA;
         try (Arena a = Arena.ofConfined()) {
             MemorySegment cfg = config(a, spec);
-            MemorySegment res = NativeLib.allocateSized(a, GdaLayouts.RESULT);
+            MemorySegment res = CStruct.allocate(a, GdaLayouts.RESULT);
             MemorySegment ns = a.allocate(JAVA_LONG, spec.iters());
             MemorySegment cyc = cuda ? a.allocate(JAVA_LONG, spec.iters()) : MemorySegment.NULL;
 
@@ -485,21 +488,21 @@ public final class MiniGda implements AutoCloseable {
                 lib = GdaFfi.Host.LIB;
                 rc = (int) GdaFfi.Host.CPU_RUN.invokeExact(cfg, epA, peer, ns, res);
             }
-            long payloadErrors = res.get(JAVA_LONG, off(GdaLayouts.RESULT, "payload_errors"));
-            if (rc != 0 && !(rc == EPROTO && payloadErrors > 0)) { // wrong bytes: reported in the run, not thrown
+            long payloadErrors = getLong(res, GdaLayouts.RESULT, "payload_errors");
+            if (rc != 0 && !(rc == Status.EPROTO.code() && payloadErrors > 0)) { // wrong bytes: reported in the run, not thrown
                 lib.check(rc, cuda ? "marrow_gda_cuda_run" : "marrow_gda_cpu_run");
             }
             Map<String, Long> emu = nic == null ? Map.of() : nic.counters().minus(before).values();
             return new GdaRun(setup, spec, ns.toArray(JAVA_LONG), cuda ? cyc.toArray(JAVA_LONG) : null,
-                    res.get(JAVA_LONG, off(GdaLayouts.RESULT, "posts")),
-                    res.get(JAVA_LONG, off(GdaLayouts.RESULT, "doorbells")),
-                    res.get(JAVA_LONG, off(GdaLayouts.RESULT, "cqes")),
-                    res.get(JAVA_LONG, off(GdaLayouts.RESULT, "peer_posts")),
+                    getLong(res, GdaLayouts.RESULT, "posts"),
+                    getLong(res, GdaLayouts.RESULT, "doorbells"),
+                    getLong(res, GdaLayouts.RESULT, "cqes"),
+                    getLong(res, GdaLayouts.RESULT, "peer_posts"),
                     payloadErrors,
-                    res.get(JAVA_LONG, off(GdaLayouts.RESULT, "timed_ns")),
-                    res.get(JAVA_LONG, off(GdaLayouts.RESULT, "timed_cycles")),
-                    res.get(JAVA_INT, off(GdaLayouts.RESULT, "ds")),
-                    res.get(JAVA_INT, off(GdaLayouts.RESULT, "wqebbs_per_wqe")), emu);
+                    getLong(res, GdaLayouts.RESULT, "timed_ns"),
+                    getLong(res, GdaLayouts.RESULT, "timed_cycles"),
+                    getInt(res, GdaLayouts.RESULT, "ds"),
+                    getInt(res, GdaLayouts.RESULT, "wqebbs_per_wqe"), emu);
         } catch (RuntimeException | Error e) {
             throw e;
         } catch (Throwable t) {
@@ -528,55 +531,52 @@ public final class MiniGda implements AutoCloseable {
     static MemorySegment endpoint(Arena arena, Nic nic, Placement placement, MemorySegment qpView,
                                   MemorySegment cqView, Buffers b, boolean remoteDst) {
         StructLayout el = GdaLayouts.ENDPOINT;
-        MemorySegment ep = arena.allocate(el);
-        ep.set(JAVA_INT, off(el, "size"), (int) el.byteSize());
-        ep.set(JAVA_INT, off(el, "placement"), placement.code());
-        ep.set(JAVA_INT, off(el, "lkey"), b.lkey());
-        ep.set(ADDRESS, off(el, "qp"), qpView);
-        ep.set(ADDRESS, off(el, "cq"), cqView);
-        ep.set(JAVA_LONG, off(el, "local_addr"), b.localAddr());
-        ep.set(JAVA_LONG, off(el, "local_len"), b.localLen());
-        ep.set(JAVA_LONG, off(el, "inbox_addr"), b.inboxAddr());
-        ep.set(JAVA_LONG, off(el, "remote_addr"), b.remoteAddr());
-        ep.set(JAVA_LONG, off(el, "remote_len"), b.remoteLen());
-        ep.set(JAVA_INT, off(el, "rkey"), b.rkey());
-        ep.set(JAVA_INT, off(el, "flags"), (nic == Nic.MLX5 ? EP_UAR_MMIO : 0) | (remoteDst ? EP_REMOTE_DST : 0));
+        MemorySegment ep = CStruct.allocate(arena, el);
+        setInt(ep, el, "placement", placement.code());
+        setInt(ep, el, "lkey", b.lkey());
+        setAddress(ep, el, "qp", qpView);
+        setAddress(ep, el, "cq", cqView);
+        setLong(ep, el, "local_addr", b.localAddr());
+        setLong(ep, el, "local_len", b.localLen());
+        setLong(ep, el, "inbox_addr", b.inboxAddr());
+        setLong(ep, el, "remote_addr", b.remoteAddr());
+        setLong(ep, el, "remote_len", b.remoteLen());
+        setInt(ep, el, "rkey", b.rkey());
+        setInt(ep, el, "flags", (nic == Nic.MLX5 ? EP_UAR_MMIO : 0) | (remoteDst ? EP_REMOTE_DST : 0));
         return ep;
     }
 
-    /** MARROW_GDA_EP_UAR_MMIO of marrow_gda.h. */
-    static final int EP_UAR_MMIO = 1;
-    /** MARROW_GDA_EP_REMOTE_DST of marrow_gda.h. */
-    static final int EP_REMOTE_DST = 2;
+    /** MARROW_GDA_EP_UAR_MMIO of marrow_gda.h (value from the library). */
+    static final int EP_UAR_MMIO = EndpointFlag.UAR_MMIO.code();
+    /** MARROW_GDA_EP_REMOTE_DST of marrow_gda.h (value from the library). */
+    static final int EP_REMOTE_DST = EndpointFlag.REMOTE_DST.code();
 
     /** struct marrow_qp_view of a softnic QP. */
     static MemorySegment qpView(Arena arena, QueuePair q) {
         StructLayout qv = EmuLayouts.QP_VIEW;
-        MemorySegment qpView = arena.allocate(qv);
-        qpView.set(JAVA_INT, off(qv, "size"), (int) qv.byteSize());
-        qpView.set(JAVA_INT, off(qv, "qpn"), q.qpn());
-        qpView.set(JAVA_INT, off(qv, "sq_wqe_cnt"), q.sqWqebbs());
-        qpView.set(JAVA_INT, off(qv, "sq_stride"), 64);
-        qpView.set(JAVA_INT, off(qv, "max_inline_data"), q.maxInlineData());
-        qpView.set(ADDRESS, off(qv, "sq_buf"), q.sendQueue());
-        qpView.set(ADDRESS, off(qv, "rq_buf"), MemorySegment.NULL);
-        qpView.set(ADDRESS, off(qv, "dbrec"), q.dbrec());
-        qpView.set(ADDRESS, off(qv, "uar"), q.uar());
-        qpView.set(JAVA_LONG, off(qv, "uar_size"), q.uar().byteSize());
+        MemorySegment qpView = CStruct.allocate(arena, qv);
+        setInt(qpView, qv, "qpn", q.qpn());
+        setInt(qpView, qv, "sq_wqe_cnt", q.sqWqebbs());
+        setInt(qpView, qv, "sq_stride", q.sqStride());
+        setInt(qpView, qv, "max_inline_data", q.maxInlineData());
+        setAddress(qpView, qv, "sq_buf", q.sendQueue());
+        setAddress(qpView, qv, "rq_buf", MemorySegment.NULL);
+        setAddress(qpView, qv, "dbrec", q.dbrec());
+        setAddress(qpView, qv, "uar", q.uar());
+        setLong(qpView, qv, "uar_size", q.uar().byteSize());
         return qpView;
     }
 
     /** struct marrow_cq_view of a softnic CQ. */
     static MemorySegment cqView(Arena arena, CompletionQueue cq) {
         StructLayout cv = EmuLayouts.CQ_VIEW;
-        MemorySegment cqView = arena.allocate(cv);
-        cqView.set(JAVA_INT, off(cv, "size"), (int) cv.byteSize());
-        cqView.set(JAVA_INT, off(cv, "cqn"), cq.cqn());
-        cqView.set(JAVA_INT, off(cv, "cqe_cnt"), cq.entries());
-        cqView.set(JAVA_INT, off(cv, "cqe_size"), 64);
-        cqView.set(JAVA_INT, off(cv, "flags"), cq.collapsed() ? 3 : 0); // collapsed CQs are made overrun-ignore too
-        cqView.set(ADDRESS, off(cv, "buf"), cq.buffer());
-        cqView.set(ADDRESS, off(cv, "dbrec"), cq.dbrec());
+        MemorySegment cqView = CStruct.allocate(arena, cv);
+        setInt(cqView, cv, "cqn", cq.cqn());
+        setInt(cqView, cv, "cqe_cnt", cq.entries());
+        setInt(cqView, cv, "cqe_size", cq.cqeSize());
+        setInt(cqView, cv, "flags", cq.flags());
+        setAddress(cqView, cv, "buf", cq.buffer());
+        setAddress(cqView, cv, "dbrec", cq.dbrec());
         return cqView;
     }
 

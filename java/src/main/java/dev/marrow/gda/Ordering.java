@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.gda;
 
+import dev.marrow.internal.ffi.CEnum;
+
 import java.util.Arrays;
 import java.util.stream.Collectors;
 
@@ -10,23 +12,21 @@ import java.util.stream.Collectors;
  * enum marrow_gda_ordering; gda_post.h documents the PTX each one emits and
  * the C11 ordering the CPU executor maps it to.
  */
-public enum Ordering {
-    NONE("none", 0, false, "no fence (unsafe control)"),
-    GPU_FENCE("gpu-fence", 1, false, "DBR; fence.acq_rel.gpu; DB (DOCA, GDAKI)"),
-    GPU_FENCE_DBREC("gpu-fence-dbrec", 2, false, "fence.acq_rel.gpu; DBR; fence.acq_rel.gpu; DB (fenced doorbell record)"),
-    RELEASE_GPU("release-gpu", 3, false, "st.release.gpu DBR; st.release.gpu DB (DeepEP)"),
-    THREADFENCE("threadfence", 4, false, "membar.gl; DBR; membar.gl; DB (NVSHMEM __threadfence)"),
-    RELEASE_SYS("release-sys", 5, true, "st.release.sys DBR; st.release.sys DB"),
-    FENCE_SYS("fence-sys", 6, true, "DBR; membar.sys; DB (__threadfence_system)");
+public enum Ordering implements CEnum {
+    NONE("none", false, "no fence (unsafe control)"),
+    GPU_FENCE("gpu-fence", false, "DBR; fence.acq_rel.gpu; DB (DOCA, GDAKI)"),
+    GPU_FENCE_DBREC("gpu-fence-dbrec", false, "fence.acq_rel.gpu; DBR; fence.acq_rel.gpu; DB (fenced doorbell record)"),
+    RELEASE_GPU("release-gpu", false, "st.release.gpu DBR; st.release.gpu DB (DeepEP)"),
+    THREADFENCE("threadfence", false, "membar.gl; DBR; membar.gl; DB (NVSHMEM __threadfence)"),
+    RELEASE_SYS("release-sys", true, "st.release.sys DBR; st.release.sys DB"),
+    FENCE_SYS("fence-sys", true, "DBR; membar.sys; DB (__threadfence_system)");
 
     private final String cliName;
-    private final int code;
     private final boolean systemScope;
     private final String description;
 
-    Ordering(String cliName, int code, boolean systemScope, String description) {
+    Ordering(String cliName, boolean systemScope, String description) {
         this.cliName = cliName;
-        this.code = code;
         this.systemScope = systemScope;
         this.description = description;
     }
@@ -35,8 +35,14 @@ public enum Ordering {
         return cliName;
     }
 
-    public int code() {
-        return code;
+    @Override
+    public String component() {
+        return "host";
+    }
+
+    @Override
+    public String cName() {
+        return "MARROW_GDA_ORD_" + name();
     }
 
     /**

@@ -1,24 +1,30 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.gda;
 
+import dev.marrow.internal.ffi.CEnum;
+
 /** How the WRITE carries its bytes: inside the WQE, or by pointer to a registered buffer. */
-public enum Payload {
-    INLINE("inline", 0), POINTER("pointer", 1);
+public enum Payload implements CEnum {
+    INLINE("inline"), POINTER("pointer");
 
     private final String cliName;
-    private final int code;
 
-    Payload(String cliName, int code) {
+    Payload(String cliName) {
         this.cliName = cliName;
-        this.code = code;
     }
 
     public String cliName() {
         return cliName;
     }
 
-    public int code() {
-        return code;
+    @Override
+    public String component() {
+        return "host";
+    }
+
+    @Override
+    public String cName() {
+        return "MARROW_GDA_PAYLOAD_" + name();
     }
 
     public static Payload parse(String s) {

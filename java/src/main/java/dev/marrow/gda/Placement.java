@@ -1,28 +1,34 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.gda;
 
+import dev.marrow.internal.ffi.CEnum;
+
 /**
  * Where the SQ, CQ and doorbell records live. Only {@link #HOST} is
  * implemented; {@link #GPU} needs DevX umem registration of GPU memory
  * (mlx5-formats.md §6.1) and is rejected with that reason.
  */
-public enum Placement {
-    HOST("host", 0), GPU("gpu", 1);
+public enum Placement implements CEnum {
+    HOST("host"), GPU("gpu");
 
     private final String cliName;
-    private final int code;
 
-    Placement(String cliName, int code) {
+    Placement(String cliName) {
         this.cliName = cliName;
-        this.code = code;
     }
 
     public String cliName() {
         return cliName;
     }
 
-    public int code() {
-        return code;
+    @Override
+    public String component() {
+        return "host";
+    }
+
+    @Override
+    public String cName() {
+        return "MARROW_GDA_PLACEMENT_" + name();
     }
 
     public static Placement parse(String s) {

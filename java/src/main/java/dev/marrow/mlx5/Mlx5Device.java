@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.mlx5;
 
+import dev.marrow.internal.ffi.CStruct;
 import dev.marrow.internal.ffi.NativeLib;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 
+import static dev.marrow.internal.ffi.CStruct.getInt;
+import static dev.marrow.internal.ffi.CStruct.setInt;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
@@ -41,19 +44,20 @@ public final class Mlx5Device implements AutoCloseable {
      */
     public static Mlx5Device open(String name, int port, int gidIndex) {
         byte[] n = (name == null ? "" : name).getBytes(StandardCharsets.UTF_8);
-        if (n.length >= 64) {
-            throw new IllegalArgumentException("device name longer than 63 bytes: " + name);
+        long room = CStruct.byteSize(Mlx5Ffi.DEVICE_ATTR, "name");
+        if (n.length >= room) {
+            throw new IllegalArgumentException("device name longer than " + (room - 1) + " bytes: " + name);
         }
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment attr = NativeLib.allocateSized(a, Mlx5Ffi.DEVICE_ATTR);
-            MemorySegment.copy(MemorySegment.ofArray(n), 0, attr, Mlx5Ffi.off(Mlx5Ffi.DEVICE_ATTR, "name"), n.length);
-            attr.set(JAVA_INT, Mlx5Ffi.off(Mlx5Ffi.DEVICE_ATTR, "port"), port);
-            attr.set(JAVA_INT, Mlx5Ffi.off(Mlx5Ffi.DEVICE_ATTR, "gid_index"), gidIndex);
+            MemorySegment attr = CStruct.allocate(a, Mlx5Ffi.DEVICE_ATTR);
+            CStruct.setString(attr, Mlx5Ffi.DEVICE_ATTR, "name", name == null ? "" : name);
+            setInt(attr, Mlx5Ffi.DEVICE_ATTR, "port", port);
+            setInt(attr, Mlx5Ffi.DEVICE_ATTR, "gid_index", gidIndex);
             MemorySegment out = a.allocate(ADDRESS);
             Mlx5Ffi.V.LIB.check((int) Mlx5Ffi.V.DEVICE_OPEN.invokeExact(attr, out), "marrow_mlx5_device_open");
-            return new Mlx5Device(out.get(ADDRESS, 0), Mlx5Ffi.str(attr, Mlx5Ffi.DEVICE_ATTR, "name"),
-                    attr.get(JAVA_INT, Mlx5Ffi.off(Mlx5Ffi.DEVICE_ATTR, "port")),
-                    attr.get(JAVA_INT, Mlx5Ffi.off(Mlx5Ffi.DEVICE_ATTR, "gid_index")));
+            return new Mlx5Device(out.get(ADDRESS, 0), CStruct.getString(attr, Mlx5Ffi.DEVICE_ATTR, "name"),
+                    getInt(attr, Mlx5Ffi.DEVICE_ATTR, "port"),
+                    getInt(attr, Mlx5Ffi.DEVICE_ATTR, "gid_index"));
         } catch (Throwable t) {
             throw Mlx5Ffi.rethrow(t);
         }

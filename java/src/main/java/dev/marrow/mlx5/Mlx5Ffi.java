@@ -6,72 +6,45 @@ import dev.marrow.internal.ffi.NativeLib;
 
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.MemoryLayout;
-import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
 import java.lang.invoke.MethodHandle;
 import java.util.List;
 
+import static dev.marrow.internal.ffi.CStruct.bytes;
+import static dev.marrow.internal.ffi.CStruct.i32;
+import static dev.marrow.internal.ffi.CStruct.i64;
+import static dev.marrow.internal.ffi.CStruct.layout;
 import static java.lang.foreign.ValueLayout.ADDRESS;
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
  * FFM bindings of marrow_mlx5.h (libmarrow_verbs.so) and marrow_cuda_map.h
- * (libmarrow_cuda.so). Layout names are the C names, so {@link NativeLib#verifyLayouts}
- * checks every field against what the C compiler chose before any call.
+ * (libmarrow_cuda.so). The layouts are built from libmarrow_verbs.so's ABI table
+ * ({@link dev.marrow.internal.ffi.CStruct}), so they are what the C compiler chose.
  */
 public final class Mlx5Ffi {
     private Mlx5Ffi() {
     }
 
-    public static final StructLayout DEVICE_ATTR = MemoryLayout.structLayout(
-            JAVA_INT.withName("size"),
-            JAVA_INT.withName("comp_mask"),
-            MemoryLayout.sequenceLayout(64, JAVA_BYTE).withName("name"),
-            JAVA_INT.withName("port"),
-            JAVA_INT.withName("gid_index")).withName("marrow_mlx5_device_attr");
+    private static final class L {
+        static final NativeLib VERBS = NativeLib.shared("verbs");
+    }
 
-    public static final StructLayout QP_ATTR = MemoryLayout.structLayout(
-            JAVA_INT.withName("size"),
-            JAVA_INT.withName("comp_mask"),
-            JAVA_INT.withName("log_sq_wqebb_cnt"),
-            JAVA_INT.withName("log_cqe_cnt"),
-            JAVA_INT.withName("max_inline_data"),
-            JAVA_INT.withName("access"),
-            JAVA_INT.withName("placement"),
-            JAVA_INT.withName("sq_psn")).withName("marrow_mlx5_qp_attr");
+    public static final StructLayout DEVICE_ATTR = layout(L.VERBS, "marrow_mlx5_device_attr",
+            bytes("name"), i32("port"), i32("gid_index"));
 
-    public static final StructLayout PEER_INFO = MemoryLayout.structLayout(
-            JAVA_INT.withName("size"),
-            JAVA_INT.withName("comp_mask"),
-            JAVA_INT.withName("qpn"),
-            JAVA_INT.withName("psn"),
-            JAVA_INT.withName("rkey"),
-            JAVA_INT.withName("lid"),
-            JAVA_INT.withName("port"),
-            JAVA_INT.withName("link_layer"),
-            JAVA_INT.withName("mtu"),
-            JAVA_INT.withName("gid_index"),
-            MemoryLayout.sequenceLayout(16, JAVA_BYTE).withName("gid"),
-            JAVA_LONG.withName("addr"),
-            JAVA_LONG.withName("len")).withName("marrow_mlx5_peer_info");
+    public static final StructLayout QP_ATTR = layout(L.VERBS, "marrow_mlx5_qp_attr",
+            i32("log_sq_wqebb_cnt"), i32("log_cqe_cnt"), i32("max_inline_data"), i32("access"), i32("placement"),
+            i32("sq_psn"));
 
-    public static final StructLayout CONN_PARAMS = MemoryLayout.structLayout(
-            JAVA_INT.withName("size"),
-            JAVA_INT.withName("comp_mask"),
-            JAVA_INT.withName("path_mtu"),
-            JAVA_INT.withName("sl"),
-            JAVA_INT.withName("traffic_class"),
-            JAVA_INT.withName("hop_limit"),
-            JAVA_INT.withName("timeout"),
-            JAVA_INT.withName("retry_cnt"),
-            JAVA_INT.withName("rnr_retry"),
-            JAVA_INT.withName("min_rnr_timer"),
-            JAVA_INT.withName("max_rd_atomic"),
-            JAVA_INT.withName("max_dest_rd_atomic"),
-            JAVA_INT.withName("flags"),
-            JAVA_INT.withName("reserved")).withName("marrow_mlx5_conn_params");
+    public static final StructLayout PEER_INFO = layout(L.VERBS, "marrow_mlx5_peer_info",
+            i32("qpn"), i32("psn"), i32("rkey"), i32("lid"), i32("port"), i32("link_layer"), i32("mtu"), i32("gid_index"),
+            bytes("gid"), i64("addr"), i64("len"));
+
+    public static final StructLayout CONN_PARAMS = layout(L.VERBS, "marrow_mlx5_conn_params",
+            i32("path_mtu"), i32("sl"), i32("traffic_class"), i32("hop_limit"), i32("timeout"), i32("retry_cnt"),
+            i32("rnr_retry"), i32("min_rnr_timer"), i32("max_rd_atomic"), i32("max_dest_rd_atomic"), i32("flags"));
 
     /** Every struct crossing into libmarrow_verbs.so; the views are the softnic's. */
     public static final List<StructLayout> ALL = List.of(DEVICE_ATTR, QP_ATTR, PEER_INFO, CONN_PARAMS,
@@ -95,8 +68,11 @@ public final class Mlx5Ffi {
         static final MethodHandle QP_STATE = h("marrow_mlx5_qp_state", JAVA_INT, ADDRESS, ADDRESS);
 
         private static NativeLib load() {
-            NativeLib lib = NativeLib.load("verbs");
-            lib.verifyLayouts(ALL);
+            NativeLib lib = L.VERBS;
+            lib.verifyLayouts(ALL); // the views are the softnic's layouts: libmarrow_verbs.so must agree
+            lib.verifyConstants(QueuePlacement.values());
+            lib.verifySameConstants(dev.marrow.api.softnic.QpState.values()); // marrow_softnic.h's, as libmarrow_emu.so has them
+            lib.constant("MARROW_MLX5_CONN_FORCE_GRH");
             return lib;
         }
 
@@ -107,7 +83,7 @@ public final class Mlx5Ffi {
 
     /** libmarrow_cuda.so's host-mapping calls; loaded only when a GPU mapping is asked for. */
     static final class C {
-        static final NativeLib LIB = NativeLib.load("cuda");
+        static final NativeLib LIB = NativeLib.shared("cuda");
         static final MethodHandle REGISTER = LIB.handle("marrow_cuda_host_register",
                 FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT, ADDRESS));
         static final MethodHandle UNREGISTER = LIB.handle("marrow_cuda_host_unregister",
@@ -119,19 +95,10 @@ public final class Mlx5Ffi {
         return V.LIB;
     }
 
-    static long off(StructLayout l, String field) {
-        return l.byteOffset(MemoryLayout.PathElement.groupElement(field));
-    }
-
     static RuntimeException rethrow(Throwable t) {
         if (t instanceof ExceptionInInitializerError e && e.getCause() instanceof RuntimeException r) {
             return r;
         }
         return NativeLib.rethrow(t);
-    }
-
-    /** Reads a NUL-terminated char array field. */
-    static String str(MemorySegment s, StructLayout l, String field) {
-        return s.asSlice(off(l, field)).getString(0);
     }
 }

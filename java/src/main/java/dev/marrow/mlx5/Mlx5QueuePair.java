@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.mlx5;
 
+import dev.marrow.internal.ffi.CStruct;
 import dev.marrow.internal.ffi.NativeLib;
 import dev.marrow.api.softnic.Access;
 import dev.marrow.api.softnic.QpState;
@@ -10,6 +11,10 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.ThreadLocalRandom;
 
+import static dev.marrow.internal.ffi.CStruct.getAddress;
+import static dev.marrow.internal.ffi.CStruct.getInt;
+import static dev.marrow.internal.ffi.CStruct.setInt;
+import static dev.marrow.internal.ffi.CStruct.getLong;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
@@ -62,25 +67,25 @@ public final class Mlx5QueuePair implements AutoCloseable {
         this.handle = handle;
         this.qpView = views.allocate(EmuLayouts.QP_VIEW).copyFrom(qv);
         this.cqView = views.allocate(EmuLayouts.CQ_VIEW).copyFrom(cv);
-        long sqBytes = (long) qi("sq_stride") * qi("sq_wqe_cnt");
-        this.sq = qa("sq_buf").reinterpret(sqBytes, views, null);
-        this.dbrec = qa("dbrec").reinterpret(8, views, null);
-        this.uar = qa("uar").reinterpret(Math.max(8, uarSize()), views, null);
-        this.cqBuffer = ca("buf").reinterpret((long) ci("cqe_size") * ci("cqe_cnt"), views, null);
-        this.cqDbrec = ca("dbrec").reinterpret(8, views, null);
+        long sqBytes = (long) getInt(qpView, EmuLayouts.QP_VIEW, "sq_stride") * getInt(qpView, EmuLayouts.QP_VIEW, "sq_wqe_cnt");
+        this.sq = getAddress(qpView, EmuLayouts.QP_VIEW, "sq_buf").reinterpret(sqBytes, views, null);
+        this.dbrec = getAddress(qpView, EmuLayouts.QP_VIEW, "dbrec").reinterpret(8, views, null);
+        this.uar = getAddress(qpView, EmuLayouts.QP_VIEW, "uar").reinterpret(Math.max(8, uarSize()), views, null);
+        this.cqBuffer = getAddress(cqView, EmuLayouts.CQ_VIEW, "buf").reinterpret((long) getInt(cqView, EmuLayouts.CQ_VIEW, "cqe_size") * getInt(cqView, EmuLayouts.CQ_VIEW, "cqe_cnt"), views, null);
+        this.cqDbrec = getAddress(cqView, EmuLayouts.CQ_VIEW, "dbrec").reinterpret(8, views, null);
     }
 
     static Mlx5QueuePair create(Mlx5Device dev, Config c) {
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment attr = NativeLib.allocateSized(a, Mlx5Ffi.QP_ATTR);
-            set(attr, "log_sq_wqebb_cnt", c.logSqWqebbs());
-            set(attr, "log_cqe_cnt", c.logCqEntries());
-            set(attr, "max_inline_data", c.maxInlineData());
-            set(attr, "access", c.access());
-            set(attr, "placement", c.placement().code());
-            set(attr, "sq_psn", c.sqPsn());
-            MemorySegment qv = NativeLib.allocateSized(a, EmuLayouts.QP_VIEW);
-            MemorySegment cv = NativeLib.allocateSized(a, EmuLayouts.CQ_VIEW);
+            MemorySegment attr = CStruct.allocate(a, Mlx5Ffi.QP_ATTR);
+            setInt(attr, Mlx5Ffi.QP_ATTR, "log_sq_wqebb_cnt", c.logSqWqebbs());
+            setInt(attr, Mlx5Ffi.QP_ATTR, "log_cqe_cnt", c.logCqEntries());
+            setInt(attr, Mlx5Ffi.QP_ATTR, "max_inline_data", c.maxInlineData());
+            setInt(attr, Mlx5Ffi.QP_ATTR, "access", c.access());
+            setInt(attr, Mlx5Ffi.QP_ATTR, "placement", c.placement().code());
+            setInt(attr, Mlx5Ffi.QP_ATTR, "sq_psn", c.sqPsn());
+            MemorySegment qv = CStruct.allocate(a, EmuLayouts.QP_VIEW);
+            MemorySegment cv = CStruct.allocate(a, EmuLayouts.CQ_VIEW);
             MemorySegment out = a.allocate(ADDRESS);
             Mlx5Ffi.V.LIB.check((int) Mlx5Ffi.V.QP_CREATE.invokeExact(dev.handle(), attr, out, qv, cv),
                     "marrow_mlx5_qp_create");
@@ -91,16 +96,16 @@ public final class Mlx5QueuePair implements AutoCloseable {
     }
 
     public int qpn() {
-        return qi("qpn");
+        return getInt(qpView, EmuLayouts.QP_VIEW, "qpn");
     }
 
     public int sqWqebbs() {
-        return qi("sq_wqe_cnt");
+        return getInt(qpView, EmuLayouts.QP_VIEW, "sq_wqe_cnt");
     }
 
     /** What the provider granted (at least what was asked for). */
     public int maxInlineData() {
-        return qi("max_inline_data");
+        return getInt(qpView, EmuLayouts.QP_VIEW, "max_inline_data");
     }
 
     /** The SQ ring: sqWqebbs() x 64 bytes of WQEBBs. */
@@ -120,15 +125,15 @@ public final class Mlx5QueuePair implements AutoCloseable {
 
     /** bf.size: bytes of one BlueFlame half; 0 when the register takes doorbells only. */
     public long uarSize() {
-        return qpView.get(JAVA_LONG, Mlx5Ffi.off(EmuLayouts.QP_VIEW, "uar_size"));
+        return getLong(qpView, EmuLayouts.QP_VIEW, "uar_size");
     }
 
     public int cqn() {
-        return ci("cqn");
+        return getInt(cqView, EmuLayouts.CQ_VIEW, "cqn");
     }
 
     public int cqEntries() {
-        return ci("cqe_cnt");
+        return getInt(cqView, EmuLayouts.CQ_VIEW, "cqe_cnt");
     }
 
     /** cqEntries() x 64-byte CQEs (owner-bit polling). */
@@ -154,7 +159,7 @@ public final class Mlx5QueuePair implements AutoCloseable {
     /** This side's half of the exchange; mr (may be null) is the buffer the peer may write. */
     public PeerInfo localInfo(Mlx5MemoryRegion mr) {
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment s = NativeLib.allocateSized(a, Mlx5Ffi.PEER_INFO);
+            MemorySegment s = CStruct.allocate(a, Mlx5Ffi.PEER_INFO);
             MemorySegment m = mr == null ? MemorySegment.NULL : mr.handle();
             Mlx5Ffi.V.LIB.check((int) Mlx5Ffi.V.QP_LOCAL_INFO.invokeExact(handle, m, s), "marrow_mlx5_qp_local_info");
             return PeerInfo.fromNative(s);
@@ -213,23 +218,8 @@ public final class Mlx5QueuePair implements AutoCloseable {
         }
     }
 
-    private int qi(String f) {
-        return qpView.get(JAVA_INT, Mlx5Ffi.off(EmuLayouts.QP_VIEW, f));
-    }
 
-    private int ci(String f) {
-        return cqView.get(JAVA_INT, Mlx5Ffi.off(EmuLayouts.CQ_VIEW, f));
-    }
 
-    private MemorySegment qa(String f) {
-        return qpView.get(ADDRESS, Mlx5Ffi.off(EmuLayouts.QP_VIEW, f));
-    }
 
-    private MemorySegment ca(String f) {
-        return cqView.get(ADDRESS, Mlx5Ffi.off(EmuLayouts.CQ_VIEW, f));
-    }
 
-    private static void set(MemorySegment s, String f, int v) {
-        s.set(JAVA_INT, Mlx5Ffi.off(Mlx5Ffi.QP_ATTR, f), v);
-    }
 }

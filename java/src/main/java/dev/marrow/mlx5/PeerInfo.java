@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.mlx5;
 
+import dev.marrow.internal.ffi.CStruct;
 import dev.marrow.api.MarrowException;
 
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 import java.util.HexFormat;
 
+import static dev.marrow.internal.ffi.CStruct.getInt;
+import static dev.marrow.internal.ffi.CStruct.setInt;
+import static dev.marrow.internal.ffi.CStruct.getLong;
+import static dev.marrow.internal.ffi.CStruct.setLong;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
@@ -71,35 +76,29 @@ public record PeerInfo(int qpn, int psn, int rkey, int lid, int linkLayer, int m
 
     /** Reads a struct marrow_mlx5_peer_info. */
     static PeerInfo fromNative(MemorySegment s) {
-        byte[] g = s.asSlice(Mlx5Ffi.off(Mlx5Ffi.PEER_INFO, "gid"), 16).toArray(JAVA_BYTE);
-        return new PeerInfo(i(s, "qpn"), i(s, "psn"), i(s, "rkey"), i(s, "lid"), i(s, "link_layer"), i(s, "mtu"),
-                g, s.get(JAVA_LONG, Mlx5Ffi.off(Mlx5Ffi.PEER_INFO, "addr")),
-                s.get(JAVA_LONG, Mlx5Ffi.off(Mlx5Ffi.PEER_INFO, "len")));
+        byte[] g = CStruct.slice(s, Mlx5Ffi.PEER_INFO, "gid").toArray(JAVA_BYTE);
+        return new PeerInfo(getInt(s, Mlx5Ffi.PEER_INFO, "qpn"), getInt(s, Mlx5Ffi.PEER_INFO, "psn"), getInt(s, Mlx5Ffi.PEER_INFO, "rkey"), getInt(s, Mlx5Ffi.PEER_INFO, "lid"), getInt(s, Mlx5Ffi.PEER_INFO, "link_layer"), getInt(s, Mlx5Ffi.PEER_INFO, "mtu"),
+                g, getLong(s, Mlx5Ffi.PEER_INFO, "addr"),
+                getLong(s, Mlx5Ffi.PEER_INFO, "len"));
     }
 
     /** Writes this as a struct marrow_mlx5_peer_info (port 0, gid_index -1: the receiver does not need them). */
     void toNative(MemorySegment s) {
         s.fill((byte) 0);
-        s.set(JAVA_INT, 0, (int) Mlx5Ffi.PEER_INFO.byteSize());
-        put(s, "qpn", qpn);
-        put(s, "psn", psn);
-        put(s, "rkey", rkey);
-        put(s, "lid", lid);
-        put(s, "link_layer", linkLayer);
-        put(s, "mtu", mtu);
-        put(s, "gid_index", -1);
-        MemorySegment.copy(MemorySegment.ofArray(gid), 0, s, Mlx5Ffi.off(Mlx5Ffi.PEER_INFO, "gid"), 16);
-        s.set(JAVA_LONG, Mlx5Ffi.off(Mlx5Ffi.PEER_INFO, "addr"), addr);
-        s.set(JAVA_LONG, Mlx5Ffi.off(Mlx5Ffi.PEER_INFO, "len"), len);
+        setInt(s, Mlx5Ffi.PEER_INFO, "size", (int) Mlx5Ffi.PEER_INFO.byteSize());
+        setInt(s, Mlx5Ffi.PEER_INFO, "qpn", qpn);
+        setInt(s, Mlx5Ffi.PEER_INFO, "psn", psn);
+        setInt(s, Mlx5Ffi.PEER_INFO, "rkey", rkey);
+        setInt(s, Mlx5Ffi.PEER_INFO, "lid", lid);
+        setInt(s, Mlx5Ffi.PEER_INFO, "link_layer", linkLayer);
+        setInt(s, Mlx5Ffi.PEER_INFO, "mtu", mtu);
+        setInt(s, Mlx5Ffi.PEER_INFO, "gid_index", -1);
+        CStruct.slice(s, Mlx5Ffi.PEER_INFO, "gid").copyFrom(MemorySegment.ofArray(gid));
+        setLong(s, Mlx5Ffi.PEER_INFO, "addr", addr);
+        setLong(s, Mlx5Ffi.PEER_INFO, "len", len);
     }
 
-    private static int i(MemorySegment s, String f) {
-        return s.get(JAVA_INT, Mlx5Ffi.off(Mlx5Ffi.PEER_INFO, f));
-    }
 
-    private static void put(MemorySegment s, String f, int v) {
-        s.set(JAVA_INT, Mlx5Ffi.off(Mlx5Ffi.PEER_INFO, f), v);
-    }
 
     @Override
     public boolean equals(Object o) {

@@ -1,20 +1,22 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.mlx5;
 
-/** Where a hardware QP's SQ, CQ and doorbell records live (enum marrow_mlx5_placement). */
-public enum QueuePlacement {
+import dev.marrow.internal.ffi.CEnum;
+
+/** Where a hardware QP's SQ, CQ and doorbell records live (enum marrow_mlx5_placement); values from libmarrow_verbs.so. */
+public enum QueuePlacement implements CEnum {
     /** libmlx5's host memory, mapped into the GPU with {@link GpuMapping}. */
-    HOST(0),
+    HOST,
     /** GPU memory through DevX umem: not implemented yet (the C side answers ENOSYS). */
-    GPU(1);
+    GPU;
 
-    private final int code;
-
-    QueuePlacement(int code) {
-        this.code = code;
+    @Override
+    public String component() {
+        return "verbs";
     }
 
-    public int code() {
-        return code;
+    @Override
+    public String cName() {
+        return "MARROW_MLX5_QUEUES_" + name();
     }
 }

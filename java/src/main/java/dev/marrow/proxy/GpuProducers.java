@@ -1,10 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.proxy;
 
+import dev.marrow.internal.ffi.CEnum;
+import dev.marrow.internal.ffi.CStruct;
 import dev.marrow.internal.ffi.NativeLib;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
+import static dev.marrow.internal.ffi.CStruct.getInt;
+import static dev.marrow.internal.ffi.CStruct.setAddress;
+import static dev.marrow.internal.ffi.CStruct.setInt;
+import static dev.marrow.internal.ffi.CStruct.setLong;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
@@ -16,7 +22,19 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  */
 public final class GpuProducers implements AutoCloseable {
     /** Where the tuned completion counter lives: host, gdrcopy or mapped_pinned. */
-    public enum CplKind { HOST, GDRCOPY, MAPPED_PINNED }
+    public enum CplKind implements CEnum {
+        HOST, GDRCOPY, MAPPED_PINNED;
+
+        @Override
+        public String component() {
+            return "host";
+        }
+
+        @Override
+        public String cName() {
+            return "MARROW_PROXY_CPL_" + name();
+        }
+    }
 
     private final MiniProxy proxy;
     private final MemorySegment ctx;
@@ -37,21 +55,20 @@ public final class GpuProducers implements AutoCloseable {
         ProxyConfig c = px.config();
         try (Arena a = Arena.ofConfined()) {
             MemorySegment[] arena = px.arena();
-            MemorySegment args = a.allocate(ProxyFfi.CUDA_OPEN_ARGS);
             java.lang.foreign.StructLayout L = ProxyFfi.CUDA_OPEN_ARGS;
-            args.set(JAVA_INT, 0, (int) L.byteSize());
-            args.set(ADDRESS, MiniProxy.off(L, "arena"), arena[0]);
-            args.set(JAVA_LONG, MiniProxy.off(L, "arena_bytes"), arena[1].address());
-            args.set(ADDRESS, MiniProxy.off(L, "buffer"), px.buffer());
-            args.set(JAVA_LONG, MiniProxy.off(L, "buffer_len"), px.buffer().byteSize());
-            args.set(JAVA_INT, MiniProxy.off(L, "rings"), c.rings());
-            args.set(JAVA_INT, MiniProxy.off(L, "log_slots"), c.logSlots());
-            args.set(JAVA_INT, MiniProxy.off(L, "handoff"), handoff.code());
-            args.set(JAVA_INT, MiniProxy.off(L, "gpu"), gpu);
-            args.set(JAVA_INT, MiniProxy.off(L, "use_gdrcopy"), gdrcopy ? 1 : 0);
+            MemorySegment args = CStruct.allocate(a, L);
+            setAddress(args, L, "arena", arena[0]);
+            setLong(args, L, "arena_bytes", arena[1].address());
+            setAddress(args, L, "buffer", px.buffer());
+            setLong(args, L, "buffer_len", px.buffer().byteSize());
+            setInt(args, L, "rings", c.rings());
+            setInt(args, L, "log_slots", c.logSlots());
+            setInt(args, L, "handoff", handoff.code());
+            setInt(args, L, "gpu", gpu);
+            setInt(args, L, "use_gdrcopy", gdrcopy ? 1 : 0);
             MemorySegment out = a.allocate(ADDRESS);
             MemorySegment targets = a.allocate(ADDRESS, c.rings());
-            MemorySegment info = NativeLib.allocateSized(a, ProxyFfi.CUDA_INFO);
+            MemorySegment info = CStruct.allocate(a, ProxyFfi.CUDA_INFO);
             ProxyFfi.Cuda.check((int) ProxyFfi.Cuda.OPEN.invokeExact(args, out, targets, info), "marrow_proxy_cuda_open");
             MemorySegment ctx = out.get(ADDRESS, 0);
             for (int r = 0; r < c.rings(); r++) {
@@ -60,8 +77,12 @@ public final class GpuProducers implements AutoCloseable {
                     px.setCplTarget(r, t);
                 }
             }
-            CplKind kind = CplKind.values()[info.get(JAVA_INT, MiniProxy.off(ProxyFfi.CUDA_INFO, "cpl_kind"))];
-            String note = info.asSlice(MiniProxy.off(ProxyFfi.CUDA_INFO, "note"), 160).getString(0);
+            int code = getInt(info, ProxyFfi.CUDA_INFO, "cpl_kind");
+            CplKind kind = CEnum.byCode(CplKind.values(), code);
+            if (kind == null) {
+                throw new dev.marrow.api.MarrowException("marrow_proxy_cuda_open reported an unknown completion kind " + code);
+            }
+            String note = CStruct.getString(info, ProxyFfi.CUDA_INFO, "note");
             return new GpuProducers(px, ctx, handoff, kind, note);
         } catch (Throwable t) {
             throw ProxyFfi.rethrow(t);
@@ -84,9 +105,9 @@ public final class GpuProducers implements AutoCloseable {
     /** SM clock (kHz) measured over the last latency kernel. */
     public int smClockKhz() {
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment info = NativeLib.allocateSized(a, ProxyFfi.CUDA_INFO);
+            MemorySegment info = CStruct.allocate(a, ProxyFfi.CUDA_INFO);
             ProxyFfi.Cuda.check((int) ProxyFfi.Cuda.QUERY.invokeExact(ctx, info), "marrow_proxy_cuda_query");
-            return info.get(JAVA_INT, MiniProxy.off(ProxyFfi.CUDA_INFO, "sm_clock_khz"));
+            return getInt(info, ProxyFfi.CUDA_INFO, "sm_clock_khz");
         } catch (Throwable t) {
             throw ProxyFfi.rethrow(t);
         }
@@ -123,12 +144,12 @@ public final class GpuProducers implements AutoCloseable {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment r = a.allocate(ProxyFfi.RATE_RESULT);
             if (warmupPerProducer > 0) {
-                r.set(JAVA_INT, 0, (int) ProxyFfi.RATE_RESULT.byteSize());
+                setInt(r, ProxyFfi.RATE_RESULT, "size", (int) ProxyFfi.RATE_RESULT.byteSize());
                 MemorySegment w = MiniProxy.rateParams(a, producers, warmupPerProducer, 0, msgSize, timeoutNs);
                 ProxyFfi.Cuda.check((int) ProxyFfi.Cuda.RATE.invokeExact(ctx, w, r), "marrow_proxy_cuda_rate");
             }
             MemorySegment p = MiniProxy.rateParams(a, producers, messagesPerProducer, 0, msgSize, timeoutNs);
-            r.set(JAVA_INT, 0, (int) ProxyFfi.RATE_RESULT.byteSize());
+            setInt(r, ProxyFfi.RATE_RESULT, "size", (int) ProxyFfi.RATE_RESULT.byteSize());
             proxy.mark(false);
             int rc = (int) ProxyFfi.Cuda.RATE.invokeExact(ctx, p, r);
             proxy.mark(true);

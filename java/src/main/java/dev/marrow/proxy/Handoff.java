@@ -1,21 +1,23 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.proxy;
 
-/** GPU-to-CPU handoff protocol of the mini-proxy (marrow_proxy.h). */
-public enum Handoff {
+import dev.marrow.internal.ffi.CEnum;
+
+/** GPU-to-CPU handoff protocol of the mini-proxy (enum marrow_proxy_handoff); values from libmarrow_host.so. */
+public enum Handoff implements CEnum {
     /** Atomic slot reservation, progress read from host memory every time, system-scope release publish. */
-    BASELINE(0),
+    BASELINE,
     /** One producer per ring, cached progress, validity in the descriptor: one 16-byte store. */
-    TUNED(1);
+    TUNED;
 
-    private final int code;
-
-    Handoff(int code) {
-        this.code = code;
+    @Override
+    public String component() {
+        return "host";
     }
 
-    int code() {
-        return code;
+    @Override
+    public String cName() {
+        return "MARROW_PROXY_" + name();
     }
 
     public String label() {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.proxy;
 
+import dev.marrow.internal.ffi.CStruct;
 import dev.marrow.internal.ffi.NativeLib;
 import dev.marrow.api.Backend;
 import dev.marrow.api.BackendUnavailableException;
@@ -17,7 +18,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
-import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
+import static dev.marrow.internal.ffi.CStruct.getInt;
+import static dev.marrow.internal.ffi.CStruct.getLong;
+import static dev.marrow.internal.ffi.CStruct.setAddress;
+import static dev.marrow.internal.ffi.CStruct.setInt;
+import static dev.marrow.internal.ffi.CStruct.setLong;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
@@ -89,51 +94,50 @@ public final class MiniProxy implements AutoCloseable {
                     qps.add(qp);
                 }
             }
-            MemorySegment cfg = NativeLib.allocateSized(tmp, ProxyFfi.CONFIG);
-            cfg.set(JAVA_INT, off(ProxyFfi.CONFIG, "workers"), c.workers());
-            cfg.set(JAVA_INT, off(ProxyFfi.CONFIG, "rings"), c.rings());
-            cfg.set(JAVA_INT, off(ProxyFfi.CONFIG, "log_slots"), c.logSlots());
-            cfg.set(JAVA_INT, off(ProxyFfi.CONFIG, "batch"), c.batch());
-            cfg.set(JAVA_INT, off(ProxyFfi.CONFIG, "handoff"), c.handoff().code());
-            cfg.set(JAVA_INT, off(ProxyFfi.CONFIG, "check_order"), c.checkOrder() ? 1 : 0);
-            for (int w = 0; w < 64; w++) {
-                cfg.setAtIndex(JAVA_INT, off(ProxyFfi.CONFIG, "cpus") / 4 + w, w < c.cpus().length ? c.cpus()[w] : -1);
+            MemorySegment cfg = CStruct.allocate(tmp, ProxyFfi.CONFIG);
+            setInt(cfg, ProxyFfi.CONFIG, "workers", c.workers());
+            setInt(cfg, ProxyFfi.CONFIG, "rings", c.rings());
+            setInt(cfg, ProxyFfi.CONFIG, "log_slots", c.logSlots());
+            setInt(cfg, ProxyFfi.CONFIG, "batch", c.batch());
+            setInt(cfg, ProxyFfi.CONFIG, "handoff", c.handoff().code());
+            setInt(cfg, ProxyFfi.CONFIG, "check_order", c.checkOrder() ? 1 : 0);
+            MemorySegment cpus = CStruct.slice(cfg, ProxyFfi.CONFIG, "cpus");
+            for (int w = 0; w < cpus.byteSize() / JAVA_INT.byteSize(); w++) {
+                cpus.setAtIndex(JAVA_INT, w, w < c.cpus().length ? c.cpus()[w] : -1);
             }
-            MemorySegment mem = NativeLib.allocateSized(tmp, ProxyFfi.MEMORY);
-            mem.set(JAVA_LONG, off(ProxyFfi.MEMORY, "base"), buf.address());
-            mem.set(JAVA_LONG, off(ProxyFfi.MEMORY, "len"), bytes);
-            mem.set(JAVA_INT, off(ProxyFfi.MEMORY, "lkey"), lkey);
-            mem.set(JAVA_INT, off(ProxyFfi.MEMORY, "rkey"), rkey);
+            MemorySegment mem = CStruct.allocate(tmp, ProxyFfi.MEMORY);
+            setLong(mem, ProxyFfi.MEMORY, "base", buf.address());
+            setLong(mem, ProxyFfi.MEMORY, "len", bytes);
+            setInt(mem, ProxyFfi.MEMORY, "lkey", lkey);
+            setInt(mem, ProxyFfi.MEMORY, "rkey", rkey);
             MemorySegment out = tmp.allocate(ADDRESS);
             ProxyFfi.check((int) ProxyFfi.CREATE.invokeExact(cfg, mem, out), "marrow_proxy_create");
             px = out.get(ADDRESS, 0);
             String device = null;
             if (nic != null) {
                 for (int w = 0; w < c.workers(); w++) {
-                    MemorySegment q = tmp.allocate(ProxyFfi.SOFTNIC_QP);
+                    MemorySegment q = CStruct.allocate(tmp, ProxyFfi.SOFTNIC_QP);
                     QueuePair qp = qps.get(w);
                     CompletionQueue cq = cqs.get(w);
-                    q.set(JAVA_INT, 0, (int) ProxyFfi.SOFTNIC_QP.byteSize());
-                    q.set(JAVA_INT, off(ProxyFfi.SOFTNIC_QP, "qpn"), qp.qpn());
-                    q.set(JAVA_INT, off(ProxyFfi.SOFTNIC_QP, "sq_wqe_cnt"), qp.sqWqebbs());
-                    q.set(JAVA_INT, off(ProxyFfi.SOFTNIC_QP, "max_inline"), qp.maxInlineData());
-                    q.set(JAVA_INT, off(ProxyFfi.SOFTNIC_QP, "cqe_cnt"), cq.entries());
-                    q.set(ADDRESS, off(ProxyFfi.SOFTNIC_QP, "sq_buf"), qp.sendQueue());
-                    q.set(ADDRESS, off(ProxyFfi.SOFTNIC_QP, "sq_dbrec"), qp.dbrec());
-                    q.set(ADDRESS, off(ProxyFfi.SOFTNIC_QP, "uar"), qp.uar());
-                    q.set(ADDRESS, off(ProxyFfi.SOFTNIC_QP, "cq_buf"), cq.buffer());
-                    q.set(ADDRESS, off(ProxyFfi.SOFTNIC_QP, "cq_dbrec"), cq.dbrec());
+                    setInt(q, ProxyFfi.SOFTNIC_QP, "qpn", qp.qpn());
+                    setInt(q, ProxyFfi.SOFTNIC_QP, "sq_wqe_cnt", qp.sqWqebbs());
+                    setInt(q, ProxyFfi.SOFTNIC_QP, "max_inline", qp.maxInlineData());
+                    setInt(q, ProxyFfi.SOFTNIC_QP, "cqe_cnt", cq.entries());
+                    setAddress(q, ProxyFfi.SOFTNIC_QP, "sq_buf", qp.sendQueue());
+                    setAddress(q, ProxyFfi.SOFTNIC_QP, "sq_dbrec", qp.dbrec());
+                    setAddress(q, ProxyFfi.SOFTNIC_QP, "uar", qp.uar());
+                    setAddress(q, ProxyFfi.SOFTNIC_QP, "cq_buf", cq.buffer());
+                    setAddress(q, ProxyFfi.SOFTNIC_QP, "cq_dbrec", cq.dbrec());
                     ProxyFfi.check((int) ProxyFfi.ATTACH_SOFTNIC.invokeExact(px, w, q), "marrow_proxy_attach_softnic");
                 }
             } else {
                 MemorySegment name = tmp.allocate(64);
                 MemorySegment want = c.verbsDevice() == null ? MemorySegment.NULL : tmp.allocateFrom(c.verbsDevice());
                 int rc = (int) ProxyFfi.ATTACH_VERBS.invokeExact(px, want, name, 64);
-                if (rc == -19) {
+                if (rc != 0) {
                     String why = ProxyFfi.LIB.lastError();
-                    throw new BackendUnavailableException(why, new NativeException(rc, "ENODEV", "marrow_proxy_attach_verbs", why));
+                    throw ProxyFfi.LIB.exception(rc, "marrow_proxy_attach_verbs").unavailableIfNoDevice(why);
                 }
-                ProxyFfi.check(rc, "marrow_proxy_attach_verbs");
                 device = name.getString(0);
                 if (c.cpus().length == 0) {
                     pinToNicNode(px, device, c.workers());
@@ -175,10 +179,6 @@ public final class MiniProxy implements AutoCloseable {
                 ProxyFfi.check((int) ProxyFfi.SET_CPUS.invokeExact(px, cpus, count), "marrow_proxy_set_cpus");
             }
         }
-    }
-
-    static long off(java.lang.foreign.StructLayout l, String f) {
-        return l.byteOffset(groupElement(f));
     }
 
     public ProxyConfig config() {
@@ -285,11 +285,11 @@ public final class MiniProxy implements AutoCloseable {
     }
 
     static MemorySegment latencyParams(Arena a, int iters, int warmup, int msgSize, long timeoutNs) {
-        MemorySegment p = NativeLib.allocateSized(a, ProxyFfi.LATENCY_PARAMS);
-        p.set(JAVA_INT, off(ProxyFfi.LATENCY_PARAMS, "iters"), iters);
-        p.set(JAVA_INT, off(ProxyFfi.LATENCY_PARAMS, "warmup"), warmup);
-        p.set(JAVA_INT, off(ProxyFfi.LATENCY_PARAMS, "msg_size"), msgSize);
-        p.set(JAVA_LONG, off(ProxyFfi.LATENCY_PARAMS, "timeout_ns"), timeoutNs);
+        MemorySegment p = CStruct.allocate(a, ProxyFfi.LATENCY_PARAMS);
+        setInt(p, ProxyFfi.LATENCY_PARAMS, "iters", iters);
+        setInt(p, ProxyFfi.LATENCY_PARAMS, "warmup", warmup);
+        setInt(p, ProxyFfi.LATENCY_PARAMS, "msg_size", msgSize);
+        setLong(p, ProxyFfi.LATENCY_PARAMS, "timeout_ns", timeoutNs);
         return p;
     }
 
@@ -301,7 +301,7 @@ public final class MiniProxy implements AutoCloseable {
     public RateResult cpuRate(int producers, long messagesPerProducer, long warmupPerProducer, int msgSize, long timeoutNs) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment p = rateParams(a, producers, messagesPerProducer, warmupPerProducer, msgSize, timeoutNs);
-            MemorySegment r = NativeLib.allocateSized(a, ProxyFfi.RATE_RESULT);
+            MemorySegment r = CStruct.allocate(a, ProxyFfi.RATE_RESULT);
             ProxyFfi.check((int) ProxyFfi.CPU_RATE.invokeExact(handle, p, r), "marrow_proxy_cpu_rate");
             return rateResult(r, window());
         } catch (Throwable t) {
@@ -310,21 +310,21 @@ public final class MiniProxy implements AutoCloseable {
     }
 
     static MemorySegment rateParams(Arena a, int producers, long messages, long warmup, int msgSize, long timeoutNs) {
-        MemorySegment p = NativeLib.allocateSized(a, ProxyFfi.RATE_PARAMS);
-        p.set(JAVA_INT, off(ProxyFfi.RATE_PARAMS, "producers"), producers);
-        p.set(JAVA_INT, off(ProxyFfi.RATE_PARAMS, "msg_size"), msgSize);
-        p.set(JAVA_LONG, off(ProxyFfi.RATE_PARAMS, "messages"), messages);
-        p.set(JAVA_LONG, off(ProxyFfi.RATE_PARAMS, "warmup"), warmup);
-        p.set(JAVA_LONG, off(ProxyFfi.RATE_PARAMS, "timeout_ns"), timeoutNs);
+        MemorySegment p = CStruct.allocate(a, ProxyFfi.RATE_PARAMS);
+        setInt(p, ProxyFfi.RATE_PARAMS, "producers", producers);
+        setInt(p, ProxyFfi.RATE_PARAMS, "msg_size", msgSize);
+        setLong(p, ProxyFfi.RATE_PARAMS, "messages", messages);
+        setLong(p, ProxyFfi.RATE_PARAMS, "warmup", warmup);
+        setLong(p, ProxyFfi.RATE_PARAMS, "timeout_ns", timeoutNs);
         return p;
     }
 
     static RateResult rateResult(MemorySegment r, List<WorkerStats> workers) {
-        return new RateResult(r.get(JAVA_LONG, off(ProxyFfi.RATE_RESULT, "messages")),
-                r.get(JAVA_LONG, off(ProxyFfi.RATE_RESULT, "elapsed_ns")),
-                r.get(JAVA_LONG, off(ProxyFfi.RATE_RESULT, "ring_full_waits")),
-                r.get(JAVA_LONG, off(ProxyFfi.RATE_RESULT, "cache_refreshes")),
-                r.get(JAVA_LONG, off(ProxyFfi.RATE_RESULT, "verify_errors")), workers);
+        return new RateResult(getLong(r, ProxyFfi.RATE_RESULT, "messages"),
+                getLong(r, ProxyFfi.RATE_RESULT, "elapsed_ns"),
+                getLong(r, ProxyFfi.RATE_RESULT, "ring_full_waits"),
+                getLong(r, ProxyFfi.RATE_RESULT, "cache_refreshes"),
+                getLong(r, ProxyFfi.RATE_RESULT, "verify_errors"), workers);
     }
 
     /** Marks the start (false) or end (true) of a measured window: counters and core frequencies. */
@@ -352,15 +352,15 @@ public final class MiniProxy implements AutoCloseable {
             MemorySegment s = a.allocate(ProxyFfi.WORKER_STATS);
             for (int w = 0; w < config.workers(); w++) {
                 s.fill((byte) 0);
-                s.set(JAVA_INT, 0, (int) ProxyFfi.WORKER_STATS.byteSize());
+                setInt(s, ProxyFfi.WORKER_STATS, "size", (int) ProxyFfi.WORKER_STATS.byteSize());
                 ProxyFfi.check((int) mh.invokeExact(handle, w, s), fn);
                 java.lang.foreign.StructLayout L = ProxyFfi.WORKER_STATS;
-                l.add(new WorkerStats(w, s.get(JAVA_INT, off(L, "cpu")), s.get(JAVA_INT, off(L, "state")),
-                        s.get(JAVA_LONG, off(L, "requests")), s.get(JAVA_LONG, off(L, "chains")),
-                        s.get(JAVA_LONG, off(L, "polls")), s.get(JAVA_LONG, off(L, "empty_polls")),
-                        s.get(JAVA_LONG, off(L, "cqes")), s.get(JAVA_LONG, off(L, "sq_full")),
-                        s.get(JAVA_LONG, off(L, "freq_before_khz")), s.get(JAVA_LONG, off(L, "freq_after_khz")),
-                        s.get(JAVA_INT, off(L, "error"))));
+                l.add(new WorkerStats(w, getInt(s, L, "cpu"), getInt(s, L, "state"),
+                        getLong(s, L, "requests"), getLong(s, L, "chains"),
+                        getLong(s, L, "polls"), getLong(s, L, "empty_polls"),
+                        getLong(s, L, "cqes"), getLong(s, L, "sq_full"),
+                        getLong(s, L, "freq_before_khz"), getLong(s, L, "freq_after_khz"),
+                        getInt(s, L, "error")));
             }
         } catch (Throwable t) {
             throw ProxyFfi.rethrow(t);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.proxy;
 
+import dev.marrow.internal.ffi.NativeLib;
+
 import java.util.Arrays;
 
 /**
@@ -29,14 +31,21 @@ public record ProxyConfig(String nic, int workers, int rings, int logSlots, int 
         if (!nic.equals("softnic") && !nic.equals("verbs")) {
             throw new IllegalArgumentException("--nic must be softnic or verbs, not '" + nic + "'");
         }
-        if (workers < 1 || workers > 64) {
-            throw new IllegalArgumentException("workers must be 1..64, not " + workers);
+        // The limits are marrow_proxy.h's (MARROW_PROXY_MAX_*), read from the library; checked here
+        // too so that a bad command line is a usage error before anything is built.
+        NativeLib lib = NativeLib.shared("host");
+        int maxWorkers = lib.intConstant("MARROW_PROXY_MAX_WORKERS");
+        int maxRings = lib.intConstant("MARROW_PROXY_MAX_RINGS");
+        int maxBatch = lib.intConstant("MARROW_PROXY_MAX_BATCH");
+        if (workers < 1 || workers > maxWorkers) {
+            throw new IllegalArgumentException("workers must be 1.." + maxWorkers + ", not " + workers);
         }
-        if (rings < workers || rings > 1024) {
-            throw new IllegalArgumentException("rings must be >= workers (" + workers + ") and <= 1024, not " + rings);
+        if (rings < workers || rings > maxRings) {
+            throw new IllegalArgumentException("rings must be >= workers (" + workers + ") and <= " + maxRings + ", not "
+                    + rings);
         }
-        if (batch < 1 || batch > 256) {
-            throw new IllegalArgumentException("batch must be 1..256, not " + batch);
+        if (batch < 1 || batch > maxBatch) {
+            throw new IllegalArgumentException("batch must be 1.." + maxBatch + ", not " + batch);
         }
         if (logSlots < 1 || logSlots > 20 || logSq < 2 || logSq > 15) {
             throw new IllegalArgumentException("log-slots must be 1..20 and log-sq 2..15");
@@ -72,11 +81,6 @@ public record ProxyConfig(String nic, int workers, int rings, int logSlots, int 
     public ProxyConfig withEngine(boolean hot, int threads, int cpu) {
         return new ProxyConfig(nic, workers, rings, logSlots, batch, handoff, cpus, checkOrder, logSq, minBufferBytes,
                 hot, threads, cpu, verbsDevice);
-    }
-
-    public ProxyConfig withCpus(int[] c) {
-        return new ProxyConfig(nic, workers, rings, logSlots, batch, handoff, c, checkOrder, logSq, minBufferBytes,
-                hotEngine, engineThreads, engineCpu, verbsDevice);
     }
 
     public ProxyConfig withNic(String n, String device) {

@@ -1,89 +1,65 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.proxy;
 
-import dev.marrow.api.NativeException;
 import dev.marrow.internal.ffi.NativeLib;
 
 import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.StructLayout;
 import java.lang.invoke.MethodHandle;
-import java.util.List;
 
+import static dev.marrow.internal.ffi.CStruct.bytes;
+import static dev.marrow.internal.ffi.CStruct.i32;
+import static dev.marrow.internal.ffi.CStruct.i64;
+import static dev.marrow.internal.ffi.CStruct.ints;
+import static dev.marrow.internal.ffi.CStruct.layout;
+import static dev.marrow.internal.ffi.CStruct.ptr;
 import static java.lang.foreign.ValueLayout.ADDRESS;
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
  * Layouts and downcall handles of the mini-proxy C ABI (marrow_proxy.h):
  * libmarrow_host.so (workers, CPU producers) and, loaded only when GPU
- * producers are used, libmarrow_cuda.so. The host library's ABI table also
- * lists the CUDA-side structs (same header), so one handshake covers both.
+ * producers are used, libmarrow_cuda.so. The layouts are built from the host
+ * library's ABI table, which also lists the CUDA-side structs (same header).
  */
 final class ProxyFfi {
     private ProxyFfi() {
     }
 
-    static final StructLayout CONFIG = MemoryLayout.structLayout(
-            JAVA_INT.withName("size"), JAVA_INT.withName("comp_mask"), JAVA_INT.withName("workers"),
-            JAVA_INT.withName("rings"), JAVA_INT.withName("log_slots"), JAVA_INT.withName("batch"),
-            JAVA_INT.withName("handoff"), JAVA_INT.withName("check_order"),
-            MemoryLayout.sequenceLayout(64, JAVA_INT).withName("cpus")).withName("marrow_proxy_config");
+    static final NativeLib LIB = NativeLib.shared("host");
 
-    static final StructLayout MEMORY = MemoryLayout.structLayout(
-            JAVA_INT.withName("size"), JAVA_INT.withName("comp_mask"), JAVA_LONG.withName("base"),
-            JAVA_LONG.withName("len"), JAVA_INT.withName("lkey"), JAVA_INT.withName("rkey")).withName("marrow_proxy_memory");
+    static final StructLayout CONFIG = layout(LIB, "marrow_proxy_config",
+            i32("workers"), i32("rings"), i32("log_slots"), i32("batch"), i32("handoff"), i32("check_order"), ints("cpus"));
 
-    static final StructLayout SOFTNIC_QP = MemoryLayout.structLayout(
-            JAVA_INT.withName("size"), JAVA_INT.withName("comp_mask"), JAVA_INT.withName("qpn"),
-            JAVA_INT.withName("sq_wqe_cnt"), JAVA_INT.withName("max_inline"), JAVA_INT.withName("cqe_cnt"),
-            ADDRESS.withName("sq_buf"), ADDRESS.withName("sq_dbrec"), ADDRESS.withName("uar"),
-            ADDRESS.withName("cq_buf"), ADDRESS.withName("cq_dbrec")).withName("marrow_proxy_softnic_qp");
+    static final StructLayout MEMORY = layout(LIB, "marrow_proxy_memory", i64("base"), i64("len"), i32("lkey"), i32("rkey"));
 
-    static final StructLayout WORKER_STATS = MemoryLayout.structLayout(
-            JAVA_INT.withName("size"), JAVA_INT.withName("comp_mask"), JAVA_INT.withName("cpu"),
-            JAVA_INT.withName("state"), JAVA_LONG.withName("requests"), JAVA_LONG.withName("chains"),
-            JAVA_LONG.withName("polls"), JAVA_LONG.withName("empty_polls"), JAVA_LONG.withName("cqes"),
-            JAVA_LONG.withName("sq_full"), JAVA_LONG.withName("freq_before_khz"), JAVA_LONG.withName("freq_after_khz"),
-            JAVA_INT.withName("error"), JAVA_INT.withName("reserved")).withName("marrow_proxy_worker_stats");
+    static final StructLayout SOFTNIC_QP = layout(LIB, "marrow_proxy_softnic_qp",
+            i32("qpn"), i32("sq_wqe_cnt"), i32("max_inline"), i32("cqe_cnt"), ptr("sq_buf"), ptr("sq_dbrec"), ptr("uar"),
+            ptr("cq_buf"), ptr("cq_dbrec"));
 
-    static final StructLayout LATENCY_PARAMS = MemoryLayout.structLayout(
-            JAVA_INT.withName("size"), JAVA_INT.withName("comp_mask"), JAVA_INT.withName("iters"),
-            JAVA_INT.withName("warmup"), JAVA_INT.withName("msg_size"), JAVA_INT.withName("reserved"),
-            JAVA_LONG.withName("timeout_ns")).withName("marrow_proxy_latency_params");
+    static final StructLayout WORKER_STATS = layout(LIB, "marrow_proxy_worker_stats",
+            i32("cpu"), i32("state"), i64("requests"), i64("chains"), i64("polls"), i64("empty_polls"), i64("cqes"),
+            i64("sq_full"), i64("freq_before_khz"), i64("freq_after_khz"), i32("error"));
 
-    static final StructLayout RATE_PARAMS = MemoryLayout.structLayout(
-            JAVA_INT.withName("size"), JAVA_INT.withName("comp_mask"), JAVA_INT.withName("producers"),
-            JAVA_INT.withName("msg_size"), JAVA_LONG.withName("messages"), JAVA_LONG.withName("warmup"),
-            JAVA_LONG.withName("timeout_ns")).withName("marrow_proxy_rate_params");
+    static final StructLayout LATENCY_PARAMS = layout(LIB, "marrow_proxy_latency_params",
+            i32("iters"), i32("warmup"), i32("msg_size"), i64("timeout_ns"));
 
-    static final StructLayout RATE_RESULT = MemoryLayout.structLayout(
-            JAVA_INT.withName("size"), JAVA_INT.withName("comp_mask"), JAVA_LONG.withName("messages"),
-            JAVA_LONG.withName("elapsed_ns"), JAVA_LONG.withName("ring_full_waits"),
-            JAVA_LONG.withName("cache_refreshes"), JAVA_LONG.withName("verify_errors")).withName("marrow_proxy_rate_result");
+    static final StructLayout RATE_PARAMS = layout(LIB, "marrow_proxy_rate_params",
+            i32("producers"), i32("msg_size"), i64("messages"), i64("warmup"), i64("timeout_ns"));
 
-    static final StructLayout CUDA_OPEN_ARGS = MemoryLayout.structLayout(
-            JAVA_INT.withName("size"), JAVA_INT.withName("comp_mask"), ADDRESS.withName("arena"),
-            JAVA_LONG.withName("arena_bytes"), ADDRESS.withName("buffer"), JAVA_LONG.withName("buffer_len"),
-            JAVA_INT.withName("rings"), JAVA_INT.withName("log_slots"), JAVA_INT.withName("handoff"),
-            JAVA_INT.withName("gpu"), JAVA_INT.withName("use_gdrcopy"), JAVA_INT.withName("reserved"))
-            .withName("marrow_proxy_cuda_open_args");
+    static final StructLayout RATE_RESULT = layout(LIB, "marrow_proxy_rate_result",
+            i64("messages"), i64("elapsed_ns"), i64("ring_full_waits"), i64("cache_refreshes"), i64("verify_errors"));
 
-    static final StructLayout CUDA_INFO = MemoryLayout.structLayout(
-            JAVA_INT.withName("size"), JAVA_INT.withName("comp_mask"), JAVA_INT.withName("cpl_kind"),
-            JAVA_INT.withName("sm_clock_khz"), MemoryLayout.sequenceLayout(160, JAVA_BYTE).withName("note"))
-            .withName("marrow_proxy_cuda_info");
+    static final StructLayout CUDA_OPEN_ARGS = layout(LIB, "marrow_proxy_cuda_open_args",
+            ptr("arena"), i64("arena_bytes"), ptr("buffer"), i64("buffer_len"), i32("rings"), i32("log_slots"),
+            i32("handoff"), i32("gpu"), i32("use_gdrcopy"));
 
-    static final List<StructLayout> ALL = List.of(CONFIG, MEMORY, SOFTNIC_QP, WORKER_STATS, LATENCY_PARAMS,
-            RATE_PARAMS, RATE_RESULT, CUDA_OPEN_ARGS, CUDA_INFO);
+    static final StructLayout CUDA_INFO = layout(LIB, "marrow_proxy_cuda_info", i32("cpl_kind"), i32("sm_clock_khz"),
+            bytes("note"));
 
-    static final NativeLib LIB = load();
-
-    private static NativeLib load() {
-        NativeLib lib = NativeLib.load("host");
-        lib.verifyLayouts(ALL);
-        return lib;
+    static {
+        LIB.verifyConstants(Handoff.values(), GpuProducers.CplKind.values());
     }
 
     private static MethodHandle h(String name, FunctionDescriptor fd) {
@@ -135,7 +111,7 @@ final class ProxyFfi {
         private Cuda() {
         }
 
-        static final NativeLib CLIB = NativeLib.load("cuda");
+        static final NativeLib CLIB = NativeLib.shared("cuda");
         static final MethodHandle OPEN = CLIB.handle("marrow_proxy_cuda_open",
                 FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS));
         static final MethodHandle LATENCY = CLIB.handle("marrow_proxy_cuda_latency",
@@ -153,9 +129,5 @@ final class ProxyFfi {
 
     static RuntimeException rethrow(Throwable t) {
         return NativeLib.rethrow(t);
-    }
-
-    static boolean isNoDevice(NativeException e) {
-        return e.status() == -19;
     }
 }

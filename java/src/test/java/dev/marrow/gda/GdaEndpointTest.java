@@ -75,8 +75,8 @@ class GdaEndpointTest {
     void theFlagValuesAreTheCompiledHeadersOnes() {
         // the runners reject unknown bits: Java's copies must equal what the C compiler saw in marrow_gda.h
         NativeLib host = NativeLib.load("host");
-        assertEquals(host.abiQuery("value:MARROW_GDA_EP_UAR_MMIO"), MiniGda.EP_UAR_MMIO);
-        assertEquals(host.abiQuery("value:MARROW_GDA_EP_REMOTE_DST"), MiniGda.EP_REMOTE_DST);
+        assertEquals(host.abiQuery("const:MARROW_GDA_EP_UAR_MMIO"), MiniGda.EP_UAR_MMIO);
+        assertEquals(host.abiQuery("const:MARROW_GDA_EP_REMOTE_DST"), MiniGda.EP_REMOTE_DST);
         assertEquals(0, MiniGda.EP_UAR_MMIO & MiniGda.EP_REMOTE_DST, "distinct bits");
     }
 

@@ -1,13 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.api.softnic;
 
+import dev.marrow.internal.ffi.CStruct;
 import dev.marrow.internal.ffi.NativeLib;
 import dev.marrow.internal.ffi.EmuFfi;
 import dev.marrow.internal.ffi.EmuLayouts;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
 
+import static dev.marrow.internal.ffi.CStruct.getAddress;
+import static dev.marrow.internal.ffi.CStruct.getInt;
+import static dev.marrow.internal.ffi.CStruct.setInt;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
@@ -21,29 +26,29 @@ public final class CompletionQueue implements AutoCloseable {
     private final int cqn;
     private final int entries;
     private final int flags;
+    private final int cqeSize;
     private final MemorySegment buffer;
     private final MemorySegment dbrec;
     private boolean closed;
 
     private CompletionQueue(MemorySegment handle, MemorySegment view) {
         this.handle = handle;
-        this.cqn = view.get(JAVA_INT, EmuLayouts.CQ_VIEW.byteOffset(g("cqn")));
-        this.entries = view.get(JAVA_INT, EmuLayouts.CQ_VIEW.byteOffset(g("cqe_cnt")));
-        this.flags = view.get(JAVA_INT, EmuLayouts.CQ_VIEW.byteOffset(g("flags")));
-        this.buffer = view.get(ADDRESS, EmuLayouts.CQ_VIEW.byteOffset(g("buf"))).reinterpret(64L * entries, views, null);
-        this.dbrec = view.get(ADDRESS, EmuLayouts.CQ_VIEW.byteOffset(g("dbrec"))).reinterpret(8, views, null);
-    }
-
-    static java.lang.foreign.MemoryLayout.PathElement g(String n) {
-        return java.lang.foreign.MemoryLayout.PathElement.groupElement(n);
+        StructLayout l = EmuLayouts.CQ_VIEW;
+        this.cqn = getInt(view, l, "cqn");
+        this.entries = getInt(view, l, "cqe_cnt");
+        this.flags = getInt(view, l, "flags");
+        this.cqeSize = getInt(view, l, "cqe_size");
+        this.buffer = getAddress(view, l, "buf").reinterpret((long) cqeSize * entries, views, null);
+        this.dbrec = getAddress(view, l, "dbrec").reinterpret(8, views, null);
     }
 
     static CompletionQueue create(MemorySegment dev, int logEntries, boolean collapsed, boolean overrunIgnore) {
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment attr = NativeLib.allocateSized(a, EmuLayouts.CQ_ATTR);
-            attr.set(JAVA_INT, 8, logEntries);
-            attr.set(JAVA_INT, 12, (collapsed ? 1 : 0) | (overrunIgnore ? 2 : 0));
-            MemorySegment view = NativeLib.allocateSized(a, EmuLayouts.CQ_VIEW);
+            MemorySegment attr = CStruct.allocate(a, EmuLayouts.CQ_ATTR);
+            setInt(attr, EmuLayouts.CQ_ATTR, "log_cqe_cnt", logEntries);
+            setInt(attr, EmuLayouts.CQ_ATTR, "flags", (collapsed ? CqFlag.COLLAPSED.code() : 0)
+                    | (overrunIgnore ? CqFlag.OVERRUN_IGNORE.code() : 0));
+            MemorySegment view = CStruct.allocate(a, EmuLayouts.CQ_VIEW);
             MemorySegment out = a.allocate(ADDRESS);
             EmuFfi.LIB.check((int) EmuFfi.CQ_CREATE.invokeExact(dev, attr, out, view), "marrow_emu_cq_create");
             return new CompletionQueue(out.get(ADDRESS, 0), view);
@@ -60,11 +65,21 @@ public final class CompletionQueue implements AutoCloseable {
         return entries;
     }
 
-    public boolean collapsed() {
-        return (flags & 1) != 0;
+    /** Bytes per CQE, as the NIC reports it. */
+    public int cqeSize() {
+        return cqeSize;
     }
 
-    /** entries x 64 bytes of CQE64s. */
+    /** The creation flags as the NIC reports them (marrow_cq_view.flags). */
+    public int flags() {
+        return flags;
+    }
+
+    public boolean collapsed() {
+        return (flags & CqFlag.COLLAPSED.code()) != 0;
+    }
+
+    /** entries CQE64s. */
     public MemorySegment buffer() {
         return buffer;
     }
@@ -72,17 +87,6 @@ public final class CompletionQueue implements AutoCloseable {
     /** 2 x BE32: consumer index, arm word. */
     public MemorySegment dbrec() {
         return dbrec;
-    }
-
-    /** True after an overrun put the CQ in error. */
-    public boolean inError() {
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment out = a.allocate(JAVA_INT);
-            EmuFfi.LIB.check((int) EmuFfi.CQ_STATUS.invokeExact(handle, out), "marrow_emu_cq_status");
-            return out.get(JAVA_INT, 0) != 0;
-        } catch (Throwable t) {
-            throw NativeLib.rethrow(t);
-        }
     }
 
     MemorySegment handle() {

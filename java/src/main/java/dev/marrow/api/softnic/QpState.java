@@ -1,26 +1,27 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.api.softnic;
 
-/** RC queue-pair states, with the verbs numbering. */
-public enum QpState {
-    RESET(0), INIT(1), RTR(2), RTS(3), ERR(6);
+import dev.marrow.internal.ffi.CEnum;
 
-    private final int code;
+/** RC queue-pair states (enum marrow_qp_state, the verbs numbering); values from libmarrow_emu.so. */
+public enum QpState implements CEnum {
+    RESET, INIT, RTR, RTS, ERR;
 
-    QpState(int code) {
-        this.code = code;
+    @Override
+    public String component() {
+        return "emu";
     }
 
-    public int code() {
-        return code;
+    @Override
+    public String cName() {
+        return "MARROW_QPS_" + name();
     }
 
     public static QpState of(int code) {
-        for (QpState s : values()) {
-            if (s.code == code) {
-                return s;
-            }
+        QpState s = CEnum.byCode(values(), code);
+        if (s == null) {
+            throw new IllegalArgumentException("unknown QP state " + code);
         }
-        throw new IllegalArgumentException("unknown QP state " + code);
+        return s;
     }
 }

@@ -1,17 +1,22 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.api.softnic;
 
+import dev.marrow.internal.ffi.CStruct;
 import dev.marrow.internal.ffi.NativeLib;
 import dev.marrow.internal.ffi.EmuFfi;
 import dev.marrow.internal.ffi.EmuLayouts;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
 
-import static dev.marrow.api.softnic.CompletionQueue.g;
+import static dev.marrow.internal.ffi.CStruct.getAddress;
+import static dev.marrow.internal.ffi.CStruct.getInt;
+import static dev.marrow.internal.ffi.CStruct.getLong;
+import static dev.marrow.internal.ffi.CStruct.setAddress;
+import static dev.marrow.internal.ffi.CStruct.setInt;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
  * An RC queue pair of the software NIC. The SQ ring, doorbell record and UAR
@@ -34,10 +39,6 @@ public final class QueuePair implements AutoCloseable {
         public Config withMaxInlineData(int n) {
             return new Config(sendCq, recvCq, logSqWqebbs, logRqWqes, maxRqSge, n, access);
         }
-
-        public Config withReceiveQueue(CompletionQueue rcq, int logRq) {
-            return new Config(sendCq, rcq, logSqWqebbs, logRq, maxRqSge, maxInlineData, access);
-        }
     }
 
     private final MemorySegment handle;
@@ -45,6 +46,7 @@ public final class QueuePair implements AutoCloseable {
     private final int qpn;
     private final int sqWqebbs;
     private final int maxInlineData;
+    private final int sqStride;
     private final MemorySegment sq;
     private final MemorySegment dbrec;
     private final MemorySegment uar;
@@ -54,27 +56,29 @@ public final class QueuePair implements AutoCloseable {
     private QueuePair(MemorySegment handle, MemorySegment v, CompletionQueue sendCq) {
         this.handle = handle;
         this.sendCq = sendCq;
-        this.qpn = v.get(JAVA_INT, EmuLayouts.QP_VIEW.byteOffset(g("qpn")));
-        this.sqWqebbs = v.get(JAVA_INT, EmuLayouts.QP_VIEW.byteOffset(g("sq_wqe_cnt")));
-        this.maxInlineData = v.get(JAVA_INT, EmuLayouts.QP_VIEW.byteOffset(g("max_inline_data")));
-        this.sq = v.get(ADDRESS, EmuLayouts.QP_VIEW.byteOffset(g("sq_buf"))).reinterpret(64L * sqWqebbs, views, null);
-        this.dbrec = v.get(ADDRESS, EmuLayouts.QP_VIEW.byteOffset(g("dbrec"))).reinterpret(8, views, null);
-        long uarSize = v.get(JAVA_LONG, EmuLayouts.QP_VIEW.byteOffset(g("uar_size")));
-        this.uar = v.get(ADDRESS, EmuLayouts.QP_VIEW.byteOffset(g("uar"))).reinterpret(Math.max(8, uarSize), views, null);
+        StructLayout l = EmuLayouts.QP_VIEW;
+        this.qpn = getInt(v, l, "qpn");
+        this.sqWqebbs = getInt(v, l, "sq_wqe_cnt");
+        this.maxInlineData = getInt(v, l, "max_inline_data");
+        this.sqStride = getInt(v, l, "sq_stride");
+        this.sq = getAddress(v, l, "sq_buf").reinterpret((long) sqStride * sqWqebbs, views, null);
+        this.dbrec = getAddress(v, l, "dbrec").reinterpret(8, views, null);
+        long uarSize = getLong(v, l, "uar_size");
+        this.uar = getAddress(v, l, "uar").reinterpret(Math.max(8, uarSize), views, null);
     }
 
     static QueuePair create(MemorySegment pd, Config c) {
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment attr = NativeLib.allocateSized(a, EmuLayouts.QP_ATTR);
-            attr.set(ADDRESS, EmuLayouts.QP_ATTR.byteOffset(g("send_cq")), c.sendCq().handle());
-            attr.set(ADDRESS, EmuLayouts.QP_ATTR.byteOffset(g("recv_cq")),
-                    c.recvCq() == null ? MemorySegment.NULL : c.recvCq().handle());
-            attr.set(JAVA_INT, EmuLayouts.QP_ATTR.byteOffset(g("log_sq_wqebb_cnt")), c.logSqWqebbs());
-            attr.set(JAVA_INT, EmuLayouts.QP_ATTR.byteOffset(g("log_rq_wqe_cnt")), c.logRqWqes());
-            attr.set(JAVA_INT, EmuLayouts.QP_ATTR.byteOffset(g("max_rq_sge")), c.maxRqSge());
-            attr.set(JAVA_INT, EmuLayouts.QP_ATTR.byteOffset(g("max_inline_data")), c.maxInlineData());
-            attr.set(JAVA_INT, EmuLayouts.QP_ATTR.byteOffset(g("access")), c.access());
-            MemorySegment view = NativeLib.allocateSized(a, EmuLayouts.QP_VIEW);
+            StructLayout l = EmuLayouts.QP_ATTR;
+            MemorySegment attr = CStruct.allocate(a, l);
+            setAddress(attr, l, "send_cq", c.sendCq().handle());
+            setAddress(attr, l, "recv_cq", c.recvCq() == null ? MemorySegment.NULL : c.recvCq().handle());
+            setInt(attr, l, "log_sq_wqebb_cnt", c.logSqWqebbs());
+            setInt(attr, l, "log_rq_wqe_cnt", c.logRqWqes());
+            setInt(attr, l, "max_rq_sge", c.maxRqSge());
+            setInt(attr, l, "max_inline_data", c.maxInlineData());
+            setInt(attr, l, "access", c.access());
+            MemorySegment view = CStruct.allocate(a, EmuLayouts.QP_VIEW);
             MemorySegment out = a.allocate(ADDRESS);
             EmuFfi.LIB.check((int) EmuFfi.QP_CREATE.invokeExact(pd, attr, out, view), "marrow_emu_qp_create");
             return new QueuePair(out.get(ADDRESS, 0), view, c.sendCq());
@@ -89,6 +93,11 @@ public final class QueuePair implements AutoCloseable {
 
     public int sqWqebbs() {
         return sqWqebbs;
+    }
+
+    /** Bytes per SQ entry (WQEBB), as the NIC reports it. */
+    public int sqStride() {
+        return sqStride;
     }
 
     public int maxInlineData() {

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.api.softnic;
 
+import dev.marrow.api.NativeException;
+import dev.marrow.internal.ffi.CEnum;
+import dev.marrow.internal.ffi.CStruct;
 import dev.marrow.internal.ffi.NativeLib;
 import dev.marrow.api.Backend;
 import dev.marrow.internal.ffi.EmuFfi;
@@ -8,11 +11,14 @@ import dev.marrow.internal.ffi.EmuLayouts;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SegmentAllocator;
+import java.lang.foreign.StructLayout;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import static dev.marrow.internal.ffi.CStruct.setInt;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
@@ -27,7 +33,19 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  */
 public final class SoftNic implements AutoCloseable {
     /** Engine polling policy. */
-    public enum PollMode { IDLE, HOT }
+    public enum PollMode implements CEnum {
+        IDLE, HOT;
+
+        @Override
+        public String component() {
+            return "emu";
+        }
+
+        @Override
+        public String cName() {
+            return "MARROW_EMU_POLL_" + name();
+        }
+    }
 
     /** Options for {@link #open(Options)}. */
     public record Options(PollMode pollMode, int engineThreads, int engineCpu, boolean quiet) {
@@ -65,19 +83,15 @@ public final class SoftNic implements AutoCloseable {
     public static SoftNic open(Options o) {
         Backend.SOFTNIC.ensureAvailability();
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment attr = NativeLib.allocateSized(a, EmuLayouts.DEVICE_ATTR);
-            attr.set(JAVA_INT, 8, o.pollMode() == PollMode.HOT ? 1 : 0);
-            attr.set(JAVA_INT, 12, Math.max(1, o.engineThreads()));
-            attr.set(JAVA_INT, 24, o.engineCpu());
-            attr.set(JAVA_INT, 28, o.quiet() ? 1 : 0);
+            MemorySegment attr = deviceAttr(a, o);
             MemorySegment out = a.allocate(ADDRESS);
             EmuFfi.LIB.check((int) EmuFfi.DEVICE_OPEN.invokeExact(attr, out), "marrow_emu_device_open");
             MemorySegment dev = out.get(ADDRESS, 0);
             int rc = (int) EmuFfi.PD_ALLOC.invokeExact(dev, out);
             if (rc != 0) {
-                String err = EmuFfi.LIB.lastError();
+                NativeException e = EmuFfi.LIB.exception(rc, "marrow_emu_pd_alloc");
                 int ignored = (int) EmuFfi.DEVICE_CLOSE.invokeExact(dev);
-                throw new dev.marrow.api.NativeException(rc, EmuFfi.LIB.statusName(rc), "marrow_emu_pd_alloc", err);
+                throw e;
             }
             return new SoftNic(dev, out.get(ADDRESS, 0));
         } catch (Throwable t) {
@@ -89,6 +103,17 @@ public final class SoftNic implements AutoCloseable {
     MemorySegment deviceHandle() {
         ensureOpen();
         return dev;
+    }
+
+    /** The marrow_emu_device_attr for these options (also the backend probe's). */
+    public static MemorySegment deviceAttr(SegmentAllocator a, Options o) {
+        StructLayout l = EmuLayouts.DEVICE_ATTR;
+        MemorySegment attr = CStruct.allocate(a, l);
+        setInt(attr, l, "poll_mode", o.pollMode().code());
+        setInt(attr, l, "engine_threads", Math.max(1, o.engineThreads()));
+        setInt(attr, l, "engine_cpu", o.engineCpu());
+        setInt(attr, l, "quiet", o.quiet() ? 1 : 0);
+        return attr;
     }
 
     /** Registers host memory; the segment must stay alive until the region is closed. */

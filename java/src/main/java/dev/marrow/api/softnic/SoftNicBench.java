@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.api.softnic;
 
+import dev.marrow.internal.ffi.CStruct;
 import dev.marrow.internal.ffi.NativeLib;
 import dev.marrow.internal.ffi.EmuFfi;
 import dev.marrow.internal.ffi.EmuLayouts;
@@ -12,6 +13,9 @@ import java.lang.invoke.MethodHandle;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
+import java.lang.foreign.StructLayout;
+
+import static dev.marrow.internal.ffi.CStruct.getLong;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
@@ -37,12 +41,13 @@ public final class SoftNicBench {
     public static RateResult rate(QueuePair qp, int size, int batch, long messages, long warmup,
                                   MemoryRegion local, MemoryRegion remote, long timeoutNs) {
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment out = NativeLib.allocateSized(a, EmuLayouts.BENCH_RESULT);
+            StructLayout l = EmuLayouts.BENCH_RESULT;
+            MemorySegment out = CStruct.allocate(a, l);
             int rc = (int) EmuFfi.BENCH_RATE.invokeExact(qp.handle(), qp.sendCq().handle(), size, batch, messages,
                     warmup, local.address(), local.lkey(), remote.address(), remote.rkey(), timeoutNs, out);
             EmuFfi.LIB.check(rc, "marrow_emu_bench_rate");
-            return new RateResult(out.get(JAVA_LONG, 8), out.get(JAVA_LONG, 16), out.get(JAVA_LONG, 32),
-                    out.get(JAVA_LONG, 24));
+            return new RateResult(getLong(out, l, "messages"), getLong(out, l, "doorbells"), getLong(out, l, "cqes"),
+                    getLong(out, l, "elapsed_ns"));
         } catch (Throwable t) {
             throw NativeLib.rethrow(t);
         }
@@ -63,12 +68,13 @@ public final class SoftNicBench {
     public static RateResult rateParallel(SoftNic nic, int producers, int size, int batch, int logSq, int maxInline,
                                           long messages, long warmup, long timeoutNs) {
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment out = NativeLib.allocateSized(a, EmuLayouts.BENCH_RESULT);
+            StructLayout l = EmuLayouts.BENCH_RESULT;
+            MemorySegment out = CStruct.allocate(a, l);
             int rc = (int) Parallel.RATE.invokeExact(nic.deviceHandle(), producers, size, batch, logSq, maxInline,
                     messages, warmup, timeoutNs, out);
             EmuFfi.LIB.check(rc, "marrow_emu_bench_rate_parallel");
-            return new RateResult(out.get(JAVA_LONG, 8), out.get(JAVA_LONG, 16), out.get(JAVA_LONG, 32),
-                    out.get(JAVA_LONG, 24));
+            return new RateResult(getLong(out, l, "messages"), getLong(out, l, "doorbells"), getLong(out, l, "cqes"),
+                    getLong(out, l, "elapsed_ns"));
         } catch (Throwable t) {
             throw NativeLib.rethrow(t);
         }

@@ -32,8 +32,9 @@ public final class GdaFfi {
                 FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
 
         private static NativeLib load() {
-            NativeLib lib = NativeLib.load("host");
-            lib.verifyLayouts(GdaLayouts.ALL);
+            NativeLib lib = NativeLib.shared("host");
+            GdaLayouts.ALL.size(); // built from this library: the layout handshake
+            lib.verifyConstants(GdaConstants.ALL);
             return lib;
         }
     }
@@ -55,8 +56,9 @@ public final class GdaFfi {
                 FunctionDescriptor.of(JAVA_INT, JAVA_INT));
 
         private static NativeLib load() {
-            NativeLib lib = NativeLib.load("cuda");
-            lib.verifyLayouts(GdaLayouts.ALL);
+            NativeLib lib = NativeLib.shared("cuda");
+            lib.verifyLayouts(GdaLayouts.ALL); // the host library's layouts must be the CUDA library's too
+            lib.verifySameConstants(GdaConstants.ALL); // the values Java took from libmarrow_host.so
             return lib;
         }
     }

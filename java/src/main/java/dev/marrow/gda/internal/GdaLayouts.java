@@ -1,72 +1,46 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.gda.internal;
 
-import java.lang.foreign.MemoryLayout;
+import dev.marrow.internal.ffi.CStruct;
+import dev.marrow.internal.ffi.NativeLib;
+
 import java.lang.foreign.StructLayout;
 import java.util.List;
 
-import static java.lang.foreign.ValueLayout.ADDRESS;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static dev.marrow.internal.ffi.CStruct.i32;
+import static dev.marrow.internal.ffi.CStruct.i64;
+import static dev.marrow.internal.ffi.CStruct.layout;
+import static dev.marrow.internal.ffi.CStruct.ptr;
 
-/** Java mirrors of the structs in marrow_gda.h, named as in C for the ABI handshake. */
+/**
+ * The structs of marrow_gda.h as libmarrow_host.so describes them
+ * ({@link CStruct}); libmarrow_cuda.so's table lists the same structs and is
+ * checked against these when it loads.
+ */
 public final class GdaLayouts {
     private GdaLayouts() {
     }
 
-    public static final StructLayout ENDPOINT = MemoryLayout.structLayout(
-            JAVA_INT.withName("size"),
-            JAVA_INT.withName("comp_mask"),
-            JAVA_INT.withName("placement"),
-            JAVA_INT.withName("lkey"),
-            ADDRESS.withName("qp"),
-            ADDRESS.withName("cq"),
-            JAVA_LONG.withName("local_addr"),
-            JAVA_LONG.withName("local_len"),
-            JAVA_LONG.withName("inbox_addr"),
-            JAVA_LONG.withName("remote_addr"),
-            JAVA_LONG.withName("remote_len"),
-            JAVA_INT.withName("rkey"),
-            JAVA_INT.withName("flags")).withName("marrow_gda_endpoint");
+    private static final NativeLib LIB = NativeLib.shared("host");
 
-    public static final StructLayout CONFIG = MemoryLayout.structLayout(
-            JAVA_INT.withName("size"),
-            JAVA_INT.withName("comp_mask"),
-            JAVA_INT.withName("experiment"),
-            JAVA_INT.withName("ordering"),
-            JAVA_INT.withName("payload"),
-            JAVA_INT.withName("msg_size"),
-            JAVA_LONG.withName("iters"),
-            JAVA_LONG.withName("warmup"),
-            JAVA_LONG.withName("timeout_ns"),
-            JAVA_INT.withName("cuda_device"),
-            JAVA_INT.withName("reserved")).withName("marrow_gda_config");
+    public static final StructLayout ENDPOINT = layout(LIB, "marrow_gda_endpoint",
+            i32("placement"), i32("lkey"), ptr("qp"), ptr("cq"), i64("local_addr"), i64("local_len"), i64("inbox_addr"),
+            i64("remote_addr"), i64("remote_len"), i32("rkey"), i32("flags"));
 
-    public static final StructLayout RESULT = MemoryLayout.structLayout(
-            JAVA_INT.withName("size"),
-            JAVA_INT.withName("comp_mask"),
-            JAVA_LONG.withName("iters_done"),
-            JAVA_LONG.withName("posts"),
-            JAVA_LONG.withName("doorbells"),
-            JAVA_LONG.withName("cqes"),
-            JAVA_LONG.withName("peer_posts"),
-            JAVA_LONG.withName("payload_errors"),
-            JAVA_LONG.withName("timed_ns"),
-            JAVA_LONG.withName("timed_cycles"),
-            JAVA_INT.withName("wqebbs_per_wqe"),
-            JAVA_INT.withName("ds"),
-            JAVA_INT.withName("status"),
-            JAVA_INT.withName("fail_iter"),
-            JAVA_INT.withName("cqe_opcode"),
-            JAVA_INT.withName("cqe_syndrome"),
-            JAVA_INT.withName("cqe_vendor_syndrome"),
-            JAVA_INT.withName("cqe_wqe_counter"),
-            JAVA_INT.withName("expected_wqe_counter"),
-            JAVA_INT.withName("cuda_error")).withName("marrow_gda_result");
+    public static final StructLayout CONFIG = layout(LIB, "marrow_gda_config",
+            i32("experiment"), i32("ordering"), i32("payload"), i32("msg_size"), i64("iters"), i64("warmup"),
+            i64("timeout_ns"), i32("cuda_device"));
+
+    public static final StructLayout RESULT = layout(LIB, "marrow_gda_result",
+            i64("iters_done"), i64("posts"), i64("doorbells"), i64("cqes"), i64("peer_posts"), i64("payload_errors"),
+            i64("timed_ns"), i64("timed_cycles"), i32("wqebbs_per_wqe"), i32("ds"), i32("status"), i32("fail_iter"),
+            i32("cqe_opcode"), i32("cqe_syndrome"), i32("cqe_vendor_syndrome"), i32("cqe_wqe_counter"),
+            i32("expected_wqe_counter"), i32("cuda_error"));
 
     public static final List<StructLayout> ALL = List.of(ENDPOINT, CONFIG, RESULT);
 
+    /** Byte offset of a field ({@link CStruct#offset}). */
     public static long off(StructLayout s, String field) {
-        return s.byteOffset(MemoryLayout.PathElement.groupElement(field));
+        return CStruct.offset(s, field);
     }
 }

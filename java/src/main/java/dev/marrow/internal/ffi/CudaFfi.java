@@ -5,7 +5,6 @@ import dev.marrow.api.MarrowException;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
 import java.lang.invoke.MethodHandle;
@@ -15,7 +14,13 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
+import static dev.marrow.internal.ffi.CStruct.bytes;
+import static dev.marrow.internal.ffi.CStruct.getInt;
+import static dev.marrow.internal.ffi.CStruct.getLong;
+import static dev.marrow.internal.ffi.CStruct.getString;
+import static dev.marrow.internal.ffi.CStruct.i32;
+import static dev.marrow.internal.ffi.CStruct.i64;
+import static dev.marrow.internal.ffi.CStruct.layout;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
@@ -26,35 +31,16 @@ public final class CudaFfi {
     private CudaFfi() {
     }
 
-    public static final StructLayout PROBE_INFO = MemoryLayout.structLayout(
-            JAVA_INT.withName("size"),
-            JAVA_INT.withName("comp_mask"),
-            JAVA_INT.withName("device_count"),
-            JAVA_INT.withName("driver_version"),
-            JAVA_INT.withName("runtime_version"),
-            JAVA_INT.withName("cuda_error")).withName("marrow_cuda_probe_info");
+    private static final NativeLib LIB = NativeLib.shared("cuda");
 
-    public static final StructLayout DEVICE_INFO = MemoryLayout.structLayout(
-            JAVA_INT.withName("size"),
-            JAVA_INT.withName("comp_mask"),
-            JAVA_LONG.withName("total_mem_bytes"),
-            MemoryLayout.sequenceLayout(256, JAVA_BYTE).withName("name"),
-            MemoryLayout.sequenceLayout(32, JAVA_BYTE).withName("pci_bus_id"),
-            MemoryLayout.sequenceLayout(16, JAVA_BYTE).withName("uuid"),
-            JAVA_INT.withName("ordinal"),
-            JAVA_INT.withName("cc_major"),
-            JAVA_INT.withName("cc_minor"),
-            JAVA_INT.withName("sm_count"),
-            JAVA_INT.withName("clock_rate_khz"),
-            JAVA_INT.withName("mem_clock_khz"),
-            JAVA_INT.withName("mem_bus_width_bits"),
-            JAVA_INT.withName("l2_bytes"),
-            JAVA_INT.withName("max_shared_per_block_optin"),
-            JAVA_INT.withName("cluster_launch"),
-            JAVA_INT.withName("gpudirect_rdma_supported"),
-            JAVA_INT.withName("gpudirect_rdma_writes_ordering"),
-            JAVA_INT.withName("host_register_supported"),
-            JAVA_INT.withName("reserved")).withName("marrow_cuda_device_info");
+    public static final StructLayout PROBE_INFO = layout(LIB, "marrow_cuda_probe_info",
+            i32("device_count"), i32("driver_version"), i32("runtime_version"), i32("cuda_error"));
+
+    public static final StructLayout DEVICE_INFO = layout(LIB, "marrow_cuda_device_info",
+            i64("total_mem_bytes"), bytes("name"), bytes("pci_bus_id"), bytes("uuid"), i32("ordinal"), i32("cc_major"),
+            i32("cc_minor"), i32("sm_count"), i32("clock_rate_khz"), i32("mem_clock_khz"), i32("mem_bus_width_bits"),
+            i32("l2_bytes"), i32("max_shared_per_block_optin"), i32("cluster_launch"), i32("gpudirect_rdma_supported"),
+            i32("gpudirect_rdma_writes_ordering"), i32("host_register_supported"));
 
     /** One GPU as the CUDA runtime describes it. */
     public record Gpu(int ordinal, String name, String pciBusId, String uuid, int ccMajor, int ccMinor, int smCount,
@@ -68,21 +54,19 @@ public final class CudaFfi {
                 FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
 
         private static NativeLib load() {
-            NativeLib lib = NativeLib.load("cuda");
-            lib.verifyLayouts(List.of(PROBE_INFO, DEVICE_INFO));
-            return lib;
+            return CudaFfi.LIB; // the layouts above were built from it: the layout handshake
         }
     }
 
     static Throwable probe() {
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment s = NativeLib.allocateSized(a, PROBE_INFO);
+            MemorySegment s = CStruct.allocate(a, PROBE_INFO);
             int rc = (int) H.PROBE.invokeExact(s);
             if (rc != 0) {
                 return new MarrowException(H.LIB.lastError().isEmpty() ? "marrow_cuda_probe: " + H.LIB.statusName(rc)
                         : H.LIB.lastError());
             }
-            return s.get(JAVA_INT, 8) > 0 ? null : new MarrowException("no CUDA device is visible");
+            return getInt(s, PROBE_INFO, "device_count") > 0 ? null : new MarrowException("no CUDA device is visible");
         } catch (ExceptionInInitializerError e) {
             return e.getCause() != null ? e.getCause() : e;
         } catch (Throwable t) {
@@ -94,11 +78,11 @@ public final class CudaFfi {
     public static Map<String, Object> versions() {
         Map<String, Object> m = new LinkedHashMap<>();
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment s = NativeLib.allocateSized(a, PROBE_INFO);
+            MemorySegment s = CStruct.allocate(a, PROBE_INFO);
             int rc = (int) H.PROBE.invokeExact(s);
-            m.put("cuda_driver", version(s.get(JAVA_INT, 12)));
-            m.put("cuda_runtime", version(s.get(JAVA_INT, 16)));
-            m.put("gpu_count", rc == 0 ? s.get(JAVA_INT, 8) : 0);
+            m.put("cuda_driver", version(getInt(s, PROBE_INFO, "driver_version")));
+            m.put("cuda_runtime", version(getInt(s, PROBE_INFO, "runtime_version")));
+            m.put("gpu_count", rc == 0 ? getInt(s, PROBE_INFO, "device_count") : 0);
         } catch (Throwable t) {
             m.put("cuda", "unavailable: " + t.getMessage());
         }
@@ -112,24 +96,20 @@ public final class CudaFfi {
     public static List<Gpu> gpus() {
         List<Gpu> out = new ArrayList<>();
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment s = NativeLib.allocateSized(a, PROBE_INFO);
+            MemorySegment s = CStruct.allocate(a, PROBE_INFO);
             H.LIB.check((int) H.PROBE.invokeExact(s), "marrow_cuda_probe");
-            int n = s.get(JAVA_INT, 8);
+            int n = getInt(s, PROBE_INFO, "device_count");
             for (int i = 0; i < n; i++) {
-                MemorySegment d = NativeLib.allocateSized(a, DEVICE_INFO);
+                MemorySegment d = CStruct.allocate(a, DEVICE_INFO);
                 H.LIB.check((int) H.DEVICE_INFO_H.invokeExact(i, d), "marrow_cuda_device_info");
-                out.add(new Gpu(i, VerbsFfi.str(d, DEVICE_INFO, "name"), VerbsFfi.str(d, DEVICE_INFO, "pci_bus_id"),
-                        HexFormat.of().formatHex(d.asSlice(DEVICE_INFO.byteOffset(groupElement("uuid")), 16).toArray(JAVA_BYTE)),
-                        i32(d, "cc_major"), i32(d, "cc_minor"), i32(d, "sm_count"), i32(d, "clock_rate_khz"),
-                        i32(d, "mem_clock_khz"), d.get(JAVA_LONG, 8), i32(d, "cluster_launch") != 0));
+                out.add(new Gpu(i, getString(d, DEVICE_INFO, "name"), getString(d, DEVICE_INFO, "pci_bus_id"),
+                        HexFormat.of().formatHex(CStruct.slice(d, DEVICE_INFO, "uuid").toArray(JAVA_BYTE)),
+                        getInt(d, DEVICE_INFO, "cc_major"), getInt(d, DEVICE_INFO, "cc_minor"), getInt(d, DEVICE_INFO, "sm_count"), getInt(d, DEVICE_INFO, "clock_rate_khz"),
+                        getInt(d, DEVICE_INFO, "mem_clock_khz"), getLong(d, DEVICE_INFO, "total_mem_bytes"), getInt(d, DEVICE_INFO, "cluster_launch") != 0));
             }
         } catch (Throwable t) {
             throw NativeLib.rethrow(t);
         }
         return out;
-    }
-
-    private static int i32(MemorySegment d, String f) {
-        return d.get(JAVA_INT, DEVICE_INFO.byteOffset(groupElement(f)));
     }
 }

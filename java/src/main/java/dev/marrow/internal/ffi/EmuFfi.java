@@ -22,8 +22,9 @@ public final class EmuFfi {
     public static final NativeLib LIB = load();
 
     private static NativeLib load() {
-        NativeLib lib = NativeLib.load("emu");
-        lib.verifyLayouts(EmuLayouts.ALL);
+        NativeLib lib = NativeLib.shared("emu");
+        EmuLayouts.ALL.size(); // the layouts come from this library; building them is the layout handshake
+        lib.verifyConstants(dev.marrow.api.Status.values());
         return lib;
     }
 
@@ -45,7 +46,6 @@ public final class EmuFfi {
     public static final MethodHandle MR_DEREG = h("marrow_emu_mr_dereg", I_P);
     public static final MethodHandle CQ_CREATE = h("marrow_emu_cq_create", I_PPPP);
     public static final MethodHandle CQ_DESTROY = h("marrow_emu_cq_destroy", I_P);
-    public static final MethodHandle CQ_STATUS = h("marrow_emu_cq_status", I_PP);
     public static final MethodHandle QP_CREATE = h("marrow_emu_qp_create", I_PPPP);
     public static final MethodHandle QP_DESTROY = h("marrow_emu_qp_destroy", I_P);
     public static final MethodHandle QP_MODIFY = h("marrow_emu_qp_modify",

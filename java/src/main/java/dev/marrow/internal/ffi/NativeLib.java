@@ -48,6 +48,22 @@ public final class NativeLib {
         this.statusName = handle("marrow_status_name", FunctionDescriptor.of(ADDRESS, JAVA_INT));
     }
 
+    private static final java.util.concurrent.ConcurrentMap<String, NativeLib> SHARED =
+            new java.util.concurrent.ConcurrentHashMap<>();
+    private final java.util.concurrent.ConcurrentMap<String, Long> constants = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /**
+     * The one loaded instance of libmarrow_{component}.so (version handshake
+     * done), shared by the layouts and constants that come from it.
+     */
+    public static NativeLib shared(String component) {
+        NativeLib lib = SHARED.get(component);
+        if (lib == null) {
+            lib = SHARED.computeIfAbsent(component, NativeLib::load);
+        }
+        return lib;
+    }
+
     /** Loads libmarrow_{component}.so and refuses an ABI version mismatch. */
     public static NativeLib load(String component) {
         NativeLib lib = new NativeLib(component, NativeLoader.lookup(component));
@@ -98,8 +114,13 @@ public final class NativeLib {
     /** Throws {@link NativeException} with the C side's message when rc != 0. */
     public void check(int rc, String function) {
         if (rc != 0) {
-            throw new NativeException(rc, statusName(rc), function, lastError());
+            throw exception(rc, function);
         }
+    }
+
+    /** The exception for a failed call: status, its C name and this thread's C message. */
+    public NativeException exception(int rc, String function) {
+        return new NativeException(rc, statusName(rc), function, lastError());
     }
 
     /** Value of an ABI key ("sizeof:x", "offsetof:x.y"), or -1 when unknown to the library. */
@@ -110,6 +131,71 @@ public final class NativeLib {
             return rc == 0 ? out.get(C_INT64, 0) : -1;
         } catch (Throwable t) {
             throw rethrow(t);
+        }
+    }
+
+    /**
+     * Value of a C constant (enum value or #define) by its C name, as the
+     * library exports it ("const:NAME"). A name the library does not export
+     * fails the handshake: Java never guesses a C number.
+     */
+    public long constant(String cName) {
+        Long v = constants.get(cName);
+        if (v == null) {
+            try (Arena a = Arena.ofConfined()) {
+                MemorySegment out = a.allocate(C_INT64);
+                int rc = (int) abiQuery.invokeExact(a.allocateFrom("const:" + cName), out);
+                if (rc != 0) {
+                    throw new MarrowException("ABI constant mismatch: libmarrow_" + component + ".so does not export "
+                            + cName + ", which this Java code uses; rebuild the jar and the native libraries together");
+                }
+                v = out.get(C_INT64, 0);
+            } catch (Throwable t) {
+                throw rethrow(t);
+            }
+            constants.put(cName, v);
+        }
+        return v;
+    }
+
+    /** {@link #constant} for a C int (every Marrow enum and flag). */
+    public int intConstant(String cName) {
+        return Math.toIntExact(constant(cName));
+    }
+
+    /**
+     * For the few values Java must know without a library (see their
+     * comments): refuses a library whose value differs.
+     */
+    public void verifyConstant(String cName, long javaValue) {
+        long c = constant(cName);
+        if (c != javaValue) {
+            throw new MarrowException("ABI constant mismatch: libmarrow_" + component + ".so has " + cName + " = " + c
+                    + ", this Java code " + javaValue + "; rebuild the jar and the native libraries together");
+        }
+    }
+
+    /**
+     * For enums whose values come from another library (the same header
+     * compiled twice): this library must export each with the same value.
+     */
+    public void verifySameConstants(CEnum[]... enums) {
+        for (CEnum[] values : enums) {
+            for (CEnum e : values) {
+                verifyConstant(e.cName(), e.code());
+            }
+        }
+    }
+
+    /**
+     * The constant half of the handshake: every value of each enum must be
+     * exported by the library. Throws naming the first one that is not.
+     */
+    public final void verifyConstants(CEnum[]... enums) {
+        for (CEnum[] values : enums) {
+            for (CEnum e : values) {
+                constant(e.cName());
+            }
         }
     }
 
@@ -151,17 +237,6 @@ public final class NativeLib {
             throw new MarrowException("ABI layout mismatch with libmarrow_" + component + ".so: "
                     + String.join("; ", bad) + ". Rebuild the jar and the native libraries together.");
         }
-    }
-
-    /**
-     * A zeroed struct whose leading {@code uint32_t size} holds the struct's
-     * size, as every Marrow struct that crosses the ABI expects.
-     */
-    public static MemorySegment allocateSized(java.lang.foreign.SegmentAllocator allocator,
-                                              java.lang.foreign.StructLayout layout) {
-        MemorySegment s = allocator.allocate(layout);
-        s.set(JAVA_INT, 0, (int) layout.byteSize());
-        return s;
     }
 
     /** What {@code MethodHandle.invokeExact} may throw, as an unchecked exception (Errors propagate). */

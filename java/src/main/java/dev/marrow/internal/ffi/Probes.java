@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.internal.ffi;
 
-import dev.marrow.api.MarrowException;
+import dev.marrow.api.softnic.SoftNic;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 /** The real-exercise probes behind {@code Backend.isAvailable()}. Null = available. */
 public final class Probes {
@@ -18,11 +17,8 @@ public final class Probes {
     public static Throwable softnic() {
         NativeLib lib = EmuFfi.LIB;
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment attr = NativeLib.allocateSized(a, EmuLayouts.DEVICE_ATTR);
-            attr.set(JAVA_INT, 8, 0);   // idle poll mode
-            attr.set(JAVA_INT, 12, 1);  // one engine thread
-            attr.set(JAVA_INT, 24, -1); // no pinning
-            attr.set(JAVA_INT, 28, 1);  // quiet: a probe prints nothing
+            // idle poll mode, one engine thread, no pinning, quiet: a probe prints nothing
+            MemorySegment attr = SoftNic.deviceAttr(a, SoftNic.Options.defaults().withQuiet(true));
             MemorySegment out = a.allocate(ADDRESS);
             lib.check((int) EmuFfi.DEVICE_OPEN.invokeExact(attr, out), "marrow_emu_device_open");
             MemorySegment dev = out.get(ADDRESS, 0);
@@ -34,14 +30,22 @@ public final class Probes {
     }
 
     public static Throwable verbs() {
-        return VerbsFfi.probe();
+        try {
+            return VerbsFfi.probe();
+        } catch (ExceptionInInitializerError e) { // the library or its layouts failed to load
+            return e.getCause() != null ? e.getCause() : e;
+        } catch (NoClassDefFoundError e) {
+            return e;
+        }
     }
 
     public static Throwable cuda() {
-        return CudaFfi.probe();
-    }
-
-    static MarrowException unavailable(String what) {
-        return new MarrowException(what);
+        try {
+            return CudaFfi.probe();
+        } catch (ExceptionInInitializerError e) {
+            return e.getCause() != null ? e.getCause() : e;
+        } catch (NoClassDefFoundError e) {
+            return e;
+        }
     }
 }
