@@ -13,7 +13,10 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
 
-/** `marrow report`: one HTML report from result files, or the tables of a results doc regenerated in place. */
+/**
+ * `marrow report`: one HTML report from result files, beside the paper
+ * "GPU-Initiated Communication: Dissecting Down to the Bone", or the tables of a results doc regenerated in place.
+ */
 @Command(name = "report", mixinStandardHelpOptions = true,
         description = {"Set every result beside the paper's: reads result files (`--format json` output of any "
                 + "experiment) and writes one self-contained HTML report (index.html) with its PNG figures into "

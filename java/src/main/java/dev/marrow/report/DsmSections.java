@@ -13,7 +13,8 @@ import java.util.Set;
 
 /**
  * {@code dsm.E*}: one section per experiment and file. The records carry the
- * DSM study's values as {@code reference_*} fields; tables shade them, and a
+ * DSM study's values ("How does Hopper distributed shared memory actually
+ * move data?") as {@code reference_*} fields; tables shade them, and a
  * chart sets each of our values beside its reference. The E2-E4 fits, E5, E7
  * and E10 also get {@link DsmPlots}' dedicated figures.
  */

@@ -12,7 +12,8 @@ import static dev.marrow.report.Fmt.us;
 
 /**
  * Tables of docs/results/h200-softnic-gda-latency.md: three runs of the
- * ordering sweep (headline: median of the three p50s, as the paper reports),
+ * ordering sweep (headline: median of the three p50s, as the paper
+ * "GPU-Initiated Communication: Dissecting Down to the Bone" reports),
  * the size sweep, the round trip, the earlier run and the CPU executor.
  */
 final class GdaLatencyDocTables {

@@ -14,7 +14,8 @@ import static dev.marrow.report.Fmt.us;
 
 /**
  * {@code gda.latency} (mini-gda issue, put+completion, round trip): one section
- * per file, beside the paper's Table 4 (ordering) and Table 3 (mini-gda) values.
+ * per file, beside the paper's Table 4 (ordering) and Table 3 (mini-gda) values
+ * ("GPU-Initiated Communication: Dissecting Down to the Bone").
  */
 final class GdaLatencySections {
     private GdaLatencySections() {

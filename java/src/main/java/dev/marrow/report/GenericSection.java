@@ -8,7 +8,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-/** Any experiment the report has no dedicated view for: every record in a table, its headline metric in a chart. */
+/**
+ * Any experiment the report has no dedicated view for: every record in a table,
+ * its headline metric in a chart, without values of the paper
+ * "GPU-Initiated Communication: Dissecting Down to the Bone".
+ */
 final class GenericSection {
     private GenericSection() {
     }

@@ -10,7 +10,9 @@ import java.util.Map;
  * The report page: self-contained HTML (inline CSS, no scripts or fonts from
  * elsewhere) with the PNGs beside it. A small inline script records image
  * load failures and script errors into the page, so a headless browser can
- * check the rendered page from its DOM alone.
+ * check the rendered page from its DOM alone. References: the paper
+ * "GPU-Initiated Communication: Dissecting Down to the Bone" and, for DSM, the study
+ * "How does Hopper distributed shared memory actually move data?".
  */
 final class HtmlReport {
     private HtmlReport() {

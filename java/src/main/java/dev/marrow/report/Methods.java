@@ -6,7 +6,7 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 
-/** The method note of each benchmark, kept as resources beside this class ({@code methods/NAME.md}). */
+/** The method note of each benchmark: one Markdown resource per experiment key, in the methods/ folder beside this class. */
 final class Methods {
     private Methods() {
     }

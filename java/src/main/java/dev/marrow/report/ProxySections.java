@@ -15,6 +15,7 @@ import static dev.marrow.report.Fmt.us;
 
 /**
  * {@code proxy.latency} and {@code proxy.rate} (mini-proxy), beside the paper's
+ * ("GPU-Initiated Communication: Dissecting Down to the Bone")
  * Table 3 (cold) / Table 9 (warm) latencies and Table 10 / Figure 7 rates.
  */
 final class ProxySections {

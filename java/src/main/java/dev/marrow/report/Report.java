@@ -14,7 +14,8 @@ import java.util.Set;
 /**
  * Builds the HTML report from result files of any mix of experiments: one
  * section per experiment and file, each with its table and figure, our
- * numbers beside the paper's. Writes {@code index.html} and the PNGs into dir.
+ * numbers beside the paper's ("GPU-Initiated Communication: Dissecting Down
+ * to the Bone"). Writes {@code index.html} and the PNGs into dir.
  */
 public final class Report {
     private Report() {

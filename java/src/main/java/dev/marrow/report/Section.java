@@ -6,7 +6,8 @@ import java.util.Map;
 
 /**
  * One experiment's part of the report: where the records came from, how they
- * were measured (method text), tables and figures, ours beside the paper's.
+ * were measured (method text), tables and figures, ours beside the paper's
+ * ("GPU-Initiated Communication: Dissecting Down to the Bone").
  */
 public record Section(String id, String title, String method, List<String> sources, Provenance provenance,
                       String provenanceDetail, List<String> notes, List<Table> tables, List<Figure> figures) {

@@ -6,7 +6,8 @@ import java.util.List;
 
 /**
  * A table for the report and the results docs. Columns whose values are the
- * paper's (or another study's) are flagged, so HTML shades them and labels
+ * published (by "GPU-Initiated Communication: Dissecting Down to the Bone", or
+ * for DSM by "How does Hopper distributed shared memory actually move data?") are flagged, so HTML shades them and labels
  * them "reference"; markdown carries the word in the header.
  */
 public record Table(String caption, List<String> header, List<Boolean> reference, List<List<String>> rows,

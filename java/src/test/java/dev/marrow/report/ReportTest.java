@@ -43,18 +43,18 @@ class ReportTest {
         gda.addAll(files("h200-softnic-gda-latency/run1-dbrec-triggered", "*.jsonl"));
         List<Path> proxy = new ArrayList<>(files("h200-softnic-proxy", "*.json"));
         proxy.addAll(files("h200-softnic-proxy/run1-dbrec-triggered", "*.json"));
-        assertTrue(DocTables.rewrite(RESULTS.resolve("h200-softnic-gda-latency.md"), gda, true),
-                "h200-softnic-gda-latency.md tables differ from its raw files");
-        assertTrue(DocTables.rewrite(RESULTS.resolve("h200-softnic-proxy.md"), proxy, true),
-                "h200-softnic-proxy.md tables differ from its raw files");
-        assertTrue(DocTables.rewrite(RESULTS.resolve("h200-dsm.md"), List.of(RESULTS.resolve("h200-dsm/h200-dsm.jsonl")),
-                true), "h200-dsm.md tables differ from its raw files");
+        assertTrue(DocTables.rewrite(Path.of("..", "docs/results/h200-softnic-gda-latency.md"), gda, true),
+                "gda latency doc: tables differ from its raw files");
+        assertTrue(DocTables.rewrite(Path.of("..", "docs/results/h200-softnic-proxy.md"), proxy, true),
+                "proxy doc: tables differ from its raw files");
+        assertTrue(DocTables.rewrite(Path.of("..", "docs/results/h200-dsm.md"), List.of(RESULTS.resolve("h200-dsm/h200-dsm.jsonl")),
+                true), "dsm doc: tables differ from its raw files");
     }
 
     @Test
     void aChangedNumberInADocIsFoundAndRegenerated(@TempDir Path tmp) throws Exception {
-        Path doc = tmp.resolve("doc.md");
-        String committed = Files.readString(RESULTS.resolve("h200-dsm.md"));
+        Path doc = tmp.resolve("tampered-doc.txt");
+        String committed = Files.readString(Path.of("..", "docs/results/h200-dsm.md"));
         String tampered = committed.replace("| E3 store 1->0 | 21.29 |", "| E3 store 1->0 | 99.99 |");
         assertFalse(tampered.equals(committed), "test fixture: the row to tamper with is gone");
         Files.writeString(doc, tampered);
@@ -68,7 +68,7 @@ class ReportTest {
     @Test
     void unknownTableNameIsAClearError() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> DocTables.render(
-                "<!-- marrow report: nope -->\nx\n<!-- /marrow report -->\n", java.util.Map.of("a", "b"), "doc.md"));
+                "<!-- marrow report: nope -->\nx\n<!-- /marrow report -->\n", java.util.Map.of("a", "b"), "test doc"));
         assertTrue(e.getMessage().contains("nope"), e.getMessage());
     }
 
