@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.dsm;
 
+import dev.marrow.report.Charts;
 import tools.jackson.databind.json.JsonMapper;
 
-import java.awt.Color;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -11,13 +11,14 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
  * PNG plots from the JSON lines of `dsm run --format json`: the affine fit
  * with residuals (E2-E4, one file per series), per-direction bars (E5 vs
- * one-way), ring scaling (E7) and the sharing test (E10). Reference values
- * appear as hollow squares, our values as filled marks.
+ * one-way), ring scaling (E7) and the sharing test (E10), drawn with
+ * {@link Charts}: reference values appear as hollow squares, ours as filled marks.
  */
 public final class DsmPlots {
     private DsmPlots() {
@@ -113,55 +114,37 @@ public final class DsmPlots {
         int n = pts.size();
         double[] x = new double[n];
         double[] y = new double[n];
-        double[] fit = new double[n];
         double[] res = new double[n];
         for (int i = 0; i < n; i++) {
             x[i] = num(pts.get(i), "size_bytes") / 1024.0;
             y[i] = num(pts.get(i), "median_cycles");
-            fit[i] = num(pts.get(i), "fit_cycles");
             res[i] = num(pts.get(i), "residual_cycles");
         }
-        // Refit here only to label the plot; the numbers are the run's own.
+        // Refit here only to draw and label the line; the numbers are the run's own.
         AffineFit f = AffineFit.of(x, y);
-        PlotCanvas c = new PlotCanvas(800, 640);
-        c.title(title + ": median cycles vs payload per SM", 70, 24);
-        PlotCanvas.Panel top = c.panel(80, 50, 680, 360, 0, max(x) * 1.05, 0, max(y) * 1.1, "payload per active SM (KiB)",
-                "median elapsed SM cycles");
-        top.points(x, y, PlotCanvas.PALETTE[0]);
-        top.line(0, f.alpha(), max(x) * 1.05, f.predict(max(x) * 1.05), PlotCanvas.PALETTE[1], false);
-        c.text(String.format("fit: alpha = %.0f cycles, 1/beta = %.2f B/cycle", f.alpha(), 1024.0 / f.beta()), 100, 80,
-                Color.BLACK);
-        double r = Math.max(1, maxAbs(res)) * 1.2;
-        PlotCanvas.Panel bottom = c.panel(80, 470, 680, 120, 0, max(x) * 1.05, -r, r, "payload per active SM (KiB)",
-                "residual cycles");
-        bottom.line(0, 0, max(x) * 1.05, 0, Color.GRAY, true);
-        bottom.points(x, res, PlotCanvas.PALETTE[3]);
-        c.write(file);
+        double[] lx = {0, max(x) * 1.05};
+        double[] ly = {f.alpha(), f.predict(max(x) * 1.05)};
+        Charts.Xy top = new Charts.Xy(null, null, "median elapsed SM cycles")
+                .ours("median cycles", x, y)
+                .ours(String.format(Locale.ROOT, "fit: alpha = %.0f cycles, 1/beta = %.2f B/cycle", f.alpha(),
+                        1024.0 / f.beta()), lx, ly);
+        Charts.Xy bottom = new Charts.Xy(null, null, "residual cycles").ours("residual", x, res);
+        Charts.write(Charts.withResiduals(title + ": median cycles vs payload per SM", "payload per active SM (KiB)",
+                top, bottom), file, 800, 640);
     }
 
     static void bars(List<Map<String, Object>> e5, Path file) {
-        PlotCanvas c = new PlotCanvas(900, 520);
-        c.title("E5: per-direction 1/beta, one-way vs bidirectional (squares: study reference)", 60, 24);
-        double ymax = 0;
+        Charts.Bars b = new Charts.Bars("E5: per-direction 1/beta, one-way vs bidirectional", "direction",
+                "B/cycle per direction");
         for (Map<String, Object> r : e5) {
-            ymax = Math.max(ymax, Math.max(num(r, "inv_beta_b_per_cycle"), num(r, "one_way_b_per_cycle")));
-        }
-        ymax = Math.max(ymax, Reference.TMA.value()) * 1.2;
-        PlotCanvas.Panel p = c.panel(80, 60, 780, 380, -0.5, e5.size() - 0.5, 0, ymax, "direction", "B/cycle per direction");
-        for (int i = 0; i < e5.size(); i++) {
-            Map<String, Object> r = e5.get(i);
             String dir = (String) r.get("direction");
-            p.bar(i - 0.18, 0.34, num(r, "one_way_b_per_cycle"), PlotCanvas.PALETTE[0],
-                    String.format("%.1f", num(r, "one_way_b_per_cycle")));
-            p.bar(i + 0.18, 0.34, num(r, "inv_beta_b_per_cycle"), PlotCanvas.PALETTE[1],
-                    String.format("%.1f", num(r, "inv_beta_b_per_cycle")));
-            OneWay k = OneWay.valueOf(dir.split(" ")[0].toUpperCase());
-            p.marker(i - 0.18, k.oneWayReference().value(), Color.BLACK);
-            p.marker(i + 0.18, k.bidirReference().value(), Color.BLACK);
-            p.label(dir, i - 0.35, ymax * 0.03, Color.WHITE);
+            OneWay k = OneWay.valueOf(dir.split(" ")[0].toUpperCase(Locale.ROOT));
+            b.ours("one-way", dir, num(r, "one_way_b_per_cycle"));
+            b.ours("both directions at once", dir, num(r, "inv_beta_b_per_cycle"));
+            b.reference("study one-way (reference)", dir, k.oneWayReference().value());
+            b.reference("study bidirectional (reference)", dir, k.bidirReference().value());
         }
-        c.text("blue: one-way, orange: both directions at once", 100, 500, Color.BLACK);
-        c.write(file);
+        b.write(file);
     }
 
     static void scaling(List<Map<String, Object>> e7, Path file) {
@@ -176,29 +159,22 @@ public final class DsmPlots {
             alphaSlow[i] = num(e7.get(i), "slowest_alpha_cycles");
             alphaSm[i] = num(e7.get(i), "per_sm_alpha_cycles");
         }
-        PlotCanvas c = new PlotCanvas(900, 700);
-        c.title("E7: TMA ring scaling (squares: study reference)", 60, 24);
-        PlotCanvas.Panel a = c.panel(80, 60, 780, 250, 0, 17, 0, Math.max(max(rate), 22) * 1.2, "active SMs",
-                "per-SM 1/beta (B/cycle)");
-        a.polyline(sms, rate, PlotCanvas.PALETTE[0]);
-        for (double s : sms) {
-            a.marker(s, Reference.RING_PER_SM.value(), Color.BLACK);
-        }
-        double top = Math.max(Math.max(max(alphaSlow), max(alphaSm)), Reference.RING_ALPHA_16.value()) * 1.2;
-        PlotCanvas.Panel b = c.panel(80, 380, 780, 250, 0, 17, 0, top, "active SMs", "alpha (cycles)");
-        b.polyline(sms, alphaSlow, PlotCanvas.PALETTE[1]);
-        b.polyline(sms, alphaSm, PlotCanvas.PALETTE[2]);
-        b.marker(2, Reference.RING_ALPHA_2.value(), Color.BLACK);
-        b.marker(16, Reference.RING_ALPHA_16.value(), Color.BLACK);
-        c.text("orange: slowest receiver's alpha; green: mean per-SM alpha", 100, 680, Color.BLACK);
-        c.write(file);
+        double[] ref = new double[n];
+        java.util.Arrays.fill(ref, Reference.RING_PER_SM.value());
+        Charts.Xy top = new Charts.Xy(null, null, "per-SM 1/beta (B/cycle)")
+                .ours("per-SM 1/beta", sms, rate)
+                .reference("study per-SM (reference)", sms, ref);
+        Charts.Xy bottom = new Charts.Xy(null, null, "alpha (cycles)")
+                .ours("slowest receiver's alpha", sms, alphaSlow)
+                .ours("mean per-SM alpha", sms, alphaSm)
+                .reference("study alpha (reference)", new double[] {2, 16},
+                        new double[] {Reference.RING_ALPHA_2.value(), Reference.RING_ALPHA_16.value()});
+        Charts.write(Charts.withResiduals("E7: TMA ring scaling", "active SMs", top, bottom), file, 900, 700);
     }
 
     static void sharing(List<Map<String, Object>> e10, Path file) {
-        PlotCanvas c = new PlotCanvas(900, 420);
-        c.title("E10: per-sender 1/beta vs concurrent senders k, TMA and load (square: 128/6 model)", 60, 24);
-        PlotCanvas.Panel p = c.panel(80, 60, 780, 300, 0, 9, 0, 30, "concurrent senders k", "per-sender B/cycle");
-        int ci = 0;
+        Charts.Xy c = new Charts.Xy("E10: per-sender 1/beta vs concurrent senders k, TMA and load",
+                "concurrent senders k", "per-sender B/cycle");
         for (String series : List.of("tma packed", "tma spread", "load packed", "load spread")) {
             String kind = series.substring(0, series.indexOf(' '));
             String layout = series.substring(series.indexOf(' ') + 1);
@@ -209,16 +185,11 @@ public final class DsmPlots {
                     pts.add(new double[] {num(r, "k"), num(r, "per_sender_b_per_cycle")});
                 }
             }
-            if (pts.isEmpty()) {
-                continue;
+            if (!pts.isEmpty()) {
+                c.ours(series, pts.stream().mapToDouble(v -> v[0]).toArray(), pts.stream().mapToDouble(v -> v[1]).toArray());
             }
-            double[] x = pts.stream().mapToDouble(v -> v[0]).toArray();
-            double[] y = pts.stream().mapToDouble(v -> v[1]).toArray();
-            p.polyline(x, y, PlotCanvas.PALETTE[ci]);
-            c.text(series, 100 + 130 * ci, 400, PlotCanvas.PALETTE[ci]);
-            ci++;
         }
-        p.marker(1, Reference.MODEL_PER_SM.value(), Color.BLACK);
+        c.reference("study model 128/6 B/cycle (reference)", new double[] {1}, new double[] {Reference.MODEL_PER_SM.value()});
         c.write(file);
     }
 
@@ -226,14 +197,6 @@ public final class DsmPlots {
         double m = Double.NEGATIVE_INFINITY;
         for (double x : v) {
             m = Math.max(m, x);
-        }
-        return m;
-    }
-
-    static double maxAbs(double[] v) {
-        double m = 0;
-        for (double x : v) {
-            m = Math.max(m, Math.abs(x));
         }
         return m;
     }

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.marrow.report;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The markdown tables of the results docs under docs/results/, computed from
+ * their raw files. A doc marks each generated table with
+ * {@code <!-- marrow report: NAME -->} ... {@code <!-- /marrow report -->};
+ * {@link #rewrite} replaces what is between the markers, nothing else.
+ */
+public final class DocTables {
+    private DocTables() {
+    }
+
+    private static final Pattern BLOCK = Pattern.compile(
+            "(<!-- marrow report: ([A-Za-z0-9_.-]+) -->\\n)(.*?)(<!-- /marrow report -->)", Pattern.DOTALL);
+
+    /** The raw files of one doc, found among the inputs by their path ending ("folder/name.jsonl"). */
+    public static final class Inputs {
+        private final List<Path> paths;
+
+        Inputs(List<Path> paths) {
+            this.paths = paths;
+        }
+
+        boolean has(String suffix) {
+            return find(suffix) != null;
+        }
+
+        private Path find(String suffix) {
+            for (Path p : paths) {
+                String s = p.toAbsolutePath().normalize().toString().replace('\\', '/');
+                if (s.endsWith("/" + suffix)) {
+                    return p;
+                }
+            }
+            return null;
+        }
+
+        ResultFile file(String suffix) {
+            Path p = find(suffix);
+            if (p == null) {
+                throw new IllegalArgumentException("this table needs the raw file */" + suffix + " among --input");
+            }
+            return ResultFile.read(p);
+        }
+
+        List<Map<String, Object>> records(String suffix) {
+            return file(suffix).records();
+        }
+    }
+
+    /** Every table whose raw files are all among the inputs, by name. */
+    public static Map<String, String> all(List<Path> inputs) {
+        Inputs in = new Inputs(inputs);
+        Map<String, String> m = new LinkedHashMap<>();
+        if (GdaLatencyDocTables.FILES.stream().allMatch(in::has)) {
+            m.putAll(GdaLatencyDocTables.tables(in));
+        }
+        if (ProxyDocTables.FILES.stream().allMatch(in::has)) {
+            m.putAll(ProxyDocTables.tables(in));
+        }
+        if (DsmDocTables.FILES.stream().allMatch(in::has)) {
+            m.putAll(DsmDocTables.tables(in));
+        }
+        if (m.isEmpty()) {
+            throw new IllegalArgumentException("the --input files are not the raw files of any results doc "
+                    + "(expected e.g. docs/results/h200-softnic-proxy/*.json and its run1-dbrec-triggered/*.json)");
+        }
+        return m;
+    }
+
+    /** Replaces the marked tables of doc; with check only, writes nothing. Returns whether the doc was already current. */
+    public static boolean rewrite(Path doc, List<Path> inputs, boolean checkOnly) {
+        String text;
+        try {
+            text = Files.readString(doc);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + doc, e);
+        }
+        String updated = render(text, all(inputs), doc.toString());
+        if (updated.equals(text)) {
+            return true;
+        }
+        if (!checkOnly) {
+            try {
+                Files.writeString(doc, updated);
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot write " + doc, e);
+            }
+        }
+        return false;
+    }
+
+    static String render(String text, Map<String, String> tables, String where) {
+        Matcher m = BLOCK.matcher(text);
+        StringBuilder sb = new StringBuilder();
+        List<String> missing = new ArrayList<>();
+        int n = 0;
+        while (m.find()) {
+            n++;
+            String t = tables.get(m.group(2));
+            if (t == null) {
+                missing.add(m.group(2));
+                m.appendReplacement(sb, Matcher.quoteReplacement(m.group(0)));
+            } else {
+                m.appendReplacement(sb, Matcher.quoteReplacement(m.group(1) + t + m.group(4)));
+            }
+        }
+        m.appendTail(sb);
+        if (!missing.isEmpty()) {
+            throw new IllegalArgumentException(where + ": no table named " + String.join(", ", missing)
+                    + " from these inputs (known: " + String.join(", ", tables.keySet()) + ")");
+        }
+        if (n == 0) {
+            throw new IllegalArgumentException(where + " has no <!-- marrow report: NAME --> blocks");
+        }
+        return sb.toString();
+    }
+}

@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.marrow.report;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Any experiment the report has no dedicated view for: every record in a table,
+ * its headline metric in a chart, without values of the paper
+ * "GPU-Initiated Communication: Dissecting Down to the Bone".
+ */
+final class GenericSection {
+    private GenericSection() {
+    }
+
+    static Section build(ResultFile f, Path outDir, String figPrefix) {
+        Set<String> cols = new LinkedHashSet<>();
+        for (Map<String, Object> r : f.records()) {
+            for (String k : r.keySet()) {
+                if (!k.equals("record") && !(r.get(k) instanceof List) && !(r.get(k) instanceof Map)) {
+                    cols.add(k);
+                }
+            }
+        }
+        Table.Builder t = new Table.Builder("every record as written");
+        cols.forEach(t::col);
+        for (Map<String, Object> r : f.records()) {
+            List<String> cells = new ArrayList<>();
+            for (String c : cols) {
+                cells.add(r.get(c) == null ? "" : String.valueOf(r.get(c)));
+            }
+            t.row(cells);
+        }
+        String metric = headline(cols, f.records());
+        List<Section.Figure> figs = new ArrayList<>();
+        List<String> notes = new ArrayList<>();
+        if (metric != null) {
+            Charts.Bars b = new Charts.Bars(f.name() + ": " + metric + Provenance.tag(f.records()), "record", metric);
+            int i = 0;
+            for (Map<String, Object> r : f.records()) {
+                i++;
+                if (r.get(metric) instanceof Number n) {
+                    b.ours(metric + " (ours)", "#" + i, n.doubleValue());
+                }
+            }
+            String fig = figPrefix + ".png";
+            b.write(outDir.resolve(fig));
+            figs.add(new Section.Figure(fig, metric + " per record (ours); the paper has no value the report maps to it."));
+        } else {
+            notes.add("No figure: the records have no numeric metric.");
+        }
+        return Section.of(figPrefix, f.experiment() + " — " + f.name(), "generic", List.of(f), notes,
+                List.of(t.build()), figs);
+    }
+
+    /** The first p50 latency, rate or bandwidth column; else the first numeric one. */
+    private static String headline(Set<String> cols, List<Map<String, Object>> rs) {
+        String any = null;
+        for (String c : cols) {
+            boolean numeric = rs.stream().anyMatch(r -> r.get(c) instanceof Number);
+            if (!numeric) {
+                continue;
+            }
+            if (c.endsWith("_p50_ns") || c.endsWith("_mmsg_s") || c.endsWith("_gb_s")) {
+                return c;
+            }
+            if (any == null) {
+                any = c;
+            }
+        }
+        return any;
+    }
+}
