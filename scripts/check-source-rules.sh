@@ -9,7 +9,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 
-RULES=(no_status_literals)
+RULES=(no_status_literals comment_refs)
 
 # Java must not know C's status numbers (enum marrow_status): it compares
 # against dev.marrow.api.Status, whose values come from the library. Flags
@@ -26,6 +26,14 @@ rule_no_status_literals() {
   re+="|\\bcase[[:space:]]+-[0-9]+[[:space:]]*(->|:)"
   re+="|\\bE[A-Z]{2,}[[:space:]]*=[[:space:]]*-[0-9]+"
   ! grep -rnE --include='*.java' "$re" "$dir"
+}
+
+# Comments and docs must not point outside the repository (the project stands
+# alone: design facts live in docs/design/, studies are named by title).
+# The rule's own scanner, with its own --self-test, is check-comment-refs.sh.
+rule_comment_refs() {
+  (cd "$1" && "$root/scripts/check-comment-refs.sh" >/dev/null 2>&1) \
+    || { "$root/scripts/check-comment-refs.sh" 2>&1 | grep -v '^check-comment-refs:' ; return 1; }
 }
 
 run_rules() {
@@ -65,7 +73,8 @@ JAVA
       return 1
     fi
   done
-  echo "check-source-rules: self-test passed (${#planted[@]} planted violations caught, innocent code accepted)"
+  "$root/scripts/check-comment-refs.sh" --self-test >/dev/null || { echo "self-test: comment_refs" >&2; return 1; }
+  echo "check-source-rules: self-test passed (${#planted[@]} planted status literals caught, innocent code accepted; comment_refs self-test passed)"
 }
 
 case "${1:-}" in

@@ -7,7 +7,7 @@ import java.util.List;
 
 /**
  * Aggregate rates of a set of TMA streams at one size, under each
- * definition the reference lists (the study's own is ambiguous):
+ * definition the reference lists (the own definition of the study "How does Hopper distributed shared memory actually move data?" is ambiguous):
  * sum of per-stream end-to-end GB/s, the span definition N*B / (last end -
  * first start), and the sum of per-stream B/cycle on each receiver's clock.
  * Each is the median over launches of the per-launch value.

@@ -74,7 +74,7 @@ public final class E6Mixed implements Experiment {
         return out;
     }
 
-    /** The study's aggregate for load + store / load + TMA; null for TMA + store (not published). */
+    /** The aggregate of "How does Hopper distributed shared memory actually move data?" for load + store / load + TMA; null for TMA + store (not published). */
     static Reference.Ref reference(OneWay first, OneWay second, boolean same) {
         if (first != OneWay.LOAD) {
             return null;

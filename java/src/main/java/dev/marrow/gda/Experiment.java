@@ -4,7 +4,7 @@ package dev.marrow.gda;
 import dev.marrow.internal.ffi.CEnum;
 
 /**
- * What one sample measures (paper §4.1). Every experiment runs one thread
+ * What one sample measures ("GPU-Initiated Communication: Dissecting Down to the Bone", §4.1). Every experiment runs one thread
  * with at most one outstanding put; marrow_gda.h says exactly where each
  * sample starts and ends.
  */

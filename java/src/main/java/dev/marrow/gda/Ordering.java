@@ -7,7 +7,7 @@ import java.util.Arrays;
 import java.util.stream.Collectors;
 
 /**
- * The seven ordering variants of the paper's Table 4: how the WQE and
+ * The seven ordering variants of Table 4 of "GPU-Initiated Communication: Dissecting Down to the Bone": how the WQE and
  * doorbell-record stores are ordered before the doorbell store. Codes are
  * enum marrow_gda_ordering; gda_post.h documents the PTX each one emits and
  * the C11 ordering the CPU executor maps it to.
