@@ -65,7 +65,20 @@ public final class DsmLayouts {
             MemoryLayout.sequenceLayout(MAX_RANKS, JAVA_BYTE).withName("store_to"),
             MemoryLayout.sequenceLayout(MAX_RANKS, JAVA_BYTE).withName("tma_to"),
             JAVA_INT.withName("store_width"),
-            JAVA_INT.withName("load_width")).withName("marrow_dsm_params");
+            JAVA_INT.withName("load_width"),
+            // appended for the probes (E11-E15): Probe
+            JAVA_INT.withName("remote_offset"),
+            JAVA_INT.withName("pressure_warps"),
+            JAVA_INT.withName("pressure_ranks"),
+            JAVA_INT.withName("pressure_pattern"),
+            JAVA_INT.withName("bursts"),
+            JAVA_INT.withName("store_kernel"),
+            JAVA_LONG.withName("burst_gap_cycles"),
+            JAVA_LONG.withName("pressure_cycles"),
+            JAVA_INT.withName("store_unroll"),
+            JAVA_INT.withName("store_end"),
+            JAVA_INT.withName("probe_build"),
+            JAVA_INT.withName("reserved2")).withName("marrow_dsm_params");
 
     public static final StructLayout SAMPLE = MemoryLayout.structLayout(
             JAVA_INT.withName("size"),
@@ -89,7 +102,12 @@ public final class DsmLayouts {
             JAVA_LONG.withName("load_sum"),
             JAVA_LONG.withName("load_expect"),
             JAVA_LONG.withName("recv_sum"),
-            JAVA_LONG.withName("recv_expect")).withName("marrow_dsm_sample");
+            JAVA_LONG.withName("recv_expect"),
+            // appended for the probes
+            JAVA_LONG.withName("pressure_ops"),
+            JAVA_LONG.withName("burst_busy_cycles"),
+            JAVA_LONG.withName("burst_first_cycles"),
+            JAVA_LONG.withName("burst_min_cycles")).withName("marrow_dsm_sample");
 
     public static final StructLayout LAT_PARAMS = MemoryLayout.structLayout(
             JAVA_INT.withName("size"),

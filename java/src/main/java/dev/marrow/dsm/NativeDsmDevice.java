@@ -153,12 +153,13 @@ public final class NativeDsmDevice implements DsmDevice {
         setI(p, P, "tile_bytes", tileBytes);
         setI(p, P, "reps", reps);
         setI(p, P, "warmup", warmup);
-        setI(p, P, "group_threads", config.groupThreads());
+        setI(p, P, "group_threads", spec.probe().threads(config.groupThreads()));
         setI(p, P, "tma_chunk_bytes", config.tmaChunkBytes());
         setI(p, P, "load_kernel", config.loadKernel().ordinal());
-        setI(p, P, "store_width", config.storeWidth());
+        setI(p, P, "store_width", spec.probe().width(config.storeWidth()));
         setI(p, P, "load_width", config.loadWidth());
         setI(p, P, "run_id", runId);
+        writeProbe(p, spec.probe());
         long lo = DsmLayouts.offset(P, "load_from");
         long so = DsmLayouts.offset(P, "store_to");
         long to = DsmLayouts.offset(P, "tma_to");
@@ -169,13 +170,31 @@ public final class NativeDsmDevice implements DsmDevice {
         }
     }
 
+    /** The probe fields appended to marrow_dsm_params (all 0 for Probe.NONE). */
+    private static void writeProbe(MemorySegment p, Probe q) {
+        StructLayout P = DsmLayouts.PARAMS;
+        setI(p, P, "remote_offset", q.remoteOffset());
+        setI(p, P, "pressure_warps", q.pressureWarps());
+        setI(p, P, "pressure_ranks", q.pressureRanks());
+        setI(p, P, "pressure_pattern", q.conflict() ? 1 : 0);
+        setI(p, P, "bursts", q.bursts());
+        setI(p, P, "store_kernel", q.genericStore() ? 1 : 0);
+        p.set(JAVA_LONG, DsmLayouts.offset(P, "burst_gap_cycles"), q.burstGapCycles());
+        p.set(JAVA_LONG, DsmLayouts.offset(P, "pressure_cycles"), q.pressureWarps() > 0 ? Probe.PRESSURE_CYCLES : 0);
+        setI(p, P, "store_unroll", q.storeUnroll());
+        setI(p, P, "store_end", q.rendezvousEnd() ? 1 : 0);
+        setI(p, P, "probe_build", q.probeBuild() ? 1 : 0);
+    }
+
     private static Sample sample(MemorySegment s) {
         StructLayout S = DsmLayouts.SAMPLE;
         return new Sample(i(s, S, "rep"), i(s, S, "rank"), i(s, S, "smid_start"), i(s, S, "smid_end"),
                 i(s, S, "flags"), i(s, S, "roles"), l(s, S, "clk_start"), l(s, S, "gt_start"),
                 l(s, S, "clk_load_end"), l(s, S, "gt_load_end"), l(s, S, "clk_store_end"), l(s, S, "gt_store_end"),
                 l(s, S, "clk_recv_end"), l(s, S, "gt_recv_end"), l(s, S, "clk_tma_issued"), l(s, S, "wait_polls"),
-                l(s, S, "load_sum"), l(s, S, "load_expect"), l(s, S, "recv_sum"), l(s, S, "recv_expect"));
+                l(s, S, "load_sum"), l(s, S, "load_expect"), l(s, S, "recv_sum"), l(s, S, "recv_expect"),
+                l(s, S, "pressure_ops"), l(s, S, "burst_busy_cycles"), l(s, S, "burst_first_cycles"),
+                l(s, S, "burst_min_cycles"));
     }
 
     @Override
