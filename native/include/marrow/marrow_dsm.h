@@ -80,8 +80,43 @@ enum marrow_dsm_load_kernel {
 	 * the next one already in flight, so the stream drains every 4 x group
 	 * x 16 B. Kept for comparison. */
 	MARROW_DSM_LOAD_BATCHED = 1,
+	/* As INFLIGHT, but with the same *bytes* in flight per thread at every
+	 * width: MARROW_DSM_LOAD_INFLIGHT_BYTES_MAX / load_width loads per wait
+	 * (13 x 16 B, 26 x 8 B, 52 x 4 B). At 16 B it is the INFLIGHT kernel. */
+	MARROW_DSM_LOAD_INFLIGHT_BYTES = 2,
 };
 #define MARROW_DSM_LOAD_INFLIGHT_MAX 13u
+#define MARROW_DSM_LOAD_INFLIGHT_BYTES_MAX (MARROW_DSM_LOAD_INFLIGHT_MAX * 16u)
+
+/* marrow_dsm_params.store_kernel: how the store group addresses its peer. */
+enum marrow_dsm_store_kernel {
+	MARROW_DSM_STORE_CLUSTER = 0, /* st.shared::cluster to a mapa'd shared::cluster address */
+	/* Plain generic st through the generic address of the peer's slot (what
+	 * a C++ pointer from cluster.map_shared_rank() compiles to). */
+	MARROW_DSM_STORE_GENERIC = 1,
+};
+
+/* marrow_dsm_params.store_end: where the store group's interval ends. */
+enum marrow_dsm_store_end {
+	/* The group's fence.acq_rel.cluster, then a named barrier of the group. */
+	MARROW_DSM_STORE_END_FENCE = 0,
+	/* A cluster-wide barrier.cluster.arrive.release / wait.acquire that every
+	 * thread of every CTA joins ("one cluster completion rendezvous after the
+	 * complete tile"); stamped after the wait. */
+	MARROW_DSM_STORE_END_RENDEZVOUS = 1,
+};
+
+/* Shared-memory pressure warps (marrow_dsm_params.pressure_*): extra warps
+ * appended after the control warp that read-modify-write local shared
+ * memory during the timed region. */
+#define MARROW_DSM_MAX_PRESSURE_WARPS 16u
+enum marrow_dsm_pressure_pattern {
+	MARROW_DSM_PRESSURE_SPREAD = 0,   /* lane l of warp w: word 32 w + l (no bank conflict) */
+	MARROW_DSM_PRESSURE_CONFLICT = 1, /* lane l of warp w: word 32 l + w (32-way bank conflict) */
+};
+#define MARROW_DSM_DEFAULT_PRESSURE_CYCLES 50000ull
+/* Most bursts per launch (marrow_dsm_params.bursts). */
+#define MARROW_DSM_MAX_BURSTS 64u
 /* marrow_dsm_params.store_width / load_width: bytes per st/ld.shared::cluster
  * (4 = .u32, 8 = .v2.u32, 16 = .v4.u32); 0 = MARROW_DSM_DEFAULT_ACCESS_WIDTH,
  * the width of every result before these fields existed. */
@@ -119,7 +154,7 @@ struct marrow_dsm_timer_info {
 	uint32_t reads;             /* timer reads performed */
 };
 
-/* sizeof = 112. Rank roles: -1 = none, otherwise a peer rank != self. */
+/* sizeof = 168. Rank roles: -1 = none, otherwise a peer rank != self. */
 struct marrow_dsm_params {
 	uint32_t size;
 	uint32_t comp_mask;
@@ -145,9 +180,32 @@ struct marrow_dsm_params {
 	 * (the BATCHED kernel accepts only 16). Up to
 	 * MARROW_DSM_LOAD_INFLIGHT_MAX loads per thread in flight at any width. */
 	uint32_t load_width;
+	/* --- appended for the probes (E11-E14); 0 keeps every earlier result's kernel --- */
+	/* Bytes by which the tile's base moves in the source region and in the
+	 * receive buffer of every CTA (so every remote address of every role
+	 * moves by it): a multiple of 16, remote_offset + tile_bytes <= 96 KiB. */
+	uint32_t remote_offset;
+	uint32_t pressure_warps;    /* 0..16 pressure warps on each rank in pressure_ranks */
+	uint32_t pressure_ranks;    /* bit r: rank r runs the pressure warps */
+	uint32_t pressure_pattern;  /* marrow_dsm_pressure_pattern */
+	/* The load and store groups move their tile in this many equal bursts
+	 * (0 or 1 = one), each waited for (loads returned / stores fenced)
+	 * before an idle gap of burst_gap_cycles and the next burst. tile_bytes
+	 * must be a multiple of 16 x bursts; no TMA role with bursts > 1. */
+	uint32_t bursts;
+	uint32_t store_kernel;      /* marrow_dsm_store_kernel */
+	uint64_t burst_gap_cycles;
+	uint64_t pressure_cycles;   /* each pressure warp runs this long from the start barrier; 0 = default */
+	uint32_t store_unroll;      /* accesses per store thread per batch: 1 or 4; 0 = 4 */
+	uint32_t store_end;         /* marrow_dsm_store_end */
+	/* 1: run the probes' build of the kernel even if no probe knob is set,
+	 * so that a probe's baseline runs the same code as its variants (the
+	 * default build is the kernel of every earlier result). */
+	uint32_t probe_build;
+	uint32_t reserved2;         /* 0 */
 };
 
-/* sizeof = 144. One rank of one launch. Stamps are raw: clk_* are %clock64
+/* sizeof = 176. One rank of one launch. Stamps are raw: clk_* are %clock64
  * of this rank's SM (subtract only within one sample of one rank),
  * gt_* are %globaltimer ns (comparable across ranks). 0 = not recorded. */
 struct marrow_dsm_sample {
@@ -173,6 +231,14 @@ struct marrow_dsm_sample {
 	uint64_t load_expect;       /* host-computed */
 	uint64_t recv_sum;          /* fold of the receive buffer (after end stamps) */
 	uint64_t recv_expect;       /* host-computed */
+	/* --- appended for the probes --- */
+	uint64_t pressure_ops;      /* shared-memory accesses of this rank's pressure warps (0 = none ran) */
+	/* Bursts (params.bursts > 1) of this rank's load or store group, its own
+	 * %clock64: sum, first and shortest of the per-burst durations (from the
+	 * group barrier that starts a burst to the one that ends it). */
+	uint64_t burst_busy_cycles;
+	uint64_t burst_first_cycles;
+	uint64_t burst_min_cycles;
 };
 
 /* sizeof = 32 */
@@ -205,8 +271,8 @@ struct marrow_dsm_lat_sample {
 #ifndef __cplusplus
 _Static_assert(sizeof(struct marrow_dsm_device_info) == 192, "dsm_device_info layout");
 _Static_assert(sizeof(struct marrow_dsm_timer_info) == 48, "dsm_timer_info layout");
-_Static_assert(sizeof(struct marrow_dsm_params) == 112, "dsm_params layout");
-_Static_assert(sizeof(struct marrow_dsm_sample) == 144, "dsm_sample layout");
+_Static_assert(sizeof(struct marrow_dsm_params) == 168, "dsm_params layout");
+_Static_assert(sizeof(struct marrow_dsm_sample) == 176, "dsm_sample layout");
 _Static_assert(sizeof(struct marrow_dsm_lat_params) == 32, "dsm_lat_params layout");
 _Static_assert(sizeof(struct marrow_dsm_lat_sample) == 56, "dsm_lat_sample layout");
 #endif

@@ -15,6 +15,7 @@
 
 #include "dsm/dsm_host.cuh"
 #include "dsm/dsm_pattern.cuh"
+#include "dsm/dsm_probe.cuh"
 #include "dsm/dsm_ptx.cuh"
 
 namespace dsm {
@@ -22,6 +23,20 @@ namespace {
 
 constexpr uint32_t UNROLL = 4; // store group (accesses of store_width B) and the BATCHED load kernel (16 B): per thread per batch
 constexpr uint32_t INFLIGHT = MARROW_DSM_LOAD_INFLIGHT_MAX; // INFLIGHT load kernel: loads per thread per wait
+// INFLIGHT_BYTES load kernel: loads per thread per wait at width W, so that
+// W x loads = 13 x 16 B = 208 B at every width.
+template <uint32_t W> struct InflightBytes {
+	static constexpr uint32_t loads = MARROW_DSM_LOAD_INFLIGHT_BYTES_MAX / W;
+};
+// Three builds of one kernel body, so that the probes' code cannot change
+// the register allocation (and so the timing) of the kernel behind every
+// earlier result: BASE = that kernel (INFLIGHT / BATCHED loads, the default
+// store); PROBE = + remote offset, pressure warps, bursts, store variants;
+// BYTES = PROBE with the INFLIGHT_BYTES loads. The host picks the build.
+enum KernelBuild : uint32_t { BUILD_BASE = 0, BUILD_PROBE = 1, BUILD_BYTES = 2 };
+// Pressure scratch (4 KiB) inside the control region, past the barrier,
+// the checksum sums and the per-warp touch words.
+constexpr uint32_t PRESSURE_SCRATCH = MARROW_DSM_CTRL_OFFSET + 1024u;
 
 struct TrafficArgs {
 	int8_t load_from[MARROW_DSM_MAX_RANKS];
@@ -36,6 +51,18 @@ struct TrafficArgs {
 	uint32_t store_width; // bytes per remote store: 4, 8, 16
 	uint32_t load_width;  // bytes per remote load (INFLIGHT kernel): 4, 8, 16
 	uint64_t wait_budget;
+	// Probes (E11-E14); all 0 = the kernel of every earlier result.
+	uint32_t remote_offset;    // tile base offset in the source region and receive buffer
+	uint32_t pressure_warps;   // extra warps after the control warp
+	uint32_t pressure_mask;    // ranks that run them
+	uint32_t pressure_pattern;
+	uint32_t bursts;           // >= 1
+	uint32_t store_kernel;     // marrow_dsm_store_kernel
+	uint32_t store_unroll;     // 1 or 4
+	uint32_t store_end;        // marrow_dsm_store_end
+	uint64_t burst_gap;        // cycles
+	uint64_t pressure_cycles;
+	uint32_t probe_build;      // params.probe_build
 };
 
 __device__ __forceinline__ uint64_t fold4(uint4 x, uint32_t v)
@@ -65,57 +92,101 @@ template <uint32_t W> __device__ __forceinline__ uint64_t foldw(uint4 x, uint32_
 
 #if DSM_SM90
 // The store group's traffic: thread t stores accesses t, t + G, t + 2G, ...
-// of W bytes each (a warp covers 32 x W contiguous bytes), UNROLL per batch:
-// UNROLL local loads, then UNROLL remote stores. Every byte once.
-template <uint32_t W>
-__device__ __forceinline__ void store_tile(uint32_t src, uint32_t rdst, uint32_t B, uint32_t t, uint32_t G)
+// of W bytes each (a warp covers 32 x W contiguous bytes), U per batch
+// (UNROLL = 4 by default; 1 = a plain copy loop): U local loads, then U
+// remote stores, through a shared::cluster or a generic address. Every byte
+// once. src and dst name the first byte of this call's range.
+template <uint32_t W, uint32_t U, bool GENERIC>
+__device__ __forceinline__ void store_tile(uint32_t src, const RemoteDst &dst, uint32_t B, uint32_t t, uint32_t G)
 {
 	const uint32_t n = B / W;
-	for (uint32_t v0 = t; v0 < n; v0 += UNROLL * G) {
-		uint4 x[UNROLL];
+	for (uint32_t v0 = t; v0 < n; v0 += U * G) {
+		uint4 x[U];
 #pragma unroll
-		for (uint32_t j = 0; j < UNROLL; j++) {
+		for (uint32_t j = 0; j < U; j++) {
 			uint32_t v = v0 + j * G;
 			x[j] = v < n ? Access<W>::ld_local(src + W * v) : make_uint4(0, 0, 0, 0);
 		}
 #pragma unroll
-		for (uint32_t j = 0; j < UNROLL; j++) {
+		for (uint32_t j = 0; j < U; j++) {
 			uint32_t v = v0 + j * G;
 			if (v < n)
-				Access<W>::st_cluster(rdst + W * v, x[j]);
+				st_remote<W, GENERIC>(dst, W * v, x[j]);
 		}
 	}
 }
 
-// The INFLIGHT load kernel at width W: thread t loads accesses t, t + G,
-// t + 2G, ... (cnt of them; 13 at most for 16 B, 96 KiB and 480 threads).
-// All loads of a batch are issued before the first use of any, so no use can
-// wait behind loads issued after it (our reading of the BATCHED kernel's
-// steps: a use there also waits for the next batch). Stamps the load end
-// into me; returns this thread's checksum share (folded after the stamp).
 template <uint32_t W>
-__device__ __forceinline__ uint64_t load_inflight(uint32_t rsrc, uint32_t B, uint32_t tid, uint32_t G, uint32_t base,
-						  marrow_dsm_sample *me)
+__device__ __forceinline__ void store_range(const TrafficArgs &a, uint32_t src, const RemoteDst &dst, uint32_t B,
+					    uint32_t t, uint32_t G)
 {
-	const uint32_t nvec = B / W;
+	if (a.store_kernel == MARROW_DSM_STORE_GENERIC) {
+		if (a.store_unroll == 1)
+			store_tile<W, 1, true>(src, dst, B, t, G);
+		else
+			store_tile<W, UNROLL, true>(src, dst, B, t, G);
+	} else {
+		if (a.store_unroll == 1)
+			store_tile<W, 1, false>(src, dst, B, t, G);
+		else
+			store_tile<W, UNROLL, false>(src, dst, B, t, G);
+	}
+}
+
+template <bool PROBES>
+__device__ __forceinline__ void store_any(const TrafficArgs &a, uint32_t src, const RemoteDst &dst, uint32_t B,
+					  uint32_t t, uint32_t G)
+{
+	if (!PROBES) {
+		if (a.store_width == 4)
+			store_tile<4, UNROLL, false>(src, dst, B, t, G);
+		else if (a.store_width == 8)
+			store_tile<8, UNROLL, false>(src, dst, B, t, G);
+		else
+			store_tile<16, UNROLL, false>(src, dst, B, t, G);
+	} else if (a.store_width == 4)
+		store_range<4>(a, src, dst, B, t, G);
+	else if (a.store_width == 8)
+		store_range<8>(a, src, dst, B, t, G);
+	else
+		store_range<16>(a, src, dst, B, t, G);
+}
+
+// The INFLIGHT load kernels at width W, N loads per thread per wait
+// (INFLIGHT: N = 13 at every width; INFLIGHT_BYTES: N = 208 / W, the same
+// bytes in flight at every width). Over a range of nvec accesses whose first
+// has tile index v0: thread t loads accesses t, t + G, t + 2G, ... (cnt of
+// them). All loads of a batch are issued before the first use of any, so no
+// use can wait behind loads issued after it (our reading of the BATCHED
+// kernel's steps: a use there also waits for the next batch). Thread 0 calls
+// stamp() once every load of the range has returned; returns this thread's
+// checksum share (the last batch folded after the stamp).
+// GFIX != 0 fixes the group size at compile time (the INFLIGHT_BYTES build:
+// every address is then the thread's base plus an immediate, which keeps
+// 52 loads of 4 B within the 64 registers per thread).
+template <uint32_t W, uint32_t N, uint32_t GFIX, class Stamp>
+__device__ __forceinline__ uint64_t load_inflight(uint32_t rsrc, uint32_t nvec, uint32_t v0, uint32_t tid,
+						  uint32_t G_, uint32_t base, Stamp stamp)
+{
+	const uint32_t G = GFIX ? GFIX : G_;
 	const uint32_t cnt = tid < nvec ? (nvec - tid + G - 1u) / G : 0u;
 	const uint32_t stride = W * G;
 	uint64_t acc = 0;
-	uint4 x[INFLIGHT];
+	uint4 x[N];
 	uint32_t done = 0;
 	// Only with fewer threads than 480, larger tiles or narrower loads: full
 	// batches, each waited for before the next is issued.
-	for (; done + INFLIGHT < cnt; done += INFLIGHT) {
+	for (; done + N < cnt; done += N) {
 #pragma unroll
-		for (uint32_t j = 0; j < INFLIGHT; j++)
+		for (uint32_t j = 0; j < N; j++)
 			x[j] = Access<W>::ld_cluster(rsrc + W * tid + (done + j) * stride);
 #pragma unroll
-		for (uint32_t j = 0; j < INFLIGHT; j++)
-			acc += foldw<W>(x[j], tid + (done + j) * G);
+		for (uint32_t j = 0; j < N; j++)
+			acc += foldw<W>(x[j], v0 + tid + (done + j) * G);
 	}
-	const uint32_t rest = cnt - done; // 0..INFLIGHT
+	const uint32_t rest = cnt - done; // 0..N
 #pragma unroll
-	for (uint32_t j = 0; j < INFLIGHT; j++)
+	for (uint32_t j = 0; j < N; j++)
 		x[j] = j < rest ? Access<W>::ld_cluster(rsrc + W * tid + (done + j) * stride) : make_uint4(0, 0, 0, 0);
 	// Wait for every load with the cheapest use: one xor per load (a vector
 	// load writes its registers together), stored to shared memory before
@@ -124,29 +195,132 @@ __device__ __forceinline__ uint64_t load_inflight(uint32_t rsrc, uint32_t B, uin
 	// data had arrived (measured: alpha ~100 cycles, below one round trip).
 	uint32_t touch = 0;
 #pragma unroll
-	for (uint32_t j = 0; j < INFLIGHT; j++)
+	for (uint32_t j = 0; j < N; j++)
 		touch ^= x[j].x;
 	st_shared_u32(base + MARROW_DSM_CTRL_OFFSET + 256u + 4u * (tid >> 5), touch);
 	named_barrier(1, G);
-	if (tid == 0) {
+	if (tid == 0)
+		stamp();
+	// The checksum of the last batch, after the end stamp.
+#pragma unroll
+	for (uint32_t j = 0; j < N; j++)
+		if (j < rest)
+			acc += foldw<W>(x[j], v0 + tid + (done + j) * G);
+	return acc;
+}
+
+// Per-burst bookkeeping of one group's thread 0 (params.bursts > 1).
+struct BurstClock {
+	uint64_t busy = 0, first = 0, min = ~0ull, start = 0;
+	__device__ __forceinline__ void begin() { start = gpu_clock64(); }
+	__device__ __forceinline__ uint64_t end()
+	{
+		const uint64_t e = gpu_clock64();
+		const uint64_t d = e - start;
+		first = busy == 0 ? d : first;
+		busy += d;
+		min = d < min ? d : min;
+		return e;
+	}
+	__device__ __forceinline__ void write(marrow_dsm_sample *me) const
+	{
+		me->burst_busy_cycles = busy;
+		me->burst_first_cycles = first;
+		me->burst_min_cycles = min;
+	}
+};
+
+// The load group's whole tile at width W, N per wait: one range (the
+// default), or params.bursts ranges separated by idle gaps.
+template <uint32_t W, uint32_t N, bool PROBES, uint32_t GFIX>
+__device__ __forceinline__ uint64_t load_tile(const TrafficArgs &a, uint32_t rsrc, uint32_t B, uint32_t tid,
+					      uint32_t G, uint32_t base, marrow_dsm_sample *me)
+{
+	auto stamp_end = [me]() {
 		uint64_t c = gpu_clock64();
 		uint64_t g = gpu_globaltimer_ns();
 		me->clk_load_end = c;
 		me->gt_load_end = g;
+	};
+	if (!PROBES || a.bursts <= 1)
+		return load_inflight<W, N, GFIX>(rsrc, B / W, 0, tid, G, base, stamp_end);
+	const uint32_t S = B / a.bursts;
+	BurstClock bc;
+	uint64_t acc = 0;
+	for (uint32_t i = 0; i < a.bursts; i++) {
+		named_barrier(1, G);
+		if (tid == 0)
+			bc.begin();
+		acc += load_inflight<W, N, GFIX>(rsrc + i * S, S / W, i * S / W, tid, G, base, [&bc]() { bc.end(); });
+		if (i + 1 < a.bursts)
+			idle_until(gpu_clock64(), a.burst_gap);
 	}
-	// The checksum of the last batch, after the end stamp.
-#pragma unroll
-	for (uint32_t j = 0; j < INFLIGHT; j++)
-		if (j < rest)
-			acc += foldw<W>(x[j], tid + (done + j) * G);
+	if (tid == 0) {
+		stamp_end();
+		bc.write(me);
+	}
 	return acc;
+}
+
+template <uint32_t W, uint32_t BUILD>
+__device__ __forceinline__ uint64_t load_width_any(const TrafficArgs &a, uint32_t rsrc, uint32_t B, uint32_t tid,
+						   uint32_t G, uint32_t base, marrow_dsm_sample *me)
+{
+	constexpr uint32_t N = BUILD == BUILD_BYTES ? InflightBytes<W>::loads : INFLIGHT;
+	constexpr uint32_t GFIX = BUILD == BUILD_BYTES ? MARROW_DSM_DEFAULT_GROUP_THREADS : 0u;
+	return load_tile<W, N, BUILD != BUILD_BASE, GFIX>(a, rsrc, B, tid, G, base, me);
+}
+
+// The store group's tile: one range, or bursts with idle gaps. Returns after
+// the group's end stamp (FENCE end); with the RENDEZVOUS end the kernel
+// stamps after the extra cluster barrier instead.
+template <bool PROBES>
+__device__ __forceinline__ void store_group(const TrafficArgs &a, uint32_t src, const RemoteDst &dst, uint32_t B,
+					    uint32_t t, uint32_t G, marrow_dsm_sample *me)
+{
+	if (!PROBES || a.bursts <= 1) {
+		store_any<PROBES>(a, src, dst, B, t, G);
+		if (PROBES && a.store_end == MARROW_DSM_STORE_END_RENDEZVOUS)
+			return;
+		// Remote stores are weak: the group is done only once they are
+		// visible at cluster scope.
+		gpu_fence_acq_rel_cluster();
+		named_barrier(2, G);
+	} else {
+		const uint32_t S = B / a.bursts;
+		BurstClock bc;
+		for (uint32_t i = 0; i < a.bursts; i++) {
+			named_barrier(2, G);
+			if (t == 0)
+				bc.begin();
+			const RemoteDst d = {dst.cluster + i * S, dst.generic + i * S};
+			store_any<PROBES>(a, src + i * S, d, S, t, G);
+			gpu_fence_acq_rel_cluster();
+			named_barrier(2, G);
+			if (t == 0)
+				bc.end();
+			if (i + 1 < a.bursts)
+				idle_until(gpu_clock64(), a.burst_gap);
+		}
+		if (t == 0)
+			bc.write(me);
+	}
+	if (t == 0) {
+		uint64_t c = gpu_clock64();
+		uint64_t g = gpu_globaltimer_ns();
+		me->clk_store_end = c;
+		me->gt_store_end = g;
+	}
 }
 #endif
 
+template <uint32_t BUILD>
 __global__ void __launch_bounds__(1024, 1)
 	traffic_kernel(const __grid_constant__ TrafficArgs a, uint32_t run, marrow_dsm_sample *out)
 {
 #if DSM_SM90
+	constexpr bool PROBES = BUILD != BUILD_BASE;
+	const uint32_t offset = PROBES ? a.remote_offset : 0u;
 	extern __shared__ __align__(128) uint8_t smem[];
 	const uint32_t tid = threadIdx.x;
 	const uint32_t G = a.group_threads;
@@ -155,8 +329,9 @@ __global__ void __launch_bounds__(1024, 1)
 	const uint32_t B = a.tile_bytes;
 	const uint32_t nvec = B / 16u;
 	const uint32_t base = shared_addr(smem);
-	const uint32_t src = base + MARROW_DSM_SRC_OFFSET;
-	const uint32_t recv = base + MARROW_DSM_RECV_OFFSET;
+	// remote_offset moves the tile in both regions (E11's address scan).
+	const uint32_t src = base + MARROW_DSM_SRC_OFFSET + offset;
+	const uint32_t recv = base + MARROW_DSM_RECV_OFFSET + offset;
 	const uint32_t bar = base + MARROW_DSM_CTRL_OFFSET;
 	uint64_t *sums = reinterpret_cast<uint64_t *>(smem + MARROW_DSM_CTRL_OFFSET + 64);
 	const int load_peer = a.load_from[rank];
@@ -168,8 +343,8 @@ __global__ void __launch_bounds__(1024, 1)
 
 	// ---- setup (untimed): fresh pattern in the source tile, poison in the
 	// receive buffer, so nothing left over from an earlier run can pass.
-	uint4 *s4 = reinterpret_cast<uint4 *>(smem + MARROW_DSM_SRC_OFFSET);
-	uint4 *r4 = reinterpret_cast<uint4 *>(smem + MARROW_DSM_RECV_OFFSET);
+	uint4 *s4 = reinterpret_cast<uint4 *>(smem + MARROW_DSM_SRC_OFFSET + offset);
+	uint4 *r4 = reinterpret_cast<uint4 *>(smem + MARROW_DSM_RECV_OFFSET + offset);
 	for (uint32_t v = tid; v < nvec; v += blockDim.x) {
 		uint32_t i = 4u * v;
 		s4[v] = make_uint4(pattern(run, rank, i), pattern(run, rank, i + 1), pattern(run, rank, i + 2),
@@ -179,6 +354,7 @@ __global__ void __launch_bounds__(1024, 1)
 	if (tid == 0) {
 		sums[0] = 0;
 		sums[1] = 0;
+		sums[2] = 0;
 	}
 	// TMA reads the source and writes the receive buffer through the async
 	// proxy: order this thread's generic writes before that.
@@ -242,11 +418,11 @@ __global__ void __launch_bounds__(1024, 1)
 					me->gt_load_end = g;
 				}
 			} else if (a.load_width == 4) {
-				acc = load_inflight<4>(rsrc, B, tid, G, base, me);
+				acc = load_width_any<4, BUILD>(a, rsrc, B, tid, G, base, me);
 			} else if (a.load_width == 8) {
-				acc = load_inflight<8>(rsrc, B, tid, G, base, me);
+				acc = load_width_any<8, BUILD>(a, rsrc, B, tid, G, base, me);
 			} else {
-				acc = load_inflight<16>(rsrc, B, tid, G, base, me);
+				acc = load_width_any<16, BUILD>(a, rsrc, B, tid, G, base, me);
 			}
 			acc = warp_sum(acc);
 			if ((tid & 31u) == 0)
@@ -255,23 +431,12 @@ __global__ void __launch_bounds__(1024, 1)
 	} else if (tid < 2u * G) {
 		if (store_peer >= 0) {
 			const uint32_t t = tid - G;
-			const uint32_t rdst = mapa(a.store_src[store_peer] ? src : recv, (uint32_t)store_peer);
-			if (a.store_width == 4)
-				store_tile<4>(src, rdst, B, t, G);
-			else if (a.store_width == 8)
-				store_tile<8>(src, rdst, B, t, G);
-			else
-				store_tile<16>(src, rdst, B, t, G);
-			// Remote stores are weak: the group is done only once they are
-			// visible at cluster scope.
-			gpu_fence_acq_rel_cluster();
-			named_barrier(2, G);
-			if (t == 0) {
-				uint64_t c = gpu_clock64();
-				uint64_t g = gpu_globaltimer_ns();
-				me->clk_store_end = c;
-				me->gt_store_end = g;
-			}
+			const uint32_t dst_local = a.store_src[store_peer] ? src : recv;
+			const RemoteDst dst = {mapa(dst_local, (uint32_t)store_peer),
+					       PROBES && a.store_kernel == MARROW_DSM_STORE_GENERIC
+						       ? mapa_generic(smem + (dst_local - base), (uint32_t)store_peer)
+						       : 0ull};
+			store_group<PROBES>(a, src, dst, B, t, G, me);
 		}
 	} else if (tid == ctl) {
 		if (tma_peer >= 0) {
@@ -301,6 +466,26 @@ __global__ void __launch_bounds__(1024, 1)
 			if (!done)
 				me->flags |= MARROW_DSM_F_TIMEOUT;
 		}
+	} else if (PROBES && tid >= ctl + 32u && ((a.pressure_mask >> rank) & 1u)) {
+		// Pressure warps: local shared-memory traffic during the transfer.
+		const uint32_t w = (tid - ctl - 32u) >> 5;
+		uint64_t ops = pressure_warp(base + PRESSURE_SCRATCH, w, tid & 31u, a.pressure_pattern, a.pressure_cycles);
+		ops = warp_sum(ops);
+		if ((tid & 31u) == 0)
+			atomicAdd(reinterpret_cast<unsigned long long *>(&sums[2]), (unsigned long long)ops);
+	}
+
+	if (PROBES && a.store_end == MARROW_DSM_STORE_END_RENDEZVOUS) {
+		// The study's store end: one cluster-wide rendezvous after the tile
+		// (every thread of every CTA; params refuse pressure warps and
+		// bursts with it, so nobody else is still busy).
+		cluster_sync();
+		if (tid == G && store_peer >= 0) {
+			uint64_t c = gpu_clock64();
+			uint64_t g = gpu_globaltimer_ns();
+			me->clk_store_end = c;
+			me->gt_store_end = g;
+		}
 	}
 
 	// ---- after the end stamps: everything delivered and visible, nobody
@@ -325,6 +510,7 @@ __global__ void __launch_bounds__(1024, 1)
 	if (tid == 0) {
 		me->load_sum = sums[0];
 		me->recv_sum = sums[1];
+		me->pressure_ops = sums[2];
 		me->smid_start = smid0;
 		me->smid_end = smid();
 	}
@@ -368,7 +554,7 @@ int validate_params(const marrow_dsm_params *p, uint32_t out_count, TrafficArgs 
 	uint32_t chunk = p->tma_chunk_bytes ? p->tma_chunk_bytes : MARROW_DSM_MAX_TMA_CHUNK;
 	if (chunk < 16 || chunk > MARROW_DSM_MAX_TMA_CHUNK || chunk % 16)
 		return marrow_fail(MARROW_EINVAL, "%s: tma_chunk_bytes %u must be a multiple of 16 in 16..16384", fn, chunk);
-	if (p->load_kernel > MARROW_DSM_LOAD_BATCHED)
+	if (p->load_kernel > MARROW_DSM_LOAD_INFLIGHT_BYTES)
 		return marrow_fail(MARROW_EINVAL, "%s: load_kernel %u unknown", fn, p->load_kernel);
 	const uint32_t sw = p->store_width ? p->store_width : MARROW_DSM_DEFAULT_ACCESS_WIDTH;
 	const uint32_t lw = p->load_width ? p->load_width : MARROW_DSM_DEFAULT_ACCESS_WIDTH;
@@ -379,6 +565,45 @@ int validate_params(const marrow_dsm_params *p, uint32_t out_count, TrafficArgs 
 	if (lw != 16 && p->load_kernel == MARROW_DSM_LOAD_BATCHED)
 		return marrow_fail(MARROW_EINVAL, "%s: load_width %u needs the INFLIGHT load kernel (BATCHED loads 16 B)",
 				   fn, lw);
+	// The probes' knobs (all 0 = the kernel of every earlier result).
+	if (p->remote_offset % 16u || (uint64_t)p->remote_offset + p->tile_bytes > MARROW_DSM_MAX_TILE_BYTES)
+		return marrow_fail(MARROW_EINVAL, "%s: remote_offset %u must be a multiple of 16 with remote_offset + "
+				   "tile_bytes <= %u", fn, p->remote_offset, MARROW_DSM_MAX_TILE_BYTES);
+	if (p->pressure_warps > MARROW_DSM_MAX_PRESSURE_WARPS)
+		return marrow_fail(MARROW_EINVAL, "%s: pressure_warps %u above %u", fn, p->pressure_warps,
+				   MARROW_DSM_MAX_PRESSURE_WARPS);
+	if (2u * g + 32u + 32u * p->pressure_warps > 1024u)
+		return marrow_fail(MARROW_EINVAL, "%s: %u pressure warps do not fit beside 2 x %u group threads and the "
+				   "control warp (1024 threads per CTA at most)", fn, p->pressure_warps, g);
+	if ((p->pressure_warps == 0) != (p->pressure_ranks == 0))
+		return marrow_fail(MARROW_EINVAL, "%s: pressure_warps %u and pressure_ranks 0x%x must both be 0 or both "
+				   "non-zero", fn, p->pressure_warps, p->pressure_ranks);
+	if (p->pressure_ranks >> n)
+		return marrow_fail(MARROW_EINVAL, "%s: pressure_ranks 0x%x names a rank outside the cluster of %u", fn,
+				   p->pressure_ranks, n);
+	if (p->pressure_pattern > MARROW_DSM_PRESSURE_CONFLICT)
+		return marrow_fail(MARROW_EINVAL, "%s: pressure_pattern %u unknown", fn, p->pressure_pattern);
+	const uint32_t bursts = p->bursts ? p->bursts : 1u;
+	if (bursts > MARROW_DSM_MAX_BURSTS || p->tile_bytes % (16u * bursts))
+		return marrow_fail(MARROW_EINVAL, "%s: bursts %u must be <= %u and divide tile_bytes %u into multiples of "
+				   "16 B", fn, p->bursts, MARROW_DSM_MAX_BURSTS, p->tile_bytes);
+	if (p->store_kernel > MARROW_DSM_STORE_GENERIC)
+		return marrow_fail(MARROW_EINVAL, "%s: store_kernel %u unknown", fn, p->store_kernel);
+	if (p->store_unroll != 0 && p->store_unroll != 1 && p->store_unroll != UNROLL)
+		return marrow_fail(MARROW_EINVAL, "%s: store_unroll %u must be 1 or %u (0 = %u)", fn, p->store_unroll,
+				   UNROLL, UNROLL);
+	if (p->probe_build > 1 || p->reserved2 != 0)
+		return marrow_fail(MARROW_EINVAL, "%s: probe_build %u must be 0 or 1 and reserved2 0", fn, p->probe_build);
+	if (p->store_end > MARROW_DSM_STORE_END_RENDEZVOUS)
+		return marrow_fail(MARROW_EINVAL, "%s: store_end %u unknown", fn, p->store_end);
+	if (p->store_end == MARROW_DSM_STORE_END_RENDEZVOUS && (p->pressure_warps || bursts > 1))
+		return marrow_fail(MARROW_EINVAL, "%s: the rendezvous store end cannot be combined with pressure warps or "
+				   "bursts (every thread joins the rendezvous)", fn);
+	if (p->load_kernel == MARROW_DSM_LOAD_INFLIGHT_BYTES && g != MARROW_DSM_DEFAULT_GROUP_THREADS)
+		return marrow_fail(MARROW_EINVAL, "%s: the INFLIGHT_BYTES load kernel is built for %u group threads, not %u",
+				   fn, MARROW_DSM_DEFAULT_GROUP_THREADS, g);
+	if (bursts > 1 && p->load_kernel == MARROW_DSM_LOAD_BATCHED)
+		return marrow_fail(MARROW_EINVAL, "%s: bursts need an INFLIGHT load kernel", fn);
 	memset(a, 0, sizeof(*a));
 	int storers[MARROW_DSM_MAX_RANKS] = {0};
 	int tmas[MARROW_DSM_MAX_RANKS] = {0};
@@ -403,6 +628,9 @@ int validate_params(const marrow_dsm_params *p, uint32_t out_count, TrafficArgs 
 			if (k == 2)
 				tmas[peer]++;
 		}
+		if (bursts > 1 && r < n && (p->tma_to[r] != -1 || (p->load_from[r] != -1 && p->store_to[r] != -1)))
+			return marrow_fail(MARROW_EINVAL, "%s: with bursts a rank may load or store, not both, and nobody "
+					   "may TMA (rank %u)", fn, r);
 		a->load_from[r] = p->load_from[r];
 		a->store_to[r] = p->store_to[r];
 		a->tma_to[r] = p->tma_to[r];
@@ -430,14 +658,26 @@ int validate_params(const marrow_dsm_params *p, uint32_t out_count, TrafficArgs 
 	a->store_width = sw;
 	a->load_width = lw;
 	a->wait_budget = p->wait_budget_cycles ? p->wait_budget_cycles : MARROW_DSM_DEFAULT_WAIT_CYCLES;
+	a->remote_offset = p->remote_offset;
+	a->pressure_warps = p->pressure_warps;
+	a->pressure_mask = p->pressure_ranks;
+	a->pressure_pattern = p->pressure_pattern;
+	a->pressure_cycles = p->pressure_cycles ? p->pressure_cycles : MARROW_DSM_DEFAULT_PRESSURE_CYCLES;
+	a->bursts = bursts;
+	a->burst_gap = p->burst_gap_cycles;
+	a->store_kernel = p->store_kernel;
+	a->store_unroll = p->store_unroll ? p->store_unroll : UNROLL;
+	a->store_end = p->store_end;
+	a->probe_build = p->probe_build;
 	return MARROW_OK;
 }
 
-cudaLaunchConfig_t launch_config(uint32_t n, uint32_t g, cudaLaunchAttribute *attr)
+// Block: load group, store group, control warp, then the pressure warps.
+cudaLaunchConfig_t launch_config(uint32_t n, uint32_t g, uint32_t pressure_warps, cudaLaunchAttribute *attr)
 {
 	cudaLaunchConfig_t cfg = {};
 	cfg.gridDim = dim3(n, 1, 1);
-	cfg.blockDim = dim3(2 * g + 32, 1, 1);
+	cfg.blockDim = dim3(2 * g + 32 + 32 * pressure_warps, 1, 1);
 	cfg.dynamicSmemBytes = MARROW_DSM_SMEM_BYTES;
 	cfg.stream = 0;
 	attr[0].id = cudaLaunchAttributeClusterDimension;
@@ -449,14 +689,27 @@ cudaLaunchConfig_t launch_config(uint32_t n, uint32_t g, cudaLaunchAttribute *at
 	return cfg;
 }
 
-int set_attributes()
+typedef void (*TrafficKernel)(TrafficArgs, uint32_t, marrow_dsm_sample *);
+
+// The build a call needs: BASE unless a probe knob or the INFLIGHT_BYTES
+// loads are asked for.
+TrafficKernel pick_kernel(const TrafficArgs &a)
 {
-	cudaError_t e = cudaFuncSetAttribute(traffic_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-					     (int)MARROW_DSM_SMEM_BYTES);
+	if (a.load_kernel == MARROW_DSM_LOAD_INFLIGHT_BYTES)
+		return traffic_kernel<BUILD_BYTES>;
+	if (a.probe_build || a.remote_offset || a.pressure_warps || a.bursts > 1 || a.store_kernel != MARROW_DSM_STORE_CLUSTER ||
+	    a.store_unroll != UNROLL || a.store_end != MARROW_DSM_STORE_END_FENCE)
+		return traffic_kernel<BUILD_PROBE>;
+	return traffic_kernel<BUILD_BASE>;
+}
+
+int set_attributes(TrafficKernel k)
+{
+	cudaError_t e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)MARROW_DSM_SMEM_BYTES);
 	if (e != cudaSuccess)
 		return marrow_cuda_fail(e, "cudaFuncSetAttribute(MaxDynamicSharedMemorySize)");
 	// Clusters above 8 CTAs are non-portable and refused without this.
-	e = cudaFuncSetAttribute(traffic_kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+	e = cudaFuncSetAttribute(k, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
 	if (e != cudaSuccess)
 		return marrow_cuda_fail(e, "cudaFuncSetAttribute(NonPortableClusterSizeAllowed)");
 	return MARROW_OK;
@@ -549,12 +802,12 @@ void validate_rep(const marrow_dsm_params *p, const TrafficArgs &a, uint32_t rep
 
 int traffic_max_active_clusters(int n, uint32_t group_threads, int *out)
 {
-	int rc = set_attributes();
+	int rc = set_attributes(traffic_kernel<BUILD_BASE>);
 	if (rc)
 		return rc;
 	cudaLaunchAttribute attr[1];
-	cudaLaunchConfig_t cfg = launch_config((uint32_t)n, group_threads, attr);
-	cudaError_t e = cudaOccupancyMaxActiveClusters(out, traffic_kernel, &cfg);
+	cudaLaunchConfig_t cfg = launch_config((uint32_t)n, group_threads, 0, attr);
+	cudaError_t e = cudaOccupancyMaxActiveClusters(out, traffic_kernel<BUILD_BASE>, &cfg);
 	if (e != cudaSuccess)
 		return marrow_cuda_fail(e, "cudaOccupancyMaxActiveClusters");
 	return MARROW_OK;
@@ -576,14 +829,15 @@ extern "C" MARROW_API int marrow_dsm_run(const struct marrow_dsm_params *p, stru
 	rc = require_hopper(p->device, &prop);
 	if (rc)
 		return rc;
-	rc = set_attributes();
+	const TrafficKernel kernel = pick_kernel(a);
+	rc = set_attributes(kernel);
 	if (rc)
 		return rc;
 	const uint32_t n = p->cluster_size;
 	cudaLaunchAttribute attr[1];
-	cudaLaunchConfig_t cfg = launch_config(n, a.group_threads, attr);
+	cudaLaunchConfig_t cfg = launch_config(n, a.group_threads, a.pressure_warps, attr);
 	int clusters = 0;
-	cudaError_t e = cudaOccupancyMaxActiveClusters(&clusters, traffic_kernel, &cfg);
+	cudaError_t e = cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg);
 	if (e != cudaSuccess)
 		return marrow_cuda_fail(e, "cudaOccupancyMaxActiveClusters");
 	if (clusters < 1)
@@ -604,7 +858,7 @@ extern "C" MARROW_API int marrow_dsm_run(const struct marrow_dsm_params *p, stru
 	for (uint32_t k = 0; k < total; k++) {
 		// Warm-up launches use seeds far from the measured ones.
 		uint32_t run = k < p->warmup ? p->run_id + 0x80000000u + k : p->run_id + (k - p->warmup);
-		e = cudaLaunchKernelEx(&cfg, traffic_kernel, a, run, d_out + (size_t)k * n);
+		e = cudaLaunchKernelEx(&cfg, kernel, a, run, d_out + (size_t)k * n);
 		if (e != cudaSuccess) {
 			rc = marrow_cuda_fail(e, "cudaLaunchKernelEx(traffic_kernel)");
 			goto out_free;

@@ -31,7 +31,7 @@ import java.util.function.IntFunction;
 /** SM-to-SM distributed shared memory experiments (E0-E10) on a Hopper-class GPU. */
 @Command(name = "dsm", mixinStandardHelpOptions = true,
         description = "Distributed shared memory (SM-to-SM) bandwidth and topology on Hopper (sm_90+): experiments E0-E10.",
-        subcommands = {DsmCommand.Run.class, DsmCommand.Plot.class})
+        subcommands = {DsmCommand.Run.class, DsmCommand.Plot.class, DsmModelCommand.class})
 public final class DsmCommand {
 
     /** Exit code when no suitable GPU is present ({@link ExitCodes#UNAVAILABLE}). */
@@ -50,8 +50,9 @@ public final class DsmCommand {
         OutputOptions out;
 
         @Option(names = "--experiment", required = true,
-                description = "all, an id (E0..E10) or a name (preflight, latency, one-way-load, one-way-store, "
-                        + "one-way-tma, bidirectional, mixed, ring-scaling, ring-strides, all-pairs, sharing); comma-separated")
+                description = "all (E0..E10), probes (E11..E16), an id (E0..E16) or a name (preflight, latency, one-way-load, "
+                        + "one-way-store, one-way-tma, bidirectional, mixed, ring-scaling, ring-strides, all-pairs, sharing, "
+                        + "address-offset, smem-pressure, burst, store-variants, ring16-isolate, model); comma-separated")
         String experiment;
 
         @Option(names = "--device", defaultValue = "0", description = "CUDA device ordinal. Default: ${DEFAULT-VALUE}")

@@ -44,9 +44,12 @@ public interface DsmDevice {
         return KernelConfig.DEFAULT_WIDTH;
     }
 
-    /** marrow_dsm_load_kernel: INFLIGHT = 0 (default), BATCHED = 1 (the first kernel, kept for comparison). */
+    /**
+     * marrow_dsm_load_kernel: INFLIGHT = 0 (default), BATCHED = 1 (the first kernel, kept for comparison),
+     * INFLIGHT_BYTES = 2 (the same 208 bytes in flight per thread at every load width).
+     */
     enum LoadKernel implements dev.marrow.internal.ffi.CEnum {
-        INFLIGHT, BATCHED;
+        INFLIGHT, BATCHED, INFLIGHT_BYTES;
 
         @Override
         public String component() {

@@ -43,13 +43,19 @@ public final class DsmLayouts {
     public static final StructLayout PARAMS = layout(LIB, "marrow_dsm_params",
             i32("device"), i32("cluster_size"), i32("tile_bytes"), i32("reps"), i32("warmup"), i32("group_threads"),
             i32("tma_chunk_bytes"), i32("run_id"), i32("timeout_ms"), i32("load_kernel"), i64("wait_budget_cycles"),
-            bytes("load_from"), bytes("store_to"), bytes("tma_to"), i32("store_width"), i32("load_width"));
+            bytes("load_from"), bytes("store_to"), bytes("tma_to"), i32("store_width"), i32("load_width"),
+            // appended for the probes (E11-E15): Probe
+            i32("remote_offset"), i32("pressure_warps"), i32("pressure_ranks"), i32("pressure_pattern"), i32("bursts"),
+            i32("store_kernel"), i64("burst_gap_cycles"), i64("pressure_cycles"), i32("store_unroll"), i32("store_end"),
+            i32("probe_build"));
 
     public static final StructLayout SAMPLE = layout(LIB, "marrow_dsm_sample",
             i32("rep"), i32("rank"), i32("smid_start"), i32("smid_end"), i32("flags"), i32("roles"), i64("clk_start"),
             i64("gt_start"), i64("clk_load_end"), i64("gt_load_end"), i64("clk_store_end"), i64("gt_store_end"),
             i64("clk_recv_end"), i64("gt_recv_end"), i64("clk_tma_issued"), i64("wait_polls"), i64("load_sum"),
-            i64("load_expect"), i64("recv_sum"), i64("recv_expect"));
+            i64("load_expect"), i64("recv_sum"), i64("recv_expect"),
+            // appended for the probes
+            i64("pressure_ops"), i64("burst_busy_cycles"), i64("burst_first_cycles"), i64("burst_min_cycles"));
 
     public static final StructLayout LAT_PARAMS = layout(LIB, "marrow_dsm_lat_params",
             i32("device"), i32("cluster_size"), i32("hops"), i32("reps"), i32("stride_words"));

@@ -20,7 +20,7 @@ public final class DsmTable {
     private DsmTable() {
     }
 
-    static final Set<String> HIDDEN_ROWS = Set.of("point", "pair");
+    static final Set<String> HIDDEN_ROWS = Set.of("point", "pair", "offset"); // offset: E11's 128 per stream
 
     public static String render(List<ResultRecord> records, Map<String, Object> env) {
         Map<String, List<ResultRecord>> groups = new LinkedHashMap<>();

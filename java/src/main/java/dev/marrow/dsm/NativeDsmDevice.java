@@ -148,12 +148,13 @@ public final class NativeDsmDevice implements DsmDevice {
         setInt(p, P, "tile_bytes", tileBytes);
         setInt(p, P, "reps", reps);
         setInt(p, P, "warmup", warmup);
-        setInt(p, P, "group_threads", config.groupThreads());
+        setInt(p, P, "group_threads", spec.probe().threads(config.groupThreads()));
         setInt(p, P, "tma_chunk_bytes", config.tmaChunkBytes());
         setInt(p, P, "load_kernel", config.loadKernel().code());
-        setInt(p, P, "store_width", config.storeWidth());
+        setInt(p, P, "store_width", spec.probe().width(config.storeWidth()));
         setInt(p, P, "load_width", config.loadWidth());
         setInt(p, P, "run_id", runId);
+        writeProbe(p, spec.probe());
         MemorySegment lo = CStruct.slice(p, P, "load_from");
         MemorySegment so = CStruct.slice(p, P, "store_to");
         MemorySegment to = CStruct.slice(p, P, "tma_to");
@@ -164,13 +165,31 @@ public final class NativeDsmDevice implements DsmDevice {
         }
     }
 
+    /** The probe fields appended to marrow_dsm_params (all 0 for Probe.NONE). */
+    private static void writeProbe(MemorySegment p, Probe q) {
+        StructLayout P = DsmLayouts.PARAMS;
+        setInt(p, P, "remote_offset", q.remoteOffset());
+        setInt(p, P, "pressure_warps", q.pressureWarps());
+        setInt(p, P, "pressure_ranks", q.pressureRanks());
+        setInt(p, P, "pressure_pattern", q.conflict() ? 1 : 0);
+        setInt(p, P, "bursts", q.bursts());
+        setInt(p, P, "store_kernel", q.genericStore() ? 1 : 0);
+        CStruct.setLong(p, P, "burst_gap_cycles", q.burstGapCycles());
+        CStruct.setLong(p, P, "pressure_cycles", q.pressureWarps() > 0 ? Probe.PRESSURE_CYCLES : 0);
+        setInt(p, P, "store_unroll", q.storeUnroll());
+        setInt(p, P, "store_end", q.rendezvousEnd() ? 1 : 0);
+        setInt(p, P, "probe_build", q.probeBuild() ? 1 : 0);
+    }
+
     private static Sample sample(MemorySegment s) {
         StructLayout S = DsmLayouts.SAMPLE;
         return new Sample(getInt(s, S, "rep"), getInt(s, S, "rank"), getInt(s, S, "smid_start"), getInt(s, S, "smid_end"),
                 getInt(s, S, "flags"), getInt(s, S, "roles"), getLong(s, S, "clk_start"), getLong(s, S, "gt_start"),
                 getLong(s, S, "clk_load_end"), getLong(s, S, "gt_load_end"), getLong(s, S, "clk_store_end"), getLong(s, S, "gt_store_end"),
                 getLong(s, S, "clk_recv_end"), getLong(s, S, "gt_recv_end"), getLong(s, S, "clk_tma_issued"), getLong(s, S, "wait_polls"),
-                getLong(s, S, "load_sum"), getLong(s, S, "load_expect"), getLong(s, S, "recv_sum"), getLong(s, S, "recv_expect"));
+                getLong(s, S, "load_sum"), getLong(s, S, "load_expect"), getLong(s, S, "recv_sum"), getLong(s, S, "recv_expect"),
+                getLong(s, S, "pressure_ops"), getLong(s, S, "burst_busy_cycles"), getLong(s, S, "burst_first_cycles"),
+                getLong(s, S, "burst_min_cycles"));
     }
 
     @Override

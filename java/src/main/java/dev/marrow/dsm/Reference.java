@@ -56,4 +56,20 @@ public final class Reference {
     public static final Ref PAIR_MAX = new Ref(32.00, "GB/s", STUDY + ", end-to-end at 64 KiB");
     // E10
     public static final Ref MODEL_PER_SM = new Ref(128.0 / 6.0, "B/cycle", STUDY + ", model 4 x 32 B per 6 SMs");
+    // E11-E16 (the probes)
+    public static final Ref OFFSET_SPREAD = new Ref(0.39, "% change in cycles", STUDY
+            + ", 32-B remote address offset scanned over 4 KiB");
+    public static final Ref PRESSURE_MIN = new Ref(3628, "cycles", STUDY
+            + ", remote-load completion with up to 16 warps of local shared-memory pressure");
+    public static final Ref PRESSURE_MAX = new Ref(3633, "cycles", STUDY
+            + ", remote-load completion with up to 16 warps of local shared-memory pressure");
+    public static final Ref BURST_CEILING = new Ref(21.3, "B/cycle", STUDY
+            + ", no material temporary rate above it for cold commands, trains or separated bursts");
+    /** The study's one-way load and duplex read with the digits its model arithmetic uses. */
+    public static final Ref MODEL_LOAD_ONE_WAY = new Ref(19.874, "B/cycle", STUDY + ", model input");
+    public static final Ref MODEL_LOAD_DUPLEX = new Ref(15.372, "B/cycle", STUDY + ", measured duplex read");
+    public static final Ref MODEL_DUPLEX_PREDICTED = new Ref(15.90, "B/cycle", STUDY
+            + ", 128-B response + one 32-B command flit, scaled by one-way utilisation");
+    public static final Ref MODEL_CYCLES_PER_128_ONE_WAY = new Ref(6.441, "cycles per 128 B", STUDY);
+    public static final Ref MODEL_CYCLES_PER_128_DUPLEX = new Ref(8.327, "cycles per 128 B", STUDY);
 }

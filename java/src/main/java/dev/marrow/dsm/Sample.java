@@ -4,12 +4,27 @@ package dev.marrow.dsm;
 /**
  * One rank of one launch (struct marrow_dsm_sample). clk* values are
  * %clock64 of this rank's own SM; gt* values are %globaltimer ns.
+ * pressureOps and burst* are the probes' fields (Probe): shared-memory
+ * accesses of this rank's pressure warps, and the sum / first / shortest
+ * per-burst duration of its load or store group, in its own cycles.
  */
 public record Sample(int rep, int rank, int smidStart, int smidEnd, int flags, int roles,
                      long clkStart, long gtStart, long clkLoadEnd, long gtLoadEnd,
                      long clkStoreEnd, long gtStoreEnd, long clkRecvEnd, long gtRecvEnd,
                      long clkTmaIssued, long waitPolls,
-                     long loadSum, long loadExpect, long recvSum, long recvExpect) {
+                     long loadSum, long loadExpect, long recvSum, long recvExpect,
+                     long pressureOps, long burstBusyCycles, long burstFirstCycles, long burstMinCycles) {
+
+    /** A sample without probe fields (no pressure warps ran, one burst). */
+    public Sample(int rep, int rank, int smidStart, int smidEnd, int flags, int roles,
+                  long clkStart, long gtStart, long clkLoadEnd, long gtLoadEnd,
+                  long clkStoreEnd, long gtStoreEnd, long clkRecvEnd, long gtRecvEnd,
+                  long clkTmaIssued, long waitPolls,
+                  long loadSum, long loadExpect, long recvSum, long recvExpect) {
+        this(rep, rank, smidStart, smidEnd, flags, roles, clkStart, gtStart, clkLoadEnd, gtLoadEnd, clkStoreEnd,
+                gtStoreEnd, clkRecvEnd, gtRecvEnd, clkTmaIssued, waitPolls, loadSum, loadExpect, recvSum, recvExpect,
+                0, 0, 0, 0);
+    }
 
     // The flag and role bits of marrow_dsm.h (MARROW_DSM_F_*, MARROW_DSM_ROLE_*). Samples are also made
     // without the library (the synthetic device of the tests), so the values are Java's here;

@@ -6,7 +6,8 @@ import java.util.Arrays;
 /**
  * What every rank of one cluster does in a sample: load a peer's source tile,
  * store into a peer's receive buffer, TMA-put into a peer's receive buffer
- * (-1 = no such role). Immutable; the with* methods return a copy.
+ * (-1 = no such role), and the probes' per-call knobs ({@link Probe}, NONE
+ * unless an E11-E15 probe sets them). Immutable; the with* methods return a copy.
  */
 public final class Spec {
     private final String name;
@@ -14,8 +15,13 @@ public final class Spec {
     private final int[] loadFrom;
     private final int[] storeTo;
     private final int[] tmaTo;
+    private final Probe probe;
 
     private Spec(String name, int clusterSize, int[] loadFrom, int[] storeTo, int[] tmaTo) {
+        this(name, clusterSize, loadFrom, storeTo, tmaTo, Probe.NONE);
+    }
+
+    private Spec(String name, int clusterSize, int[] loadFrom, int[] storeTo, int[] tmaTo, Probe probe) {
         if (clusterSize < 2 || clusterSize > DsmLayouts.MAX_RANKS) {
             throw new IllegalArgumentException("cluster size must be 2..16, not " + clusterSize);
         }
@@ -24,6 +30,7 @@ public final class Spec {
         this.loadFrom = loadFrom;
         this.storeTo = storeTo;
         this.tmaTo = tmaTo;
+        this.probe = probe;
     }
 
     /** A cluster of n idle ranks. */
@@ -34,7 +41,16 @@ public final class Spec {
     }
 
     public Spec named(String newName) {
-        return new Spec(newName, clusterSize, loadFrom, storeTo, tmaTo);
+        return new Spec(newName, clusterSize, loadFrom, storeTo, tmaTo, probe);
+    }
+
+    /** The same roles with these probe knobs. */
+    public Spec withProbe(Probe p) {
+        return new Spec(name, clusterSize, loadFrom, storeTo, tmaTo, p);
+    }
+
+    public Probe probe() {
+        return probe;
     }
 
     /** reader loads peer's source tile (data flows peer to reader). */
@@ -62,7 +78,7 @@ public final class Spec {
         int[] s = storeTo.clone();
         int[] t = tmaTo.clone();
         (kind == 0 ? l : kind == 1 ? s : t)[rank] = peer;
-        return new Spec(name, clusterSize, l, s, t);
+        return new Spec(name, clusterSize, l, s, t, probe);
     }
 
     private void check(int r) {
@@ -104,6 +120,7 @@ public final class Spec {
 
     @Override
     public String toString() {
-        return name + " (cluster " + clusterSize + ")";
+        String p = probe.label();
+        return name + " (cluster " + clusterSize + (p.isEmpty() ? "" : ", " + p) + ")";
     }
 }

@@ -27,7 +27,7 @@ public final class Sweep {
     }
 
     public static Result run(DsmContext ctx, Spec spec, List<Stream> streams) {
-        return ctx.cached("sweep:" + spec.name() + ":" + spec.clusterSize() + ":" + labels(streams),
+        return ctx.cached("sweep:" + spec.name() + ":" + spec.clusterSize() + ":" + spec.probe() + ":" + labels(streams),
                 () -> measure(ctx, spec, streams, ctx.sizes()));
     }
 

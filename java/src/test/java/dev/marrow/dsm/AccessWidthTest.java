@@ -98,7 +98,7 @@ class AccessWidthTest {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment p = a.allocate(P);
             NativeDsmDevice.writeParams(p, 0, c, spec, 24 * 1024, 30, 3, 7);
-            assertEquals(112, p.get(JAVA_INT, 0)); // size = sizeof(struct marrow_dsm_params)
+            assertEquals(168, p.get(JAVA_INT, 0)); // size = sizeof(struct marrow_dsm_params)
             assertEquals(0, p.get(JAVA_INT, 4)); // comp_mask
             assertEquals(8, p.get(JAVA_INT, DsmLayouts.offset(P, "store_width")));
             assertEquals(4, p.get(JAVA_INT, DsmLayouts.offset(P, "load_width")));

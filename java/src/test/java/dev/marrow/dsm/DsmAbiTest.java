@@ -30,10 +30,13 @@ class DsmAbiTest {
     void everyDsmStructMatchesTheCompiler() {
         assumeCudaLibrary();
         assertTrue(DsmFfi.LIB.layoutMismatches(DsmLayouts.ALL).isEmpty(), () -> DsmFfi.LIB.layoutMismatches(DsmLayouts.ALL).toString());
-        assertEquals(112, DsmLayouts.PARAMS.byteSize());
+        assertEquals(168, DsmLayouts.PARAMS.byteSize());
+        assertEquals(112, DsmLayouts.offset(DsmLayouts.PARAMS, "remote_offset"));
+        assertEquals(160, DsmLayouts.offset(DsmLayouts.PARAMS, "probe_build"));
         assertEquals(104, DsmLayouts.offset(DsmLayouts.PARAMS, "store_width"));
         assertEquals(108, DsmLayouts.offset(DsmLayouts.PARAMS, "load_width"));
-        assertEquals(144, DsmLayouts.SAMPLE.byteSize());
+        assertEquals(176, DsmLayouts.SAMPLE.byteSize());
+        assertEquals(144, DsmLayouts.offset(DsmLayouts.SAMPLE, "pressure_ops"));
     }
 
     @Test

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.marrow.cli;
+
+import dev.marrow.dsm.ModelInputs;
+import dev.marrow.dsm.ModelPredictions;
+import dev.marrow.dsm.ModelTable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+
+/** `dsm model`: the study's lane/flit model on the E2/E5 load fits of an earlier `dsm run` (no GPU needed). */
+@Command(name = "model", mixinStandardHelpOptions = true,
+        description = {"Evaluate the study's bandwidth model (4 x 32-B lanes per 6 SMs, 128-B read quantum plus one "
+                + "32-B command flit) on the one-way (E2) and duplex (E5) load of a `dsm run --format json` file,",
+                "beside the same model on the study's inputs and the study's published values. Needs no GPU."})
+public final class DsmModelCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = {"--input", "-i"}, required = true,
+            description = "JSON-lines file written by `dsm run --format json` holding E2 and E5")
+    Path input;
+
+    @Override
+    public Integer call() {
+        PrintWriter err = spec.commandLine().getErr();
+        if (!Files.isRegularFile(input)) {
+            err.println("marrow dsm model: --input " + input + " is not a file");
+            err.flush();
+            return picocli.CommandLine.ExitCode.USAGE;
+        }
+        ModelPredictions m;
+        try {
+            m = ModelInputs.fromJsonl(input);
+        } catch (IllegalArgumentException e) {
+            err.println("marrow dsm model: " + e.getMessage());
+            err.flush();
+            return 1;
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        out.print(ModelTable.render(m, input.getFileName().toString()));
+        out.flush();
+        return 0;
+    }
+}
