@@ -95,7 +95,7 @@ gen_corpus() {
 # so the committed seeds stay as they are.
 fuzz() {
   build
-  local log="$OUT/last-run.log"
+  local log="$OUT/last-${mode#--}.log"   # one per mode: a CI run beside a long run keeps both
   set +e
   ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}" UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1}" \
     "$BIN" -max_len=4096 -print_final_stats=1 -artifact_prefix="$OUT/artifacts/" "$@" \

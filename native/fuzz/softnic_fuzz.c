@@ -477,11 +477,15 @@ static void ring(struct qm *m, uint8_t mode, struct rd *r)
 	if (mode & FZ_RING_NO_UAR)
 		return;
 	if (!(mode & FZ_RING_RAW_UAR)) {
-		/* rdma-core style; bump it if it equals the last one so that it is seen */
+		/* rdma-core style. The engine sees a doorbell as a change from
+		 * the value it read last, which a raw doorbell may have set to
+		 * ours (or may still be waiting in the mailbox): pick a value
+		 * that differs from both, so that a correct ring is seen. */
+		int half = (mode & FZ_RING_HALF1) ? 1 : 0;
 		uint64_t old = __atomic_load_n((uint64_t *)uar, __ATOMIC_RELAXED);
 		db = mx_doorbell_value(m->pi, 0, m->v.qpn, 0);
-		if (db == old)
-			db ^= (uint64_t)1 << 63;
+		for (int bit = 63; db == old || db == m->qp->last_db[half]; bit--)
+			db ^= (uint64_t)1 << bit;
 	}
 	__atomic_store_n((uint64_t *)uar, db, __ATOMIC_RELEASE);
 }
