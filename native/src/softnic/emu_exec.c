@@ -333,6 +333,11 @@ static int execute(struct emu_thread *t, struct marrow_emu_qp *qp, uint32_t st)
 		uint32_t res;
 
 		if (st == MARROW_QPS_ERR) {
+			/* A whole WQE whose tail is not fetched yet (the shadow
+			 * window or the doorbell cut it) waits as in RTS; flushing
+			 * it early would flush its tail as further WQEs. */
+			if (ds != 0 && ds <= EMU_MAX_DS && nbb <= qp->sq_cnt && nbb > avail)
+				break;
 			nbb = skip_bbs(ds, avail);
 			emu_cqe_post(t, qp->scq, MX_CQE_REQ_ERR, opcode, qp, ci, 0, 0,
 				     MX_SYND_WR_FLUSH, EMU_VSYND_FLUSH);
