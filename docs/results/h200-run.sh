@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# One batched H200 call (device tool), run from the repository root with a
+# build made on the development machine (java/target/marrow-cli.jar,
+# java/target/test-classes, native/target/stage/lib) and a jlinked runtime
+# in .jrt/jrt plus the JUnit console in .jrt/junit.jar:
+#   OUT=$OUT bash docs/results/h200-run.sh PHASE...
+# Phases (any subset, in order):
+#   env        nvidia-smi, CPU, doctor
+#   junit      every GPU-tagged JUnit test (tree output)
+#   sanitize   compute-sanitizer memcheck, racecheck and synccheck over every
+#              kernel family (gda orderings x payloads, gda round trip, proxy
+#              latency and rate producers, DSM timer/latency/one-way/TMA),
+#              with small counts: correctness, not timing
+#   scaling    softnic rate, 8 B inline, batch 16, P producers = E engines,
+#              P in 1 2 4 8 (pinned where the CLI supports it)
+#   gda        gda latency ordering sweep + put+completion (no-regression rows)
+#   proxy      proxy rate, CUDA producers (no-regression rows)
+#   dsm        docs/results/h200-dsm-run2.sh when present
+# Every step is bounded by `timeout`; each writes its log under $OUT and one
+# line to $OUT/steps.txt (name, exit code, milliseconds). Clocks and GPU
+# settings are never touched.
+set -u
+OUT="${OUT:-out}"
+mkdir -p "$OUT"
+export JAVA_HOME="$PWD/.jrt/jrt"
+J="$JAVA_HOME/bin/java --enable-native-access=ALL-UNNAMED -Dmarrow.native.dir=native/target/stage/lib"
+M="$J -jar java/target/marrow-cli.jar"
+CS=compute-sanitizer
+command -v $CS >/dev/null || CS=/usr/local/cuda/bin/compute-sanitizer
+
+step() { local name=$1 limit=$2; shift 2; local t0; t0=$(date +%s%N)
+  timeout "$limit" "$@" >"$OUT/$name.log" 2>&1; local rc=$?
+  echo "$name rc=$rc $(( ($(date +%s%N) - t0) / 1000000 )) ms" | tee -a "$OUT/steps.txt"; }
+
+phase_env() {
+  { nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.max.sm,pcie.link.gen.current,pcie.link.width.current --format=csv
+    lscpu | grep -E "Model name|^CPU\(s\)|NUMA|MHz"; $CS --version 2>&1 | head -3; } >"$OUT/env.txt" 2>&1
+  step doctor 60 $M doctor
+}
+
+phase_junit() {
+  step junit-gpu 300 $J -jar .jrt/junit.jar execute -cp java/target/test-classes:java/target/marrow-cli.jar \
+    --include-tag gpu --scan-classpath --details=tree --disable-banner
+}
+
+sanitize_one() { # tool
+  local t=$1 S="$CS --tool $1 --target-processes all --error-exitcode 99 --print-limit 20"
+  step "cs-$t-gda-sweep" 240 $S $M gda latency --target cuda --nic softnic --sweep ordering --iters 40 --warmup 4 --format json
+  step "cs-$t-gda-rtt" 120 $S $M gda latency --target cuda --nic softnic --experiments rtt --iters 40 --warmup 4 --format json
+  step "cs-$t-proxy-latency" 120 $S $M proxy latency --producer cuda --handoff both --iters 200 --warmup 20 --format json
+  step "cs-$t-proxy-rate" 120 $S $M proxy rate --producer cuda --handoff both --workers 1 --rings 4 --batch 4 --messages 20000 --warmup 1000 --format json
+  step "cs-$t-dsm" 240 $S $M dsm run --experiment E0,E1,E2,E4 --reps 2 --warmup 0 --format json --quiet
+}
+phase_sanitize() { for t in memcheck racecheck synccheck; do sanitize_one $t; done; }
+
+phase_scaling() {
+  local p
+  for p in 1 2 4 8; do
+    local pin=""
+    if $M softnic rate --help 2>&1 | grep -q -- "--producer-cpus"; then
+      pin="--engine-cpus $(seq -s, 1 $p) --producer-cpus $(seq -s, $((p + 1)) $((2 * p)))"
+    fi
+    step "scaling-p$p" 180 $M softnic rate --size 8 --batch 16 --producers $p --engine-threads $p --poll hot \
+      $pin --repeats 5 --format json -o "$OUT/scaling-p$p.jsonl"
+  done
+}
+
+phase_gda() {
+  step gda-ordering 300 $M gda latency --target cuda --nic softnic --engine-cpu 3 --sweep ordering \
+    --iters 20000 --warmup 2000 --format json -o "$OUT/gda-ordering.jsonl"
+}
+
+phase_proxy() {
+  step proxy-rate 240 $M proxy rate --producer cuda --handoff tuned --workers 1,2,4 --rings 32 --batch 16,32 \
+    --engine-threads 4 --messages 2000000 --warmup 100000 --engine-cpu 1 --cpus 2,3,4,5 --format json \
+    -o "$OUT/proxy-rate.jsonl"
+}
+
+phase_dsm() {
+  [ -f docs/results/h200-dsm-run2.sh ] || return 0
+  mkdir -p "$OUT/dsm"
+  step dsm-run2 300 env J="$J" OUT="$OUT/dsm" bash docs/results/h200-dsm-run2.sh
+}
+
+for ph in "$@"; do "phase_$ph"; done
+tar -C "$OUT" -czf /tmp/h200-run.tgz . && rm -rf "${OUT:?}"/* && mv /tmp/h200-run.tgz "$OUT/"
