@@ -277,6 +277,45 @@ static inline uint64_t emu_be64(const void *p)
 	return ((uint64_t)emu_be32(p) << 32) | emu_be32((const uint8_t *)p + 4);
 }
 
+/* Copies 1..32 bytes without a library call: at most four loads, all done
+ * before any store (head and tail pieces may overlap). src and dst must not
+ * overlap. For the one-WQEBB inline payloads of the hot paths. */
+static inline void emu_copy_small(uint8_t *dst, const uint8_t *src, uint32_t n)
+{
+	if (n >= 16) {
+		uint64_t a, b, c, d;
+
+		__builtin_memcpy(&a, src, 8);
+		__builtin_memcpy(&b, src + 8, 8);
+		__builtin_memcpy(&c, src + n - 16, 8);
+		__builtin_memcpy(&d, src + n - 8, 8);
+		__builtin_memcpy(dst, &a, 8);
+		__builtin_memcpy(dst + 8, &b, 8);
+		__builtin_memcpy(dst + n - 16, &c, 8);
+		__builtin_memcpy(dst + n - 8, &d, 8);
+	} else if (n >= 8) {
+		uint64_t a, b;
+
+		__builtin_memcpy(&a, src, 8);
+		__builtin_memcpy(&b, src + n - 8, 8);
+		__builtin_memcpy(dst, &a, 8);
+		__builtin_memcpy(dst + n - 8, &b, 8);
+	} else if (n >= 4) {
+		uint32_t a, b;
+
+		__builtin_memcpy(&a, src, 4);
+		__builtin_memcpy(&b, src + n - 4, 4);
+		__builtin_memcpy(dst, &a, 4);
+		__builtin_memcpy(dst + n - 4, &b, 4);
+	} else {
+		uint8_t a = src[0], b = src[n / 2], c = src[n - 1];
+
+		dst[0] = a;
+		dst[n / 2] = b;
+		dst[n - 1] = c;
+	}
+}
+
 uint64_t emu_now_ns(void);
 void *emu_alloc_pages(size_t bytes, size_t *out_bytes);
 void emu_free_pages(void *p);

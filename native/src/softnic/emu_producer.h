@@ -75,6 +75,11 @@ static inline void put_wqe(struct bench *b, uint16_t c, uint8_t fm_ce_se)
 	mx_set_inline_hdr(w + 32, b->len);
 	if (b->len == 0 || b->payload == NULL)
 		return;
+	if (b->len <= MX_WQEBB_SIZE - 36) {
+		/* Inside this WQEBB: cannot run past the ring end. */
+		emu_copy_small(w + 36, b->payload, b->len);
+		return;
+	}
 	/* The payload may run past the ring end: continue at slot 0. */
 	size_t ring = (size_t)b->sq_cnt * MX_WQEBB_SIZE;
 	size_t off = (size_t)(c & b->sq_mask) * MX_WQEBB_SIZE + 36;
@@ -111,7 +116,9 @@ static inline int retire(struct bench *b, uint16_t wc)
 		return 0;   /* stale: from before this run */
 	uint16_t upto = (uint16_t)(wc + b->nbb);
 
-	b->completed += (uint16_t)(upto - b->retired) / b->nbb;
+	uint16_t bbs = (uint16_t)(upto - b->retired);
+
+	b->completed += b->nbb == 1 ? bbs : bbs / b->nbb;
 	b->retired = upto;
 	if (b->sig_out)
 		b->sig_out--;
