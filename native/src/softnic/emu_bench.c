@@ -6,6 +6,7 @@
  * drain peeks at the engine.
  * What each benchmark times, excludes and reports: docs/design/methods.md §1.
  */
+#define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -258,6 +259,7 @@ struct par_producer {
 	uint8_t *src;
 	uint8_t *dst;
 	uint64_t end_ns;
+	int cpu;                 /* pin to this CPU; -1: not pinned */
 	int rc;
 	char err[512];
 	/* shared, read-only while running */
@@ -267,15 +269,29 @@ struct par_producer {
 	uint64_t timeout_ns;
 } __attribute__((aligned(64)));
 
+/* Producers write their own bench state on every message: one line each. */
+_Static_assert(sizeof(struct par_producer) % 64 == 0, "producers share a line");
+
 static void *par_main(void *arg)
 {
 	struct par_producer *p = arg;
-
 	int g;
 
+	if (p->cpu >= 0) {
+		cpu_set_t set;
+		int err;
+
+		CPU_ZERO(&set);
+		CPU_SET(p->cpu, &set);
+		err = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+		if (err) {
+			p->rc = MARROW_EINVAL;
+			snprintf(p->err, sizeof(p->err), "cannot pin to CPU %d: %s", p->cpu, strerror(err));
+		}
+	}
 	while ((g = __atomic_load_n(p->go, __ATOMIC_ACQUIRE)) == 0)
 		sched_yield();
-	if (g != 1)
+	if (g != 1 || p->rc)
 		return NULL;
 	p->rc = run_rate(&p->b, p->messages, p->batch, p->timeout_ns);
 	p->end_ns = emu_now_ns();
@@ -341,6 +357,16 @@ MARROW_API int marrow_emu_bench_rate_parallel(struct marrow_emu_device *dev, uin
 					      uint32_t max_inline, uint64_t messages, uint64_t warmup,
 					      uint64_t timeout_ns, struct marrow_emu_bench_result *out)
 {
+	return marrow_emu_bench_rate_parallel_pinned(dev, producers, msg_size, batch, log_sq, max_inline,
+						     messages, warmup, timeout_ns, NULL, out);
+}
+
+MARROW_API int marrow_emu_bench_rate_parallel_pinned(struct marrow_emu_device *dev, uint32_t producers,
+						     uint32_t msg_size, uint32_t batch, uint32_t log_sq,
+						     uint32_t max_inline, uint64_t messages, uint64_t warmup,
+						     uint64_t timeout_ns, const int32_t *producer_cpus,
+						     struct marrow_emu_bench_result *out)
+{
 	const char *fn = "marrow_emu_bench_rate_parallel";
 	struct marrow_emu_pd *pd = NULL;
 	struct par_producer *ps = NULL;
@@ -358,6 +384,10 @@ MARROW_API int marrow_emu_bench_rate_parallel(struct marrow_emu_device *dev, uin
 				   EMU_MAX_THREADS);
 	if (messages == 0)
 		return marrow_fail(MARROW_EINVAL, "%s: messages must be >= 1", fn);
+	for (uint32_t i = 0; producer_cpus != NULL && i < producers; i++)
+		if (producer_cpus[i] < -1 || producer_cpus[i] >= CPU_SETSIZE)
+			return marrow_fail(MARROW_EINVAL, "%s: CPU %d for producer %u out of range -1..%d", fn,
+					   producer_cpus[i], i, CPU_SETSIZE - 1);
 	if (posix_memalign((void **)&ps, 64, sizeof(*ps) * producers) != 0)
 		return marrow_fail(MARROW_ENOMEM, "%s: out of memory", fn);
 	memset(ps, 0, sizeof(*ps) * producers);
@@ -369,6 +399,7 @@ MARROW_API int marrow_emu_bench_rate_parallel(struct marrow_emu_device *dev, uin
 			struct par_producer *p = &ps[i];
 
 			p->go = &go;
+			p->cpu = producer_cpus ? producer_cpus[i] : -1;
 			p->messages = messages;
 			p->batch = batch;
 			p->timeout_ns = timeout_ns;
