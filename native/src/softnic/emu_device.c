@@ -190,7 +190,7 @@ MARROW_API int marrow_emu_device_open(const struct marrow_emu_device_attr *attr,
 		return marrow_fail(MARROW_EINVAL, "marrow_emu_device_open: out is NULL");
 	*out = NULL;
 
-	dev = calloc(1, sizeof(*dev));
+	dev = emu_zalloc64(sizeof(*dev));   /* its locks sit on lines of their own */
 	if (dev == NULL)
 		return marrow_fail(MARROW_ENOMEM, "marrow_emu_device_open: out of memory");
 	dev->magic = EMU_MAGIC_DEV;
