@@ -4,8 +4,9 @@
  * The C benchmarks end to end, on a hot engine: message rate of 8-byte
  * inline WRITEs at several batch sizes and put+completion latency.
  *
- * As a ctest it runs short and only checks that the runs succeed and report
- * consistent numbers (the machine may be busy). For measurements:
+ * As a ctest it runs short and checks behaviour only: every message,
+ * payload byte and CQE accounted for; no rate is asserted (performance is
+ * measured by benchmarks, and this machine may be busy). For measurements:
  *   test_softnic_bench --full [messages] [engine_cpu] [producer_cpu]
  * runs 5 repetitions of 20 M messages per batch size and 1 M latency
  * samples, and prints medians and percentiles.
@@ -91,7 +92,20 @@ int main(int argc, char **argv)
 		       (double)T_DELTA(c0, c1, wqebb_fetched) / (double)T_DELTA(c0, c1, dbrec_advances));
 		CHECK(T_DELTA(c0, c1, wqe_rdma_write) == (uint64_t)reps * (messages + messages / 10),
 		      "engine executed %llu WRITEs", (unsigned long long)T_DELTA(c0, c1, wqe_rdma_write));
-		CHECK(rates[0] > 0.05, "rate implausibly low: %.3f M msg/s", rates[0]);
+		/* Behaviour, not speed (a timed floor fails on a loaded machine):
+		 * every byte and every completion is accounted for. */
+		uint64_t all = (uint64_t)reps * (messages + messages / 10);
+		uint64_t cqes = (uint64_t)reps * ((messages + batches[b] - 1) / batches[b] +
+						  (messages / 10 + batches[b] - 1) / batches[b]);
+
+		CHECK_DELTA(c0, c1, inline_bytes, 8 * all);
+		CHECK_DELTA(c0, c1, payload_bytes_rx, 8 * all);
+		CHECK_DELTA(c0, c1, wqebb_fetched, all);
+		CHECK_DELTA(c0, c1, cqe_req, cqes);
+		CHECK_DELTA(c0, c1, cqe_req_err, 0);
+		CHECK_DELTA(c0, c1, wqe_sanity_fail, 0);
+		CHECK(memcmp(dst, src, 8) == 0, "batch %u: payload did not land", batches[b]);
+		memset(dst, 0, 8);
 	}
 
 	uint64_t *s = malloc(lat_iters * sizeof(*s));

@@ -8,6 +8,37 @@
  */
 #include "emu_test_util.h"
 
+#include <sched.h>
+
+/* Pinning: every engine thread and every producer to CPUs this process may
+ * use (taken from sched_getaffinity). */
+static void pinned(void)
+{
+	struct marrow_emu_device *dev = t_open(MARROW_EMU_POLL_IDLE, 2);
+	struct marrow_emu_bench_result res;
+	int32_t cpus[3] = { -1, -1, -1 }, bad[2] = { 0, 1 << 20 };
+	cpu_set_t allowed;
+	int found = 0;
+
+	REQUIRE(sched_getaffinity(0, sizeof(allowed), &allowed) == 0, "sched_getaffinity");
+	for (int c = 0; c < CPU_SETSIZE && found < 3; c++)
+		if (CPU_ISSET(c, &allowed))
+			cpus[found++] = c;
+	REQUIRE(found >= 1, "no usable CPU");
+	for (int i = found; i < 3; i++)
+		cpus[i] = cpus[0];
+	FAILS(MARROW_EINVAL, marrow_emu_engine_pin(dev, cpus, 1));     /* 2 engine threads */
+	FAILS(MARROW_EINVAL, marrow_emu_engine_pin(dev, NULL, 2));
+	FAILS(MARROW_EINVAL, marrow_emu_engine_pin(dev, bad, 2));
+	OK(marrow_emu_engine_pin(dev, cpus, 2));
+	FAILS(MARROW_EINVAL, marrow_emu_bench_rate_parallel_pinned(dev, 2, 8, 16, 8, 64, 100, 0,
+								   1000000000ull, bad, &res));
+	OK(marrow_emu_bench_rate_parallel_pinned(dev, 2, 8, 16, 8, 64, 5000, 100, 5000000000ull,
+						 cpus + 1, &res));
+	CHECK(res.messages == 10000, "pinned: messages %llu", (unsigned long long)res.messages);
+	OK(marrow_emu_device_close(dev));
+}
+
 static void run(uint32_t engines, uint32_t producers, uint32_t size, uint32_t max_inline)
 {
 	struct marrow_emu_device *dev = t_open(MARROW_EMU_POLL_IDLE, engines);
@@ -45,6 +76,7 @@ int main(void)
 	FAILS(MARROW_EINVAL, marrow_emu_bench_rate_parallel(dev, 1, 8, 512, 8, 64, 10, 0, 1000000000ull, &res));
 	OK(marrow_emu_device_close(dev));   /* a failed set-up leaves nothing behind */
 
+	pinned();
 	run(1, 1, 8, 64);
 	run(2, 2, 8, 64);
 	run(2, 3, 8, 64);

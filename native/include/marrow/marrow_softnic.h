@@ -69,6 +69,11 @@ MARROW_API int marrow_emu_device_time_divisor(struct marrow_emu_device *dev, uin
 /* Stops (paused = 1) or resumes the engine threads. While paused, doorbells
  * are not observed: used to test that producers' bounded waits expire. */
 MARROW_API int marrow_emu_engine_pause(struct marrow_emu_device *dev, int paused);
+/* Pins engine thread i to cpus[i] (-1 = leave it as it is); n must be the
+ * device's engine thread count. Extends attr.engine_cpu (thread 0 only) to
+ * every thread. A CPU that cannot be used fails the call (EINVAL); threads
+ * before it stay pinned. */
+MARROW_API int marrow_emu_engine_pin(struct marrow_emu_device *dev, const int32_t *cpus, uint32_t n);
 
 /* ---- protection domain and memory regions ------------------------------ */
 
@@ -278,6 +283,15 @@ MARROW_API int marrow_emu_bench_rate_parallel(struct marrow_emu_device *dev, uin
 					      uint32_t msg_size, uint32_t batch, uint32_t log_sq,
 					      uint32_t max_inline, uint64_t messages, uint64_t warmup,
 					      uint64_t timeout_ns, struct marrow_emu_bench_result *out);
+
+/* As marrow_emu_bench_rate_parallel; producer_cpus, when not NULL, holds
+ * `producers` CPU numbers: producer i runs pinned to producer_cpus[i]
+ * (-1 = not pinned). A CPU that cannot be used fails the call (EINVAL). */
+MARROW_API int marrow_emu_bench_rate_parallel_pinned(struct marrow_emu_device *dev, uint32_t producers,
+						     uint32_t msg_size, uint32_t batch, uint32_t log_sq,
+						     uint32_t max_inline, uint64_t messages, uint64_t warmup,
+						     uint64_t timeout_ns, const int32_t *producer_cpus,
+						     struct marrow_emu_bench_result *out);
 
 /* Put+completion latency: `iters` times, post one signaled RDMA WRITE of
  * msg_size bytes, ring, spin on the CQE; samples_ns[i] = post start -> CQE

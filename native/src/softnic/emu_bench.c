@@ -1,58 +1,19 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright (c) 2026 The Marrow authors
  *
- * CPU-producer micro-benchmarks. The calling thread plays the role of a
- * NVSHMEM-style producer: it writes WQEs with mlx5_wqe.h into the SQ ring,
- * issues a release fence, stores the SQ dbrec send counter (BE32) and then
- * the 8-byte doorbell (exclusive index, opcode 0, ds 0) into the UAR
- * mailbox; it polls CQEs with the owner-bit rule and keeps the CQ dbrec
- * consumer index current. Everything it does goes through the same memory
- * a GPU kernel would use; only the start-up drain peeks at the engine.
+ * CPU-producer micro-benchmarks: the producer (emu_producer.h) streams
+ * WQEs through the same memory a GPU kernel would use; only the start-up
+ * drain peeks at the engine.
  * What each benchmark times, excludes and reports: docs/design/methods.md §1.
  */
+#define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "emu_internal.h"
-
-struct bench {
-	const char *fn;
-	struct marrow_emu_qp *qp;
-	struct marrow_emu_cq *cq;
-	uint8_t *sq;
-	uint32_t sq_cnt;
-	uint32_t sq_mask;
-	uint32_t qpn;
-	uint32_t *dbrec;
-	uint64_t *uar;
-	uint8_t *cqbuf;
-	uint32_t *cq_dbrec;
-	uint32_t log_n;
-	uint32_t cq_mask;
-	int collapsed;
-	int limit_cqes;          /* oi = 0, normal CQ: keep unpolled CQEs < N */
-	/* message */
-	int inl;
-	uint32_t len;
-	uint32_t ds;
-	uint32_t nbb;
-	const uint8_t *payload;
-	uint64_t laddr;
-	uint32_t lkey;
-	uint64_t raddr;
-	uint32_t rkey;
-	/* progress */
-	uint16_t pi;             /* producer WQEBB counter */
-	uint16_t retired;        /* WQEBBs retired by CQEs */
-	uint32_t cq_ci;          /* CQ consumer counter */
-	uint32_t sig_out;        /* signaled WQEs without a CQE yet */
-	uint64_t completed;      /* messages retired */
-	uint64_t doorbells;
-	uint64_t cqes;
-};
+#include "emu_producer.h"
 
 static const char *qps_name(uint32_t s)
 {
@@ -66,10 +27,10 @@ static const char *qps_name(uint32_t s)
 	}
 }
 
-static int bench_setup(struct bench *b, const char *fn, struct marrow_emu_qp *qp,
-		       struct marrow_emu_cq *cq, uint32_t msg_size, uint32_t batch,
-		       uint64_t local_addr, uint32_t lkey, uint64_t remote_addr, uint32_t rkey,
-		       uint64_t timeout_ns)
+int emu_bench_setup(struct bench *b, const char *fn, struct marrow_emu_qp *qp,
+		    struct marrow_emu_cq *cq, uint32_t msg_size, uint32_t batch,
+		    uint64_t local_addr, uint32_t lkey, uint64_t remote_addr, uint32_t rkey,
+		    uint64_t timeout_ns)
 {
 	uint32_t st;
 	uint64_t t0;
@@ -138,49 +99,7 @@ static int bench_setup(struct bench *b, const char *fn, struct marrow_emu_qp *qp
 	return MARROW_OK;
 }
 
-/* Writes one RDMA WRITE WQE at producer counter c. */
-static inline void put_wqe(struct bench *b, uint16_t c, uint8_t fm_ce_se)
-{
-	uint8_t *w = b->sq + (size_t)(c & b->sq_mask) * MX_WQEBB_SIZE;
-
-	mx_set_ctrl_seg(w, c, MX_OPCODE_RDMA_WRITE, 0, b->qpn, fm_ce_se, (uint8_t)b->ds, 0, 0);
-	mx_set_raddr_seg(w + MX_CTRL_SEG_SIZE, b->raddr, b->rkey);
-	if (!b->inl) {
-		mx_set_data_seg(w + 32, b->len, b->lkey, b->laddr);
-		return;
-	}
-	mx_set_inline_hdr(w + 32, b->len);
-	if (b->len == 0 || b->payload == NULL)
-		return;
-	/* The payload may run past the ring end: continue at slot 0. */
-	size_t ring = (size_t)b->sq_cnt * MX_WQEBB_SIZE;
-	size_t off = (size_t)(c & b->sq_mask) * MX_WQEBB_SIZE + 36;
-	size_t first = b->len < ring - off ? b->len : ring - off;
-
-	memcpy(b->sq + off, b->payload, first);
-	if (first < b->len)
-		memcpy(b->sq, b->payload + first, b->len - first);
-}
-
-/* k WQEs, last one signaled, one dbrec update and one doorbell. */
-static inline void post_batch(struct bench *b, uint32_t k)
-{
-	uint16_t c = b->pi;
-
-	for (uint32_t i = 0; i < k; i++) {
-		put_wqe(b, c, i + 1 == k ? MX_CTRL_CQ_UPDATE : 0);
-		c = (uint16_t)(c + b->nbb);
-	}
-	b->pi = c;
-	b->sig_out++;
-	/* WQEs before the dbrec (a release store: the order a release fence and
-	 * a relaxed store give, in a form ThreadSanitizer checks). */
-	__atomic_store_n(&b->dbrec[MX_DBR_SND], mx_dbrec_send_value(c), __ATOMIC_RELEASE);
-	__atomic_store_n(b->uar, mx_doorbell_value(c, 0, b->qpn, 0), __ATOMIC_RELEASE);
-	b->doorbells++;
-}
-
-static int cqe_error(struct bench *b, const uint8_t *cqe)
+int emu_bench_cqe_error(struct bench *b, const uint8_t *cqe)
 {
 	uint8_t synd = mx_cqe_syndrome(cqe);
 
@@ -188,60 +107,6 @@ static int cqe_error(struct bench *b, const uint8_t *cqe)
 			   "%s: error CQE on CQ 0x%x: opcode %u syndrome 0x%02x (%s) vendor 0x%02x QP 0x%x wqe_counter %u",
 			   b->fn, b->cq->cqn, mx_cqe_opcode(cqe), synd, emu_syndrome_name(synd),
 			   mx_cqe_vendor_syndrome(cqe), mx_cqe_qpn(cqe), mx_cqe_wqe_counter(cqe));
-}
-
-/* Retires through a CQE naming WQE start wc, if it is one of ours. */
-static inline int retire(struct bench *b, uint16_t wc)
-{
-	uint16_t outstanding = (uint16_t)(b->pi - b->retired);
-
-	if ((uint16_t)(wc - b->retired) >= outstanding)
-		return 0;   /* stale: from before this run */
-	uint16_t upto = (uint16_t)(wc + b->nbb);
-
-	b->completed += (uint16_t)(upto - b->retired) / b->nbb;
-	b->retired = upto;
-	if (b->sig_out)
-		b->sig_out--;
-	return 1;
-}
-
-/* Consumes at most one CQE: 1 if one was there, 0 if none, <0 on error. */
-static inline int poll_one(struct bench *b)
-{
-	const uint8_t *cqe;
-
-	if (b->collapsed) {
-		cqe = b->cqbuf;
-		if (mx_cqe_opcode(cqe) == MX_CQE_INVALID)
-			return 0;
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		uint16_t wc = mx_cqe_wqe_counter(cqe);
-
-		if (mx_cqe_qpn(cqe) != b->qpn ||
-		    (uint16_t)(wc - b->retired) >= (uint16_t)(b->pi - b->retired))
-			return 0;
-		if (mx_cqe_opcode(cqe) != MX_CQE_REQ)
-			return cqe_error(b, cqe);
-		b->cqes++;
-		retire(b, wc);
-		return 1;
-	}
-	cqe = b->cqbuf + (size_t)(b->cq_ci & b->cq_mask) * MX_CQE_SIZE;
-	if (!mx_cqe_is_valid(cqe, b->cq_ci, b->log_n))
-		return 0;
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	b->cq_ci++;
-	b->cqes++;
-	__atomic_store_n(&b->cq_dbrec[0], mx_htobe32(b->cq_ci & 0xffffff), __ATOMIC_RELEASE);
-	if (mx_cqe_opcode(cqe) != MX_CQE_REQ) {
-		if (mx_cqe_opcode(cqe) == MX_CQE_REQ_ERR || mx_cqe_opcode(cqe) == MX_CQE_RESP_ERR)
-			return cqe_error(b, cqe);
-		return 1;   /* e.g. a receive CQE of a shared CQ */
-	}
-	if (mx_cqe_qpn(cqe) == b->qpn)
-		retire(b, mx_cqe_wqe_counter(cqe));
-	return 1;
 }
 
 static int timeout_fail(struct bench *b, uint64_t timeout_ns)
@@ -311,7 +176,7 @@ MARROW_API int marrow_emu_bench_rate(struct marrow_emu_qp *qp, struct marrow_emu
 		return marrow_fail(MARROW_EINVAL, "%s: out is NULL", fn);
 	if (messages == 0)
 		return marrow_fail(MARROW_EINVAL, "%s: messages must be >= 1", fn);
-	rc = bench_setup(&b, fn, qp, cq, msg_size, batch, local_addr, lkey, remote_addr, rkey,
+	rc = emu_bench_setup(&b, fn, qp, cq, msg_size, batch, local_addr, lkey, remote_addr, rkey,
 			 timeout_ns);
 	if (rc)
 		return rc;
@@ -348,7 +213,7 @@ MARROW_API int marrow_emu_bench_latency(struct marrow_emu_qp *qp, struct marrow_
 
 	if (samples_ns == NULL && iters != 0)
 		return marrow_fail(MARROW_EINVAL, "%s: samples_ns is NULL", fn);
-	rc = bench_setup(&b, fn, qp, cq, msg_size, 1, local_addr, lkey, remote_addr, rkey, timeout_ns);
+	rc = emu_bench_setup(&b, fn, qp, cq, msg_size, 1, local_addr, lkey, remote_addr, rkey, timeout_ns);
 	if (rc)
 		return rc;
 	for (uint64_t i = 0; i < warmup + iters; i++) {
@@ -394,6 +259,7 @@ struct par_producer {
 	uint8_t *src;
 	uint8_t *dst;
 	uint64_t end_ns;
+	int cpu;                 /* pin to this CPU; -1: not pinned */
 	int rc;
 	char err[512];
 	/* shared, read-only while running */
@@ -403,15 +269,29 @@ struct par_producer {
 	uint64_t timeout_ns;
 } __attribute__((aligned(64)));
 
+/* Producers write their own bench state on every message: one line each. */
+_Static_assert(sizeof(struct par_producer) % 64 == 0, "producers share a line");
+
 static void *par_main(void *arg)
 {
 	struct par_producer *p = arg;
-
 	int g;
 
+	if (p->cpu >= 0) {
+		cpu_set_t set;
+		int err;
+
+		CPU_ZERO(&set);
+		CPU_SET(p->cpu, &set);
+		err = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+		if (err) {
+			p->rc = MARROW_EINVAL;
+			snprintf(p->err, sizeof(p->err), "cannot pin to CPU %d: %s", p->cpu, strerror(err));
+		}
+	}
 	while ((g = __atomic_load_n(p->go, __ATOMIC_ACQUIRE)) == 0)
 		sched_yield();
-	if (g != 1)
+	if (g != 1 || p->rc)
 		return NULL;
 	p->rc = run_rate(&p->b, p->messages, p->batch, p->timeout_ns);
 	p->end_ns = emu_now_ns();
@@ -465,7 +345,7 @@ static int par_setup(struct par_producer *p, struct marrow_emu_pd *pd, uint32_t 
 	    (rc = marrow_emu_qp_modify(p->qp, MARROW_QPS_RTR, qv.qpn)) ||
 	    (rc = marrow_emu_qp_modify(p->qp, MARROW_QPS_RTS, 0)))
 		return rc;
-	rc = bench_setup(&p->b, fn, p->qp, p->cq, msg_size, batch, (uint64_t)(uintptr_t)p->src, lkey,
+	rc = emu_bench_setup(&p->b, fn, p->qp, p->cq, msg_size, batch, (uint64_t)(uintptr_t)p->src, lkey,
 			 (uint64_t)(uintptr_t)p->dst, rkey, timeout_ns);
 	if (rc == MARROW_OK && warmup)
 		rc = run_rate(&p->b, warmup, batch, timeout_ns);
@@ -476,6 +356,16 @@ MARROW_API int marrow_emu_bench_rate_parallel(struct marrow_emu_device *dev, uin
 					      uint32_t msg_size, uint32_t batch, uint32_t log_sq,
 					      uint32_t max_inline, uint64_t messages, uint64_t warmup,
 					      uint64_t timeout_ns, struct marrow_emu_bench_result *out)
+{
+	return marrow_emu_bench_rate_parallel_pinned(dev, producers, msg_size, batch, log_sq, max_inline,
+						     messages, warmup, timeout_ns, NULL, out);
+}
+
+MARROW_API int marrow_emu_bench_rate_parallel_pinned(struct marrow_emu_device *dev, uint32_t producers,
+						     uint32_t msg_size, uint32_t batch, uint32_t log_sq,
+						     uint32_t max_inline, uint64_t messages, uint64_t warmup,
+						     uint64_t timeout_ns, const int32_t *producer_cpus,
+						     struct marrow_emu_bench_result *out)
 {
 	const char *fn = "marrow_emu_bench_rate_parallel";
 	struct marrow_emu_pd *pd = NULL;
@@ -494,6 +384,10 @@ MARROW_API int marrow_emu_bench_rate_parallel(struct marrow_emu_device *dev, uin
 				   EMU_MAX_THREADS);
 	if (messages == 0)
 		return marrow_fail(MARROW_EINVAL, "%s: messages must be >= 1", fn);
+	for (uint32_t i = 0; producer_cpus != NULL && i < producers; i++)
+		if (producer_cpus[i] < -1 || producer_cpus[i] >= CPU_SETSIZE)
+			return marrow_fail(MARROW_EINVAL, "%s: CPU %d for producer %u out of range -1..%d", fn,
+					   producer_cpus[i], i, CPU_SETSIZE - 1);
 	if (posix_memalign((void **)&ps, 64, sizeof(*ps) * producers) != 0)
 		return marrow_fail(MARROW_ENOMEM, "%s: out of memory", fn);
 	memset(ps, 0, sizeof(*ps) * producers);
@@ -505,6 +399,7 @@ MARROW_API int marrow_emu_bench_rate_parallel(struct marrow_emu_device *dev, uin
 			struct par_producer *p = &ps[i];
 
 			p->go = &go;
+			p->cpu = producer_cpus ? producer_cpus[i] : -1;
 			p->messages = messages;
 			p->batch = batch;
 			p->timeout_ns = timeout_ns;

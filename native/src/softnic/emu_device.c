@@ -29,6 +29,17 @@ uint64_t emu_now_ns(void)
 }
 
 /* Page-aligned, zeroed host memory: the caller may pin or map it into a GPU. */
+void *emu_zalloc64(size_t bytes)
+{
+	size_t n = (bytes + 63) & ~(size_t)63;
+	void *p = NULL;
+
+	if (posix_memalign(&p, 64, n) != 0)
+		return NULL;
+	memset(p, 0, n);
+	return p;
+}
+
 void *emu_alloc_pages(size_t bytes, size_t *out_bytes)
 {
 	size_t n = (bytes + EMU_PAGE - 1) & ~(size_t)(EMU_PAGE - 1);
@@ -179,7 +190,7 @@ MARROW_API int marrow_emu_device_open(const struct marrow_emu_device_attr *attr,
 		return marrow_fail(MARROW_EINVAL, "marrow_emu_device_open: out is NULL");
 	*out = NULL;
 
-	dev = calloc(1, sizeof(*dev));
+	dev = emu_zalloc64(sizeof(*dev));   /* its locks sit on lines of their own */
 	if (dev == NULL)
 		return marrow_fail(MARROW_ENOMEM, "marrow_emu_device_open: out of memory");
 	dev->magic = EMU_MAGIC_DEV;
@@ -277,6 +288,37 @@ MARROW_API int marrow_emu_engine_pause(struct marrow_emu_device *dev, int paused
 	}
 	pthread_mutex_unlock(&dev->park_lock);
 	pthread_mutex_unlock(&dev->ctl_lock);
+	return MARROW_OK;
+}
+
+MARROW_API int marrow_emu_engine_pin(struct marrow_emu_device *dev, const int32_t *cpus, uint32_t n)
+{
+	const char *fn = "marrow_emu_engine_pin";
+	int rc = emu_dev_check(dev, fn);
+
+	if (rc)
+		return rc;
+	if (cpus == NULL && n != 0)
+		return marrow_fail(MARROW_EINVAL, "%s: cpus is NULL", fn);
+	if (n != dev->nthreads)
+		return marrow_fail(MARROW_EINVAL, "%s: %u CPU(s) given for %u engine thread(s)", fn, n,
+				   dev->nthreads);
+	for (uint32_t i = 0; i < n; i++) {
+		cpu_set_t set;
+		int err;
+
+		if (cpus[i] == -1)
+			continue;
+		if (cpus[i] < 0 || cpus[i] >= CPU_SETSIZE)
+			return marrow_fail(MARROW_EINVAL, "%s: CPU %d for engine thread %u out of range 0..%d",
+					   fn, cpus[i], i, CPU_SETSIZE - 1);
+		CPU_ZERO(&set);
+		CPU_SET(cpus[i], &set);
+		err = pthread_setaffinity_np(dev->threads[i].tid, sizeof(set), &set);
+		if (err)
+			return marrow_fail(MARROW_EINVAL, "%s: cannot pin engine thread %u to CPU %d: %s", fn,
+					   i, cpus[i], strerror(err));
+	}
 	return MARROW_OK;
 }
 

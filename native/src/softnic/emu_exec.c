@@ -69,10 +69,11 @@ static inline void set_exec_ci(struct marrow_emu_qp *qp, uint16_t v)
 	__atomic_store_n(&qp->exec_ci, v, __ATOMIC_RELEASE);
 }
 
-/* [addr, addr + len) inside the MR, without overflow. */
+/* [addr, addr + len) inside the MR, without overflow: an addr below base
+ * wraps addr - base past any MR length. */
 static inline int mr_covers(const struct emu_mr_slot *s, uint64_t addr, uint64_t len)
 {
-	return addr >= s->base && len <= s->len && addr - s->base <= s->len - len;
+	return len <= s->len && addr - s->base <= s->len - len;
 }
 
 /* RDMA_WRITE / RDMA_WRITE_IMM: gather (pointer and/or inline segments),
@@ -188,6 +189,42 @@ static uint32_t exec_write(struct emu_thread *t, struct marrow_emu_qp *qp, const
 		emu_cqe_post(t, peer->rcq, MX_CQE_RESP_WR_IMM, 0, peer, (uint16_t)rq_ci,
 			     (uint32_t)total, mx_ctrl_imm_be(w), 0, 0);
 	return RES_OK;
+}
+
+/* The common case, an RDMA WRITE of one WQEBB whose only data segment is
+ * one inline segment filling the WQE (ds 3 or 4, 1..28 bytes), to a peer
+ * in RTR/RTS: the same checks as exec_write, without the gather list.
+ * Returns 1 when the bytes were placed; 0 when anything is unusual, and then
+ * writes nothing, so exec_write reaches the authoritative verdict. */
+static inline int write_inline_1bb(struct emu_thread *t, const struct marrow_emu_qp *qp,
+				   const uint8_t *w, uint32_t ds)
+{
+	uint32_t bc = emu_be32(w + MX_CTRL_SEG_SIZE + MX_RADDR_SEG_SIZE);
+	uint32_t len = bc & ~MX_INLINE_SEG_FLAG;
+	const struct marrow_emu_qp *peer = qp->peer;
+	const struct emu_mr_slot *s;
+	uint64_t raddr;
+	uint32_t pst;
+
+	if (!(bc & MX_INLINE_SEG_FLAG) || len == 0 ||
+	    ((MX_INLINE_HDR_SIZE + len + 15u) & ~15u) != (ds - 2) * MX_DS_SIZE || peer == NULL)
+		return 0;
+	pst = __atomic_load_n(&peer->state, __ATOMIC_ACQUIRE);
+	if (EMU_UNLIKELY((pst != MARROW_QPS_RTS && pst != MARROW_QPS_RTR) ||
+			 !(peer->access & MARROW_ACCESS_REMOTE_WRITE)))
+		return 0;
+	raddr = emu_be64(w + MX_CTRL_SEG_SIZE);
+	s = mr_lookup(t->dev, emu_be32(w + MX_CTRL_SEG_SIZE + 8), peer->pd);
+	if (EMU_UNLIKELY(s == NULL || !(s->access & MARROW_ACCESS_REMOTE_WRITE) ||
+			 !mr_covers(s, raddr, len)))
+		return 0;
+	emu_copy_small((uint8_t *)(uintptr_t)raddr,
+		   w + MX_CTRL_SEG_SIZE + MX_RADDR_SEG_SIZE + MX_INLINE_HDR_SIZE, len);
+	CTR(t, wqe_rdma_write)++;
+	CTR(t, inline_bytes) += len;
+	CTR(t, payload_bytes_tx) += len;
+	CTR(t, payload_bytes_rx) += len;
+	return 1;
 }
 
 /* First error of a QP: error CQE even if unsignaled, QP to ERR. */
@@ -319,13 +356,18 @@ fail:
 /* Executes fetched WQEs in order; in ERR, flushes them instead. */
 static int execute(struct emu_thread *t, struct marrow_emu_qp *qp, uint32_t st)
 {
+	/* Nothing below moves fetch_pi or the rings; keep them in registers
+	 * (the payload stores would otherwise force reloads). */
+	const uint16_t fetch_pi = qp->fetch_pi;
+	const uint8_t *const shadow = qp->shadow;
+	const uint32_t sh_mask = qp->sh_mask, sq_cnt = qp->sq_cnt, qpn = qp->qpn;
 	int work = 0;
 
-	while (qp->exec_ci != qp->fetch_pi) {
+	while (qp->exec_ci != fetch_pi) {
 		uint16_t ci = qp->exec_ci;
-		uint32_t avail = (uint16_t)(qp->fetch_pi - ci);
-		uint32_t slot = ci & qp->sh_mask;
-		const uint8_t *w = qp->shadow + (size_t)slot * MX_WQEBB_SIZE;
+		uint32_t avail = (uint16_t)(fetch_pi - ci);
+		uint32_t slot = ci & sh_mask;
+		const uint8_t *w = shadow + (size_t)slot * MX_WQEBB_SIZE;
 		uint32_t w0 = emu_be32(w), w1 = emu_be32(w + 4);
 		uint8_t opcode = (uint8_t)w0;
 		uint32_t ds = w1 & 0x3f;   /* 6 bits, as a ConnectX reads it */
@@ -347,14 +389,24 @@ static int execute(struct emu_thread *t, struct marrow_emu_qp *qp, uint32_t st)
 			work = 1;
 			continue;
 		}
-		if (EMU_UNLIKELY(ds == 0 || nbb > qp->sq_cnt ||
-				 (uint16_t)(w0 >> 8) != ci || (w1 >> 8) != qp->qpn)) {
+		if (EMU_UNLIKELY(ds == 0 || nbb > sq_cnt ||
+				 (uint16_t)(w0 >> 8) != ci || (w1 >> 8) != qpn)) {
 			CTR(t, wqe_sanity_fail)++;
 			nbb = skip_bbs(ds, avail);
 			set_exec_ci(qp, (uint16_t)(ci + nbb));
 			qp_fail(t, qp, opcode, ci, RES_ERR(MX_SYND_LOCAL_QP_OP, EMU_VSYND_MALFORMED));
 			st = MARROW_QPS_ERR;
 			work = 1;
+			continue;
+		}
+		/* One WQEBB is always complete and never waits for retries. */
+		if (EMU_LIKELY(opcode == MX_OPCODE_RDMA_WRITE && nbb == 1 &&
+			       qp->wait_kind == EMU_WAIT_NONE) &&
+		    write_inline_1bb(t, qp, w, ds)) {
+			set_exec_ci(qp, (uint16_t)(ci + 1));
+			work = 1;
+			if (mx_ctrl_fm_ce_se(w) & MX_CTRL_CQ_UPDATE)
+				emu_cqe_post(t, qp->scq, MX_CQE_REQ, opcode, qp, ci, 0, 0, 0, 0);
 			continue;
 		}
 		if (nbb > avail)

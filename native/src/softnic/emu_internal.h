@@ -138,7 +138,7 @@ struct emu_uar {
 	uint8_t *page;             /* EMU_UAR_SIZE; doorbell slots at +0 and +EMU_UAR_HALF */
 	uint32_t nqps;
 	struct marrow_emu_qp *qps[EMU_UAR_MAX_QPS];
-};
+} __attribute__((aligned(64)));   /* read every poll: no line shared with written data */
 
 /* Why the WQE at exec_ci waits (timers from the QP's attributes). */
 enum { EMU_WAIT_NONE = 0, EMU_WAIT_RNR = 1, EMU_WAIT_ACK = 2 };
@@ -188,7 +188,7 @@ struct marrow_emu_qp {
 	uint32_t *dbrec_page;
 	size_t sq_bytes;
 	size_t rq_bytes;
-};
+} __attribute__((aligned(64)));   /* one owner engine writes it: lines of its own */
 
 struct emu_piece {
 	const uint8_t *src;
@@ -209,7 +209,9 @@ struct emu_thread {
 	uint32_t qps_cap;
 	struct marrow_emu_qp **active;
 	uint32_t nactive;
-	uint64_t local[MARROW_EMU_CTR_COUNT];
+	/* Running totals, written on every WQE; published by copy. Own lines,
+	 * apart from park_req (written by the control path). */
+	uint64_t local[MARROW_EMU_CTR_COUNT] __attribute__((aligned(64)));
 	struct emu_ctr_block pub;
 	uint8_t wrapbuf[EMU_MAX_WQE_BBS * MX_WQEBB_SIZE] __attribute__((aligned(64)));
 	struct emu_piece pieces[EMU_MAX_DS];
@@ -228,7 +230,9 @@ struct marrow_emu_device {
 	uint32_t mr_cap;
 	/* control path */
 	uint32_t mr_hint;          /* where the next free-slot scan starts */
-	pthread_mutex_t ctl_lock;
+	/* The locks change whenever the control path runs: off the lines the
+	 * engines read on every WQE (mrs, mr_cap). */
+	pthread_mutex_t ctl_lock __attribute__((aligned(64)));
 	pthread_mutex_t park_lock;
 	pthread_cond_t park_cond;
 	int stop;                  /* under park_lock */
@@ -246,6 +250,20 @@ struct marrow_emu_device {
 	uint32_t qps_cap;
 	struct emu_thread *threads;
 };
+
+/* No false sharing on the hot path (docs/design/softnic-fidelity.md §5):
+ * per-engine and per-QP state written by one engine thread sits on cache
+ * lines of its own, as do a CQ's producer fields and each counter block. */
+_Static_assert(sizeof(struct emu_thread) % 64 == 0, "engine threads share a line");
+_Static_assert(offsetof(struct emu_thread, local) % 64 == 0, "counters share a line");
+_Static_assert(offsetof(struct emu_thread, pub) % 64 == 0, "counter block shares a line");
+_Static_assert(_Alignof(struct marrow_emu_qp) == 64 && sizeof(struct marrow_emu_qp) % 64 == 0,
+	       "QPs share a line");
+_Static_assert(_Alignof(struct emu_uar) == 64, "doorbell page descriptors share a line");
+_Static_assert(offsetof(struct marrow_emu_cq, prod) % 64 == 0 &&
+	       offsetof(struct marrow_emu_cq, magic) - offsetof(struct marrow_emu_cq, prod) >= 64 &&
+	       sizeof(struct marrow_emu_cq) % 64 == 0, "CQ producer fields share a line");
+_Static_assert(sizeof(struct emu_ctr_block) % 64 == 0, "counter blocks share a line");
 
 /* ---- helpers ---------------------------------------------------------------- */
 
@@ -277,8 +295,49 @@ static inline uint64_t emu_be64(const void *p)
 	return ((uint64_t)emu_be32(p) << 32) | emu_be32((const uint8_t *)p + 4);
 }
 
+/* Copies 1..32 bytes without a library call: at most four loads, all done
+ * before any store (head and tail pieces may overlap). src and dst must not
+ * overlap. For the one-WQEBB inline payloads of the hot paths. */
+static inline void emu_copy_small(uint8_t *dst, const uint8_t *src, uint32_t n)
+{
+	if (n >= 16) {
+		uint64_t a, b, c, d;
+
+		__builtin_memcpy(&a, src, 8);
+		__builtin_memcpy(&b, src + 8, 8);
+		__builtin_memcpy(&c, src + n - 16, 8);
+		__builtin_memcpy(&d, src + n - 8, 8);
+		__builtin_memcpy(dst, &a, 8);
+		__builtin_memcpy(dst + 8, &b, 8);
+		__builtin_memcpy(dst + n - 16, &c, 8);
+		__builtin_memcpy(dst + n - 8, &d, 8);
+	} else if (n >= 8) {
+		uint64_t a, b;
+
+		__builtin_memcpy(&a, src, 8);
+		__builtin_memcpy(&b, src + n - 8, 8);
+		__builtin_memcpy(dst, &a, 8);
+		__builtin_memcpy(dst + n - 8, &b, 8);
+	} else if (n >= 4) {
+		uint32_t a, b;
+
+		__builtin_memcpy(&a, src, 4);
+		__builtin_memcpy(&b, src + n - 4, 4);
+		__builtin_memcpy(dst, &a, 4);
+		__builtin_memcpy(dst + n - 4, &b, 4);
+	} else {
+		uint8_t a = src[0], b = src[n / 2], c = src[n - 1];
+
+		dst[0] = a;
+		dst[n / 2] = b;
+		dst[n - 1] = c;
+	}
+}
+
 uint64_t emu_now_ns(void);
 void *emu_alloc_pages(size_t bytes, size_t *out_bytes);
+/* Zeroed memory on cache lines of its own (size rounded up to 64 B); free(). */
+void *emu_zalloc64(size_t bytes);
 void emu_free_pages(void *p);
 
 /* emu_device.c: engine quiescence around control-path changes. Callers hold

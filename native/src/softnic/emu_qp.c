@@ -171,7 +171,7 @@ MARROW_API int marrow_emu_qp_create(struct marrow_emu_pd *pd, const struct marro
 		return rc;
 	dev = pd->dev;
 
-	qp = calloc(1, sizeof(*qp));
+	qp = emu_zalloc64(sizeof(*qp));
 	if (qp == NULL)
 		return marrow_fail(MARROW_ENOMEM, "%s: out of memory", fn);
 	qp->sq_cnt = 1u << attr->log_sq_wqebb_cnt;
@@ -179,7 +179,7 @@ MARROW_API int marrow_emu_qp_create(struct marrow_emu_pd *pd, const struct marro
 	qp->sh_cnt = qp->sq_cnt < EMU_SHADOW_MAX ? qp->sq_cnt : EMU_SHADOW_MAX;
 	qp->sh_mask = qp->sh_cnt - 1;
 	qp->sq = emu_alloc_pages((size_t)qp->sq_cnt * MX_WQEBB_SIZE, &qp->sq_bytes);
-	qp->uar = calloc(1, sizeof(*qp->uar));
+	qp->uar = emu_zalloc64(sizeof(*qp->uar));
 	if (qp->uar != NULL) {
 		qp->uar->page = emu_alloc_pages(EMU_UAR_SIZE, NULL);
 		qp->uar->qps[0] = qp;

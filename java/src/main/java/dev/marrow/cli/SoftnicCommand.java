@@ -104,6 +104,49 @@ public final class SoftnicCommand {
                 description = "Engine threads of the software NIC; QPs are sharded over them. Default: ${DEFAULT-VALUE}")
         int engineThreads;
 
+        @Option(names = "--producer-cpus", split = ",",
+                description = "Pin producer i to the i-th CPU of this list (one per producer; -1: not pinned). Default: not pinned")
+        int[] producerCpus;
+
+        @Option(names = "--engine-cpus", split = ",",
+                description = "Pin engine thread i to the i-th CPU of this list (one per engine thread; -1: not pinned); replaces --engine-cpu. Default: not pinned")
+        int[] engineCpus;
+
+        /** Checks the pinning lists against the thread counts. */
+        private void validatePinning() {
+            if (producerCpus != null && producerCpus.length != producers) {
+                throw new IllegalArgumentException("--producer-cpus lists " + producerCpus.length
+                        + " CPU(s) for --producers " + producers);
+            }
+            if (engineCpus != null && engineCpus.length != engineThreads) {
+                throw new IllegalArgumentException("--engine-cpus lists " + engineCpus.length
+                        + " CPU(s) for --engine-threads " + engineThreads);
+            }
+            if (engineCpus != null && common.engineCpu != -1) {
+                throw new IllegalArgumentException("give --engine-cpus or --engine-cpu, not both");
+            }
+            for (int[] l : new int[][] {producerCpus == null ? new int[0] : producerCpus,
+                    engineCpus == null ? new int[0] : engineCpus}) {
+                for (int c : l) {
+                    if (c < -1) {
+                        throw new IllegalArgumentException("CPU " + c + " in --producer-cpus/--engine-cpus (use -1 for not pinned)");
+                    }
+                }
+            }
+        }
+
+        /** The pinning as run, recorded in every result. */
+        private ResultRecord pinning(ResultRecord r) {
+            Object engines = engineCpus != null ? cpuList(engineCpus)
+                    : common.engineCpu >= 0 ? cpuList(new int[] {common.engineCpu}) : "none";
+            return r.param("producer_cpus", producerCpus == null ? "none" : cpuList(producerCpus))
+                    .param("engine_cpus", engines);
+        }
+
+        private static List<Integer> cpuList(int[] cpus) {
+            return Arrays.stream(cpus).boxed().toList();
+        }
+
         @Override
         public Integer call() {
             out.format();
@@ -114,6 +157,7 @@ public final class SoftnicCommand {
             if (producers < 1 || producers > 64 || engineThreads < 1 || engineThreads > 64) {
                 throw new IllegalArgumentException("--producers and --engine-threads must be 1..64");
             }
+            validatePinning();
             for (int b : batches) {
                 if (b < 1 || b > (1 << logSq) / 4) {
                     throw new IllegalArgumentException("--batch " + b + " must be 1.." + (1 << logSq) / 4
@@ -122,12 +166,15 @@ public final class SoftnicCommand {
             }
             Backend.SOFTNIC.ensureAvailability();
             List<ResultRecord> records = new ArrayList<>();
-            if (producers > 1 || engineThreads > 1) {
+            if (producers > 1 || engineThreads > 1 || producerCpus != null) {
                 rateParallel(records);
                 out.emit(records, spec.commandLine().getOut(), spec.commandLine().getErr());
                 return 0;
             }
             try (LoopbackRig rig = new LoopbackRig(common.options(), logSq, 16, common.maxInline, Math.max(4096, common.size))) {
+                if (engineCpus != null) {
+                    rig.nic().pinEngines(engineCpus);
+                }
                 for (int b : batches) {
                     SoftNicCounters before = rig.nic().counters();
                     double[] rates = new double[repeats];
@@ -141,7 +188,7 @@ public final class SoftnicCommand {
                     SoftNicCounters d = rig.nic().counters().minus(before);
                     double[] sorted = rates.clone();
                     Arrays.sort(sorted);
-                    records.add(new ResultRecord(EXPERIMENT_RATE, "softnic", false)
+                    records.add(pinning(new ResultRecord(EXPERIMENT_RATE, "softnic", false))
                             .param("size_bytes", common.size).param("batch", b).param("payload", common.payload())
                             .param("messages", messages).param("warmup", warmup).param("repeats", repeats)
                             .param("poll", common.poll).param("log_sq", logSq)
@@ -163,20 +210,26 @@ public final class SoftnicCommand {
         private void rateParallel(List<ResultRecord> records) {
             SoftNic.Options o = common.options().withEngineThreads(engineThreads);
             try (SoftNic nic = SoftNic.open(o)) {
+                if (engineCpus != null) {
+                    nic.pinEngines(engineCpus);
+                }
                 for (int b : batches) {
                     SoftNicCounters before = nic.counters();
                     double[] rates = new double[repeats];
                     long doorbells = 0;
                     for (int r = 0; r < repeats; r++) {
-                        SoftNicBench.RateResult res = SoftNicBench.rateParallel(nic, producers, common.size, b, logSq,
-                                common.maxInline, messages, warmup, common.timeoutMs * 1_000_000L);
+                        SoftNicBench.RateResult res = producerCpus == null
+                                ? SoftNicBench.rateParallel(nic, producers, common.size, b, logSq,
+                                        common.maxInline, messages, warmup, common.timeoutMs * 1_000_000L)
+                                : SoftNicBench.rateParallel(nic, producers, common.size, b, logSq,
+                                        common.maxInline, messages, warmup, common.timeoutMs * 1_000_000L, producerCpus);
                         rates[r] = res.rateMmsgPerSec();
                         doorbells += res.doorbells();
                     }
                     SoftNicCounters d = nic.counters().minus(before);
                     double[] sorted = rates.clone();
                     Arrays.sort(sorted);
-                    records.add(new ResultRecord(EXPERIMENT_RATE, "softnic", false)
+                    records.add(pinning(new ResultRecord(EXPERIMENT_RATE, "softnic", false))
                             .param("size_bytes", common.size).param("batch", b).param("payload", common.payload())
                             .param("messages", messages).param("warmup", warmup).param("repeats", repeats)
                             .param("poll", common.poll).param("log_sq", logSq)

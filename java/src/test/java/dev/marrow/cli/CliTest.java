@@ -99,6 +99,35 @@ class CliTest {
     }
 
     @Test
+    void softnicRatePinningIsCheckedAndRecorded() throws Exception {
+        Run r = run("softnic", "rate", "--size", "8", "--batch", "16", "--messages", "5000", "--warmup", "500",
+                "--repeats", "1", "--poll", "idle", "--producers", "2", "--engine-threads", "2",
+                "--producer-cpus", "-1,-1", "--engine-cpus", "-1,-1", "--format", "json");
+        assertEquals(0, r.code(), r.err());
+        JsonNode rec = JsonMapper.builder().build().readTree(r.out().strip().split("\n")[1]);
+        assertEquals(2, rec.get("producer_cpus").size(), rec.toString());
+        assertEquals(-1, rec.get("producer_cpus").get(1).asInt());
+        assertEquals(2, rec.get("engine_cpus").size(), rec.toString());
+        assertEquals(5000 * 2, rec.get("messages").asLong() * 2);
+        Run unpinned = run("softnic", "rate", "--messages", "2000", "--warmup", "0", "--repeats", "1", "--poll", "idle",
+                "--format", "json");
+        assertEquals(0, unpinned.code(), unpinned.err());
+        JsonNode u = JsonMapper.builder().build().readTree(unpinned.out().strip().split("\n")[1]);
+        assertEquals("none", u.get("producer_cpus").asString());
+        assertEquals("none", u.get("engine_cpus").asString());
+        Run count = run("softnic", "rate", "--producers", "2", "--producer-cpus", "0");
+        assertEquals(2, count.code());
+        assertTrue(count.err().contains("--producer-cpus"), count.err());
+        Run both = run("softnic", "rate", "--engine-cpu", "0", "--engine-cpus", "0");
+        assertEquals(2, both.code());
+        assertTrue(both.err().contains("--engine-cpus"), both.err());
+        Run badCpu = run("softnic", "rate", "--messages", "100", "--warmup", "0", "--repeats", "1", "--poll", "idle",
+                "--producer-cpus", "5000");
+        assertTrue(badCpu.code() != 0, badCpu.out());
+        assertTrue(badCpu.err().contains("CPU 5000"), badCpu.err());
+    }
+
+    @Test
     void busyPollingRunsSayWhenTheyOutnumberTheCpus() throws Exception {
         Run r = run("gda", "latency", "--target", "cpu", "--iters", "200", "--warmup", "20", "--format", "json");
         assertEquals(0, r.code(), r.err());

@@ -139,6 +139,21 @@ public final class SoftNic implements AutoCloseable {
         return qp;
     }
 
+    /**
+     * Pins engine thread {@code i} to CPU {@code cpus[i]} (-1: leave it); one
+     * entry per engine thread. Extends {@link Options#engineCpu()} (thread 0
+     * only) to every engine thread.
+     */
+    public void pinEngines(int[] cpus) {
+        ensureOpen();
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment c = a.allocateFrom(JAVA_INT, cpus);
+            EmuFfi.LIB.check((int) EmuFfi.ENGINE_PIN.invokeExact(dev, c, cpus.length), "marrow_emu_engine_pin");
+        } catch (Throwable t) {
+            throw NativeLib.rethrow(t);
+        }
+    }
+
     /** Stops (true) or resumes (false) the engine: doorbells go unobserved while paused. */
     public void pauseEngine(boolean paused) {
         ensureOpen();

@@ -57,6 +57,9 @@ public final class SoftNicBench {
         static final MethodHandle RATE = EmuFfi.LIB.handle("marrow_emu_bench_rate_parallel",
                 FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT,
                         JAVA_LONG, JAVA_LONG, JAVA_LONG, ADDRESS));
+        static final MethodHandle RATE_PINNED = EmuFfi.LIB.handle("marrow_emu_bench_rate_parallel_pinned",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT,
+                        JAVA_LONG, JAVA_LONG, JAVA_LONG, ADDRESS, ADDRESS));
     }
 
     /**
@@ -75,6 +78,30 @@ public final class SoftNicBench {
             EmuFfi.LIB.check(rc, "marrow_emu_bench_rate_parallel");
             return new RateResult(getLong(out, l, "messages"), getLong(out, l, "doorbells"), getLong(out, l, "cqes"),
                     getLong(out, l, "elapsed_ns"));
+        } catch (Throwable t) {
+            throw NativeLib.rethrow(t);
+        }
+    }
+
+    /**
+     * As {@link #rateParallel}, with producer {@code i} pinned to CPU
+     * {@code producerCpus[i]} (-1: not pinned); {@code producerCpus} has one
+     * entry per producer.
+     */
+    public static RateResult rateParallel(SoftNic nic, int producers, int size, int batch, int logSq, int maxInline,
+                                          long messages, long warmup, long timeoutNs, int[] producerCpus) {
+        if (producerCpus.length != producers) {
+            throw new IllegalArgumentException(producerCpus.length + " producer CPU(s) given for " + producers
+                    + " producer(s)");
+        }
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment out = NativeLib.allocateSized(a, EmuLayouts.BENCH_RESULT);
+            MemorySegment cpus = a.allocateFrom(JAVA_INT, producerCpus);
+            int rc = (int) Parallel.RATE_PINNED.invokeExact(nic.deviceHandle(), producers, size, batch, logSq,
+                    maxInline, messages, warmup, timeoutNs, cpus, out);
+            EmuFfi.LIB.check(rc, "marrow_emu_bench_rate_parallel_pinned");
+            return new RateResult(out.get(JAVA_LONG, 8), out.get(JAVA_LONG, 16), out.get(JAVA_LONG, 32),
+                    out.get(JAVA_LONG, 24));
         } catch (Throwable t) {
             throw NativeLib.rethrow(t);
         }

@@ -39,6 +39,7 @@ public final class EmuFfi {
     public static final MethodHandle DEVICE_OPEN = h("marrow_emu_device_open", I_PP);
     public static final MethodHandle DEVICE_CLOSE = h("marrow_emu_device_close", I_P);
     public static final MethodHandle ENGINE_PAUSE = h("marrow_emu_engine_pause", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
+    public static final MethodHandle ENGINE_PIN = h("marrow_emu_engine_pin", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
     public static final MethodHandle PD_ALLOC = h("marrow_emu_pd_alloc", I_PP);
     public static final MethodHandle PD_FREE = h("marrow_emu_pd_free", I_P);
     public static final MethodHandle MR_REG = h("marrow_emu_mr_reg",
