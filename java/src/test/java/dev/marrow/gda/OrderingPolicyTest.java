@@ -74,5 +74,7 @@ class OrderingPolicyTest {
                 new long[] {1, 2, 3}, null, 3, 3, 3, 0, 0, 3, 0, 2, 1, java.util.Map.of());
         assertEquals(false, GdaRecords.record(java.util.List.of(unsafe)).params().get("ordering_safe_on_hardware"));
         assertEquals(true, GdaRecords.record(java.util.List.of(safe)).params().get("ordering_safe_on_hardware"));
+        assertEquals(1 << s.logSq(), GdaRecords.record(java.util.List.of(safe)).params().get("sq_wqebbs"),
+                "the SQ size in WQEBBs");
     }
 }
