@@ -17,7 +17,8 @@ public final class OrderingPolicy {
     }
 
     /**
-     * GPU-resident queues: {@code gpu-fence} (GPU scope, the paper's setup);
+     * GPU-resident queues: {@code gpu-fence} (GPU scope, the setup of "GPU-Initiated
+     * Communication: Dissecting Down to the Bone");
      * host-resident queues: {@code release-sys}, on either NIC.
      */
     public static Ordering defaultFor(Placement placement) {
@@ -41,7 +42,7 @@ public final class OrderingPolicy {
     /**
      * Refuses, before any device is opened, a variant that is not safe on
      * the ConnectX unless the caller allowed it. The software NIC measures
-     * every variant (as the paper does).
+     * every variant, as "GPU-Initiated Communication: Dissecting Down to the Bone" does.
      *
      * @throws IllegalArgumentException naming the variant, why, and the flag
      */
