@@ -4,7 +4,9 @@
  *
  * Wording of marrow_cuda_host_register failures, checked without a GPU:
  * a refused IO-memory mapping (cudaErrorNotPermitted, 800) must answer
- * MARROW_EPERM and name PeerMappingOverride=1 and the regkey line; other
+ * MARROW_EPERM and name PeerMappingOverride=1 and the regkey line, say that
+ * a privileged process maps without it and that GPU<->NIC peer-to-peer
+ * must work; other
  * errors map to their statuses and name the CUDA error.
  */
 #include <stdio.h>
@@ -41,16 +43,21 @@ int main(void)
 	      "regkey named: %s", marrow_last_error());
 	CHECK(HAS("cudaErrorNotPermitted") && HAS("800") && HAS("IoMemory") && HAS("UAR"),
 	      "error and flags named: %s", marrow_last_error());
+	CHECK(HAS("unprivileged") && HAS("privileged process (root) maps without it"),
+	      "privileged alternative named: %s", marrow_last_error());
+	CHECK(HAS("GPU<->NIC peer-to-peer must work"), "P2P requirement named: %s", marrow_last_error());
 	CHECK(strlen(marrow_last_error()) < 511, "message truncated");
 
 	rc = uar_map_fail(801, "cudaErrorNotSupported", "operation not supported", 1, uar, 256);
-	CHECK(rc == MARROW_ENOSYS && HAS("PeerMappingOverride=1") && HAS("801"), "801 on IO memory: %s",
-	      marrow_last_error());
+	CHECK(rc == MARROW_ENOSYS && HAS("PeerMappingOverride=1") && HAS("801") && HAS("peer-to-peer must work") &&
+	      HAS("maps without it"), "801 on IO memory: %s", marrow_last_error());
+	CHECK(strlen(marrow_last_error()) < 511, "801 message truncated");
 	rc = uar_map_fail(1, "cudaErrorInvalidValue", "invalid argument", 1, uar, 8);
 	CHECK(rc == MARROW_EIO && HAS("PeerMappingOverride=1"), "other IO error: %s", marrow_last_error());
 
 	rc = uar_map_fail(100, "cudaErrorNoDevice", "no CUDA-capable device is detected", 1, uar, 8);
-	CHECK(rc == MARROW_ENODEV && HAS("no usable GPU") && !HAS("PeerMappingOverride"), "no device: %s",
+	CHECK(rc == MARROW_ENODEV && HAS("no usable GPU") && !HAS("PeerMappingOverride") && !HAS("peer-to-peer"),
+	      "no device: %s",
 	      marrow_last_error());
 	rc = uar_map_fail(35, "cudaErrorInsufficientDriver", "driver too old", 0, uar, 8);
 	CHECK(rc == MARROW_ENODEV, "old driver -> %d", rc);

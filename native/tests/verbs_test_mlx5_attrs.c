@@ -350,6 +350,29 @@ static void test_qp_attr_checks(void)
 	v.size = 8;
 	CHECK(marrow_mlx5_qp_create(&fake, &qa, &q, &v, &cv) == MARROW_EINVAL && ERR_HAS("view size"), "view size");
 	CHECK(marrow_mlx5_qp_create(NULL, &qa, &q, &v, &cv) == MARROW_EINVAL, "NULL device");
+	v.size = sizeof(v);
+	qa.log_sq_wqebb_cnt = 1;   /* 2 WQEBBs; an inline WRITE of 220 bytes needs 4 */
+	CHECK(marrow_mlx5_qp_create(&fake, &qa, &q, &v, &cv) == MARROW_EINVAL && ERR_HAS("cannot hold one WQE"),
+	      "SQ smaller than one WQE: %s", marrow_last_error());
+	CHECK(marrow_mlx5_qp_reset(NULL) == MARROW_EINVAL, "reset NULL");
+}
+
+/* --log-sq counts WQEBBs on both backends: verbs gets max_send_wr = 2^n over
+ * the WQEBBs of the largest WQE posted (an inline WRITE of max_inline). */
+static void test_log_sq_to_max_send_wr(void)
+{
+	struct marrow_mlx5_qp_attr qa = { .size = sizeof(qa), .log_sq_wqebb_cnt = 8 };
+
+	qa.max_inline_data = 0;    /* pointer WRITE: ctrl + raddr + data = 3 x 16 B, 1 WQEBB */
+	CHECK(qp_max_wqebbs_per_wr(0) == 1 && qp_max_send_wr(&qa) == 256, "no inline: %u", qp_max_send_wr(&qa));
+	qa.max_inline_data = 28;   /* 32 + 4 + 28 = 64 B: 1 WQEBB */
+	CHECK(qp_max_wqebbs_per_wr(28) == 1 && qp_max_send_wr(&qa) == 256, "28 B inline: %u", qp_max_send_wr(&qa));
+	qa.max_inline_data = 60;   /* 96 B: 2 WQEBBs */
+	CHECK(qp_max_wqebbs_per_wr(60) == 2 && qp_max_send_wr(&qa) == 128, "60 B inline: %u", qp_max_send_wr(&qa));
+	qa.max_inline_data = 220;  /* 256 B: 4 WQEBBs */
+	CHECK(qp_max_wqebbs_per_wr(220) == 4 && qp_max_send_wr(&qa) == 64, "220 B inline: %u", qp_max_send_wr(&qa));
+	qa.max_inline_data = 150;  /* 186 B: 3 WQEBBs; 85 WRs x 3 fit 256 */
+	CHECK(qp_max_wqebbs_per_wr(150) == 3 && qp_max_send_wr(&qa) == 85, "150 B inline: %u", qp_max_send_wr(&qa));
 }
 
 /* No NIC here: ENODEV with the probe's reason. With one: a QP and views. */
@@ -382,7 +405,7 @@ static void test_open(void)
 	CHECK(rc == MARROW_OK, "open with an mlx5 NIC present: %s", marrow_last_error());
 	if (rc)
 		return;
-	struct marrow_mlx5_qp_attr qa = { .size = sizeof(qa), .log_sq_wqebb_cnt = 6, .log_cqe_cnt = 6,
+	struct marrow_mlx5_qp_attr qa = { .size = sizeof(qa), .log_sq_wqebb_cnt = 7, .log_cqe_cnt = 6,
 					  .max_inline_data = 60, .access = 7 };
 	struct marrow_qp_view v = { .size = sizeof(v) };
 	struct marrow_cq_view cv = { .size = sizeof(cv) };
@@ -392,8 +415,11 @@ static void test_open(void)
 	rc = marrow_mlx5_qp_create(d, &qa, &q, &v, &cv);
 	CHECK(rc == MARROW_OK, "qp_create: %s", marrow_last_error());
 	if (rc == MARROW_OK) {
-		CHECK(v.sq_buf && v.dbrec && v.uar && v.qpn && v.sq_wqe_cnt >= 64 && v.sq_stride == 64 &&
-		      v.max_inline_data >= 60, "qp view");
+		CHECK(v.sq_buf && v.dbrec && v.uar && v.qpn && v.sq_stride == 64 && v.max_inline_data >= 60,
+		      "qp view");
+		/* 2^7 WQEBBs asked: 64 WRs of <= 2 WQEBBs, which libmlx5 sizes as 128 WQEBBs */
+		CHECK(v.sq_wqe_cnt == 128, "granted SQ of %u WQEBBs for log_sq_wqebb_cnt 7", v.sq_wqe_cnt);
+		CHECK(marrow_mlx5_qp_reset(q) == MARROW_OK && v.dbrec[1] == 0, "reset: %s", marrow_last_error());
 		CHECK(cv.buf && cv.dbrec && cv.cqe_cnt >= 64 && cv.cqe_size == 64, "cq view");
 		CHECK(marrow_mlx5_qp_state(q, &st) == MARROW_OK && st == IBV_QPS_RESET, "state %d", st);
 		CHECK(marrow_mlx5_device_close(d) == MARROW_EBUSY, "close with a live QP");
@@ -415,6 +441,7 @@ int main(void)
 	test_pick_gid();
 	test_errno_map();
 	test_qp_attr_checks();
+	test_log_sq_to_max_send_wr();
 	test_open();
 	if (failures) {
 		fprintf(stderr, "%d check(s) failed\n", failures);

@@ -23,20 +23,40 @@
  * loop on the host), and every function here is force-inlined, so the switch
  * statements fold away and each variant compiles to its own straight line.
  *
- *  variant          steps 3-5 on the GPU (PTX emitted)                       CPU executor (C11)
- *  ---------------  -------------------------------------------------------  ----------------------------------------
- *  none             DBR st.relaxed.sys.b32; DB st.relaxed.sys.b64            relaxed DBR store; relaxed DB store
- *                   (no fence: unsafe control)                              (no fence)
- *  gpu-fence        DBR st.relaxed.sys; fence.acq_rel.gpu;                   relaxed DBR; fence(acq_rel); relaxed DB
- *                   DB st.relaxed.sys (DOCA / GDAKI)
- *  gpu-fence-dbrec  fence.acq_rel.gpu; DBR st.relaxed.sys;                   fence(acq_rel); DBR; fence(acq_rel); DB
- *                   fence.acq_rel.gpu; DB (NVSHMEM's fenced-DBR sequence)
- *  release-gpu      DBR st.release.gpu.b32; DB st.release.gpu.b64 (DeepEP)   release DBR store; release DB store
- *  threadfence      membar.gl (= fence.sc.gpu, __threadfence()); DBR;         fence(seq_cst); DBR; fence(seq_cst); DB
- *                   membar.gl; DB (NVSHMEM default)
- *  release-sys      DBR st.release.sys.b32; DB st.release.sys.b64            release DBR store; release DB store
- *  fence-sys        DBR st.relaxed.sys; membar.sys (= fence.sc.sys,           relaxed DBR; fence(seq_cst); relaxed DB
- *                   __threadfence_system()); DB
+ * The doorbell (DB) is always ONE st.mmio.relaxed.sys.global.b64 (gpu_prims.h
+ * gpu_mmio_write64_db; DOCA rings with the same store); the release variants
+ * put a fence of their scope right before it (fence + relaxed store is the
+ * PTX release pattern: st.release cannot carry .mmio).
+ *
+ *  variant          steps 3-5 on the GPU (PTX emitted)                   orders, for observers of scope
+ *  ---------------  ---------------------------------------------------  ----------------------------------
+ *  none             DBR st.relaxed.sys.b32; DB                           nothing (unsafe control)
+ *  gpu-fence        fence.acq_rel.gpu; DBR st.relaxed.sys; DB            WQE -> DBR, WQE -> DB; not DBR -> DB;
+ *                   (DOCA / GDAKI: one fence, before the record)         GPU scope
+ *  gpu-fence-dbrec  fence.acq_rel.gpu; DBR st.relaxed.sys;               WQE -> DBR, WQE+DBR -> DB; GPU scope
+ *                   fence.acq_rel.gpu; DB (NVSHMEM's fenced DBR)
+ *  release-gpu      DBR st.release.gpu.b32; fence.acq_rel.gpu; DB        WQE -> DBR, WQE+DBR -> DB; GPU scope
+ *                   (DeepEP's release stores)
+ *  threadfence      membar.gl (= fence.sc.gpu, __threadfence()); DBR;    WQE -> DBR, WQE+DBR -> DB; GPU scope
+ *                   membar.gl; DB (NVSHMEM default)                      (sequentially consistent fences)
+ *  release-sys      DBR st.release.sys.b32; fence.acq_rel.sys; DB        WQE -> DBR, WQE+DBR -> DB; system
+ *  fence-sys        membar.sys (= fence.sc.sys, __threadfence_system()); WQE -> DBR, WQE -> DB; not DBR -> DB;
+ *                   DBR st.relaxed.sys; DB                               system scope
+ *
+ * "WQE" includes every earlier store of the thread, so a pointer payload
+ * written into the source buffer before the post is ordered with it, at the
+ * same scope. gpu-fence and fence-sys do not order DBR -> DB: a ConnectX (and
+ * the software NIC, docs/design/softnic-fidelity.md D6) takes the producer
+ * index from the doorbell and reads the DBR only to recover, and the DBR
+ * store is ordered after the WQEs, so a DBR read at any time finds them.
+ * Before this order, gpu-fence and fence-sys stored the DBR *before* their
+ * one fence (WQE -> DBR unordered); both references (NVSHMEM IBGDA, DOCA)
+ * fence the WQEs before the record, and so do they now.
+ *
+ * CPU executor (C11): relaxed stores stay relaxed; fence.acq_rel.* is an
+ * acq_rel fence, membar.gl / membar.sys a seq_cst fence, st.release.* a
+ * release store; the doorbell is a relaxed store (after an acq_rel fence in
+ * the release variants).
  *
  * The mapping of the paper's row names to these PTX forms is our reading of
  * the paper; docs/design/orderings.md sets out each variant and what it orders.
@@ -53,19 +73,30 @@
  * queues are ordinary write-back memory, so no SFENCE/WC flush is needed.
  *
  * WHAT CAN GO WRONG (why the unsafe variants are still measured): the
- * software NIC's queues live in HOST memory. A GPU-scope fence or release
- * orders the thread's stores only for observers inside the GPU; the engine
- * thread is a system-scope observer, so with none / gpu-fence /
- * gpu-fence-dbrec / release-gpu / threadfence the PCIe writes of the WQE and
- * the doorbell are not formally ordered for it: the engine may see the new
- * DBR/doorbell before the WQE bytes and execute a stale WQE (the engine's
+ * software NIC's queues, and the verbs QPs' queues on a ConnectX (placement
+ * host), live in HOST memory. A GPU-scope fence or release orders the
+ * thread's stores only for observers inside the GPU; the NIC (or the
+ * software NIC's engine thread) is a system-scope observer, so with none /
+ * gpu-fence / gpu-fence-dbrec / release-gpu / threadfence the PCIe writes of
+ * the WQE and the doorbell are not formally ordered for it: the NIC may see
+ * the doorbell before the WQE bytes and execute a stale WQE (the engine's
  * sanity check then reports a bad opcode / WQE index as an error CQE, or it
  * sends old payload bytes). On Hopper, posted PCIe writes from one SM are in
  * practice delivered in order, which is why these variants usually "work";
  * payload validation after every iteration is what would catch it. Only
  * release-sys and fence-sys are correct for host-resident queues (NVSHMEM
- * uses __threadfence_system() whenever NIC buffers are in host memory).
+ * uses __threadfence_system() whenever NIC buffers are in host memory); on
+ * a ConnectX, Marrow runs the GPU-scope variants there only when asked to
+ * (--allow-unsafe-ordering) and marks their records
+ * ordering_safe_on_hardware=false (docs/design/orderings.md §3).
  * The paper measures all seven the same way; so do we.
+ *
+ * STAGED POINTER PAYLOADS: the runners write each iteration's payload into
+ * the registered source buffer (host memory) before the post, untimed. For
+ * the variants whose post does not order earlier stores at system scope
+ * (all but release-sys and fence-sys), gda_order_staged_payload() puts a
+ * fence.acq_rel.sys after those stores, so the NIC reads this iteration's
+ * bytes whatever the variant (the harness' payload is not what is measured).
  *
  * CQ POLLING: the poll load is always a system-scope relaxed load (one
  * ld.relaxed.sys.global.b64 of CQE bytes 56..63), because the CQE is
@@ -174,7 +205,7 @@ GDA_FN void gda_relax(uint32_t spins)
 
 /* Loads, stores and fences are gpu_prims.h's (host C: C11 atomics). */
 
-/* Step 3+4+5: order, DBR, doorbell for variant ord. */
+/* Step 3+4+5: order, DBR, doorbell for variant ord (table above). */
 GDA_FN void gda_publish(struct gda_sq *sq, int ord, uint32_t dbr_be, uint64_t db)
 {
 	uint32_t *dbr = &sq->dbrec[MX_DBR_SND];
@@ -185,8 +216,8 @@ GDA_FN void gda_publish(struct gda_sq *sq, int ord, uint32_t dbr_be, uint64_t db
 		gpu_mmio_write64_db(sq->uar, db);
 		break;
 	case GDA_ORD_GPU_FENCE:
-		gpu_st_relaxed_sys_u32(dbr, dbr_be);
 		gpu_fence_acq_rel_gpu();
+		gpu_st_relaxed_sys_u32(dbr, dbr_be);
 		gpu_mmio_write64_db(sq->uar, db);
 		break;
 	case GDA_ORD_GPU_FENCE_DBREC:
@@ -209,12 +240,28 @@ GDA_FN void gda_publish(struct gda_sq *sq, int ord, uint32_t dbr_be, uint64_t db
 		gpu_st_release_sys_u32(dbr, dbr_be);
 		gpu_mmio_write64_db_release_sys(sq->uar, db);
 		break;
-	default: /* GDA_ORD_FENCE_SYS: the one rdma-core would write */
-		gpu_st_relaxed_sys_u32(dbr, dbr_be);
+	default: /* GDA_ORD_FENCE_SYS: rdma-core's udma_to_device_barrier, before the record */
 		gpu_udma_to_device_barrier();
+		gpu_st_relaxed_sys_u32(dbr, dbr_be);
 		gpu_mmio_write64_db(sq->uar, db);
 		break;
 	}
+}
+
+/* True for the variants whose post orders this thread's earlier stores
+ * before the doorbell for system-scope observers (the NIC). */
+GDA_FN int gda_orders_for_system(int ord)
+{
+	return ord == GDA_ORD_RELEASE_SYS || ord == GDA_ORD_FENCE_SYS;
+}
+
+/* After the untimed staging of a pointer payload in the source buffer
+ * (host memory the NIC reads): make those stores visible to the NIC before
+ * the post's doorbell, unless the variant's own post does that. */
+GDA_FN void gda_order_staged_payload(int ord)
+{
+	if (!gda_orders_for_system(ord))
+		gpu_fence_acq_rel_sys();
 }
 
 /* The acquire side of variant ord, after a poll load saw the awaited value. */

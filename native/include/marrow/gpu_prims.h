@@ -12,6 +12,7 @@
  *   gpu_{ld,st}_<sem>_<scope>_<width>   sem = relaxed | acquire (loads) |
  *                                       release (stores); scope = cta | gpu | sys
  *   gpu_fence_<sem>_<scope>             a fence of that strength and scope
+ *   gpu_st_mmio_relaxed_sys_u64         a store to device memory (MMIO)
  *
  * Device code gets the PTX. Host C (the mini-gda CPU executor compiles
  * gda_post.h as C) gets C11 atomics for what gda_post.h uses: a CPU thread
@@ -195,28 +196,56 @@ GPU_LDST_HOST_(acquire, release, sys, __ATOMIC_ACQUIRE, __ATOMIC_RELEASE)
 #undef GPU_LDST_HOST_
 #endif
 
+/* ---- MMIO stores --------------------------------------------------------------
+ * st.mmio.relaxed.sys (PTX ISA 8.2, sm_70+): a relaxed system-scope store
+ * that the memory system must perform exactly once, as issued: it is never
+ * merged with, split into or elided by another store, which is what a
+ * device register (the NIC's UAR) needs. It orders nothing of its own; a
+ * fence before it does that. Host C: a relaxed atomic store. */
+#if defined(__CUDACC__)
+MARROW_GPU_FN void gpu_st_mmio_relaxed_sys_u64(uint64_t *p, uint64_t v)
+{
+	asm volatile("st.mmio.relaxed.sys.global.b64 [%0], %1;" :: "l"(p), "l"(v) : "memory");
+}
+#else
+MARROW_GPU_FN void gpu_st_mmio_relaxed_sys_u64(uint64_t *p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+#endif
+
 /* ---- the NIC doorbell ----------------------------------------------------------
  * In rdma-core's habit, a barrier is named by what it orders:
  *
  * gpu_udma_to_device_barrier(): this thread's earlier stores to memory the
- *   NIC reads by DMA (WQEs, the doorbell record) become visible to the NIC
- *   before its later stores, the doorbell included. The NIC is a system-
- *   scope observer, so this is fence.sc.sys (membar.sys, the fence NVSHMEM
- *   uses when NIC buffers are in host memory); on the host, a seq_cst fence.
+ *   NIC reads by DMA (WQEs, the doorbell record, a pointer payload) become
+ *   visible to the NIC before its later stores, the doorbell included. The
+ *   NIC is a system-scope observer, so this is fence.sc.sys (membar.sys, the
+ *   fence NVSHMEM uses when NIC buffers are in host memory); on the host, a
+ *   seq_cst fence.
  *
  * gpu_mmio_write64_db(): the 8-byte doorbell store itself: the value of
  *   mx_doorbell_value() to the UAR (a BlueFlame register mapped into the GPU
  *   with cudaHostRegisterIoMemory, or the software NIC's mailbox in host
- *   memory). Today it is st.relaxed.sys.global.b64: system scope, so the
- *   write leaves the GPU, and no ordering of its own; what must precede it
- *   is ordered by the barrier (or by the _release forms, which the mini-gda
- *   ordering variants release-gpu / release-sys measure). PTX ISA 8.2 adds
- *   st.mmio.relaxed.sys for exactly this store; switching to it is a
- *   separate change (it changes the SASS of every timed mini-gda path). */
+ *   memory), as one st.mmio.relaxed.sys.global.b64 (the store DOCA GPUNetIO
+ *   rings with). It orders nothing of its own: what must precede it is
+ *   ordered by a fence before it.
+ *
+ * gpu_mmio_write64_db_release_{gpu,sys}(): a release at that scope, then the
+ *   MMIO store: fence.acq_rel.<scope> followed by the relaxed store is the
+ *   PTX model's release pattern, so the doorbell keeps the release semantics
+ *   of the ordering variants release-gpu / release-sys (this thread's
+ *   earlier accesses are ordered before it for observers in the scope). A
+ *   release *store* cannot carry .mmio, hence the separate fence. */
 MARROW_GPU_FN void gpu_udma_to_device_barrier(void) { gpu_fence_sc_sys(); }
-MARROW_GPU_FN void gpu_mmio_write64_db(uint64_t *uar, uint64_t db) { gpu_st_relaxed_sys_u64(uar, db); }
-MARROW_GPU_FN void gpu_mmio_write64_db_release_gpu(uint64_t *uar, uint64_t db) { gpu_st_release_gpu_u64(uar, db); }
-MARROW_GPU_FN void gpu_mmio_write64_db_release_sys(uint64_t *uar, uint64_t db) { gpu_st_release_sys_u64(uar, db); }
+MARROW_GPU_FN void gpu_mmio_write64_db(uint64_t *uar, uint64_t db) { gpu_st_mmio_relaxed_sys_u64(uar, db); }
+MARROW_GPU_FN void gpu_mmio_write64_db_release_gpu(uint64_t *uar, uint64_t db)
+{
+	gpu_fence_acq_rel_gpu();
+	gpu_st_mmio_relaxed_sys_u64(uar, db);
+}
+MARROW_GPU_FN void gpu_mmio_write64_db_release_sys(uint64_t *uar, uint64_t db)
+{
+	gpu_fence_acq_rel_sys();
+	gpu_st_mmio_relaxed_sys_u64(uar, db);
+}
 
 #ifdef __cplusplus
 }

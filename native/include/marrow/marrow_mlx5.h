@@ -64,7 +64,9 @@ enum marrow_mlx5_placement {
 struct marrow_mlx5_qp_attr {
 	uint32_t size;             /* sizeof(*this) */
 	uint32_t comp_mask;        /* 0 */
-	uint32_t log_sq_wqebb_cnt; /* 1..15: max_send_wr = 1 << n; libmlx5 sizes the ring (view.sq_wqe_cnt) */
+	uint32_t log_sq_wqebb_cnt; /* 1..15: SQ size in WQEBBs (as on the software NIC); asked of verbs as
+				    * max_send_wr = 2^n / (WQEBBs of the largest WQE posted: an inline
+				    * WRITE of max_inline_data), view.sq_wqe_cnt is what libmlx5 granted */
 	uint32_t log_cqe_cnt;      /* 1..22: send CQ entries asked for (view.cqe_cnt may be larger) */
 	uint32_t max_inline_data;  /* bytes asked for; the view reports what the provider granted */
 	uint32_t access;           /* rights the peer gets: IBV_ACCESS_* 2 RW, 4 RR, 8 RA (1 LW: ignored here) */
@@ -175,6 +177,16 @@ MARROW_API int marrow_mlx5_qp_local_info(struct marrow_mlx5_qp *qp,
 MARROW_API int marrow_mlx5_qp_connect(struct marrow_mlx5_qp *qp,
 				      const struct marrow_mlx5_peer_info *peer,
 				      const struct marrow_mlx5_conn_params *params);
+
+/*
+ * Back to RESET from any state (ERR after an error CQE, say), so that
+ * marrow_mlx5_qp_connect can bring the QP to RTS again: the SQ restarts at
+ * WQEBB counter 0 (its doorbell record is cleared, as on a fresh QP), the
+ * send CQ keeps its consumer index (its doorbell record is restored if the
+ * provider rewrote it while cleaning the QP's CQEs: the poller, not the
+ * provider, consumes this CQ). No WQE may be outstanding.
+ */
+MARROW_API int marrow_mlx5_qp_reset(struct marrow_mlx5_qp *qp);
 
 /* Current state as the NIC sees it (ibv_query_qp): enum ibv_qp_state,
  * same values as enum marrow_qp_state (RESET 0 .. RTS 3, ERR 6). */

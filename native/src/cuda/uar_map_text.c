@@ -7,10 +7,13 @@
 #include "common/marrow_common.h"
 #include "uar_map_text.h"
 
-/* The regkey as the driver wants it, and where it goes. */
-#define PMO_FIX "the NVIDIA driver needs PeerMappingOverride=1: put " \
-	"'options nvidia NVreg_RegistryDwords=\"PeerMappingOverride=1;\"' in " \
-	"/etc/modprobe.d/nvidia.conf and reload the driver (or reboot)"
+/* What an IO-memory (UAR) mapping needs: the regkey for an unprivileged
+ * process (a privileged one may map without it), and working GPU<->NIC
+ * PCIe peer-to-peer in any case (the GPU's doorbell store crosses it). */
+#define PMO_FIX "an unprivileged process needs the NVIDIA driver's PeerMappingOverride=1 " \
+	"('options nvidia NVreg_RegistryDwords=\"PeerMappingOverride=1;\"' in " \
+	"/etc/modprobe.d/nvidia.conf, then reload the driver); a privileged process (root) " \
+	"maps without it. Either way GPU<->NIC peer-to-peer must work (`nvidia-smi topo -m`)"
 
 int uar_map_fail(int cuda_error, const char *err_name, const char *err_text,
 		 int io_memory, const void *ptr, size_t len)
@@ -27,7 +30,7 @@ int uar_map_fail(int cuda_error, const char *err_name, const char *err_text,
 	case UAR_MAP_CUDA_NOT_PERMITTED:
 		if (io_memory)
 			return marrow_fail(MARROW_EPERM, "cudaHostRegister(%p, %zu, %s) failed: %s (%d: %s): "
-					   "the GPU may not map the NIC doorbell page (UAR); " PMO_FIX,
+					   "the GPU may not map the NIC doorbell page (UAR): " PMO_FIX,
 					   ptr, len, flags, name, cuda_error, text);
 		return marrow_fail(MARROW_EPERM, "cudaHostRegister(%p, %zu, %s) failed: %s (%d: %s)",
 				   ptr, len, flags, name, cuda_error, text);

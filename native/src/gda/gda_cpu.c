@@ -48,9 +48,10 @@ static void side_init(struct gda_side *s, const struct marrow_gda_endpoint *e)
 }
 
 /* Untimed: this iteration's payload into the staging words (inline) or the
- * registered source buffer (pointer). */
-static void stage_payload(struct gda_side *s, const struct marrow_gda_config *cfg, uint64_t it,
-			  struct gda_write *w)
+ * registered source buffer (pointer; ordered for the NIC as on the GPU). */
+static __attribute__((always_inline)) inline void stage_payload(struct gda_side *s,
+								const struct marrow_gda_config *cfg, int ord,
+								uint64_t it, struct gda_write *w)
 {
 	uint32_t nw = (cfg->msg_size + 3u) / 4u;
 
@@ -66,6 +67,7 @@ static void stage_payload(struct gda_side *s, const struct marrow_gda_config *cf
 		uint32_t *src = (uint32_t *)(uintptr_t)s->ep->local_addr;
 		for (uint32_t k = 0; k < nw; k++)
 			src[k] = gda_pattern_word(it, k);
+		gda_order_staged_payload(ord);
 		w->laddr = s->ep->local_addr;
 		w->lkey = s->ep->lkey;
 	}
@@ -110,7 +112,7 @@ static __attribute__((always_inline)) inline int peer_loop(struct gda_run *r, co
 		s->fail_iter = (uint32_t)it;
 		rc = gda_wait_word(inbox, data_word(it), ord, cfg->timeout_ns, &s->err);
 		if (rc == MARROW_OK) {
-			stage_payload(s, cfg, it, &w);
+			stage_payload(s, cfg, ord, it, &w);
 			rc = gda_post_write(&s->sq, ord, &w, &idx);
 		}
 		if (rc == MARROW_OK) {
@@ -146,7 +148,7 @@ static __attribute__((always_inline)) inline int main_loop(struct gda_run *r, co
 		s->fail_iter = (uint32_t)it;
 		if (stopped(r))
 			return MARROW_ECONNRESET;
-		stage_payload(s, cfg, it, &w);
+		stage_payload(s, cfg, ord, it, &w);
 		t0 = gda_now_ns();
 		rc = gda_post_write(&s->sq, ord, &w, &idx);
 		if (rc != MARROW_OK)

@@ -72,8 +72,9 @@ __device__ __forceinline__ int gda_stopped(const gda_kargs &a)
 	return *(volatile int32_t *)&a.out->stop;
 }
 
-/* Untimed: the iteration's payload into shared staging words or the source. */
-__device__ __forceinline__ void gda_stage(const gda_kside &s, const gda_kargs &a, uint64_t it,
+/* Untimed: the iteration's payload into shared staging words or the source
+ * (host memory the NIC reads; ordered for it by gda_order_staged_payload). */
+__device__ __forceinline__ void gda_stage(const gda_kside &s, const gda_kargs &a, int ord, uint64_t it,
 					  uint32_t *words, gda_write *w)
 {
 	uint32_t nw = (a.msg_size + 3u) / 4u;
@@ -91,6 +92,7 @@ __device__ __forceinline__ void gda_stage(const gda_kside &s, const gda_kargs &a
 	} else {
 		for (uint32_t k = 0; k < nw; k++)
 			mx_store32(&s.src_dev[k], gda_pattern_word(it, k));
+		gda_order_staged_payload(ord);
 		w->inline_words = 0;
 		w->laddr = s.laddr;
 		w->lkey = s.lkey;
@@ -121,7 +123,7 @@ __device__ void gda_peer_loop(gda_kargs &a, uint32_t *words)
 		o->peer_fail_iter = (uint32_t)it;
 		rc = gda_wait_word(s.inbox_dev, gda_data_word(it), ORD, a.timeout_ns, &o->peer_err);
 		if (rc == MARROW_OK) {
-			gda_stage(s, a, it, words, &w);
+			gda_stage(s, a, ORD, it, words, &w);
 			rc = gda_post_write(&s.sq, ORD, &w, &idx);
 		}
 		if (rc == MARROW_OK) {
@@ -157,7 +159,7 @@ __device__ void gda_main_loop(gda_kargs &a, uint32_t *words)
 			o->rc = MARROW_ECONNRESET;
 			return;
 		}
-		gda_stage(s, a, it, words, &w);
+		gda_stage(s, a, ORD, it, words, &w);
 		t0 = gda_now_ns();
 		c0 = gpu_clock64();
 		rc = gda_post_write(&s.sq, ORD, &w, &idx);

@@ -11,11 +11,32 @@
 #include <string.h>
 #include <infiniband/mlx5dv.h>
 #include "common/marrow_common.h"
+#include "marrow/mlx5_wqe.h"
 #include "mlx5_internal.h"
 #include "verbs_loader.h"
 
 #define QP_VIEW_SQ_STRIDE 64 /* one WQEBB; the poster assumes it */
 #define CQE64 64
+
+/* WQEBBs of the largest WQE the gda poster writes on this QP: an inline
+ * RDMA WRITE of max_inline bytes, or a one-SGE pointer WRITE. */
+static uint32_t qp_max_wqebbs_per_wr(uint32_t max_inline)
+{
+	uint32_t ds_ptr = mx_ds_pointer_write(1);
+	uint32_t ds_inl = max_inline ? mx_ds_inline_write(max_inline) : 0;
+
+	return mx_wqebbs(ds_inl > ds_ptr ? ds_inl : ds_ptr);
+}
+
+/* log_sq_wqebb_cnt counts WQEBBs (as on the software NIC); verbs counts
+ * work requests. Each WR is at most n WQEBBs, so 2^log / n WRs fit, and
+ * libmlx5 (which sizes the ring as max_send_wr x its WQE size, rounded up
+ * to a power of two) then allocates 2^log WQEBBs: view.sq_wqe_cnt says what
+ * it granted. 0 when one WQE does not fit. */
+static uint32_t qp_max_send_wr(const struct marrow_mlx5_qp_attr *a)
+{
+	return (1u << a->log_sq_wqebb_cnt) / qp_max_wqebbs_per_wr(a->max_inline_data);
+}
 
 static int qp_check_attr(const struct marrow_mlx5_device *d, const struct marrow_mlx5_qp_attr *a)
 {
@@ -31,6 +52,10 @@ static int qp_check_attr(const struct marrow_mlx5_device *d, const struct marrow
 	    (1 << a->log_sq_wqebb_cnt) > d->dattr.max_qp_wr)
 		return marrow_fail(MARROW_EINVAL, "marrow_mlx5_qp_create: log_sq_wqebb_cnt %u outside 1..15 "
 				   "or above the device's max_qp_wr %d", a->log_sq_wqebb_cnt, d->dattr.max_qp_wr);
+	if (qp_max_send_wr(a) == 0)
+		return marrow_fail(MARROW_EINVAL, "marrow_mlx5_qp_create: an SQ of 2^%u WQEBBs cannot hold one WQE "
+				   "of %u WQEBBs (inline WRITE of max_inline_data %u bytes)", a->log_sq_wqebb_cnt,
+				   qp_max_wqebbs_per_wr(a->max_inline_data), a->max_inline_data);
 	if (a->log_cqe_cnt < 1 || a->log_cqe_cnt > 22 || (1 << a->log_cqe_cnt) > d->dattr.max_cqe)
 		return marrow_fail(MARROW_EINVAL, "marrow_mlx5_qp_create: log_cqe_cnt %u outside 1..22 "
 				   "or above the device's max_cqe %d", a->log_cqe_cnt, d->dattr.max_cqe);
@@ -110,7 +135,7 @@ static int qp_create_objs(const struct verbs_syms *s, struct marrow_mlx5_device 
 	ia.recv_cq = q->cq;   /* required even with no receive queue */
 	ia.qp_type = IBV_QPT_RC;
 	ia.sq_sig_all = 0;    /* the poster decides which WQE asks for a CQE */
-	ia.cap.max_send_wr = 1u << a->log_sq_wqebb_cnt;
+	ia.cap.max_send_wr = qp_max_send_wr(a);
 	ia.cap.max_recv_wr = 0;
 	ia.cap.max_send_sge = 1;
 	ia.cap.max_recv_sge = 1;
@@ -339,6 +364,49 @@ MARROW_API int marrow_mlx5_qp_connect(struct marrow_mlx5_qp *q, const struct mar
 	}
 	pthread_mutex_unlock(&q->dev->lock);
 	return rc;
+}
+
+MARROW_API int marrow_mlx5_qp_reset(struct marrow_mlx5_qp *q)
+{
+	const struct verbs_syms *s = verbs_syms_get();
+	struct ibv_qp_attr reset = { .qp_state = IBV_QPS_RESET };
+	struct mlx5dv_qp dqp;
+	struct mlx5dv_cq dcq;
+	struct mlx5dv_obj obj;
+	uint32_t cq_ci;
+	int err;
+
+	if (q == NULL)
+		return marrow_fail(MARROW_EINVAL, "marrow_mlx5_qp_reset: NULL QP");
+	memset(&dqp, 0, sizeof(dqp));
+	memset(&dcq, 0, sizeof(dcq));
+	memset(&obj, 0, sizeof(obj));
+	obj.qp.in = q->qp;
+	obj.qp.out = &dqp;
+	obj.cq.in = q->cq;
+	obj.cq.out = &dcq;
+	err = s->mlx5dv_init_obj(&obj, MLX5DV_OBJ_QP | MLX5DV_OBJ_CQ);
+	if (err)
+		return marrow_fail(mlx5_status_from_errno(err), "marrow_mlx5_qp_reset: mlx5dv_init_obj(qpn 0x%x) "
+				   "failed: errno %d (%s)", q->qp->qp_num, err, strerror(err));
+	pthread_mutex_lock(&q->dev->lock);
+	/* The provider cleans the QP's CQEs from the CQ on RESET and may then
+	 * publish its own consumer count, which never moved (the CQ is polled
+	 * by the gda poller): keep the poller's. */
+	cq_ci = __atomic_load_n(&((uint32_t *)dcq.dbrec)[0], __ATOMIC_RELAXED);
+	err = s->modify_qp(q->qp, &reset, IBV_QP_STATE);
+	if (err == 0) {
+		__atomic_store_n(&((uint32_t *)dcq.dbrec)[0], cq_ci, __ATOMIC_RELAXED);
+		/* RESET restarts the SQ at 0; a fresh QP's doorbell record is 0. */
+		__atomic_store_n(&((uint32_t *)dqp.dbrec)[0], 0u, __ATOMIC_RELAXED);
+		__atomic_store_n(&((uint32_t *)dqp.dbrec)[1], 0u, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&q->dev->lock);
+	if (err)
+		return marrow_fail(mlx5_status_from_errno(err), "ibv_modify_qp(qpn 0x%x, %s -> RESET) failed: "
+				   "errno %d (%s)", q->qp->qp_num, mlx5_qp_state_name(q->qp->state), err,
+				   strerror(err));
+	return MARROW_OK;
 }
 
 MARROW_API int marrow_mlx5_qp_state(struct marrow_mlx5_qp *q, int *state)

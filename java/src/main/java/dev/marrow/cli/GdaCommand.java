@@ -14,6 +14,7 @@ import dev.marrow.gda.MiniGda;
 import dev.marrow.gda.Mlx5Options;
 import dev.marrow.gda.Nic;
 import dev.marrow.gda.Ordering;
+import dev.marrow.gda.OrderingPolicy;
 import dev.marrow.gda.Payload;
 import dev.marrow.gda.PeerRole;
 import dev.marrow.gda.Placement;
@@ -75,9 +76,16 @@ public final class GdaCommand {
         @Option(names = "--nic", defaultValue = "softnic", description = "softnic or mlx5. Default: ${DEFAULT-VALUE}")
         String nic;
 
-        @Option(names = "--ordering", defaultValue = "gpu-fence",
-                description = "none, gpu-fence, gpu-fence-dbrec, release-gpu, threadfence, release-sys, fence-sys. Default: ${DEFAULT-VALUE}")
+        @Option(names = "--ordering",
+                description = "none, gpu-fence, gpu-fence-dbrec, release-gpu, threadfence, release-sys, fence-sys. "
+                        + "Default: by placement: release-sys for host-resident queues, gpu-fence for GPU-resident "
+                        + "ones (docs/design/orderings.md §3)")
         String ordering;
+
+        @Option(names = OrderingPolicy.ALLOW_UNSAFE_FLAG,
+                description = "--nic mlx5 with host-resident queues: also run orderings that are not safe there "
+                        + "(none and the GPU-scope ones; records carry ordering_safe_on_hardware=false)")
+        boolean allowUnsafeOrdering;
 
         @Option(names = "--payload", defaultValue = "inline", description = "inline or pointer. Default: ${DEFAULT-VALUE}")
         String payload;
@@ -151,6 +159,9 @@ public final class GdaCommand {
                     .withEngineCpu(engineCpu).withCudaDevice(cudaDevice).withPollMode(SoftNic.PollMode.HOT)
                     .withBufferBytes(Math.max(64 * 1024, ((long) size + 4095) / 4096 * 4096))
                     .withMlx5(mlx5Options(theNic));
+            for (Point p : points()) { // before any device is opened
+                OrderingPolicy.requireAllowed(setup.nic(), setup.placement(), p.ordering, allowUnsafeOrdering);
+            }
             if (setup.nic() == Nic.MLX5 && setup.mlx5().twoHost()) {
                 return twoHost(setup);
             }
@@ -256,7 +267,7 @@ public final class GdaCommand {
             }
             List<GdaRunSpec> specs = new ArrayList<>(); // parsed before connecting: bad arguments stay usage errors
             for (Experiment e : experiments(false)) {
-                specs.add(new GdaRunSpec(e, Ordering.parse(ordering), Payload.parse(payload), size, iters, warmup,
+                specs.add(new GdaRunSpec(e, ordering(), Payload.parse(payload), size, iters, warmup,
                         timeoutMs * 1_000_000L));
             }
             List<GdaRun> runs = new ArrayList<>();
@@ -290,7 +301,7 @@ public final class GdaCommand {
         List<Point> points() {
             List<Point> pts = new ArrayList<>();
             if (sweep == null) {
-                pts.add(new Point(Ordering.parse(ordering), Payload.parse(payload), size));
+                pts.add(new Point(ordering(), Payload.parse(payload), size));
             } else if (sweep.equals("ordering")) {
                 for (Ordering o : Ordering.values()) {
                     for (Payload p : Payload.values()) {
@@ -298,7 +309,7 @@ public final class GdaCommand {
                     }
                 }
             } else if (sweep.equals("size")) {
-                Ordering o = Ordering.parse(ordering);
+                Ordering o = ordering();
                 for (int s : SWEEP_SIZES) {
                     if (s > maxInline) {
                         throw new IllegalArgumentException("--sweep size needs --max-inline >= " + s);
@@ -309,6 +320,11 @@ public final class GdaCommand {
                 throw new IllegalArgumentException("--sweep must be ordering or size, not '" + sweep + "'");
             }
             return pts;
+        }
+
+        /** --ordering, or the placement's default (OrderingPolicy). */
+        Ordering ordering() {
+            return ordering == null ? OrderingPolicy.defaultFor(Placement.parse(placement)) : Ordering.parse(ordering);
         }
 
         List<Experiment> experiments(boolean sweeping) {

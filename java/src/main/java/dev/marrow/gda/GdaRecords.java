@@ -48,7 +48,9 @@ public final class GdaRecords {
                 .param("size_bytes", spec.size())
                 .param("iters", spec.iters())
                 .param("warmup", spec.warmup())
-                .param("placement", s.placement().cliName());
+                .param("placement", s.placement().cliName())
+                .param("sq_wqebbs", 1 << s.logSq()) // mlx5: what libmlx5 granted
+                .param("ordering_safe_on_hardware", OrderingPolicy.safeOnHardware(spec.ordering(), s.placement()));
         if (s.nic() == Nic.MLX5) { // real hardware: say which NIC and how the two QPs were connected
             Mlx5Options o = s.mlx5();
             r.param("mlx5_device", o.device()).param("mlx5_port", o.port()).param("gid_index", o.gidIndex())

@@ -8,7 +8,8 @@ import dev.marrow.api.softnic.SoftNic;
  * the queues, where the queues live, and the queue shapes.
  *
  * @param maxInline     the QPs' max_inline_data (bytes); longer inline payloads are rejected
- * @param logSq         log2 of the SQ size in WQEBBs
+ * @param logSq         log2 of the SQ size in WQEBBs, on both NICs (verbs is asked for the matching
+ *                      max_send_wr; the setup of an open mlx5 session holds what libmlx5 granted)
  * @param logCq         log2 of the CQ size in CQEs
  * @param collapsedCq   cc = 1 CQs (completion by wqe_counter in slot 0)
  * @param bufferBytes   size of each side's source and inbox buffer (pointer payloads up to this)

@@ -10,6 +10,7 @@ import dev.marrow.api.Status;
 import dev.marrow.api.softnic.Access;
 import dev.marrow.api.softnic.CompletionQueue;
 import dev.marrow.api.softnic.MemoryRegion;
+import dev.marrow.api.softnic.QpState;
 import dev.marrow.api.softnic.QueuePair;
 import dev.marrow.api.softnic.SoftNic;
 import dev.marrow.api.softnic.SoftNicCounters;
@@ -71,6 +72,11 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * matching flags; issue and put+completion need no GPU there, the round
  * trip does. Both keep QP and inbox until the initiator's closing barrier.
  *
+ * <p>A run that fails after posting (error CQE, unexpected CQE, timeout)
+ * resets both QPs of a one-host session and connects them again
+ * (RESET -> INIT -> RTR -> RTS, SQs back at counter 0), so a later run on
+ * the same session works.
+ *
  * <pre>{@code
  * try (MiniGda g = MiniGda.open(GdaSetup.defaults(Target.CPU))) {
  *     GdaRun r = g.run(GdaRunSpec.of(Experiment.PUT_COMPLETION, Ordering.GPU_FENCE, Payload.INLINE, 8));
@@ -94,6 +100,7 @@ public final class MiniGda implements AutoCloseable {
     private final MemorySegment inboxA;
     private final MemorySegment inboxB;        // null for two hosts
     private final String rttRefusal;           // two-host responder: why it cannot serve a round trip, or null
+    private Runnable reconnect;                // one host: both QPs RESET -> RTS after a failed run (null: two hosts)
     private int runSeq;                        // two hosts: RUN sequence number
     private boolean peerDone;
     private boolean closed;
@@ -166,8 +173,15 @@ public final class MiniGda implements AutoCloseable {
                     new Buffers(srcA.address(), n, srcA.lkey(), inA.address(), inB.address(), n, inB.rkey()));
             MemorySegment epB = endpoint(arena, Nic.SOFTNIC, setup.placement(), qpView(arena, b), cqView(arena, cqB),
                     new Buffers(srcB.address(), n, srcB.lkey(), inB.address(), inA.address(), n, inA.rkey()));
-            return new MiniGda(setup, arena, nic, null, List.of(), List.of(), null, null, epA, epB, inA.memory(),
-                    inB.memory(), null);
+            MiniGda g = new MiniGda(setup, arena, nic, null, List.of(), List.of(), null, null, epA, epB,
+                    inA.memory(), inB.memory(), null);
+            g.reconnect = () -> {
+                a.modify(QpState.RESET, 0);
+                b.modify(QpState.RESET, 0);
+                a.connect(b);
+                b.connect(a);
+            };
+            return g;
         } catch (RuntimeException e) {
             nic.close();
             arena.close();
@@ -219,6 +233,7 @@ public final class MiniGda implements AutoCloseable {
             if (!o.twoHost()) {
                 Mlx5QueuePair a = add(qps, dev.createQueuePair(qpConfig(setup)));
                 Mlx5QueuePair b = add(qps, dev.createQueuePair(qpConfig(setup)));
+                opened = granted(opened, a);
                 Mlx5MemoryRegion srcA = add(mrs, dev.register(arena.allocate(n, 4096), Access.LOCAL_WRITE));
                 Mlx5MemoryRegion srcB = add(mrs, dev.register(arena.allocate(n, 4096), Access.LOCAL_WRITE));
                 Mlx5MemoryRegion inA = add(mrs, dev.register(arena.allocate(n, 4096),
@@ -235,10 +250,18 @@ public final class MiniGda implements AutoCloseable {
                         buffers(srcB, inB, infoA));
                 String conn = String.format("%s port %d: QP 0x%x <-> QP 0x%x (one host)", dev.name(), dev.port(),
                         a.qpn(), b.qpn());
-                return new MiniGda(opened, arena, null, dev, qps, mrs, null, conn, epA, epB, inA.buffer(),
+                MiniGda g = new MiniGda(opened, arena, null, dev, qps, mrs, null, conn, epA, epB, inA.buffer(),
                         inB.buffer(), null);
+                g.reconnect = () -> {
+                    a.reset();
+                    b.reset();
+                    a.connect(infoB, null);
+                    b.connect(infoA, null);
+                };
+                return g;
             }
             Mlx5QueuePair qp = add(qps, dev.createQueuePair(qpConfig(setup)));
+            opened = granted(opened, qp);
             Mlx5MemoryRegion src = add(mrs, dev.register(arena.allocate(n, 4096), Access.LOCAL_WRITE));
             Mlx5MemoryRegion in = add(mrs, dev.register(arena.allocate(n, 4096),
                     Access.LOCAL_WRITE | Access.REMOTE_WRITE));
@@ -276,6 +299,11 @@ public final class MiniGda implements AutoCloseable {
         } catch (Throwable t) {
             throw new MarrowException("marrow_gda_cuda_prepare failed: " + t, t);
         }
+    }
+
+    /** The setup with the SQ size libmlx5 granted (logSq counts WQEBBs on both NICs). */
+    private static GdaSetup granted(GdaSetup s, Mlx5QueuePair qp) {
+        return s.withQueues(Integer.numberOfTrailingZeros(qp.sqWqebbs()), s.logCq(), s.collapsedCq());
     }
 
     /** The QP shape of the setup; each call draws its own start PSN. */
@@ -350,6 +378,11 @@ public final class MiniGda implements AutoCloseable {
     /** The 8-byte-aligned buffer where B's writes land (round-trip replies); two hosts: this side's inbox. */
     public MemorySegment inboxA() {
         return inboxA;
+    }
+
+    /** The initiator's struct marrow_gda_endpoint (tests: to post with a bad key and see the session recover). */
+    MemorySegment initiatorEndpoint() {
+        return epA;
     }
 
     /** The buffer A writes into: after a run it holds the last iteration's payload. */
@@ -490,7 +523,12 @@ public final class MiniGda implements AutoCloseable {
             }
             long payloadErrors = getLong(res, GdaLayouts.RESULT, "payload_errors");
             if (rc != 0 && !(rc == Status.EPROTO.code() && payloadErrors > 0)) { // wrong bytes: reported in the run, not thrown
-                lib.check(rc, cuda ? "marrow_gda_cuda_run" : "marrow_gda_cpu_run");
+                try {
+                    lib.check(rc, cuda ? "marrow_gda_cuda_run" : "marrow_gda_cpu_run");
+                } catch (NativeException e) {
+                    recover(e);
+                    throw e;
+                }
             }
             Map<String, Long> emu = nic == null ? Map.of() : nic.counters().minus(before).values();
             return new GdaRun(setup, spec, ns.toArray(JAVA_LONG), cuda ? cyc.toArray(JAVA_LONG) : null,
@@ -507,6 +545,26 @@ public final class MiniGda implements AutoCloseable {
             throw e;
         } catch (Throwable t) {
             throw new MarrowException("mini-gda run failed: " + t, t);
+        }
+    }
+
+    /**
+     * After a run that posted and failed (an error CQE moves both QPs of a
+     * remote-access error to ERR; a timeout or an unexpected CQE leaves the
+     * rings out of step with the NIC): both QPs RESET -> INIT -> RTR -> RTS,
+     * the SQs restart at counter 0, so the next run on this session works.
+     * A failed recovery is attached to e. Two hosts: not recovered here (the
+     * peer's QP is the other host's; a failed run ends the session).
+     */
+    private void recover(NativeException e) {
+        boolean posted = e.is(Status.EIO) || e.is(Status.EPROTO) || e.isTimeout() || e.is(Status.ECONNRESET);
+        if (reconnect == null || !posted) {
+            return;
+        }
+        try {
+            reconnect.run();
+        } catch (RuntimeException r) {
+            e.addSuppressed(r);
         }
     }
 

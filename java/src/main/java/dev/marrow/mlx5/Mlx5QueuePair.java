@@ -196,6 +196,19 @@ public final class Mlx5QueuePair implements AutoCloseable {
     }
 
     /**
+     * Back to RESET from any state (e.g. ERR after an error CQE), so that
+     * {@link #connect} brings it to RTS again: the SQ restarts at counter 0,
+     * the CQ keeps its consumer index (marrow_mlx5_qp_reset).
+     */
+    public void reset() {
+        try {
+            Mlx5Ffi.V.LIB.check((int) Mlx5Ffi.V.QP_RESET.invokeExact(handle), "marrow_mlx5_qp_reset");
+        } catch (Throwable t) {
+            throw Mlx5Ffi.rethrow(t);
+        }
+    }
+
+    /**
      * Maps the queues into the current CUDA device: SQ, both doorbell
      * records and the CQ as host memory, the UAR as IO memory (this is the
      * step that needs PeerMappingOverride=1).

@@ -137,6 +137,49 @@ class GdaCommandTest {
     }
 
     @Test
+    void defaultOrderingFollowsTheHostPlacementAndRecordsSayItIsSafeOnHardware() {
+        Out r = run("gda", "latency", "--iters", "20", "--warmup", "2", "--experiments", "issue", "--format", "json");
+        assertEquals(0, r.exit(), r.err());
+        String rec = r.out().strip().split("\n")[1];
+        assertTrue(rec.contains("\"ordering\":\"release-sys\"") && rec.contains("\"ordering_safe_on_hardware\":true"),
+                rec);
+    }
+
+    @Test
+    void aGpuScopeOrderingRunsOnTheSoftwareNicAndIsMarkedUnsafeOnHardware() {
+        Out r = run("gda", "latency", "--ordering", "gpu-fence", "--iters", "20", "--warmup", "2", "--experiments",
+                "issue", "--format", "json");
+        assertEquals(0, r.exit(), r.err());
+        String rec = r.out().strip().split("\n")[1];
+        assertTrue(rec.contains("\"ordering\":\"gpu-fence\"") && rec.contains("\"ordering_safe_on_hardware\":false"),
+                rec);
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "--ordering gpu-fence|--ordering gpu-fence orders the WQE",
+            "--ordering threadfence|--ordering threadfence orders the WQE",
+            "--ordering none|--ordering none orders nothing",
+            "--sweep ordering|--ordering none orders nothing",
+            "--ordering release-gpu --peer 127.0.0.1:9|--ordering release-gpu orders the WQE",
+    })
+    void mlx5WithHostQueuesRefusesUnsafeOrderingsBeforeTouchingAnyDevice(String opts, String message) {
+        // Without the guard these would open the device: exit 77 here (no NIC), or connect to the peer.
+        Out r = run(concat(new String[] {"gda", "latency", "--nic", "mlx5", "--target", "cuda"}, opts.split(" ")));
+        assertEquals(2, r.exit(), r.err());
+        assertTrue(r.err().contains(message) && r.err().contains("--allow-unsafe-ordering"), r.err());
+    }
+
+    @Test
+    void allowUnsafeOrderingLetsTheMlx5RunProceedToTheDevice() {
+        assumeFalse(Backend.VERBS.isAvailable(), "an mlx5 NIC is present: the run would really start");
+        Out r = run("gda", "latency", "--nic", "mlx5", "--target", "cuda", "--ordering", "gpu-fence",
+                "--allow-unsafe-ordering");
+        assertEquals(77, r.exit(), r.err());
+        assertTrue(!r.err().contains("--allow-unsafe-ordering"), r.err());
+    }
+
+    @Test
     void badOrderingIsAUsageError() {
         Out r = run("gda", "latency", "--ordering", "sometimes");
         assertEquals(2, r.exit(), r.err());

@@ -3,13 +3,17 @@ package dev.marrow.gda;
 
 import dev.marrow.api.BackendUnavailableException;
 import dev.marrow.api.NativeException;
+import dev.marrow.api.Status;
+import dev.marrow.gda.internal.GdaLayouts;
 import dev.marrow.api.softnic.SoftNic;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
+import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 
+import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
@@ -146,5 +150,25 @@ class MiniGdaCpuTest {
     void roundTripNeedsEightBytes() {
         assertThrows(IllegalArgumentException.class,
                 () -> GdaRunSpec.of(Experiment.ROUND_TRIP, Ordering.NONE, Payload.INLINE, 16));
+    }
+
+    @Test
+    void anEndpointRecoversAfterAnErrorCqe() {
+        try (MiniGda g = MiniGda.open(cpu())) {
+            MemorySegment ep = g.initiatorEndpoint();
+            long rkeyAt = GdaLayouts.off(GdaLayouts.ENDPOINT, "rkey");
+            int rkey = ep.get(JAVA_INT, rkeyAt);
+            ep.set(JAVA_INT, rkeyAt, rkey ^ 0x5a5a00); // no such key: remote access error, both QPs to ERR
+            GdaRunSpec putc = GdaRunSpec.of(Experiment.PUT_COMPLETION, Ordering.RELEASE_SYS, Payload.INLINE, 8)
+                    .withIters(ITERS, WARMUP);
+            NativeException e = assertThrows(NativeException.class, () -> g.run(putc));
+            assertTrue(e.is(Status.EIO) && e.getMessage().contains("error CQE"), e.getMessage());
+            assertEquals(0, e.getSuppressed().length, "recovery failed: " + java.util.Arrays.toString(e.getSuppressed()));
+            ep.set(JAVA_INT, rkeyAt, rkey);
+            assertDelivered(g, g.run(putc));
+            // B went to ERR with A (remote access error): the round trip needs both back in RTS.
+            assertDelivered(g, g.run(GdaRunSpec.of(Experiment.ROUND_TRIP, Ordering.RELEASE_SYS, Payload.POINTER, 8)
+                    .withIters(ITERS, WARMUP)));
+        }
     }
 }
