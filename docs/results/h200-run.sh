@@ -17,6 +17,9 @@
 #   gda        gda latency ordering sweep + put+completion (no-regression rows)
 #   proxy      proxy rate, CUDA producers (no-regression rows)
 #   dsm        docs/results/h200-dsm-run2.sh when present
+#   fuzz       the software-NIC libFuzzer harness built here (scripts/fuzz.sh,
+#              carried as .jrt/fuzz/softnic_fuzz): 15 jobs x 666,667 runs =
+#              10^7 executions over a copy of the committed corpus
 # Every step is bounded by `timeout`; each writes its log under $OUT and one
 # line to $OUT/steps.txt (name, exit code, milliseconds). Clocks and GPU
 # settings are never touched.
@@ -81,6 +84,15 @@ phase_dsm() {
   [ -f docs/results/h200-dsm-run2.sh ] || return 0
   mkdir -p "$OUT/dsm"
   step dsm-run2 300 env J="$J" OUT="$OUT/dsm" bash docs/results/h200-dsm-run2.sh
+}
+
+phase_fuzz() {
+  local root="$PWD" c="$OUT/fuzz-corpus"
+  mkdir -p "$c" "$OUT/fuzz-artifacts" "$OUT/fuzz-logs"
+  cp native/fuzz/corpus/softnic/* "$c/"
+  (cd "$OUT/fuzz-logs" && step fuzz-1e7 540 "$root/.jrt/fuzz/softnic_fuzz" -jobs=15 -workers=15 -runs=666667 \
+    -artifact_prefix="$OUT/fuzz-artifacts/" -print_final_stats=1 "$c")
+  rm -rf "$c"   # grown corpus: not kept (the seeds are in the repository)
 }
 
 for ph in "$@"; do "phase_$ph"; done
