@@ -292,7 +292,7 @@ int main(int argc, char **argv)
 	}
 	/* 16-WQEBB WQEs: 32 of them reach beyond the shadow in one doorbell */
 	wqe_begin(&w, MX_OPCODE_NOP, 0, 0, 0);
-	w.ds = 64;
+	w.ds = 63;   /* ds is 6 bits: 16 WQEBBs hold at most 63 */
 	post_n(&p, 0, &w, FZ_POST_WELLFORMED, 31, 0);
 	post_nop(&p, 0, 1);
 	go(&p);
