@@ -800,12 +800,15 @@ static void trace(void)
 		on = getenv("SOFTNIC_FUZZ_TRACE") != NULL;
 	if (!on)
 		return;
+	static uint64_t prev[MARROW_EMU_CTR_COUNT];   /* the counters are running totals */
+
 	emu_counters_publish(g_thr);
 	fprintf(stderr, "softnic_fuzz:");
 	for (int i = 0; i < MARROW_EMU_CTR_COUNT; i++) {
-		if (g_thr->pub.v[i])
-			fprintf(stderr, " %s=%llu", marrow_emu_counter_name(i) + 4, (unsigned long long)g_thr->pub.v[i]);
-		g_thr->pub.v[i] = 0;
+		if (g_thr->pub.v[i] != prev[i])
+			fprintf(stderr, " %s=%llu", marrow_emu_counter_name(i) + 4,
+				(unsigned long long)(g_thr->pub.v[i] - prev[i]));
+		prev[i] = g_thr->pub.v[i];
 	}
 	fputc('\n', stderr);
 }
