@@ -5,6 +5,9 @@
 #   scripts/fuzz.sh --ci            corpus replay + 60 s of fuzzing (what scripts/test runs)
 #   scripts/fuzz.sh --time S        fuzz for S seconds
 #   scripts/fuzz.sh --runs N        fuzz for N executions (e.g. 10000000)
+#   scripts/fuzz.sh --runs N --jobs J   (or --time S --jobs J) J worker processes
+#                                   (libFuzzer -fork=J): N counts executions over all
+#                                   workers; stops at the first crash
 #   scripts/fuzz.sh --replay        run every committed corpus file once (regression)
 #   scripts/fuzz.sh --gen-corpus    regenerate native/fuzz/corpus/softnic from gen_corpus.c
 #   scripts/fuzz.sh FILE...         run the harness on the given inputs (reproduce a crash)
@@ -22,6 +25,11 @@ BIN="$OUT/softnic_fuzz"
 CI_SECONDS="${MARROW_FUZZ_CI_SECONDS:-60}"
 
 mode="${1:---ci}"
+jobs=1
+if [[ "${3:-}" == "--jobs" ]]; then
+  jobs="${4:?--jobs needs a worker count}"
+  [[ "$jobs" =~ ^[1-9][0-9]*$ ]] || { echo "scripts/fuzz.sh: --jobs $jobs: not a positive integer" >&2; exit 2; }
+fi
 skip_rc=77
 [[ "$mode" == "--ci" ]] && skip_rc=0
 
@@ -96,12 +104,22 @@ gen_corpus() {
 fuzz() {
   build
   local log="$OUT/last-${mode#--}.log"   # one per mode: a CI run beside a long run keeps both
+  local par=()
+  # Fork mode: J worker processes, each running batches; the parent merges
+  # their corpora and counts executions over all of them.
+  (( jobs > 1 )) && par=(-fork="$jobs")
   set +e
   ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}" UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1}" \
-    "$BIN" -max_len=4096 -print_final_stats=1 -artifact_prefix="$OUT/artifacts/" "$@" \
-    "$OUT/corpus" "$SEEDS" 2>&1 | tee "$log" | grep -E "^#[0-9]+.*(INITED|DONE|pulse)|stat::|ERROR|invariant|SUMMARY|Test unit written|Done [0-9]+ runs" >&2
+    "$BIN" -max_len=4096 -print_final_stats=1 -artifact_prefix="$OUT/artifacts/" "${par[@]}" "$@" \
+    "$OUT/corpus" "$SEEDS" 2>&1 | tee "$log" | grep -E "^#[0-9]+.*(INITED|DONE|pulse)|^#[0-9]+: cov|stat::|ERROR|invariant|SUMMARY|Test unit written|Done [0-9]+ runs|INFO: fuzzed for|INFO: exiting" >&2
   local rc=${PIPESTATUS[0]}
   set -e
+  if (( jobs > 1 )); then
+    # The last fork-mode status line holds the total over all workers.
+    local total
+    total="$(grep -oE '^#[0-9]+: cov' "$log" | tail -1 | tr -dc 0-9)"
+    echo "scripts/fuzz.sh: $jobs workers, ${total:-?} executions in total (log: $log)" >&2
+  fi
   if (( rc != 0 )); then
     echo "scripts/fuzz.sh: FAILED (exit $rc); log: $log; reproduce with: scripts/fuzz.sh $OUT/artifacts/<crash-file>" >&2
     exit 1
@@ -116,9 +134,9 @@ case "$mode" in
   --runs) fuzz -runs="${2:?executions}" -timeout=10 ;;
   --replay)
     build
-    "$BIN" -runs=0 "$SEEDS" 2>&1 | tail -3 >&2
+    "$BIN" -runs=0 -artifact_prefix="$OUT/artifacts/" "$SEEDS" 2>&1 | tail -3 >&2
     echo "scripts/fuzz.sh: replayed $(ls "$SEEDS" | wc -l) corpus files" >&2 ;;
   --gen-corpus) gen_corpus ;;
-  -*) echo "usage: scripts/fuzz.sh [--ci | --time S | --runs N | --replay | --gen-corpus | FILE...]" >&2; exit 2 ;;
+  -*) echo "usage: scripts/fuzz.sh [--ci | --time S [--jobs J] | --runs N [--jobs J] | --replay | --gen-corpus | FILE...]" >&2; exit 2 ;;
   *) build; "$BIN" "$@" ;;
 esac

@@ -68,6 +68,8 @@ static void up(struct prog *p, unsigned qp)
 static void ring(struct prog *p, unsigned qp, unsigned mode) { u8(p, FZ_OP_RING | qp << 4); u8(p, mode); }
 static void poll(struct prog *p, unsigned qp, unsigned n) { u8(p, FZ_OP_POLL | qp << 4); u8(p, n - 1); }
 static void poll_all(struct prog *p) { u8(p, FZ_OP_POLL | 0x80); u8(p, 15); }
+/* A full sweep: doorbell recovery of every QP, then polls of both. */
+static void sweep(struct prog *p) { u8(p, FZ_OP_POLL | 0x80 | 0x40); u8(p, 15); }
 static void consume(struct prog *p) { u8(p, FZ_OP_CONSUME); u8(p, 255); }
 static void recv(struct prog *p, unsigned qp, unsigned n) { u8(p, FZ_OP_RECV | qp << 4); u8(p, n - 1); }
 static void dereg(struct prog *p, unsigned mr) { u8(p, FZ_OP_DEREG); u8(p, mr); }
@@ -232,8 +234,9 @@ int main(int argc, char **argv)
 	wqe_begin(&w, MX_OPCODE_RDMA_WRITE_IMM, 1, FZ_ADDR(64), FZ_KEY(0)); wqe_inline(&w, 16);
 	post(&p, 0, &w); go(&p);
 	bad |= emit(d, "write-imm", &p);
-	std_header(&p, 4, 0x74); up(&p, 0);
-	post(&p, 0, &w); go(&p); recv(&p, 0, 2); poll(&p, 0, 4); consume(&p);
+	/* timer profile 2: an RNR retry on every poll, 6 before the error */
+	header(&p, 4, 4 | 2u << 6, 0x74, 0x22, 2, STD_MR); up(&p, 0);
+	post(&p, 0, &w); ring(&p, 0, 0); poll(&p, 0, 3); recv(&p, 0, 2); poll(&p, 0, 4); consume(&p);
 	bad |= emit(d, "write-imm-rnr-wait", &p);
 	std_header(&p, 4, 0x70); up(&p, 0); post(&p, 0, &w); go(&p);
 	bad |= emit(d, "write-imm-no-rq", &p);
@@ -292,7 +295,7 @@ int main(int argc, char **argv)
 	}
 	/* 16-WQEBB WQEs: 32 of them reach beyond the shadow in one doorbell */
 	wqe_begin(&w, MX_OPCODE_NOP, 0, 0, 0);
-	w.ds = 64;
+	w.ds = 63;   /* ds is 6 bits: 16 WQEBBs hold at most 63 */
 	post_n(&p, 0, &w, FZ_POST_WELLFORMED, 31, 0);
 	post_nop(&p, 0, 1);
 	go(&p);
@@ -344,6 +347,45 @@ int main(int argc, char **argv)
 		post_nop(&p, 0, 1);
 	go(&p);
 	bad |= emit(d, "cq-overrun-ignore", &p);
+
+	/* v2 doorbells: two QPs on one UAR page (B's doorbell overwrites A's
+	 * before the engine looks; recovery serves A from its DBR) */
+	std_header(&p, 4, 0x73); up(&p, 0); up(&p, 1); post_nop(&p, 0, 1); post_nop(&p, 1, 1);
+	ring(&p, 0, 0); ring(&p, 1, 0); poll_all(&p); sweep(&p); sweep(&p); consume(&p);
+	bad |= emit(d, "doorbell-shared-page-recovery", &p);
+	/* a doorbell naming the other QP on a shared page moves that QP (up to what it posted) */
+	std_header(&p, 4, 0x73); up(&p, 0); up(&p, 1); post_nop(&p, 1, 1); post_nop(&p, 1, 1);
+	post_nop(&p, 0, 1); ring(&p, 0, FZ_RING_OTHER_QPN); poll(&p, 0, 2); poll(&p, 1, 2); consume(&p);
+	go(&p);
+	bad |= emit(d, "doorbell-shared-page-other-qpn", &p);
+	/* a doorbell with a QPN nobody on the page has is dropped */
+	std_header(&p, 4, 0x70); up(&p, 0); post_nop(&p, 0, 1);
+	ring(&p, 0, FZ_RING_OTHER_QPN); poll_all(&p); go(&p);
+	bad |= emit(d, "doorbell-unknown-qpn", &p);
+	/* the same value twice: two events, the second changes nothing */
+	std_header(&p, 4, 0x70); up(&p, 0); post_nop(&p, 0, 1); post_nop(&p, 0, 1);
+	ring(&p, 0, FZ_RING_TWICE | FZ_RING_HALF1); poll_all(&p); consume(&p);
+	bad |= emit(d, "doorbell-twice", &p);
+	/* rdma-core's doorbell: the last WQE's ctrl word (index and ds) */
+	std_header(&p, 4, 0x70); up(&p, 0); post_write_inline(&p, 0, 60, 0, 1); post_write_inline(&p, 0, 8, 64, 1);
+	ring(&p, 0, FZ_RING_LAST_CTRL | FZ_RING_NO_DBREC); poll_all(&p); consume(&p);
+	bad |= emit(d, "doorbell-rdma-core", &p);
+	/* a doorbell in INIT is remembered until RTS; one in RESET is dropped */
+	std_header(&p, 4, 0x70); modify(&p, 0, 1); post_nop(&p, 0, 1); ring(&p, 0, 0); poll_all(&p);
+	modify(&p, 0, 2); poll_all(&p); modify(&p, 0, 3); poll_all(&p); consume(&p);
+	bad |= emit(d, "doorbell-before-rts", &p);
+	std_header(&p, 4, 0x70); post_nop(&p, 0, 1); ring(&p, 0, 0); poll_all(&p); up(&p, 0); poll_all(&p);
+	consume(&p);
+	bad |= emit(d, "doorbell-in-reset-dropped", &p);
+
+	/* QP timers (profile in H1 >> 6): retries on every poll, then the error */
+	header(&p, 4, 4 | 1u << 6, 0x71, 0x22, 2, STD_MR); up(&p, 0); modify(&p, 1, 1);
+	post_write_inline(&p, 0, 8, 0, 1); go(&p); poll_all(&p); consume(&p);
+	bad |= emit(d, "timer-peer-down-retry-exceeded", &p);
+	header(&p, 4, 4 | 1u << 6, 0x74, 0x22, 2, STD_MR); up(&p, 0);
+	wqe_begin(&w, MX_OPCODE_RDMA_WRITE_IMM, 1, FZ_ADDR(64), FZ_KEY(0)); wqe_inline(&w, 16);
+	post(&p, 0, &w); go(&p); poll_all(&p); consume(&p);
+	bad |= emit(d, "timer-rnr-retry-exceeded", &p);
 
 	/* a deregistered MR's key is stale */
 	std_header(&p, 4, 0x70); up(&p, 0); dereg(&p, 1); post_write_sge(&p, 0, 1, 8, 1); go(&p);

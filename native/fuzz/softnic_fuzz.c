@@ -5,8 +5,19 @@
  * softnic_fuzz_format.h) builds QPs, CQs and MRs through the public C API,
  * writes arbitrary WQEBBs into the SQ ring, rings doorbells, moves QP states
  * and drives the engine one poll at a time through emu_qp_poll (the same
- * function the engine threads call), from this thread, with the device's own
- * engine paused: the run is deterministic and needs no test hook.
+ * function the engine threads call) and, for QPs sharing a doorbell page,
+ * emu_qp_recover (what an engine's full sweep calls), from this thread, with
+ * the device's own engine paused: the run needs no test hook. QP timers are
+ * chosen per input so that retries either fire on every poll or not within a
+ * run (deterministic), except in the ConnectX-timing profile.
+ *
+ * Doorbell model (docs/design/software-nic.md §5): a UAR store is an event
+ * carrying (WQE index, QPN, ds); the engine takes it by swapping the slot to
+ * 0; the QPN picks the QP on the page; unknown QPNs and QPs in RESET are
+ * dropped; INIT/RTR remember it until RTS; the DBR is read by recovery only.
+ * A raw doorbell that names a QP on the page and asks for WQEBBs its producer
+ * has not posted makes that QP's program incorrect (model_ok = 0); one that
+ * names a stale or already-posted index, or no QP on the page, is harmless.
  *
  * Invariants (a violation aborts with a message):
  *  - no crash, no ASan/UBSan report;
@@ -22,8 +33,12 @@
  *    has ended in a CQE or was an unsignaled success, and every posted
  *    receive WQE has ended in a receive CQE or a flush. These checks apply
  *    while the program behaved like a correct producer (well-formed posts,
- *    no SQ/RQ overrun, no raw doorbell records) and no CQ overran; a
- *    misbehaving program is still checked for everything else;
+ *    no SQ/RQ overrun, no doorbell or shared-page DBR naming WQEBBs not
+ *    posted) and no CQ overran; a misbehaving program is still checked for
+ *    everything else;
+ *  - a correct producer's doorbell is always seen: after its final ring a QP
+ *    in INIT/RTR/RTS has taken it up to the producer index, and one in RTS
+ *    has executed every posted WQEBB unless a WQE waits for a retry;
  *  - the engine settles: polling without new doorbells stops reporting work.
  */
 #define _GNU_SOURCE
@@ -98,6 +113,9 @@ struct qm {
 	uint16_t rq_pi;         /* RQ producer counter */
 	uint16_t rq_done;       /* receive CQEs seen */
 	int model_ok;           /* the program behaved like a correct producer */
+	int shared;             /* its doorbell page is shared with the other QP */
+	uint16_t last_idx;      /* WQEBB index of the last posted WQE (rdma-core doorbell) */
+	uint8_t last_ds;        /* its ds */
 	int err_seen;           /* an error CQE arrived (this epoch) */
 	uint32_t nrec, cursor;
 	struct rec recs[FZ_MAX_REC];
@@ -145,6 +163,10 @@ static void setup_once(void)
 		abort();
 	memset(g_thr, 0, sizeof(*g_thr));
 	g_thr->dev = g_dev;
+	/* A doorbell on a shared page activates the QP it names. */
+	g_thr->active = calloc(2 * EMU_UAR_MAX_QPS, sizeof(*g_thr->active));
+	if (g_thr->active == NULL)
+		abort();
 	m = mmap(NULL, FZ_ARENA + 2 * EMU_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (m == MAP_FAILED)
 		abort();
@@ -430,8 +452,11 @@ static void post_one(struct world *w, struct qm *m, uint8_t flags, uint8_t *wqe,
 		uint32_t w0 = emu_be32(wqe);
 		put_be32(wqe, (w0 & 0xff0000ffu) | ((uint32_t)m->pi << 8));
 	}
-	if (flags & FZ_POST_FIX_DS)
-		wqe[7] = (uint8_t)((nbb - 1) * 4 + 1 + (wqe[7] + 3u) % 4);   /* identity on valid ds */
+	if (flags & FZ_POST_FIX_DS) {
+		/* Identity on a valid ds; ds is 6 bits, so 16 WQEBBs hold 61..63. */
+		uint32_t ds = (nbb - 1) * 4 + 1 + (wqe[7] + 3u) % 4;
+		wqe[7] = (uint8_t)(ds > EMU_MAX_DS ? EMU_MAX_DS : ds);
+	}
 	if (flags & FZ_POST_FIX_QPN) {
 		uint32_t w1 = emu_be32(wqe + 4);
 		put_be32(wqe + 4, (m->v.qpn << 8) | (w1 & 0xff));
@@ -447,6 +472,8 @@ static void post_one(struct world *w, struct qm *m, uint8_t flags, uint8_t *wqe,
 	if ((flags & FZ_POST_WELLFORMED) != FZ_POST_WELLFORMED ||
 	    (uint16_t)(m->pi + nbb - exec_ci) > m->v.sq_wqe_cnt || m->nrec == FZ_MAX_REC)
 		m->model_ok = 0;
+	m->last_idx = m->pi;
+	m->last_ds = wqe[7] & 0x3f;
 	if (m->model_ok) {
 		m->recs[m->nrec].idx = m->pi;
 		m->recs[m->nrec++].signaled = (wqe[11] & MX_CTRL_CQ_UPDATE) != 0;
@@ -460,15 +487,44 @@ static void post_one(struct world *w, struct qm *m, uint8_t flags, uint8_t *wqe,
 	m->pi = (uint16_t)(m->pi + nbb);
 }
 
-static void ring(struct qm *m, uint8_t mode, struct rd *r)
+/* (uint16_t)(v - exec_ci) inside [0, pi - exec_ci]: names nothing unposted. */
+static int within_posted(const struct qm *m, uint16_t v)
 {
-	uint8_t *uar = (uint8_t *)m->v.uar + ((mode & FZ_RING_HALF1) ? EMU_UAR_HALF : 0);
+	uint16_t ci = __atomic_load_n(&m->qp->exec_ci, __ATOMIC_ACQUIRE);
+	uint16_t ahead = (uint16_t)(v - ci);
+
+	return ahead <= (uint16_t)(m->pi - ci) || ahead > 0x8000u;   /* > 0x8000: stale, ignored */
+}
+
+/* Stores one doorbell value into a UAR slot of m's page. A value naming a
+ * QP on that page beyond what its producer posted makes that QP's program
+ * incorrect; any other value (older index, other or unknown QPN) must not
+ * disturb it. */
+static void store_db(struct world *w, struct qm *m, uint64_t *slot, uint64_t db)
+{
+	uint32_t qpn = mx_doorbell_qpn(db);
+
+	for (uint32_t i = 0; i < w->nqp; i++) {
+		struct qm *q = &w->q[i];
+
+		if (q->v.uar == m->v.uar && q->v.qpn == qpn && !within_posted(q, mx_doorbell_end(db)))
+			q->model_ok = 0;
+	}
+	__atomic_store_n(slot, db, __ATOMIC_RELEASE);
+}
+
+static void ring(struct world *w, struct qm *m, uint8_t mode, struct rd *r)
+{
+	uint64_t *slot = (uint64_t *)((uint8_t *)m->v.uar + ((mode & FZ_RING_HALF1) ? EMU_UAR_HALF : 0));
 	uint16_t raw = (mode & FZ_RING_RAW_DBREC) ? rd_u16(r) : 0;
 	uint64_t db = (mode & FZ_RING_RAW_UAR) ? rd_u64(r) : 0;
+	uint32_t qpn = m->v.qpn;
 
 	if (!(mode & FZ_RING_NO_DBREC)) {
 		if (mode & FZ_RING_RAW_DBREC) {
-			m->model_ok = 0;
+			/* Only recovery reads the DBR, and only on a shared page. */
+			if (m->shared && !within_posted(m, raw))
+				m->model_ok = 0;
 			__atomic_store_n(&m->v.dbrec[MX_DBR_SND], mx_dbrec_send_value(raw), __ATOMIC_RELEASE);
 		} else {
 			__atomic_store_n(&m->v.dbrec[MX_DBR_SND], mx_dbrec_send_value(m->pi), __ATOMIC_RELEASE);
@@ -477,17 +533,21 @@ static void ring(struct qm *m, uint8_t mode, struct rd *r)
 	if (mode & FZ_RING_NO_UAR)
 		return;
 	if (!(mode & FZ_RING_RAW_UAR)) {
-		/* rdma-core style. The engine sees a doorbell as a change from
-		 * the value it read last, which a raw doorbell may have set to
-		 * ours (or may still be waiting in the mailbox): pick a value
-		 * that differs from both, so that a correct ring is seen. */
-		int half = (mode & FZ_RING_HALF1) ? 1 : 0;
-		uint64_t old = __atomic_load_n((uint64_t *)uar, __ATOMIC_RELAXED);
-		db = mx_doorbell_value(m->pi, 0, m->v.qpn, 0);
-		for (int bit = 63; db == old || db == m->qp->last_db[half]; bit--)
-			db ^= (uint64_t)1 << bit;
+		if (mode & FZ_RING_OTHER_QPN)   /* the other QP's number, or one nobody has */
+			qpn = w->nqp == 2 ? w->q[m == &w->q[0] ? 1 : 0].v.qpn
+					  : qp_index(w, 0xffffffu) < 0 ? 0xffffffu : 0xfffffeu;
+		if ((mode & FZ_RING_LAST_CTRL) && m->pi != 0)
+			db = mx_doorbell_value(m->last_idx, 0, qpn, m->last_ds);   /* rdma-core */
+		else
+			db = mx_doorbell_value(m->pi, 0, qpn, 0);                  /* NVSHMEM/DOCA */
 	}
-	__atomic_store_n((uint64_t *)uar, db, __ATOMIC_RELEASE);
+	store_db(w, m, slot, db);
+	if (mode & FZ_RING_TWICE) {
+		/* The same value again after the engine took it: a second event,
+		 * which must change nothing (the index is idempotent). */
+		emu_qp_poll(g_thr, m->qp);
+		store_db(w, m, slot, db);
+	}
 }
 
 static void op_modify(struct world *w, struct qm *m, uint8_t v)
@@ -551,8 +611,12 @@ static void settle(struct world *w)
 
 		if (k == FZ_SETTLE_POLLS)
 			FZ_FAIL("the engine still reports work after %d polls without new doorbells", FZ_SETTLE_POLLS);
-		for (uint32_t i = 0; i < w->nqp; i++)
+		for (uint32_t i = 0; i < w->nqp; i++) {
+			/* A full sweep: recovery looks twice (the DBR must stand still). */
+			emu_qp_recover(g_thr, w->q[i].qp);
+			work |= emu_qp_recover(g_thr, w->q[i].qp);
 			work |= emu_qp_poll(g_thr, w->q[i].qp);
+		}
 		consume_all(w, UINT32_MAX);
 		if (!work)
 			return;
@@ -568,6 +632,7 @@ static int build(struct world *w, struct rd *r)
 	int shared_cq = (h1 >> 5) & 1;
 	uint32_t log_rq = (h2 >> 2) & 3;
 	uint32_t max_inline = FZ_INLINE[(h2 >> 4) & 7];
+	uint32_t timers = (h1 >> 6) & 3;
 
 	memset(w, 0, sizeof(*w));
 	w->nqp = (h2 & 1) ? 2 : 1;
@@ -575,6 +640,9 @@ static int build(struct world *w, struct rd *r)
 		max_inline = mx_inline_max_for_wqebbs(1u << log_sq);
 	if (marrow_emu_pd_alloc(g_dev, &w->pd))
 		FZ_FAIL("pd_alloc: %s", marrow_last_error());
+	if (marrow_emu_device_time_divisor(g_dev, FZ_TIMERS[timers][4]))
+		FZ_FAIL("device_time_divisor: %s", marrow_last_error());
+	g_thr->nactive = 0;   /* the QPs it held are gone */
 
 	g_nwritable = 0;
 	memcpy(g_arena, g_pattern, FZ_ARENA);
@@ -623,6 +691,20 @@ static int build(struct world *w, struct rd *r)
 		m->sq_copy = calloc(m->v.sq_wqe_cnt, MX_WQEBB_SIZE);
 		if (m->sq_copy == NULL)
 			abort();
+		if (marrow_emu_qp_set_timers(m->qp, FZ_TIMERS[timers][0], FZ_TIMERS[timers][1],
+					     FZ_TIMERS[timers][2], FZ_TIMERS[timers][3]))
+			FZ_FAIL("qp_set_timers: %s", marrow_last_error());
+	}
+	if (w->nqp == 2 && (h2 & 2)) {
+		/* B joins A's doorbell page (both in RESET, B alone on its page). */
+		void *uar = NULL;
+
+		if (marrow_emu_qp_share_uar(w->q[1].qp, w->q[0].qp, &uar))
+			FZ_FAIL("qp_share_uar: %s", marrow_last_error());
+		if (uar != w->q[0].v.uar)
+			FZ_FAIL("qp_share_uar returned %p, not QP A's page %p", uar, w->q[0].v.uar);
+		w->q[1].v.uar = uar;
+		w->q[0].shared = w->q[1].shared = 1;
 	}
 	return 0;
 }
@@ -644,14 +726,37 @@ static void teardown(struct world *w)
 		FZ_FAIL("pd_free: %s", marrow_last_error());
 }
 
-/* End of the program: ring everything that was posted, move every QP to
- * ERR, drain, and check that every WQE ended. */
+/* After a correct producer's last ring (and a settle): the engine took the
+ * doorbell up to the producer index in INIT/RTR/RTS, and in RTS executed
+ * everything unless the WQE at exec_ci waits for a retry. */
+static void check_ring_seen(const struct qm *m)
+{
+	const struct marrow_emu_qp *qp = m->qp;
+
+	if (!m->model_ok || cq_in_error(m->scq) || (m->rcq && cq_in_error(m->rcq)))
+		return;
+	if (m->state != MARROW_QPS_INIT && m->state != MARROW_QPS_RTR && m->state != MARROW_QPS_RTS)
+		return;
+	if (qp->db_target != m->pi)
+		FZ_FAIL("QP 0x%x (state %d): rang up to WQEBB %u, the engine took a doorbell up to %u",
+			m->v.qpn, m->state, m->pi, qp->db_target);
+	if (m->state == MARROW_QPS_RTS && qp->wait_kind == EMU_WAIT_NONE && qp->exec_ci != m->pi)
+		FZ_FAIL("QP 0x%x in RTS, doorbell up to %u taken, not waiting: engine retired only %u",
+			m->v.qpn, m->pi, qp->exec_ci);
+}
+
+/* End of the program: ring everything that was posted (one QP at a time: a
+ * shared slot holds one doorbell), move every QP to ERR, ring again (a QP
+ * in RESET dropped the first one), drain, and check that every WQE ended. */
 static void finish(struct world *w)
 {
-	for (uint32_t i = 0; i < w->nqp; i++)
-		ring(&w->q[i], 0, NULL);
-	settle(w);
+	for (uint32_t i = 0; i < w->nqp; i++) {
+		ring(w, &w->q[i], 0, NULL);
+		settle(w);
+	}
 	check_states(w);
+	for (uint32_t i = 0; i < w->nqp; i++)
+		check_ring_seen(&w->q[i]);
 	for (uint32_t i = 0; i < w->nqp; i++) {
 		struct qm *m = &w->q[i];
 
@@ -659,7 +764,10 @@ static void finish(struct world *w)
 			FZ_FAIL("modify to ERR failed: %s", marrow_last_error());
 		m->state = MARROW_QPS_ERR;
 	}
-	settle(w);
+	for (uint32_t i = 0; i < w->nqp; i++) {
+		ring(w, &w->q[i], 0, NULL);
+		settle(w);
+	}
 	check_states(w);
 	check_arena();
 	for (uint32_t i = 0; i < w->nqp; i++) {
@@ -692,12 +800,15 @@ static void trace(void)
 		on = getenv("SOFTNIC_FUZZ_TRACE") != NULL;
 	if (!on)
 		return;
+	static uint64_t prev[MARROW_EMU_CTR_COUNT];   /* the counters are running totals */
+
 	emu_counters_publish(g_thr);
 	fprintf(stderr, "softnic_fuzz:");
 	for (int i = 0; i < MARROW_EMU_CTR_COUNT; i++) {
-		if (g_thr->pub.v[i])
-			fprintf(stderr, " %s=%llu", marrow_emu_counter_name(i) + 4, (unsigned long long)g_thr->pub.v[i]);
-		g_thr->pub.v[i] = 0;
+		if (g_thr->pub.v[i] != prev[i])
+			fprintf(stderr, " %s=%llu", marrow_emu_counter_name(i) + 4,
+				(unsigned long long)(g_thr->pub.v[i] - prev[i]));
+		prev[i] = g_thr->pub.v[i];
 	}
 	fputc('\n', stderr);
 }
@@ -723,10 +834,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			op_post(w, m, &r, 1 + rd_u8(&r) % 64u);
 			break;
 		case FZ_OP_RING:
-			ring(m, rd_u8(&r), &r);
+			ring(w, m, rd_u8(&r), &r);
 			break;
 		case FZ_OP_POLL: {
 			uint32_t n = 1 + rd_u8(&r) % 16;
+			if (op & 0x40) {
+				/* a sweep first: doorbell recovery on shared pages */
+				for (uint32_t i = 0; i < w->nqp; i++)
+					emu_qp_recover(g_thr, w->q[i].qp);
+			}
 			if (op & 0x80) {
 				for (uint32_t i = 0; i < w->nqp; i++)
 					poll_qp(&w->q[i], n);

@@ -9,8 +9,10 @@
  *
  * Header:
  *   H0  log_sq_wqebb_cnt = 1 + H0 % 10            (2..1024 WQEBBs; > 256 exercises the shadow ring)
- *   H1  log_cqe_cnt = H1 & 7; cq flags = (H1 >> 3) & 3; shared CQ = (H1 >> 5) & 1
- *   H2  two QPs = H2 & 1 (A<->B, else A loops back to itself); log_rq = (H2 >> 2) & 3;
+ *   H1  log_cqe_cnt = H1 & 7; cq flags = (H1 >> 3) & 3; shared CQ = (H1 >> 5) & 1;
+ *       QP timer profile = H1 >> 6 (FZ_TIMERS)
+ *   H2  two QPs = H2 & 1 (A<->B, else A loops back to itself); B shares A's UAR
+ *       doorbell page = (H2 >> 1) & 1 (two QPs only); log_rq = (H2 >> 2) & 3;
  *       max_inline = FZ_INLINE[(H2 >> 4) & 7] (clamped to what the SQ can hold)
  *   H3  QP access bits: A = H3 & 15, B = H3 >> 4
  *   H4  MR count = H4 % (FZ_MAX_MR + 1); per MR: offset u16, length u16, access u8
@@ -19,7 +21,8 @@
  *   POST      flags u8 (FZ_POST_*), size u8 (WQEBBs = 1 + size % min(16, SQ)), then WQEBBs * 64 raw bytes
  *   POST_REPEAT  count u8, then as POST: the same WQE posted 1 + count % 64 times
  *   RING      mode u8 (FZ_RING_*), [u16 raw dbrec value], [u64 raw doorbell value]
- *   POLL      count u8 (1 + count % 16 engine polls of the QP; of both when op & 0x80)
+ *   POLL      count u8 (1 + count % 16 engine polls of the QP; of both when op & 0x80;
+ *             op & 0x40: doorbell recovery of every QP first, as a full sweep does)
  *   CONSUME   max u8 (poll up to max CQEs from every CQ, updating the consumer index)
  *   MODIFY    u8: new state = v % 8 (4, 5, 7 are not states); v & 8: unknown peer QPN
  *   RECV      u8: RQ producer += 1 + v % 4; v & 0x80: raw u16 value instead
@@ -78,6 +81,23 @@ enum fz_ring_mode {
 	FZ_RING_NO_UAR = 4,    /* update the dbrec but ring no doorbell */
 	FZ_RING_HALF1 = 8,     /* second BlueFlame half */
 	FZ_RING_RAW_UAR = 16,  /* doorbell value := raw u64 from the input */
+	FZ_RING_OTHER_QPN = 32, /* our index, the other QP's QPN (or an unknown one) */
+	FZ_RING_TWICE = 64,    /* store, one engine poll, store the same value again */
+	FZ_RING_LAST_CTRL = 128, /* rdma-core: the last WQE's index and ds, not the producer index */
+};
+
+/* QP timer profiles {timeout, retry_cnt, rnr_retry, min_rnr_timer, device
+ * time divisor}. 0: waits outlast any run (no ACK timeout, RNR forever with
+ * 655 ms between retries); 1, 2: a retry on every poll (the divisor makes
+ * the gaps 0 ns), few or many; 3: the QP defaults at ConnectX timing (a
+ * retry fires only if the run is slow: not deterministic, every outcome is
+ * legal). Retry counts stay finite where gaps are 0, else waits would be a
+ * livelock by construction. */
+static const unsigned FZ_TIMERS[4][5] = {
+	{ 0, 7, 7, 0, 1 },
+	{ 1, 0, 1, 1, 1000000 },
+	{ 1, 7, 6, 1, 1000000 },
+	{ 14, 7, 6, 12, 1 },
 };
 
 #endif
