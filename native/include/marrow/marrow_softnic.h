@@ -214,7 +214,7 @@ struct marrow_emu_qp_snapshot {
 	uint32_t cq_in_error;        /* overrun */
 	uint32_t last_cqe_valid;     /* 1: the fields below describe the engine's last CQE */
 	uint32_t last_cqe_opcode;    /* op_own >> 4 */
-	uint32_t last_cqe_syndrome;
+	uint32_t last_cqe_syndrome;  /* error CQEs; 0 otherwise */
 	uint32_t last_cqe_wqe_counter;
 	uint32_t engine_paused;      /* marrow_emu_engine_pause(dev, 1) in force */
 	uint32_t reserved;

@@ -68,6 +68,13 @@ const char *marrow_cqe_opcode_name(unsigned opcode, char tmp[8])
 	}
 }
 
+unsigned marrow_cqe_error_syndrome(const void *cqe)
+{
+	uint8_t op = mx_cqe_opcode(cqe);
+
+	return op == MX_CQE_REQ_ERR || op == MX_CQE_RESP_ERR ? mx_cqe_syndrome(cqe) : 0u;
+}
+
 static uint32_t ld_be32(const uint32_t *p)
 {
 	return mx_be32toh(__atomic_load_n(p, __ATOMIC_ACQUIRE));
@@ -82,9 +89,11 @@ void marrow_dump_sq(struct marrow_dump *d, const struct marrow_dump_sq *sq)
 		marrow_dump_kv(d, "sq_ci", "%u", sq->ci);
 	if (sq->dbrec != NULL)
 		marrow_dump_kv(d, "dbr", "%u", ld_be32(&sq->dbrec[MX_DBR_SND]) & 0xffffu);
-	if (sq->has_pi)
+	if (sq->has_pi && sq->pi != 0)
 		marrow_dump_kv(d, "last_db", "0x%016llx",
 			       (unsigned long long)mx_doorbell_value((uint16_t)sq->pi, 0, sq->qpn, 0));
+	else if (sq->has_pi)
+		marrow_dump_kv(d, "last_db", "none");
 	if (sq->qp_state != NULL)
 		marrow_dump_kv(d, "qp_state", "%s", sq->qp_state);
 }
@@ -111,7 +120,7 @@ void marrow_dump_cq(struct marrow_dump *d, const struct marrow_dump_cq *cq)
 			marrow_dump_kv(d, "last_cqe", "invalid");
 		else
 			marrow_dump_kv(d, "last_cqe", "%s/0x%02x/%u", marrow_cqe_opcode_name(op, tmp),
-				       mx_cqe_syndrome(last), mx_cqe_wqe_counter(last));
+				       marrow_cqe_error_syndrome(last), mx_cqe_wqe_counter(last));
 	} else {
 		marrow_dump_kv(d, "last_cqe", "none");
 	}

@@ -64,7 +64,8 @@ struct marrow_dump_cq {
 
 /* qpn sq_pi sq_ci dbr last_db qp_state (what is known). last_db is the
  * 8-byte doorbell value the producer stored last (our poster rings once per
- * WQE with the exclusive producer index), shown only when pi is known. */
+ * WQE with the exclusive producer index), shown only when pi is known
+ * ("none" while pi is 0: nothing rung yet). */
 void marrow_dump_sq(struct marrow_dump *d, const struct marrow_dump_sq *sq);
 /* cqn cq_ci cq_dbr_ci last_cqe=<op>/<syndrome>/<wqe_counter> next_cqe=...:
  * last_cqe is the slot before the consumer index (slot 0 when collapsed),
@@ -76,6 +77,10 @@ void marrow_dump_cq(struct marrow_dump *d, const struct marrow_dump_cq *cq);
 const char *marrow_qp_state_name(int state);
 /* "req", "resp_wr_imm", "resp_send", "req_err", "resp_err", "invalid" or "op<n>". */
 const char *marrow_cqe_opcode_name(unsigned opcode, char tmp[8]);
+
+/* The syndrome byte of an error CQE; 0 for any other (a good CQE keeps its
+ * timestamp in those bytes). */
+unsigned marrow_cqe_error_syndrome(const void *cqe);
 
 /* Appends MARROW_DUMP_MARK and the dump to the calling thread's last error
  * (marrow_last_error) and returns status unchanged. */

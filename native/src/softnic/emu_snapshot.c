@@ -55,7 +55,7 @@ MARROW_API int marrow_emu_qp_snapshot(struct marrow_emu_qp *qp, struct marrow_em
 								    : ((prod - 1u) & cq->mask)) * MX_CQE_SIZE;
 			out->last_cqe_valid = 1;
 			out->last_cqe_opcode = mx_cqe_opcode(cqe);
-			out->last_cqe_syndrome = mx_cqe_syndrome(cqe);
+			out->last_cqe_syndrome = marrow_cqe_error_syndrome(cqe);
 			out->last_cqe_wqe_counter = mx_cqe_wqe_counter(cqe);
 		}
 	}
