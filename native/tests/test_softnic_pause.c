@@ -61,6 +61,14 @@ int main(void)
 
 	/* Resumed: the parked work completes, the CQ drains. */
 	OK(marrow_emu_engine_pause(dev, 0));
+	/* "Settled" means two equal reads 0.5 ms apart, which a loaded host
+	 * (sanitizer runs beside other builds) also shows before the resumed
+	 * engine's first pass: wait (bounded) for that pass's CQE first. */
+	c1 = t_counters(dev);
+	for (uint64_t t1 = t_now_ns(); T_DELTA(c0, c1, cqe_req) == 0 && t_now_ns() - t1 < 2000000000ull;) {
+		t_sleep_us(200);
+		c1 = t_counters(dev);
+	}
 	c1 = t_counters_settled(dev);
 	CHECK(T_DELTA(c0, c1, doorbells_observed) >= 1, "no doorbell observed after resume");
 	CHECK(T_DELTA(c0, c1, cqe_req) >= 1, "no CQE after resume");

@@ -48,6 +48,13 @@ int main(void)
 	uint16_t w0 = t_post_inline_op(&qa, MX_OPCODE_RDMA_WRITE_IMM, (uint64_t)(uintptr_t)dst, rkey, src,
 				       16, 1, mx_htobe32(0xdeadbeef));
 	t_ring(&qa);
+	/* On a loaded host the engine may take longer than the 6 ms below to
+	 * reach the WRITE_IMM at all: wait (bounded) until it has started to. */
+	c1 = t_counters(dev);
+	for (uint64_t t0 = t_now_ns(); T_DELTA(c0, c1, rnr_waits) == 0 && t_now_ns() - t0 < 2000000000ull;) {
+		t_sleep_us(200);
+		c1 = t_counters(dev);
+	}
 	t_expect_no_cqe(&acq, 5000);
 	t_expect_no_cqe(&brcq, 1000);
 	c1 = t_counters(dev);

@@ -179,7 +179,16 @@ struct gda_err {
 	uint32_t vendor_syndrome;
 	uint32_t wqe_counter;  /* seen in the CQE */
 	uint32_t expected;     /* WQE index waited for */
+	/* A timed-out wait also records what it waited for and, for a CQE
+	 * wait, the poster's counters at that moment (the watchdog dump,
+	 * docs/design/watchdog.md). */
+	uint32_t wait;         /* enum gda_wait_kind */
+	uint32_t sq_pi;        /* free-running WQEBB producer counter */
+	uint32_t sq_ci;        /* first WQEBB not known complete */
+	uint32_t cq_ci;        /* the poller's consumer index */
 };
+
+enum gda_wait_kind { GDA_WAIT_NONE = 0, GDA_WAIT_CQE = 1, GDA_WAIT_WORD = 2 };
 
 /* ---- clocks ----------------------------------------------------------------
  * Budgets for bounded waits (and the timing of the experiments) in ns:
@@ -391,6 +400,10 @@ GDA_FN int gda_wait_cqe(struct gda_sq *sq, struct gda_cq *cq, int ord, uint32_t 
 				err->opcode = oo >> 4;
 				err->wqe_counter = seen;
 				err->expected = want;
+				err->wait = GDA_WAIT_CQE;
+				err->sq_pi = sq->pi;
+				err->sq_ci = sq->ci;
+				err->cq_ci = cq->ci;
 				return MARROW_ETIMEDOUT;
 			}
 		}
@@ -432,6 +445,7 @@ GDA_FN int gda_wait_word(const uint64_t *p, uint64_t want, int ord, uint64_t tim
 				deadline = now + timeout_ns;
 			} else if (now > deadline) {
 				err->status = MARROW_ETIMEDOUT;
+				err->wait = GDA_WAIT_WORD;
 				return MARROW_ETIMEDOUT;
 			}
 		}

@@ -196,6 +196,52 @@ MARROW_API int marrow_emu_qp_set_timers(struct marrow_emu_qp *qp, uint32_t timeo
 MARROW_API int marrow_emu_qp_share_uar(struct marrow_emu_qp *qp, struct marrow_emu_qp *owner,
 				       void **uar);
 
+/* ---- watchdog snapshot (docs/design/watchdog.md) -------------------------- */
+
+/* What the engine knows about one QP and its send CQ, taken with the engine
+ * parked (consistent; works while it is paused). Indexes are the 16-bit
+ * WQEBB counters of the wire format. */
+struct marrow_emu_qp_snapshot {
+	uint32_t size;               /* sizeof(struct marrow_emu_qp_snapshot) */
+	uint32_t comp_mask;
+	uint32_t qpn;
+	uint32_t state;              /* enum marrow_qp_state */
+	uint32_t sq_wqebb_cnt;
+	uint32_t sq_db_index;        /* SQ producer index as the engine saw it: furthest doorbell index */
+	uint32_t sq_fetch_pi;        /* WQEBBs copied from the SQ */
+	uint32_t sq_exec_ci;         /* SQ consumer index: WQEBBs executed */
+	uint32_t dbr_send;           /* the SQ dbrec counter value (host order, 16 bits) */
+	uint32_t wait_kind;          /* 0 none, 1 RNR retry, 2 ACK timeout of the WQE at sq_exec_ci */
+	uint64_t db_pending[2];      /* raw 8-byte doorbells stored but not yet taken (two slots; 0 = empty) */
+	uint32_t cqn;                /* the send CQ */
+	uint32_t cq_ci;              /* consumer index from the CQ dbrec (24 bits) */
+	uint32_t cq_pi;              /* CQEs the engine wrote (free-running) */
+	uint32_t cq_in_error;        /* overrun */
+	uint32_t last_cqe_valid;     /* 1: the fields below describe the engine's last CQE */
+	uint32_t last_cqe_opcode;    /* op_own >> 4 */
+	uint32_t last_cqe_syndrome;  /* error CQEs; 0 otherwise */
+	uint32_t last_cqe_wqe_counter;
+	uint32_t engine_paused;      /* marrow_emu_engine_pause(dev, 1) in force */
+	uint32_t reserved;
+	/* device-wide engine counters (sums over engine threads) */
+	uint64_t doorbells_observed;
+	uint64_t doorbells_dropped;
+	uint64_t doorbells_stale;
+	uint64_t doorbell_recoveries;
+	uint64_t wqebb_fetched;
+	uint64_t cqe_req;
+	uint64_t cqe_req_err;
+	uint64_t wqe_sanity_fail;
+};
+
+/* Fills *out (out->size must be sizeof(*out)). */
+MARROW_API int marrow_emu_qp_snapshot(struct marrow_emu_qp *qp, struct marrow_emu_qp_snapshot *out);
+
+/* Renders the snapshot as one line of " key=value" pairs, every key with
+ * the emu_ prefix (emu_qp_state=RTS emu_sq_pi=6 emu_sq_ci=5 ...), into
+ * buf[0..len) (NUL-terminated, truncated at a pair boundary). */
+MARROW_API int marrow_emu_qp_dump(struct marrow_emu_qp *qp, char *buf, uint32_t len);
+
 /* ---- counters ------------------------------------------------------------ */
 
 /* X-macro: the one list of emulator counters; names carry the emu_ prefix. */

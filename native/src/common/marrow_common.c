@@ -4,16 +4,31 @@
 #include <stdio.h>
 #include <string.h>
 #include "marrow_common.h"
+#include "marrow_dump.h"
 
 /* Thread-local so that concurrent Java threads never read each other's
- * messages; sized for one descriptive line. */
-static __thread char last_error[512];
+ * messages; sized for one descriptive line plus a watchdog dump
+ * (marrow_dump.h). */
+static __thread char last_error[2048];
 
 int marrow_fail(int status, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(last_error, sizeof(last_error), fmt, ap);
+	va_end(ap);
+	return status;
+}
+
+int marrow_fail_append(int status, const char *fmt, ...)
+{
+	size_t len = strlen(last_error);
+	va_list ap;
+
+	if (len + 1 >= sizeof(last_error))
+		return status;
+	va_start(ap, fmt);
+	vsnprintf(last_error + len, sizeof(last_error) - len, fmt, ap);
 	va_end(ap);
 	return status;
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "common/marrow_dump.h"
 #include "cuda/cuda_host.h"
 
 int marrow_cuda_status(cudaError_t e)
@@ -49,10 +50,20 @@ int marrow_cuda_wait_event(cudaEvent_t ev, uint64_t timeout_ns, const char *what
 			return MARROW_OK;
 		if (e != cudaErrorNotReady)
 			return marrow_cuda_fail(e, "%s", what);
-		if (monotonic_ns() - t0 > timeout_ns)
-			return marrow_fail(MARROW_ETIMEDOUT, "%s: GPU work still running after %llu ms (host watchdog; "
-					   "every device-side wait is bounded, so the GPU stopped making progress)",
-					   what, (unsigned long long)(timeout_ns / 1000000u));
+		if (monotonic_ns() - t0 > timeout_ns) {
+			struct marrow_dump d;
+
+			marrow_fail(MARROW_ETIMEDOUT, "%s: GPU work still running after %llu ms (host watchdog; "
+				    "every device-side wait is bounded, so the GPU stopped making progress)",
+				    what, (unsigned long long)(timeout_ns / 1000000u));
+			/* The watchdog dump (docs/design/watchdog.md); the kernel's own
+			 * state is on the GPU, out of reach while it runs. */
+			marrow_dump_init(&d);
+			marrow_dump_kv(&d, "waited_for", "kernel");
+			marrow_dump_kv(&d, "bound_ms", "%llu", (unsigned long long)(timeout_ns / 1000000u));
+			marrow_dump_kv(&d, "elapsed_ms", "%llu", (unsigned long long)((monotonic_ns() - t0) / 1000000u));
+			return marrow_fail_dump(MARROW_ETIMEDOUT, &d);
+		}
 		/* A nap, not a spin: the host thread may share cores with the
 		 * software NIC's engine, and the kernel times itself on the GPU. */
 		struct timespec nap = { 0, 50 * 1000 };

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "gda/gda_dump.h"
 #include "gda/gda_validate.h"
 
 /* Largest inline payload we stage: 16 WQEBBs minus the segment headers. */
@@ -233,15 +234,18 @@ static int report(const char *who, struct gda_side *s, int rc, const struct marr
 	res->cqe_vendor_syndrome = s->err.vendor_syndrome;
 	res->cqe_wqe_counter = s->err.wqe_counter;
 	res->expected_wqe_counter = s->err.expected;
-	if (rc == MARROW_ETIMEDOUT)
-		return marrow_fail(rc, "marrow_gda_cpu_run: %s timed out after %llu ns in iteration %u "
-				   "(ordering %s): no %s arrived; was the doorbell lost or the NIC engine "
-				   "paused? (CQ slot shows opcode %u, wqe_counter %u, expected %u)",
-				   who, (unsigned long long)cfg->timeout_ns, s->fail_iter,
-				   ORDERING_NAMES[cfg->ordering],
-				   strncmp(who, "peer", 4) == 0 ? "ping from the initiator or CQE"
-				   : cfg->experiment == MARROW_GDA_EXP_ROUND_TRIP ? "reply or CQE" : "CQE",
-				   s->err.opcode, s->err.wqe_counter, s->err.expected);
+	if (rc == MARROW_ETIMEDOUT) {
+		marrow_fail(rc, "marrow_gda_cpu_run: %s timed out after %llu ns in iteration %u "
+			    "(ordering %s): no %s arrived; was the doorbell lost or the NIC engine "
+			    "paused? (CQ slot shows opcode %u, wqe_counter %u, expected %u)",
+			    who, (unsigned long long)cfg->timeout_ns, s->fail_iter,
+			    ORDERING_NAMES[cfg->ordering],
+			    strncmp(who, "peer", 4) == 0 ? "ping from the initiator or CQE"
+			    : cfg->experiment == MARROW_GDA_EXP_ROUND_TRIP ? "reply or CQE" : "CQE",
+			    s->err.opcode, s->err.wqe_counter, s->err.expected);
+		return gda_fail_dump(rc, s->ep, &s->err, &s->sq, &s->cq, cfg->timeout_ns, s->fail_iter,
+				     data_word(s->fail_iter));
+	}
 	if (rc == MARROW_EIO)
 		return marrow_fail(rc, "marrow_gda_cpu_run: %s got an error CQE in iteration %u: opcode %u, "
 				   "syndrome 0x%02x, vendor syndrome 0x%02x, wqe_counter %u",

@@ -17,6 +17,7 @@
 
 #include "cuda/cuda_host.h"
 #include "marrow/marrow_cuda_map.h"
+#include "gda/gda_dump.h"
 #include "gda/gda_validate.h"
 #include "gda/gda_kernels.cuh"
 
@@ -200,7 +201,8 @@ int run_kernel(const char *fn, int ord, int blocks, const gda_kargs &a, struct m
 
 /* The message for a failed device-side wait, as the CPU runner words it. */
 int report(const char *who, int rc, uint32_t iter, const struct gda_err &e,
-	   const struct marrow_gda_config *cfg, struct marrow_gda_result *res)
+	   const struct marrow_gda_config *cfg, struct marrow_gda_result *res,
+	   const struct marrow_gda_endpoint *ep)
 {
 	res->status = rc;
 	res->fail_iter = iter;
@@ -209,14 +211,18 @@ int report(const char *who, int rc, uint32_t iter, const struct gda_err &e,
 	res->cqe_vendor_syndrome = e.vendor_syndrome;
 	res->cqe_wqe_counter = e.wqe_counter;
 	res->expected_wqe_counter = e.expected;
-	if (rc == MARROW_ETIMEDOUT)
-		return marrow_fail(rc, "marrow_gda_cuda_run: GPU %s timed out after %llu ns in iteration %u "
-				   "(ordering %s): no %s arrived; was the doorbell lost or the NIC engine "
-				   "paused? (CQ slot shows opcode %u, wqe_counter %u, expected %u)",
-				   who, (unsigned long long)cfg->timeout_ns, iter, ORDER_NAMES[cfg->ordering],
-				   strncmp(who, "peer", 4) == 0 ? "ping from the initiator or CQE"
-				   : cfg->experiment == MARROW_GDA_EXP_ROUND_TRIP ? "reply or CQE" : "CQE",
-				   e.opcode, e.wqe_counter, e.expected);
+	if (rc == MARROW_ETIMEDOUT) {
+		marrow_fail(rc, "marrow_gda_cuda_run: GPU %s timed out after %llu ns in iteration %u "
+			    "(ordering %s): no %s arrived; was the doorbell lost or the NIC engine "
+			    "paused? (CQ slot shows opcode %u, wqe_counter %u, expected %u)",
+			    who, (unsigned long long)cfg->timeout_ns, iter, ORDER_NAMES[cfg->ordering],
+			    strncmp(who, "peer", 4) == 0 ? "ping from the initiator or CQE"
+			    : cfg->experiment == MARROW_GDA_EXP_ROUND_TRIP ? "reply or CQE" : "CQE",
+			    e.opcode, e.wqe_counter, e.expected);
+		/* The kernel has ended: the views' host memory shows where the queues stopped. */
+		return ep != nullptr ? gda_fail_dump(rc, ep, &e, nullptr, nullptr, cfg->timeout_ns, iter, 0)
+				     : rc;
+	}
 	if (rc == MARROW_EIO)
 		return marrow_fail(rc, "marrow_gda_cuda_run: GPU %s got an error CQE in iteration %u: opcode %u, "
 				   "syndrome 0x%02x, vendor syndrome 0x%02x, wqe_counter %u",
@@ -334,9 +340,9 @@ extern "C" MARROW_API int marrow_gda_cuda_run(const struct marrow_gda_config *cf
 	res->wqebbs_per_wqe = mx_wqebbs(res->ds);
 	if (rtt && out.peer_rc != MARROW_OK &&
 	    (out.rc == MARROW_OK || out.rc == MARROW_ETIMEDOUT || out.rc == MARROW_ECONNRESET))
-		rc = report("peer", out.peer_rc, out.peer_fail_iter, out.peer_err, cfg, res);
+		rc = report("peer", out.peer_rc, out.peer_fail_iter, out.peer_err, cfg, res, peer);
 	else if (out.rc != MARROW_OK)
-		rc = report("initiator", out.rc, out.fail_iter, out.err, cfg, res);
+		rc = report("initiator", out.rc, out.fail_iter, out.err, cfg, res, ep);
 	else if (out.payload_errors != 0)
 		rc = res->status = marrow_fail(MARROW_EPROTO,
 					       "%s: payload validation failed in %llu of %llu iterations "
@@ -418,7 +424,7 @@ extern "C" MARROW_API int marrow_gda_cuda_serve(const struct marrow_gda_config *
 	res->wqebbs_per_wqe = mx_wqebbs(res->ds);
 	rc = out.peer_rc == MARROW_OK ? MARROW_OK
 				      : report("peer (serving the remote initiator)", out.peer_rc, out.peer_fail_iter,
-					       out.peer_err, cfg, res);
+					       out.peer_err, cfg, res, ep);
 done:
 	cudaFree(d_out);
 	if (uar_dev)

@@ -83,6 +83,33 @@ MARROW_API int marrow_proxy_responder_stop(struct marrow_proxy *px)
 
 /* ---- single-operation latency ------------------------------------------------ */
 
+static int reply_timeout(struct marrow_proxy *px, const uint64_t *flag, uint64_t v, uint64_t timeout_ns)
+{
+	struct marrow_dump d;
+
+	marrow_fail(MARROW_ETIMEDOUT,
+		    "round trip %llu: no reply from PE 1 within %llu ms (responder error %d, "
+		    "ring 0 worker %s, ring 1 worker %s)",
+		    (unsigned long long)v, (unsigned long long)(timeout_ns / 1000000), px->resp_error,
+		    px_worker_state_name(px_ld_acq(&px->rings[0].ctl->worker_state)),
+		    px_worker_state_name(px_ld_acq(&px->rings[1].ctl->worker_state)));
+	/* The watchdog dump (docs/design/watchdog.md). */
+	marrow_dump_init(&d);
+	marrow_dump_kv(&d, "waited_for", "reply");
+	marrow_dump_kv(&d, "bound_ms", "%llu", (unsigned long long)(timeout_ns / 1000000u));
+	marrow_dump_kv(&d, "want_flag", "%llu", (unsigned long long)v);
+	marrow_dump_kv(&d, "seen_flag", "%llu", (unsigned long long)px_ld_acq(flag));
+	for (uint32_t r = 0; r < 2; r++) {
+		char k[24];
+
+		snprintf(k, sizeof(k), "ring%u_tail", r);
+		marrow_dump_kv(&d, k, "%llu", (unsigned long long)px_ld_acq(&px->rings[r].ctl->tail));
+		snprintf(k, sizeof(k), "ring%u_completed", r);
+		marrow_dump_kv(&d, k, "%llu", (unsigned long long)px_ld_acq(px->rings[r].cpl_target));
+	}
+	return marrow_fail_dump(MARROW_ETIMEDOUT, &d);
+}
+
 static int wait_flag(struct marrow_proxy *px, const uint64_t *flag, uint64_t v, uint64_t timeout_ns)
 {
 	uint64_t deadline = 0;
@@ -94,13 +121,7 @@ static int wait_flag(struct marrow_proxy *px, const uint64_t *flag, uint64_t v, 
 			if (deadline == 0)
 				deadline = now + timeout_ns;
 			else if (now > deadline)
-				return marrow_fail(MARROW_ETIMEDOUT,
-						   "round trip %llu: no reply from PE 1 within %llu ms (responder error %d, "
-						   "ring 0 worker %s, ring 1 worker %s)",
-						   (unsigned long long)v, (unsigned long long)(timeout_ns / 1000000),
-						   px->resp_error,
-						   px_worker_state_name(px_ld_acq(&px->rings[0].ctl->worker_state)),
-						   px_worker_state_name(px_ld_acq(&px->rings[1].ctl->worker_state)));
+				return reply_timeout(px, flag, v, timeout_ns);
 		}
 		px_relax();
 	}

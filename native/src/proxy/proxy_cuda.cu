@@ -31,6 +31,7 @@
 #include <cuda_runtime_api.h>
 
 #include "common/marrow_common.h"
+#include "common/marrow_dump.h"
 #include "cuda/cuda_host.h"
 #include "cuda/gdrcopy.h"
 #include "marrow/marrow_proxy.h"
@@ -225,11 +226,22 @@ static int finish(marrow_proxy_cuda_ctx *c, cudaEvent_t ev, uint64_t timeout_ns,
 		static const char *names[] = { "", "a free ring slot", "a completion", "PE 1's reply" };
 		int code = c->st->code;
 
-		return marrow_fail(MARROW_ETIMEDOUT,
-				   "%s: GPU producer timed out waiting for %s on ring %u (position/want %llu, seen %llu); "
-				   "is the ring's worker running?",
-				   what, names[code > 0 && code < 4 ? code : 0], c->st->ring,
-				   (unsigned long long)c->st->pos, (unsigned long long)c->st->seen);
+		static const char *keys[] = { "unknown", "free_slot", "completion", "reply" };
+		struct marrow_dump d;
+
+		marrow_fail(MARROW_ETIMEDOUT,
+			    "%s: GPU producer timed out waiting for %s on ring %u (position/want %llu, seen %llu); "
+			    "is the ring's worker running?",
+			    what, names[code > 0 && code < 4 ? code : 0], c->st->ring,
+			    (unsigned long long)c->st->pos, (unsigned long long)c->st->seen);
+		/* The watchdog dump (docs/design/watchdog.md): what the device wait saw. */
+		marrow_dump_init(&d);
+		marrow_dump_kv(&d, "waited_for", "%s", keys[code > 0 && code < 4 ? code : 0]);
+		marrow_dump_kv(&d, "bound_ms", "%llu", (unsigned long long)(timeout_ns / 1000000u));
+		marrow_dump_kv(&d, "ring", "%u", c->st->ring);
+		marrow_dump_kv(&d, "position", "%llu", (unsigned long long)c->st->pos);
+		marrow_dump_kv(&d, "seen", "%llu", (unsigned long long)c->st->seen);
+		return marrow_fail_dump(MARROW_ETIMEDOUT, &d);
 	}
 	return MARROW_OK;
 }

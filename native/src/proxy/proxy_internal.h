@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "common/marrow_common.h"
+#include "common/marrow_dump.h"
 #include "marrow/marrow_proxy.h"
 #include "marrow/proxy_ring.h"
 
@@ -37,6 +38,9 @@ struct px_backend_ops {
 	int (*post)(void *be, const struct px_req *reqs, uint32_t n, uint64_t base);
 	int (*poll)(void *be, uint64_t *retired, uint64_t *cqes);
 	void (*destroy)(void *be);
+	/* Optional: the QP's queues for a watchdog dump (docs/design/watchdog.md);
+	 * reads only memory other threads may read (dbrecs, CQ buffer). */
+	void (*describe)(void *be, struct marrow_dump *d);
 };
 
 struct px_ring {

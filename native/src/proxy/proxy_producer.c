@@ -22,6 +22,18 @@
 
 #include "proxy_internal.h"
 
+/* One word per state, for the dump's worker_state. */
+static const char *mpr_worker_state_key(uint64_t s)
+{
+	switch (s) {
+	case MPR_WORKER_IDLE: return "idle";
+	case MPR_WORKER_RUNNING: return "running";
+	case MPR_WORKER_STOPPED: return "stopped";
+	case MPR_WORKER_FAILED: return "failed";
+	default: return "unknown";
+	}
+}
+
 const char *px_worker_state_name(uint64_t s)
 {
 	switch (s) {
@@ -33,19 +45,55 @@ const char *px_worker_state_name(uint64_t s)
 	}
 }
 
-static int ring_timeout(struct marrow_proxy *px, uint32_t ring, const char *what, uint64_t pos)
+/* The watchdog dump of a ring wait (docs/design/watchdog.md): the ring's
+ * counters, the owning worker's published statistics and, where the
+ * backend can say, its QP's queues. */
+static int ring_dump(struct marrow_proxy *px, uint32_t ring, const char *waited, uint64_t pos,
+		     uint64_t bound_ns)
+{
+	const struct px_ring *r = &px->rings[ring];
+	const struct px_worker *w = &px->workers[ring % px->cfg.workers];
+	struct marrow_dump d;
+
+	marrow_dump_init(&d);
+	marrow_dump_kv(&d, "waited_for", "%s", waited);
+	marrow_dump_kv(&d, "bound_ms", "%llu", (unsigned long long)(bound_ns / 1000000u));
+	marrow_dump_kv(&d, "ring", "%u", ring);
+	marrow_dump_kv(&d, "position", "%llu", (unsigned long long)pos);
+	/* (a tuned producer's head is private to it; position says where it was) */
+	marrow_dump_kv(&d, "head", "%llu", (unsigned long long)px_ld_acq(&r->ctl->head));
+	marrow_dump_kv(&d, "tail", "%llu", (unsigned long long)px_ld_acq(&r->ctl->tail));
+	marrow_dump_kv(&d, "completed", "%llu", (unsigned long long)px_ld_acq(r->cpl_target));
+	marrow_dump_kv(&d, "slots", "%u", px->slots);
+	marrow_dump_kv(&d, "worker", "%u", w->index);
+	marrow_dump_kv(&d, "worker_state", "%s", mpr_worker_state_key(px_ld_acq(&r->ctl->worker_state)));
+	marrow_dump_kv(&d, "worker_requests", "%llu",
+		       (unsigned long long)__atomic_load_n(&w->st.requests, __ATOMIC_RELAXED));
+	marrow_dump_kv(&d, "worker_chains", "%llu",
+		       (unsigned long long)__atomic_load_n(&w->st.chains, __ATOMIC_RELAXED));
+	marrow_dump_kv(&d, "worker_cqes", "%llu", (unsigned long long)__atomic_load_n(&w->st.cqes, __ATOMIC_RELAXED));
+	marrow_dump_kv(&d, "worker_sq_full", "%llu",
+		       (unsigned long long)__atomic_load_n(&w->st.sq_full, __ATOMIC_RELAXED));
+	if (w->ops != NULL && w->ops->describe != NULL && w->be != NULL)
+		w->ops->describe(w->be, &d);
+	return marrow_fail_dump(MARROW_ETIMEDOUT, &d);
+}
+
+static int ring_timeout(struct marrow_proxy *px, uint32_t ring, const char *what, uint64_t pos,
+			uint64_t bound_ns)
 {
 	const struct mpr_ctl *c = px->rings[ring].ctl;
 	uint32_t w = ring % px->cfg.workers;
 	uint64_t st = px_ld_acq(&c->worker_state);
 
-	return marrow_fail(MARROW_ETIMEDOUT,
-			   "proxy ring %u: timed out waiting for %s (position %llu, worker progress %llu, completed %llu, "
-			   "%u slots): worker %u is %s%s%s",
-			   ring, what, (unsigned long long)pos, (unsigned long long)px_ld_acq(&c->tail),
-			   (unsigned long long)px_ld_acq(px->rings[ring].cpl_target), px->slots, w,
-			   px_worker_state_name(st), st == MPR_WORKER_FAILED ? ": " : "",
-			   st == MPR_WORKER_FAILED ? px->workers[w].errmsg : "");
+	marrow_fail(MARROW_ETIMEDOUT,
+		    "proxy ring %u: timed out waiting for %s (position %llu, worker progress %llu, completed %llu, "
+		    "%u slots): worker %u is %s%s%s",
+		    ring, what, (unsigned long long)pos, (unsigned long long)px_ld_acq(&c->tail),
+		    (unsigned long long)px_ld_acq(px->rings[ring].cpl_target), px->slots, w,
+		    px_worker_state_name(st), st == MPR_WORKER_FAILED ? ": " : "",
+		    st == MPR_WORKER_FAILED ? px->workers[w].errmsg : "");
+	return ring_dump(px, ring, what[2] == 'f' ? "free_slot" : "completion", pos, bound_ns);
 }
 
 static inline void store16(struct mpr_desc *d, uint64_t w0, uint64_t w1)
@@ -93,7 +141,7 @@ int px_enqueue(struct marrow_proxy *px, uint32_t ring, uint32_t handoff, uint64_
 				if (h - r->prod_cached_tail < N)
 					break;
 				if (px_now_ns() > deadline)
-					return ring_timeout(px, ring, "a free slot", h);
+					return ring_timeout(px, ring, "a free slot", h, timeout_ns);
 				px_relax();
 			}
 		}
@@ -111,7 +159,7 @@ int px_enqueue(struct marrow_proxy *px, uint32_t ring, uint32_t handoff, uint64_
 			}
 			waited = 1;
 			if (px_now_ns() > deadline)
-				return ring_timeout(px, ring, "a free slot", h);
+				return ring_timeout(px, ring, "a free slot", h, timeout_ns);
 			px_relax();
 		}
 		d = &r->slots[h & (N - 1)];
@@ -130,7 +178,7 @@ int px_wait_cpl(struct marrow_proxy *px, uint32_t ring, uint64_t count, uint64_t
 
 	while (px_ld_acq(c) < count) {
 		if (px_now_ns() > deadline)
-			return ring_timeout(px, ring, "a completion", count - 1);
+			return ring_timeout(px, ring, "a completion", count - 1, timeout_ns);
 		px_relax();
 	}
 	return MARROW_OK;

@@ -160,9 +160,22 @@ static void sn_destroy(void *be)
 	free(be);
 }
 
+/* The QP's memory as any thread may read it: SQ dbrec, CQ dbrec and CQEs
+ * (the worker's own counters are private to it). */
+static void sn_describe(void *be, struct marrow_dump *d)
+{
+	const struct px_sn *s = be;
+	struct marrow_dump_sq sq = { .qpn = s->qpn, .dbrec = s->sq_dbrec };
+	struct marrow_dump_cq cq = { .buf = s->cq, .dbrec = s->cq_dbrec, .log_cnt = s->cq_log };
+
+	marrow_dump_sq(d, &sq);
+	marrow_dump_cq(d, &cq);
+}
+
 const struct px_backend_ops px_softnic_ops = {
 	.name = "softnic",
 	.post = sn_post,
 	.poll = sn_poll,
 	.destroy = sn_destroy,
+	.describe = sn_describe,
 };

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "emu_producer.h"
+#include "common/marrow_dump.h"
 
 static const char *qps_name(uint32_t s)
 {
@@ -25,6 +26,26 @@ static const char *qps_name(uint32_t s)
 	case MARROW_QPS_ERR: return "ERR";
 	default: return "?";
 	}
+}
+
+/* Appends the watchdog dump (docs/design/watchdog.md) to the timeout
+ * message just recorded: the producer's counters, the queues' memory and
+ * the engine's own view. polling: the CQ consumer index is ours (else the
+ * dbrec's). Returns MARROW_ETIMEDOUT. */
+static int bench_dump(struct bench *b, uint16_t ci, int polling)
+{
+	struct marrow_dump d;
+	struct marrow_dump_sq sq = { .qpn = b->qpn, .has_pi = 1, .pi = b->pi, .has_ci = 1, .ci = ci,
+				     .dbrec = b->dbrec };
+	struct marrow_dump_cq cq = { .cqn = b->cq->cqn, .buf = b->cqbuf, .dbrec = b->cq_dbrec,
+				     .log_cnt = b->log_n, .collapsed = (uint32_t)b->collapsed,
+				     .has_ci = (uint32_t)polling, .ci = b->cq_ci };
+
+	marrow_dump_init(&d);
+	marrow_dump_sq(&d, &sq);
+	marrow_dump_cq(&d, &cq);
+	(void)emu_qp_dump(b->qp, &d);
+	return marrow_fail_dump(MARROW_ETIMEDOUT, &d);
 }
 
 int emu_bench_setup(struct bench *b, const char *fn, struct marrow_emu_qp *qp,
@@ -85,12 +106,14 @@ int emu_bench_setup(struct bench *b, const char *fn, struct marrow_emu_qp *qp,
 	b->pi = (uint16_t)mx_be32toh(__atomic_load_n(&b->dbrec[MX_DBR_SND], __ATOMIC_ACQUIRE));
 	t0 = emu_now_ns();
 	while (__atomic_load_n(&qp->exec_ci, __ATOMIC_ACQUIRE) != b->pi) {
-		if (emu_now_ns() - t0 > timeout_ns)
-			return marrow_fail(MARROW_ETIMEDOUT,
-					   "%s: timed out after %llu ns waiting for the engine to retire the %u WQEBB(s) posted to QP 0x%x before the benchmark",
-					   fn, (unsigned long long)timeout_ns,
-					   (uint16_t)(b->pi - __atomic_load_n(&qp->exec_ci, __ATOMIC_ACQUIRE)),
-					   qp->qpn);
+		if (emu_now_ns() - t0 > timeout_ns) {
+			marrow_fail(MARROW_ETIMEDOUT,
+				    "%s: timed out after %llu ns waiting for the engine to retire the %u WQEBB(s) posted to QP 0x%x before the benchmark",
+				    fn, (unsigned long long)timeout_ns,
+				    (uint16_t)(b->pi - __atomic_load_n(&qp->exec_ci, __ATOMIC_ACQUIRE)),
+				    qp->qpn);
+			return bench_dump(b, __atomic_load_n(&qp->exec_ci, __ATOMIC_ACQUIRE), 0);
+		}
 		emu_cpu_relax();
 	}
 	b->retired = b->pi;
@@ -111,10 +134,11 @@ int emu_bench_cqe_error(struct bench *b, const uint8_t *cqe)
 
 static int timeout_fail(struct bench *b, uint64_t timeout_ns)
 {
-	return marrow_fail(MARROW_ETIMEDOUT,
-			   "%s: timed out after %llu ns waiting for a CQE on CQ 0x%x for QP 0x%x (%u WQEBB(s) outstanding, %llu message(s) completed); is the engine paused or the doorbell lost?",
-			   b->fn, (unsigned long long)timeout_ns, b->cq->cqn, b->qpn,
-			   (uint16_t)(b->pi - b->retired), (unsigned long long)b->completed);
+	marrow_fail(MARROW_ETIMEDOUT,
+		    "%s: timed out after %llu ns waiting for a CQE on CQ 0x%x for QP 0x%x (%u WQEBB(s) outstanding, %llu message(s) completed); is the engine paused or the doorbell lost?",
+		    b->fn, (unsigned long long)timeout_ns, b->cq->cqn, b->qpn,
+		    (uint16_t)(b->pi - b->retired), (unsigned long long)b->completed);
+	return bench_dump(b, b->retired, 1);
 }
 
 /* Streams `messages` WQEs, `batch` per doorbell, keeping the SQ full. */

@@ -379,4 +379,9 @@ int emu_qp_check(const struct marrow_emu_qp *qp, const char *fn);
 /* emu_counters.c */
 void emu_counters_publish(struct emu_thread *t);
 
+/* emu_snapshot.c: appends the engine's view of qp (emu_ keys) to a
+ * watchdog dump; a control-path call (parks the engine briefly). */
+struct marrow_dump;
+int emu_qp_dump(struct marrow_emu_qp *qp, struct marrow_dump *d);
+
 #endif /* MARROW_EMU_INTERNAL_H */

@@ -16,6 +16,20 @@ public class NativeException extends MarrowException {
         this.function = function;
     }
 
+    private NativeException(NativeException e, String more) {
+        super(e.getMessage() + more, e);
+        this.status = e.status;
+        this.function = e.function;
+    }
+
+    /**
+     * The same failure with more text at the end of the message (e.g. the
+     * software NIC's engine view after a watchdog dump, docs/design/watchdog.md).
+     */
+    public NativeException withMore(String more) {
+        return more == null || more.isEmpty() ? this : new NativeException(this, more);
+    }
+
     /** Negative MARROW_E* status (errno-style), as the library returned it. */
     public int status() {
         return status;

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.gda;
 
+import dev.marrow.api.TimeoutDump;
 import dev.marrow.results.ResultRecord;
 import dev.marrow.results.Stats;
 
 import java.util.List;
+import java.util.Map;
 
 /**
  * Turns the runs of one configuration point (one ordering, payload and size;
@@ -32,11 +34,15 @@ public final class GdaRecords {
     }
 
     /**
-     * A point whose run ended in an error CQE or wrong bytes: the runs that
-     * finished, then valid=false and the native error text.
+     * A point whose run ended in an error CQE, wrong bytes or a timeout: the
+     * runs that finished, then valid=false and the native error text; a
+     * timeout's watchdog dump also as structured fields, "timeout_dump"
+     * (docs/design/watchdog.md).
      */
     public static ResultRecord failed(GdaSetup s, GdaRunSpec spec, List<GdaRun> finished, String error) {
-        return record(s, spec, finished).metric("valid", false).metric("error", error);
+        ResultRecord r = record(s, spec, finished).metric("valid", false).metric("error", error);
+        Map<String, Object> dump = TimeoutDump.parse(error);
+        return dump.isEmpty() ? r : r.metric("timeout_dump", dump);
     }
 
     private static ResultRecord record(GdaSetup s, GdaRunSpec spec, List<GdaRun> runs) {

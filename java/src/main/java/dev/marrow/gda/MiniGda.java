@@ -7,6 +7,7 @@ import dev.marrow.api.BackendUnavailableException;
 import dev.marrow.api.MarrowException;
 import dev.marrow.api.NativeException;
 import dev.marrow.api.Status;
+import dev.marrow.api.TimeoutDump;
 import dev.marrow.api.softnic.Access;
 import dev.marrow.api.softnic.CompletionQueue;
 import dev.marrow.api.softnic.MemoryRegion;
@@ -526,8 +527,9 @@ public final class MiniGda implements AutoCloseable {
                 try {
                     lib.check(rc, cuda ? "marrow_gda_cuda_run" : "marrow_gda_cpu_run");
                 } catch (NativeException e) {
-                    recover(e);
-                    throw e;
+                    NativeException v = withEngineView(e); // before recovery resets the QPs
+                    recover(v);
+                    throw v;
                 }
             }
             Map<String, Long> emu = nic == null ? Map.of() : nic.counters().minus(before).values();
@@ -565,6 +567,24 @@ public final class MiniGda implements AutoCloseable {
             reconnect.run();
         } catch (RuntimeException r) {
             e.addSuppressed(r);
+        }
+    }
+
+    /**
+     * A timeout on the software NIC: the runner's dump names the QP that
+     * waited (qpn); the engine's own view of it goes after the dump
+     * (docs/design/watchdog.md). Any other failure is returned as it is.
+     */
+    private NativeException withEngineView(NativeException e) {
+        if (!e.isTimeout() || nic == null || !(TimeoutDump.parse(e.getMessage()).get("qpn") instanceof String qpn)) {
+            return e;
+        }
+        try {
+            String emu = nic.watchdogDump(Long.decode(qpn));
+            return emu.isEmpty() ? e : e.withMore(" " + emu);
+        } catch (RuntimeException dumpFailed) { // the timeout is the news; a failed dump must not hide it
+            e.addSuppressed(dumpFailed);
+            return e;
         }
     }
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.mlx5;
 
+import dev.marrow.api.TimeoutDump;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -10,6 +12,8 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /**
  * A minimal TCP rendezvous of two PEs (mini-gda {@code --peer host:port}):
@@ -49,12 +53,14 @@ public final class PeerExchange implements AutoCloseable {
 
         /** Waits at most timeout for the peer, then closes the listening socket. */
         public PeerExchange accept(Duration timeout) {
+            long t0 = System.nanoTime();
             try (ServerSocket s = server) {
                 s.setSoTimeout(millis(timeout));
                 return new PeerExchange(s.accept(), timeout);
             } catch (SocketTimeoutException e) {
                 throw new PeerExchangeException("no peer connected to port " + port() + " within " + timeout
-                        + " (start the other side with --peer <this-host>:" + port() + ")", e);
+                        + " (start the other side with --peer <this-host>:" + port() + ")"
+                        + dump("connection", ":" + port(), t0, timeout.toMillis()), e);
             } catch (IOException e) {
                 throw new PeerExchangeException("accepting the peer on port " + port() + " failed: " + e, e);
             }
@@ -107,8 +113,8 @@ public final class PeerExchange implements AutoCloseable {
             }
         }
         throw new PeerExchangeException("could not connect to peer " + host + ":" + port + " within " + timeout
-                + " (is the other side running with --peer :" + port + "?)" + (last == null ? "" : ": " + last),
-                last);
+                + " (is the other side running with --peer :" + port + "?)" + (last == null ? "" : ": " + last)
+                + dump("connection", host + ":" + port, deadline - timeout.toNanos(), timeout.toMillis()), last);
     }
 
     /** Listens or connects as the address says. */
@@ -190,16 +196,31 @@ public final class PeerExchange implements AutoCloseable {
     }
 
     private byte[] receive(String what) {
+        long t0 = System.nanoTime();
         try {
             return PeerMessages.readFrame(in, what);
         } catch (SocketTimeoutException e) {
             throw new PeerExchangeException("no " + what + " from " + peerName + " within "
-                    + Duration.ofMillis(soTimeout()) + " (peer stuck or dead?)", e);
+                    + Duration.ofMillis(soTimeout()) + " (peer stuck or dead?)"
+                    + dump(what, peerName, t0, soTimeout()), e);
         } catch (PeerExchangeException e) {
             throw new PeerExchangeException(e.getMessage() + " [peer " + peerName + "]", e);
         } catch (IOException e) {
             throw new PeerExchangeException("reading the " + what + " from " + peerName + " failed: " + e, e);
         }
+    }
+
+    /**
+     * The watchdog dump of a protocol wait (docs/design/watchdog.md): what
+     * was awaited from which peer, how long it took against the bound.
+     */
+    private static String dump(String waitedFor, String peer, long t0, long boundMs) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("waited_for", waitedFor);
+        m.put("peer", peer);
+        m.put("elapsed_ms", (System.nanoTime() - t0) / 1_000_000);
+        m.put("bound_ms", boundMs);
+        return TimeoutDump.format(m);
     }
 
     private int soTimeout() {

@@ -145,6 +145,28 @@ public final class QueuePair implements AutoCloseable {
         }
     }
 
+    /**
+     * The engine's view of this QP as watchdog-dump pairs ({@code emu_qp_state=RTS emu_sq_pi=6
+     * emu_sq_ci=5 ...}, docs/design/watchdog.md); parks the engine for a moment.
+     */
+    public String watchdogDump() {
+        if (closed) {
+            throw new IllegalStateException("QueuePair is closed");
+        }
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment buf = a.allocate(1024);
+            EmuFfi.LIB.check((int) EmuFfi.QP_DUMP.invokeExact(handle, buf, (int) buf.byteSize()),
+                    "marrow_emu_qp_dump");
+            return buf.getString(0);
+        } catch (Throwable t) {
+            throw NativeLib.rethrow(t);
+        }
+    }
+
+    boolean isOpen() {
+        return !closed;
+    }
+
     MemorySegment handle() {
         return handle;
     }

@@ -154,6 +154,20 @@ public final class SoftNic implements AutoCloseable {
         }
     }
 
+    /**
+     * The engine's view of the open QP with this QPN as watchdog-dump pairs
+     * ({@link QueuePair#watchdogDump}), or "" when this NIC has no such QP.
+     */
+    public String watchdogDump(long qpn) {
+        ensureOpen();
+        for (AutoCloseable c : children) {
+            if (c instanceof QueuePair q && q.isOpen() && q.qpn() == qpn) {
+                return q.watchdogDump();
+            }
+        }
+        return "";
+    }
+
     /** Stops (true) or resumes (false) the engine: doorbells go unobserved while paused. */
     public void pauseEngine(boolean paused) {
         ensureOpen();

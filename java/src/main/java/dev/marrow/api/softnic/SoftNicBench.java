@@ -95,13 +95,14 @@ public final class SoftNicBench {
                     + " producer(s)");
         }
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment out = NativeLib.allocateSized(a, EmuLayouts.BENCH_RESULT);
+            StructLayout l = EmuLayouts.BENCH_RESULT;
+            MemorySegment out = CStruct.allocate(a, l);
             MemorySegment cpus = a.allocateFrom(JAVA_INT, producerCpus);
             int rc = (int) Parallel.RATE_PINNED.invokeExact(nic.deviceHandle(), producers, size, batch, logSq,
                     maxInline, messages, warmup, timeoutNs, cpus, out);
             EmuFfi.LIB.check(rc, "marrow_emu_bench_rate_parallel_pinned");
-            return new RateResult(out.get(JAVA_LONG, 8), out.get(JAVA_LONG, 16), out.get(JAVA_LONG, 32),
-                    out.get(JAVA_LONG, 24));
+            return new RateResult(getLong(out, l, "messages"), getLong(out, l, "doorbells"), getLong(out, l, "cqes"),
+                    getLong(out, l, "elapsed_ns"));
         } catch (Throwable t) {
             throw NativeLib.rethrow(t);
         }

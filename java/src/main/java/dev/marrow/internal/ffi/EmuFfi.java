@@ -52,6 +52,8 @@ public final class EmuFfi {
     public static final MethodHandle QP_MODIFY = h("marrow_emu_qp_modify",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT));
     public static final MethodHandle QP_STATE = h("marrow_emu_qp_state", I_PP);
+    public static final MethodHandle QP_DUMP = h("marrow_emu_qp_dump",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
     public static final MethodHandle COUNTER_COUNT = h("marrow_emu_counter_count", FunctionDescriptor.of(JAVA_INT));
     public static final MethodHandle COUNTER_NAME = h("marrow_emu_counter_name", FunctionDescriptor.of(ADDRESS, JAVA_INT));
     public static final MethodHandle COUNTERS_READ = h("marrow_emu_counters_read",
