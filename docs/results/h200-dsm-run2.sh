@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
+# "The study" below: "How does Hopper distributed shared memory actually move data?"
 # DSM run 2: the probes E11-E16 (address offset, shared-memory pressure,
 # burst credit, store variants, 16-SM ring isolation, the study's model on
 # our fits) and the load-width sweep with the INFLIGHT_BYTES load kernel

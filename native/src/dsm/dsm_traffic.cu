@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copyright (c) 2026 The Marrow authors
+// "The study" below: "How does Hopper distributed shared memory actually move data?"
 //
 // The bandwidth kernel of the DSM suite and marrow_dsm_run. One launch =
 // one cluster = one sample: every rank may load a peer's source tile

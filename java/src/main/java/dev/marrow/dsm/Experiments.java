@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+// "The study" below: "How does Hopper distributed shared memory actually move data?"
 package dev.marrow.dsm;
 
 import java.util.ArrayList;

@@ -73,6 +73,9 @@ public final class DocTables {
         if (DsmDocTables.FILES.stream().allMatch(in::has)) {
             m.putAll(DsmDocTables.tables(in));
         }
+        if (DsmRun2DocTables.FILES.stream().allMatch(in::has)) {
+            m.putAll(DsmRun2DocTables.tables(in));
+        }
         if (m.isEmpty()) {
             throw new IllegalArgumentException("the --input files are not the raw files of any results doc "
                     + "(expected e.g. docs/results/h200-softnic-proxy/*.json and its run1-dbrec-triggered/*.json)");

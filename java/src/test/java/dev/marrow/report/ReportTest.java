@@ -37,6 +37,25 @@ class ReportTest {
         return l;
     }
 
+    /** The DSM doc's raw files: the full run, the width call's defaults, run 2. */
+    static List<Path> dsmInputs() throws Exception {
+        List<Path> l = new ArrayList<>(List.of(RESULTS.resolve("h200-dsm/h200-dsm.jsonl"),
+                RESULTS.resolve("h200-dsm/width-default.jsonl")));
+        l.addAll(files("h200-dsm/run2", "*.jsonl"));
+        return l;
+    }
+
+    @Test
+    void aChangedRun2NumberIsFound(@TempDir Path tmp) throws Exception {
+        Path doc = tmp.resolve("tampered-run2.txt");
+        String committed = Files.readString(Path.of("..", "docs/results/h200-dsm.md"));
+        String tampered = committed.replace("| generic u1 rendezvous w4 | probe | 21.49 |", "| generic u1 rendezvous w4 | probe | 18.87 |");
+        assertFalse(tampered.equals(committed), "test fixture: the E14 row to tamper with is gone");
+        Files.writeString(doc, tampered);
+        assertFalse(DocTables.rewrite(doc, dsmInputs(), false));
+        assertEquals(committed, Files.readString(doc));
+    }
+
     @Test
     void committedDocTablesEqualWhatTheRawFilesGive() throws Exception {
         List<Path> gda = new ArrayList<>(files("h200-softnic-gda-latency", "*.jsonl"));
@@ -47,8 +66,8 @@ class ReportTest {
                 "gda latency doc: tables differ from its raw files");
         assertTrue(DocTables.rewrite(Path.of("..", "docs/results/h200-softnic-proxy.md"), proxy, true),
                 "proxy doc: tables differ from its raw files");
-        assertTrue(DocTables.rewrite(Path.of("..", "docs/results/h200-dsm.md"), List.of(RESULTS.resolve("h200-dsm/h200-dsm.jsonl")),
-                true), "dsm doc: tables differ from its raw files");
+        assertTrue(DocTables.rewrite(Path.of("..", "docs/results/h200-dsm.md"), dsmInputs(), true),
+                "dsm doc: tables differ from its raw files");
     }
 
     @Test
@@ -58,7 +77,7 @@ class ReportTest {
         String tampered = committed.replace("| E3 store 1->0 | 21.29 |", "| E3 store 1->0 | 99.99 |");
         assertFalse(tampered.equals(committed), "test fixture: the row to tamper with is gone");
         Files.writeString(doc, tampered);
-        List<Path> in = List.of(RESULTS.resolve("h200-dsm/h200-dsm.jsonl"));
+        List<Path> in = dsmInputs();
         assertFalse(DocTables.rewrite(doc, in, true));
         assertEquals(tampered, Files.readString(doc), "--check must not write");
         assertFalse(DocTables.rewrite(doc, in, false));
