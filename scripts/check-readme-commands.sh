@@ -52,13 +52,14 @@ if [ "${1:-}" = --self-test ]; then
   tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
   printf '#!/usr/bin/env bash\ncase "$1" in slow) sleep 5 ;; bad) exit 3 ;; gpu) exit 77 ;; esac\n' >"$tmp/fake"
   chmod +x "$tmp/fake"
-  printf '```\nscripts/marrow gpu\nscripts/marrow ok   # comment\nscripts/marrow slow --sweep x\n```\n' >"$tmp/good.md"
-  printf '```\nscripts/marrow slow\n```\n' >"$tmp/slow.md"
-  printf '```\nscripts/marrow bad\n```\n' >"$tmp/bad.md"
-  check "$tmp/good.md" "$tmp/fake" || { echo "self-test: a passing README failed" >&2; exit 1; }
-  limit=1; if check "$tmp/slow.md" "$tmp/fake"; then echo "self-test: slow command not caught" >&2; exit 1; fi; limit=60
-  if check "$tmp/bad.md" "$tmp/fake"; then echo "self-test: failing command not caught" >&2; exit 1; fi
+  printf '```\nscripts/marrow gpu\nscripts/marrow ok   # comment\nscripts/marrow slow --sweep x\n```\n' >"$tmp/good.txt"
+  printf '```\nscripts/marrow slow\n```\n' >"$tmp/slow.txt"
+  printf '```\nscripts/marrow bad\n```\n' >"$tmp/bad.txt"
+  check "$tmp/good.txt" "$tmp/fake" || { echo "self-test: a passing README failed" >&2; exit 1; }
+  limit=1; if check "$tmp/slow.txt" "$tmp/fake"; then echo "self-test: slow command not caught" >&2; exit 1; fi; limit=60
+  if check "$tmp/bad.txt" "$tmp/fake"; then echo "self-test: failing command not caught" >&2; exit 1; fi
   echo "check-readme-commands: self-test passed"
   exit 0
 fi
-check "$MARROW_ROOT/README.md" "$MARROW_ROOT/scripts/marrow" && echo "check-readme-commands: every README command finished within ${limit} s"
+cd "$MARROW_ROOT"
+check README.md "$MARROW_ROOT/scripts/marrow" && echo "check-readme-commands: every README command finished within ${limit} s"
