@@ -63,6 +63,8 @@ struct marrow_proxy_config {
 	uint32_t handoff;          /* enum marrow_proxy_handoff (CPU producers) */
 	uint32_t check_order;      /* 1: worker checks desc tag == ring position & 0x7fff */
 	int32_t cpus[MARROW_PROXY_MAX_WORKERS]; /* worker w pinned to cpus[w]; -1 = not pinned */
+	uint32_t yield_idle;       /* 1: workers, CPU producers and the responder sched_yield() instead of
+				    * spinning when they find nothing to do (more spinners than cores) */
 };
 
 /* The registered buffer (loopback: local and remote are the same memory). */

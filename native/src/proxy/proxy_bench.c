@@ -30,7 +30,7 @@ static void *responder_main(void *arg)
 		int rc;
 
 		if (v == last) {
-			px_relax();
+			px_idle(px);
 			continue;
 		}
 		last = v;
@@ -123,7 +123,7 @@ static int wait_flag(struct marrow_proxy *px, const uint64_t *flag, uint64_t v, 
 			else if (now > deadline)
 				return reply_timeout(px, flag, v, timeout_ns);
 		}
-		px_relax();
+		px_idle(px);
 	}
 	return MARROW_OK;
 }
@@ -233,7 +233,7 @@ static void *producer_main(void *arg)
 	uint64_t k = 0;
 
 	while (!__atomic_load_n(pr->start, __ATOMIC_ACQUIRE))
-		px_relax();
+		px_idle(px);
 	for (uint64_t i = 0; i < pr->messages; i++) {
 		uint32_t ring = pr->first_ring + (uint32_t)(k++ % pr->nrings) * pr->stride;
 		/* The window slot cycles with this producer's own count, so that

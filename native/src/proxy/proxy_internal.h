@@ -105,6 +105,9 @@ struct marrow_proxy {
 /* proxy_sys.c */
 uint64_t px_now_ns(void);
 void px_relax(void);
+/* A poller that found nothing: px_relax, or sched_yield when cfg.yield_idle
+ * (more spinning threads than cores: let the thread that has work run). */
+void px_idle(const struct marrow_proxy *px);
 int px_pin_self(int cpu);
 uint64_t px_cpu_freq_khz(int cpu);
 

@@ -142,7 +142,7 @@ int px_enqueue(struct marrow_proxy *px, uint32_t ring, uint32_t handoff, uint64_
 					break;
 				if (px_now_ns() > deadline)
 					return ring_timeout(px, ring, "a free slot", h, timeout_ns);
-				px_relax();
+				px_idle(px);
 			}
 		}
 		store16(&r->slots[h & (N - 1)], w0, order_tag(px, w1, h) | mpr_lap_bit(h, log));
@@ -160,7 +160,7 @@ int px_enqueue(struct marrow_proxy *px, uint32_t ring, uint32_t handoff, uint64_
 			waited = 1;
 			if (px_now_ns() > deadline)
 				return ring_timeout(px, ring, "a free slot", h, timeout_ns);
-			px_relax();
+			px_idle(px);
 		}
 		d = &r->slots[h & (N - 1)];
 		__atomic_store_n(&d->w0, w0, __ATOMIC_RELAXED);
@@ -179,7 +179,7 @@ int px_wait_cpl(struct marrow_proxy *px, uint32_t ring, uint64_t count, uint64_t
 	while (px_ld_acq(c) < count) {
 		if (px_now_ns() > deadline)
 			return ring_timeout(px, ring, "a completion", count - 1, timeout_ns);
-		px_relax();
+		px_idle(px);
 	}
 	return MARROW_OK;
 }

@@ -36,6 +36,14 @@ void px_relax(void)
 #endif
 }
 
+void px_idle(const struct marrow_proxy *px)
+{
+	if (px->cfg.yield_idle)
+		sched_yield();
+	else
+		px_relax();
+}
+
 int px_pin_self(int cpu)
 {
 	cpu_set_t set;

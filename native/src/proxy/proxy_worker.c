@@ -186,6 +186,8 @@ void *px_worker_main(void *arg)
 			l.chains++;
 		} else {
 			l.empty_polls++;
+			if (w->px->cfg.yield_idle)
+				sched_yield(); /* oversubscribed: give the core to a thread with work */
 		}
 		if (w->pi != w->ci) {
 			uint64_t upto = w->ci;

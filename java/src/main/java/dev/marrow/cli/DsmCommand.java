@@ -87,8 +87,6 @@ public final class DsmCommand {
                         + "(.v2.u32) or 16 (.v4.u32); BATCHED loads only 16. Default: ${DEFAULT-VALUE}")
         int loadWidth;
 
-        @Option(names = "--quiet", description = "No progress lines on stderr")
-        boolean quiet;
 
         /** How the device is opened; tests replace it to run without a GPU. */
         IntFunction<DsmDevice> opener = dev -> NativeDsmDevice.open(dev, config());
@@ -125,7 +123,7 @@ public final class DsmCommand {
             }
             config();
             DsmDevice dev = opener.apply(device);
-            DsmContext ctx = new DsmContext(dev, reps, warmup, DsmContext.DEFAULT_SIZES, quiet ? null : err);
+            DsmContext ctx = new DsmContext(dev, reps, warmup, DsmContext.DEFAULT_SIZES, out.run.quiet ? null : err);
             List<ResultRecord> records = new ArrayList<>();
             for (Experiment e : chosen) {
                 ctx.progress(e.id() + " " + e.name() + ": " + e.title());

@@ -70,25 +70,32 @@ public final class GdaCommand {
         @Mixin
         OutputOptions out;
 
-        @Option(names = "--target", defaultValue = "cpu", description = "cpu or cuda. Default: ${DEFAULT-VALUE}")
-        String target;
+        @Option(names = "--target", defaultValue = "cpu", converter = CliNames.Targets.class,
+                completionCandidates = CliNames.Targets.class,
+                description = "${COMPLETION-CANDIDATES}. Default: ${DEFAULT-VALUE}")
+        Target target;
 
-        @Option(names = "--nic", defaultValue = "softnic", description = "softnic or mlx5. Default: ${DEFAULT-VALUE}")
-        String nic;
+        @Option(names = "--nic", defaultValue = "softnic", converter = CliNames.GdaNics.class,
+                completionCandidates = CliNames.GdaNics.class,
+                description = "${COMPLETION-CANDIDATES}. Default: ${DEFAULT-VALUE}")
+        Nic nic;
 
-        @Option(names = "--ordering",
-                description = "none, gpu-fence, gpu-fence-dbrec, release-gpu, threadfence, release-sys, fence-sys. "
+        @Option(names = "--ordering", converter = CliNames.Orderings.class,
+                completionCandidates = CliNames.Orderings.class,
+                description = "${COMPLETION-CANDIDATES}. "
                         + "Default: by placement: release-sys for host-resident queues, gpu-fence for GPU-resident "
                         + "ones (docs/design/orderings.md §3)")
-        String ordering;
+        Ordering ordering;
 
         @Option(names = OrderingPolicy.ALLOW_UNSAFE_FLAG,
                 description = "--nic mlx5 with host-resident queues: also run orderings that are not safe there "
                         + "(none and the GPU-scope ones; records carry ordering_safe_on_hardware=false)")
         boolean allowUnsafeOrdering;
 
-        @Option(names = "--payload", defaultValue = "inline", description = "inline or pointer. Default: ${DEFAULT-VALUE}")
-        String payload;
+        @Option(names = "--payload", defaultValue = "inline", converter = CliNames.Payloads.class,
+                completionCandidates = CliNames.Payloads.class,
+                description = "${COMPLETION-CANDIDATES}. Default: ${DEFAULT-VALUE}")
+        Payload payload;
 
         @Option(names = "--size", defaultValue = "8", description = "Payload bytes. Default: ${DEFAULT-VALUE}")
         int size;
@@ -99,15 +106,19 @@ public final class GdaCommand {
         @Option(names = "--warmup", defaultValue = "1000", description = "Untimed iterations first. Default: ${DEFAULT-VALUE}")
         int warmup;
 
-        @Option(names = "--placement", defaultValue = "host", description = "Queue memory: host (gpu needs DevX umem: not implemented). Default: ${DEFAULT-VALUE}")
-        String placement;
+        @Option(names = "--placement", defaultValue = "host", converter = CliNames.Placements.class,
+                completionCandidates = CliNames.Placements.class,
+                description = "Queue memory: ${COMPLETION-CANDIDATES} (gpu needs DevX umem: not implemented). Default: ${DEFAULT-VALUE}")
+        Placement placement;
 
-        @Option(names = "--experiments", split = ",",
-                description = "Comma list of issue, putc, rtt. Default: issue,putc,rtt (sweeps: issue,putc)")
-        List<String> experiments;
+        @Option(names = "--experiments", split = ",", converter = CliNames.Experiments.class,
+                completionCandidates = CliNames.Experiments.class,
+                description = "Comma list of ${COMPLETION-CANDIDATES}. Default: issue,putc,rtt (sweeps: issue,putc)")
+        List<Experiment> experiments;
 
-        @Option(names = "--sweep", description = "ordering (ordering x {inline, pointer}) or size (inline 8..220 B)")
-        String sweep;
+        @Option(names = "--sweep", converter = Sweeps.class, completionCandidates = Sweeps.class,
+                description = "ordering (ordering x {inline, pointer}) or size (inline 8..220 B)")
+        Sweep sweep;
 
         @Option(names = "--max-inline", defaultValue = "220", description = "QP max_inline_data. Default: ${DEFAULT-VALUE}")
         int maxInline;
@@ -135,12 +146,13 @@ public final class GdaCommand {
                         + "connected to each other")
         String peer;
 
-        @Option(names = "--peer-role", paramLabel = "initiator|responder",
+        @Option(names = "--peer-role", paramLabel = "initiator|responder", converter = CliNames.PeerRoles.class,
+                completionCandidates = CliNames.PeerRoles.class,
                 description = "With --peer: initiator (connects, runs the experiments its flags name) or "
                         + "responder (listens, serves the initiator's runs: round-trip peer role, check of the "
                         + "bytes in its inbox; until the initiator is done). "
                         + "Default: implied by --peer (:PORT responder, HOST:PORT initiator)")
-        String peerRole;
+        PeerRole peerRole;
 
         @Option(names = "--peer-timeout-s", defaultValue = "60", paramLabel = "S",
                 description = "Bound of every wait on the peer (connect/accept, exchange, barriers; the "
@@ -153,9 +165,9 @@ public final class GdaCommand {
             if (iters < 1 || warmup < 0 || timeoutMs <= 0) {
                 throw new IllegalArgumentException("--iters must be >= 1, --warmup >= 0, --timeout-ms > 0");
             }
-            Nic theNic = Nic.parse(nic);
-            GdaSetup setup = GdaSetup.defaults(Target.parse(target)).withNic(theNic)
-                    .withPlacement(Placement.parse(placement)).withMaxInline(maxInline)
+            Nic theNic = nic;
+            GdaSetup setup = GdaSetup.defaults(target).withNic(theNic)
+                    .withPlacement(placement).withMaxInline(maxInline)
                     .withEngineCpu(engineCpu).withCudaDevice(cudaDevice).withPollMode(SoftNic.PollMode.HOT)
                     .withBufferBytes(Math.max(64 * 1024, ((long) size + 4095) / 4096 * 4096))
                     .withMlx5(mlx5Options(theNic));
@@ -170,18 +182,25 @@ public final class GdaCommand {
             int spinning = (setup.target() == Target.CPU ? 1 + (exps.contains(Experiment.ROUND_TRIP) ? 1 : 0) : 0)
                     + (setup.nic() == Nic.SOFTNIC ? 1 : 0);
             CpuBudget.check(spinning, "initiator, peer, NIC engine", spec.commandLine().getErr());
+            setup = setup.withPollMode(CpuBudget.pollMode(SoftNic.PollMode.HOT, spinning));
             List<ResultRecord> records = new ArrayList<>();
             boolean allValid = true;
             // Fresh queues per point: an error CQE moves the QP to ERR, and the unsafe
             // orderings can produce one (or lose a doorbell); such a row is recorded
             // (valid=false) and the sweep goes on.
-            for (Point p : points()) {
+            List<Point> points = points();
+            RunProgress progress = out.progress("gda latency", (long) points.size() * exps.size());
+            for (Point p : points) {
+                if (progress.expired()) {
+                    break; // --max-seconds: no new point
+                }
                 List<GdaRun> runs = new ArrayList<>();
                 String error = null;
                 try (MiniGda g = MiniGda.open(setup)) {
                     for (Experiment e : exps) {
                         runs.add(g.run(new GdaRunSpec(e, p.ordering, p.payload, p.size, iters, warmup,
-                                timeoutMs * 1_000_000L)));
+                                progress.capTimeoutNs(timeoutMs * 1_000_000L))));
+                        progress.step();
                     }
                 } catch (NativeException e) {
                     // In a sweep, a lost doorbell (timeout) is a finding about the unsafe
@@ -198,8 +217,13 @@ public final class GdaCommand {
                         : GdaRecords.failed(setup, new GdaRunSpec(exps.getFirst(), p.ordering, p.payload, p.size, iters,
                         warmup, timeoutMs * 1_000_000L), runs, error);
                 CpuBudget.tag(rec, spinning);
+                if (setup.nic() == Nic.SOFTNIC) {
+                    CpuBudget.tagPollMode(rec, SoftNic.PollMode.HOT, spinning);
+                }
                 records.add(rec);
             }
+            progress.close();
+            progress.tag(records);
             out.emit(records, spec.commandLine().getOut(), spec.commandLine().getErr());
             if (!allValid) {
                 spec.commandLine().getErr().println("marrow: FAILED rows have valid=false: wrong bytes delivered "
@@ -212,7 +236,7 @@ public final class GdaCommand {
         /** --device/--gid-index/--peer/--peer-role as Mlx5Options; usage errors name the flag. */
         Mlx5Options mlx5Options(Nic n) {
             if (n != Nic.MLX5) {
-                for (String[] f : new String[][] {{"--peer", peer}, {"--peer-role", peerRole}, {"--device", device},
+                for (String[] f : new String[][] {{"--peer", peer}, {"--peer-role", peerRole == null ? null : peerRole.label()}, {"--device", device},
                         {"--gid-index", gidIndex == null ? null : gidIndex.toString()}}) {
                     if (f[1] != null) {
                         throw new IllegalArgumentException(f[0] + " applies to --nic mlx5 only (the software NIC "
@@ -236,7 +260,7 @@ public final class GdaCommand {
                             + "two-host session");
                 }
             }
-            PeerRole role = peerRole == null ? null : PeerRole.parse(peerRole);
+            PeerRole role = peerRole;
             return Mlx5Options.defaults().withDevice(device, gidIndex == null ? -1 : gidIndex)
                     .withPeer(addr, role).withPeerTimeout(Duration.ofSeconds(peerTimeoutS));
         }
@@ -267,7 +291,7 @@ public final class GdaCommand {
             }
             List<GdaRunSpec> specs = new ArrayList<>(); // parsed before connecting: bad arguments stay usage errors
             for (Experiment e : experiments(false)) {
-                specs.add(new GdaRunSpec(e, ordering(), Payload.parse(payload), size, iters, warmup,
+                specs.add(new GdaRunSpec(e, ordering(), payload, size, iters, warmup,
                         timeoutMs * 1_000_000L));
             }
             List<GdaRun> runs = new ArrayList<>();
@@ -295,20 +319,31 @@ public final class GdaCommand {
             return ExitCodes.OK;
         }
 
+        /** --sweep: ordering x payload, or the inline sizes at one ordering. */
+        enum Sweep {
+            ORDERING, SIZE
+        }
+
+        static final class Sweeps extends CliNames.FlagWords<Sweep> {
+            Sweeps() {
+                super("--sweep", Sweep.values(), w -> w.name().toLowerCase());
+            }
+        }
+
         record Point(Ordering ordering, Payload payload, int size) {
         }
 
         List<Point> points() {
             List<Point> pts = new ArrayList<>();
             if (sweep == null) {
-                pts.add(new Point(ordering(), Payload.parse(payload), size));
-            } else if (sweep.equals("ordering")) {
+                pts.add(new Point(ordering(), payload, size));
+            } else if (sweep == Sweep.ORDERING) {
                 for (Ordering o : Ordering.values()) {
                     for (Payload p : Payload.values()) {
                         pts.add(new Point(o, p, size));
                     }
                 }
-            } else if (sweep.equals("size")) {
+            } else {
                 Ordering o = ordering();
                 for (int s : SWEEP_SIZES) {
                     if (s > maxInline) {
@@ -316,15 +351,13 @@ public final class GdaCommand {
                     }
                     pts.add(new Point(o, Payload.INLINE, s));
                 }
-            } else {
-                throw new IllegalArgumentException("--sweep must be ordering or size, not '" + sweep + "'");
             }
             return pts;
         }
 
         /** --ordering, or the placement's default (OrderingPolicy). */
         Ordering ordering() {
-            return ordering == null ? OrderingPolicy.defaultFor(Placement.parse(placement)) : Ordering.parse(ordering);
+            return ordering == null ? OrderingPolicy.defaultFor(placement) : ordering;
         }
 
         List<Experiment> experiments(boolean sweeping) {
@@ -333,11 +366,7 @@ public final class GdaCommand {
                         : size == 8 ? List.of(Experiment.ISSUE, Experiment.PUT_COMPLETION, Experiment.ROUND_TRIP)
                         : List.of(Experiment.ISSUE, Experiment.PUT_COMPLETION);
             }
-            List<Experiment> l = new ArrayList<>();
-            for (String s : experiments) {
-                l.add(Experiment.parse(s.trim()));
-            }
-            return l;
+            return List.copyOf(experiments);
         }
     }
 

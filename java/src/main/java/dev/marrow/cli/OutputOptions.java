@@ -5,27 +5,33 @@ import dev.marrow.results.Environment;
 import dev.marrow.results.OutputFormat;
 import dev.marrow.results.ResultRecord;
 import dev.marrow.results.ResultWriter;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
 
-/** --format and --output, shared by every measuring command. */
+/** --format and --output (and {@link RunOptions}), shared by every measuring command. */
 public final class OutputOptions {
-    @Option(names = "--format", defaultValue = "table",
+    @Option(names = "--format", defaultValue = "table", converter = CliNames.Formats.class,
+            completionCandidates = CliNames.Formats.class,
             description = "table, json (JSON lines: header + one record per point) or csv. Default: ${DEFAULT-VALUE}")
-    String format;
+    OutputFormat format;
 
     @Option(names = {"--output", "-o"}, description = "Write to this file instead of stdout (never overwrites: adds .N)")
     Path output;
 
+    @Mixin
+    RunOptions run;
+
+    /** Progress and the --max-seconds deadline of a run of `steps` points or repetitions. */
+    RunProgress progress(String task, long steps) {
+        return run.start(task, steps);
+    }
+
     public OutputFormat format() {
-        try {
-            return OutputFormat.valueOf(format.toUpperCase());
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("--format must be table, json or csv, not '" + format + "'");
-        }
+        return format;
     }
 
     public void emit(List<ResultRecord> records, PrintWriter out, PrintWriter err) {

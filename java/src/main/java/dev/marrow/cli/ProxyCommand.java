@@ -2,6 +2,7 @@
 package dev.marrow.cli;
 
 import dev.marrow.api.Backend;
+import dev.marrow.api.softnic.SoftNic;
 import dev.marrow.proxy.GpuProducers;
 import dev.marrow.proxy.Handoff;
 import dev.marrow.proxy.LatencySamples;
@@ -36,11 +37,15 @@ public final class ProxyCommand {
 
     /** Options shared by both experiments. */
     static final class Common {
-        @Option(names = "--producer", defaultValue = "cpu", description = "cpu (CPU threads stand in for GPU threads) or cuda. Default: ${DEFAULT-VALUE}")
-        String producer;
+        @Option(names = "--producer", defaultValue = "cpu", converter = CliNames.Producers.class,
+                completionCandidates = CliNames.Producers.class,
+                description = "cpu (CPU threads stand in for GPU threads) or cuda. Default: ${DEFAULT-VALUE}")
+        CliNames.Producer producer;
 
-        @Option(names = "--nic", defaultValue = "softnic", description = "softnic (emulated mlx5) or verbs (a real RDMA device). Default: ${DEFAULT-VALUE}")
-        String nic;
+        @Option(names = "--nic", defaultValue = "softnic", converter = CliNames.ProxyNics.class,
+                completionCandidates = CliNames.ProxyNics.class,
+                description = "softnic (emulated mlx5) or verbs (a real RDMA device). Default: ${DEFAULT-VALUE}")
+        CliNames.ProxyNic nic;
 
         @Option(names = "--device", description = "RDMA device for --nic verbs (default: the first)")
         String device;
@@ -54,8 +59,10 @@ public final class ProxyCommand {
         @Option(names = "--engine-threads", defaultValue = "1", description = "softnic engine threads. Default: ${DEFAULT-VALUE}")
         int engineThreads;
 
-        @Option(names = "--poll", defaultValue = "hot", description = "softnic engine polling: hot or idle. Default: ${DEFAULT-VALUE}")
-        String poll;
+        @Option(names = "--poll", defaultValue = "hot", converter = CliNames.PollModes.class,
+                completionCandidates = CliNames.PollModes.class,
+                description = "softnic engine polling: ${COMPLETION-CANDIDATES}. Default: ${DEFAULT-VALUE}")
+        SoftNic.PollMode poll;
 
         @Option(names = "--log-slots", defaultValue = "10", description = "log2 of slots per ring. Default: ${DEFAULT-VALUE}")
         int logSlots;
@@ -76,23 +83,20 @@ public final class ProxyCommand {
         long timeoutMs;
 
         void validate() {
-            if (!producer.equals("cpu") && !producer.equals("cuda")) {
-                throw new IllegalArgumentException("--producer must be cpu or cuda, not '" + producer + "'");
-            }
-            if (!poll.equals("hot") && !poll.equals("idle")) {
-                throw new IllegalArgumentException("--poll must be hot or idle, not '" + poll + "'");
-            }
             if (timeoutMs <= 0 || preconditionSeconds < 0) {
                 throw new IllegalArgumentException("--timeout-ms must be positive and --precondition-seconds >= 0");
             }
-            if (producer.equals("cuda")) {
+            if (producer == CliNames.Producer.CUDA) {
                 Backend.CUDA.ensureAvailability();
             }
         }
 
-        ProxyConfig config(int workers, int rings, int batch, Handoff h, long minBuffer) {
-            return new ProxyConfig(nic, workers, rings, logSlots, batch, h, cpus, false, logSq, minBuffer,
-                    poll.equals("hot"), engineThreads, engineCpu, device);
+        /** spinning: the busy-polling threads of this run; more than the cores and every poller backs off. */
+        ProxyConfig config(int workers, int rings, int batch, Handoff h, long minBuffer, int spinning) {
+            return ProxyConfig.softnic(workers, rings, batch, h).withNic(nic.label(), device).withCpus(cpus)
+                    .withLogSlots(logSlots).withLogSq(logSq).withMinBufferBytes(minBuffer)
+                    .withEngine(CpuBudget.pollMode(poll, spinning) == SoftNic.PollMode.HOT, engineThreads, engineCpu)
+                    .withYieldIdle(CpuBudget.oversubscribed(spinning));
         }
 
         long timeoutNs() {
@@ -106,13 +110,9 @@ public final class ProxyCommand {
         ResultRecord record(String experiment, MiniProxy px, Handoff h) {
             return new ResultRecord(experiment, px.hardware() ? "verbs" : "softnic", px.hardware())
                     .param("nic", px.hardware() ? px.nicName() : "softnic (EMULATED)")
-                    .param("producer", producer).param("handoff", h.label())
+                    .param("producer", producer.label()).param("handoff", h.label())
                     .param("precondition_s", preconditionSeconds);
         }
-    }
-
-    static List<Handoff> handoffs(String s) {
-        return s.equals("both") ? List.of(Handoff.BASELINE, Handoff.TUNED) : List.of(Handoff.parse(s));
     }
 
     static void addWorkers(ResultRecord r, List<WorkerStats> ws, long elapsedNs, boolean table) {
@@ -148,8 +148,10 @@ public final class ProxyCommand {
         @Mixin
         Common common;
 
-        @Option(names = "--handoff", defaultValue = "both", description = "baseline, tuned or both. Default: ${DEFAULT-VALUE}")
-        String handoff;
+        @Option(names = "--handoff", defaultValue = "both", converter = CliNames.Handoffs.class,
+                completionCandidates = CliNames.Handoffs.class,
+                description = "${COMPLETION-CANDIDATES}. Default: ${DEFAULT-VALUE}")
+        CliNames.HandoffChoice handoff;
 
         @Option(names = "--iters", defaultValue = "20000", description = "Timed operations per phase. Default: ${DEFAULT-VALUE}")
         int iters;
@@ -170,34 +172,40 @@ public final class ProxyCommand {
         public Integer call() {
             OutputFormat fmt = out.format();
             common.validate();
-            if (iters < 1 || warmup < 0 || size < 8 || size > 64 || (common.producer.equals("cuda") && size != 8)) {
+            if (iters < 1 || warmup < 0 || size < 8 || size > 64 || (common.producer == CliNames.Producer.CUDA && size != 8)) {
                 throw new IllegalArgumentException("--iters >= 1, --warmup >= 0, --size 8..64 (cuda: 8)");
             }
             List<ResultRecord> records = new ArrayList<>();
             // producer (cpu) + workers + engine threads + the round-trip responder
-            int spinning = (common.producer.equals("cpu") ? 1 : 0) + workers + common.engineThreads + 1;
+            int spinning = (common.producer == CliNames.Producer.CPU ? 1 : 0) + workers + common.engineThreads + 1;
             CpuBudget.check(spinning, "producer, workers, NIC engine, responder", spec.commandLine().getErr());
             long minBuffer = 2L * (8192 + 8L * (iters + warmup)) + 8192;
-            for (Handoff h : handoffs(handoff)) {
-                ProxyConfig cfg = common.config(workers, Math.max(2, workers), batch, h, minBuffer);
+            RunProgress progress = out.progress("proxy latency", handoff.handoffs.size());
+            for (Handoff h : handoff.handoffs) {
+                if (progress.expired()) {
+                    break; // --max-seconds: no new handoff
+                }
+                ProxyConfig cfg = common.config(workers, Math.max(2, workers), batch, h, minBuffer, spinning);
                 try (MiniProxy px = MiniProxy.open(cfg)) {
-                    GpuProducers gpu = common.producer.equals("cuda") ? px.openGpu(common.gpu, h, common.gdrcopy) : null;
+                    GpuProducers gpu = common.producer == CliNames.Producer.CUDA ? px.openGpu(common.gpu, h, common.gdrcopy) : null;
                     try {
                         px.start();
                         px.precondition(common.precondition());
                         LatencySamples s;
                         px.mark(false);
                         if (gpu != null) {
-                            s = gpu.latency(iters, warmup, common.timeoutNs(), true, true);
+                            s = gpu.latency(iters, warmup, progress.capTimeoutNs(common.timeoutNs()), true, true);
                         } else {
-                            s = px.cpuLatency(iters, warmup, size, common.timeoutNs(), true, true);
+                            s = px.cpuLatency(iters, warmup, size, progress.capTimeoutNs(common.timeoutNs()), true, true);
                         }
+                        progress.step();
                         px.mark(true);
                         ResultRecord r = common.record(EXPERIMENT_LATENCY, px, h)
                                 .param("size_bytes", size).param("iters", iters).param("warmup", warmup)
                                 .param("workers", workers).param("batch", batch)
                                 .param("percentiles", Stats.PERCENTILE_DEFINITION);
                         CpuBudget.tag(r, spinning);
+                        CpuBudget.tagPollMode(r, common.poll, spinning);
                         if (gpu != null) {
                             r.param("completion_counter", gpu.cplKind().name().toLowerCase());
                             r.param("completion_note", gpu.note());
@@ -220,6 +228,8 @@ public final class ProxyCommand {
                     }
                 }
             }
+            progress.close();
+            progress.tag(records);
             out.emit(records, spec.commandLine().getOut(), spec.commandLine().getErr());
             return ExitCodes.OK;
         }
@@ -238,8 +248,10 @@ public final class ProxyCommand {
         @Mixin
         Common common;
 
-        @Option(names = "--handoff", defaultValue = "tuned", description = "baseline, tuned or both. Default: ${DEFAULT-VALUE}")
-        String handoff;
+        @Option(names = "--handoff", defaultValue = "tuned", converter = CliNames.Handoffs.class,
+                completionCandidates = CliNames.Handoffs.class,
+                description = "${COMPLETION-CANDIDATES}. Default: ${DEFAULT-VALUE}")
+        CliNames.HandoffChoice handoff;
 
         @Option(names = "--workers", split = ",", defaultValue = "1", description = "T (comma list). Default: ${DEFAULT-VALUE}")
         int[] workers;
@@ -276,18 +288,30 @@ public final class ProxyCommand {
             int[] bs = sweep ? new int[] {1, 2, 4, 8, 16, 32} : batches;
             int[] rs = sweep ? new int[] {1, 8, 32} : rings;
             List<ResultRecord> records = new ArrayList<>();
-            for (Handoff h : handoffs(handoff)) {
-                for (int t : ts) {
-                    for (int r : rs) {
-                        if (r < t) {
-                            continue; // every worker owns at least one ring
-                        }
-                        for (int b : bs) {
-                            records.add(point(h, t, r, b, fmt == OutputFormat.TABLE));
-                        }
+            List<int[]> points = new ArrayList<>();
+            for (int t : ts) {
+                for (int r : rs) {
+                    if (r < t) {
+                        continue; // every worker owns at least one ring
+                    }
+                    for (int b : bs) {
+                        points.add(new int[] {t, r, b});
                     }
                 }
             }
+            RunProgress progress = out.progress("proxy rate", (long) handoff.handoffs.size() * points.size());
+            run:
+            for (Handoff h : handoff.handoffs) {
+                for (int[] trb : points) {
+                    if (progress.expired()) {
+                        break run; // --max-seconds: no new point
+                    }
+                    records.add(point(h, trb[0], trb[1], trb[2], fmt == OutputFormat.TABLE, progress));
+                    progress.step();
+                }
+            }
+            progress.close();
+            progress.tag(records);
             if (records.stream().anyMatch(x -> Boolean.TRUE.equals(x.params().get("cpu_oversubscribed")))) {
                 CpuBudget.check(Runtime.getRuntime().availableProcessors() + 1,
                         "producers, workers, NIC engine in some points", spec.commandLine().getErr());
@@ -296,30 +320,37 @@ public final class ProxyCommand {
             return ExitCodes.OK;
         }
 
-        private ResultRecord point(Handoff h, int t, int r, int b, boolean table) {
+        private boolean gpuProducers() {
+            return common.producer == CliNames.Producer.CUDA;
+        }
+
+        private ResultRecord point(Handoff h, int t, int r, int b, boolean table, RunProgress progress) {
             int p = producers > 0 ? producers : r;
-            if (common.producer.equals("cpu") && producers == 0) {
+            if (common.producer == CliNames.Producer.CPU && producers == 0) {
                 int free = Runtime.getRuntime().availableProcessors() - t - common.engineThreads;
                 p = Math.max(1, Math.min(r, free));
             }
             long perProducer = Math.max(1, messages / p);
             long warmPer = warmup / p;
             long minBuffer = MiniProxy.bufferBytes(r, common.logSlots, size);
-            ProxyConfig cfg = common.config(t, r, b, h, minBuffer);
+            int spinning = (gpuProducers() ? 0 : p) + t + common.engineThreads;
+            ProxyConfig cfg = common.config(t, r, b, h, minBuffer, spinning);
             try (MiniProxy px = MiniProxy.open(cfg)) {
-                GpuProducers gpu = common.producer.equals("cuda") ? px.openGpu(common.gpu, h, common.gdrcopy) : null;
+                GpuProducers gpu = common.producer == CliNames.Producer.CUDA ? px.openGpu(common.gpu, h, common.gdrcopy) : null;
                 try {
                     px.start();
                     px.precondition(common.precondition());
-                    RateResult res = gpu != null ? gpu.rate(p, perProducer, warmPer, size, common.timeoutNs())
-                            : px.cpuRate(p, perProducer, warmPer, size, common.timeoutNs());
+                    long timeoutNs = progress.capTimeoutNs(common.timeoutNs());
+                    RateResult res = gpu != null ? gpu.rate(p, perProducer, warmPer, size, timeoutNs)
+                            : px.cpuRate(p, perProducer, warmPer, size, timeoutNs);
                     ResultRecord rec = common.record(EXPERIMENT_RATE, px, h)
                             .param("workers", t).param("rings", r).param("batch", b).param("producers", p)
                             .param("size_bytes", size).param("messages", res.messages());
                     if (gpu != null) {
                         rec.param("completion_counter", gpu.cplKind().name().toLowerCase());
                     }
-                    CpuBudget.tag(rec, (gpu == null ? p : 0) + t + common.engineThreads);
+                    CpuBudget.tag(rec, spinning);
+                    CpuBudget.tagPollMode(rec, common.poll, spinning);
                     rec.metric("rate_mmsg_s", ResultRecord.round(res.rateMmsgPerSec(), 3))
                             .metric("elapsed_ns", res.elapsedNs())
                             .metric("chain_len_mean", ResultRecord.round(res.meanChainLength(), 2))

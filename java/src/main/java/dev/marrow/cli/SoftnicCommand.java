@@ -33,8 +33,10 @@ public final class SoftnicCommand {
         @Option(names = "--size", defaultValue = "8", description = "Payload bytes per RDMA WRITE. Default: ${DEFAULT-VALUE}")
         int size;
 
-        @Option(names = "--poll", defaultValue = "hot", description = "Engine polling: hot (spin) or idle (back-off). Default: ${DEFAULT-VALUE}")
-        String poll;
+        @Option(names = "--poll", defaultValue = "hot", converter = CliNames.PollModes.class,
+                completionCandidates = CliNames.PollModes.class,
+                description = "Engine polling: hot (spin) or idle (back-off). Default: ${DEFAULT-VALUE}")
+        SoftNic.PollMode poll;
 
         @Option(names = "--engine-cpu", defaultValue = "-1", description = "Pin the engine thread to this CPU (-1: no pinning). Default: ${DEFAULT-VALUE}")
         int engineCpu;
@@ -46,12 +48,7 @@ public final class SoftnicCommand {
         long timeoutMs;
 
         SoftNic.Options options() {
-            SoftNic.PollMode m = switch (poll) {
-                case "hot" -> SoftNic.PollMode.HOT;
-                case "idle" -> SoftNic.PollMode.IDLE;
-                default -> throw new IllegalArgumentException("--poll must be hot or idle, not '" + poll + "'");
-            };
-            return SoftNic.Options.defaults().withPollMode(m).withEngineCpu(engineCpu).withQuiet(true);
+            return SoftNic.Options.defaults().withPollMode(poll).withEngineCpu(engineCpu).withQuiet(true);
         }
 
         void validate() {
@@ -191,7 +188,7 @@ public final class SoftnicCommand {
                     records.add(pinning(new ResultRecord(EXPERIMENT_RATE, "softnic", false))
                             .param("size_bytes", common.size).param("batch", b).param("payload", common.payload())
                             .param("messages", messages).param("warmup", warmup).param("repeats", repeats)
-                            .param("poll", common.poll).param("log_sq", logSq)
+                            .param("poll", CliNames.word(common.poll)).param("log_sq", logSq)
                             .param("producers", 1).param("engine_threads", 1)
                             .metric("rate_mmsg_s", ResultRecord.round(Stats.median(rates), 3))
                             .metric("rate_min_mmsg_s", ResultRecord.round(sorted[0], 3))
@@ -232,7 +229,7 @@ public final class SoftnicCommand {
                     records.add(pinning(new ResultRecord(EXPERIMENT_RATE, "softnic", false))
                             .param("size_bytes", common.size).param("batch", b).param("payload", common.payload())
                             .param("messages", messages).param("warmup", warmup).param("repeats", repeats)
-                            .param("poll", common.poll).param("log_sq", logSq)
+                            .param("poll", CliNames.word(common.poll)).param("log_sq", logSq)
                             .param("producers", producers).param("engine_threads", engineThreads)
                             .metric("rate_mmsg_s", ResultRecord.round(Stats.median(rates), 3))
                             .metric("rate_min_mmsg_s", ResultRecord.round(sorted[0], 3))
@@ -279,7 +276,7 @@ public final class SoftnicCommand {
                 verifyPayload(rig, common.size);
                 records.add(new ResultRecord(EXPERIMENT_LATENCY, "softnic", false)
                         .param("size_bytes", common.size).param("payload", common.payload())
-                        .param("iters", iters).param("warmup", warmup).param("poll", common.poll)
+                        .param("iters", iters).param("warmup", warmup).param("poll", CliNames.word(common.poll))
                         .param("percentiles", Stats.PERCENTILE_DEFINITION)
                         .latency("putc", Stats.of(samples)));
             }

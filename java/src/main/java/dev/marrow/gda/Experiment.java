@@ -16,16 +16,17 @@ public enum Experiment implements CEnum {
     /** WQE construction to the peer's write-back of the data word seen. */
     ROUND_TRIP("round-trip", "rtt");
 
-    private final String cliName;
+    private final String label;
     private final String metricPrefix;
 
-    Experiment(String cliName, String metricPrefix) {
-        this.cliName = cliName;
+    Experiment(String label, String metricPrefix) {
+        this.label = label;
         this.metricPrefix = metricPrefix;
     }
 
-    public String cliName() {
-        return cliName;
+    /** The name results and messages use (the CLI accepts the same word). */
+    public String label() {
+        return label;
     }
 
     /** Prefix of this experiment's metrics in result records (issue_p50_ns, putc_p50_ns, rtt_p50_ns). */
@@ -43,17 +44,8 @@ public enum Experiment implements CEnum {
         return "MARROW_GDA_EXP_" + name();
     }
 
-    public static Experiment parse(String s) {
-        for (Experiment e : values()) {
-            if (e.cliName.equals(s) || e.metricPrefix.equals(s)) {
-                return e;
-            }
-        }
-        throw new IllegalArgumentException("unknown experiment '" + s + "'; one of issue, putc (put+completion), rtt (round-trip)");
-    }
-
     @Override
     public String toString() {
-        return cliName;
+        return label;
     }
 }

@@ -51,7 +51,6 @@ public final class GdaPeerProtocol {
     /** Messages are cut to this many UTF-8 bytes (frames are at most 4 KiB). */
     static final int MAX_TEXT = 2048;
 
-
     public record Run(int seq, GdaRunSpec spec) {
     }
 
@@ -335,7 +334,7 @@ public final class GdaPeerProtocol {
     }
 
     static String describe(GdaRunSpec s) {
-        return s.experiment() + " " + s.ordering().cliName() + " " + s.payload().cliName() + " " + s.size() + " B, "
+        return s.experiment() + " " + s.ordering().label() + " " + s.payload().label() + " " + s.size() + " B, "
                 + s.iters() + " iters + " + s.warmup() + " warm-up";
     }
 

@@ -47,21 +47,21 @@ public final class GdaRecords {
 
     private static ResultRecord record(GdaSetup s, GdaRunSpec spec, List<GdaRun> runs) {
         ResultRecord r = new ResultRecord(EXPERIMENT, s.backendName(), s.nic().hardware())
-                .param("target", s.target().cliName())
-                .param("nic", s.nic().cliName())
-                .param("ordering", spec.ordering().cliName())
-                .param("payload", spec.payload().cliName())
+                .param("target", s.target().label())
+                .param("nic", s.nic().label())
+                .param("ordering", spec.ordering().label())
+                .param("payload", spec.payload().label())
                 .param("size_bytes", spec.size())
                 .param("iters", spec.iters())
                 .param("warmup", spec.warmup())
-                .param("placement", s.placement().cliName())
+                .param("placement", s.placement().label())
                 .param("sq_wqebbs", 1 << s.logSq()) // mlx5: what libmlx5 granted
                 .param("ordering_safe_on_hardware", OrderingPolicy.safeOnHardware(spec.ordering(), s.placement()));
         if (s.nic() == Nic.MLX5) { // real hardware: say which NIC and how the two QPs were connected
             Mlx5Options o = s.mlx5();
             r.param("mlx5_device", o.device()).param("mlx5_port", o.port()).param("gid_index", o.gidIndex())
                     .param("peer", o.twoHost() ? o.peer().toString() : "loopback (one host)")
-                    .param("role", o.twoHost() ? o.role().cliName() : "both (one host)");
+                    .param("role", o.twoHost() ? o.role().label() : "both (one host)");
             if (o.twoHost()) { // the initiator cannot read the other host's memory: the responder checks once
                 r.param("payload_check", "responder: final iteration's bytes in its inbox");
             }

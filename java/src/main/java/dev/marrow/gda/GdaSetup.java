@@ -72,6 +72,6 @@ public record GdaSetup(Target target, Nic nic, Placement placement, int maxInlin
 
     /** "cpu+softnic", "cuda+softnic", ... as results name the backend. */
     public String backendName() {
-        return target.cliName() + "+" + nic.cliName();
+        return target.label() + "+" + nic.label();
     }
 }

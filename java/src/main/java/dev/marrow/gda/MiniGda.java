@@ -87,7 +87,6 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  */
 public final class MiniGda implements AutoCloseable {
 
-
     private final GdaSetup setup;
     private final Arena arena;
     private final SoftNic nic;                 // softnic sessions

@@ -5,16 +5,17 @@ package dev.marrow.gda;
 public enum Nic {
     SOFTNIC("softnic", false), MLX5("mlx5", true);
 
-    private final String cliName;
+    private final String label;
     private final boolean hardware;
 
-    Nic(String cliName, boolean hardware) {
-        this.cliName = cliName;
+    Nic(String label, boolean hardware) {
+        this.label = label;
         this.hardware = hardware;
     }
 
-    public String cliName() {
-        return cliName;
+    /** The name results and messages use (the CLI accepts the same word). */
+    public String label() {
+        return label;
     }
 
     /** False for the emulator: results are labelled "hardware": false. */
@@ -22,17 +23,8 @@ public enum Nic {
         return hardware;
     }
 
-    public static Nic parse(String s) {
-        for (Nic n : values()) {
-            if (n.cliName.equals(s)) {
-                return n;
-            }
-        }
-        throw new IllegalArgumentException("--nic must be softnic or mlx5, not '" + s + "'");
-    }
-
     @Override
     public String toString() {
-        return cliName;
+        return label;
     }
 }

@@ -3,9 +3,6 @@ package dev.marrow.gda;
 
 import dev.marrow.internal.ffi.CEnum;
 
-import java.util.Arrays;
-import java.util.stream.Collectors;
-
 /**
  * The seven ordering variants of Table 4 of "GPU-Initiated Communication: Dissecting Down to the Bone": how the WQE and
  * doorbell-record stores are ordered before the doorbell store. Codes are
@@ -21,18 +18,19 @@ public enum Ordering implements CEnum {
     RELEASE_SYS("release-sys", true, "st.release.sys DBR; st.release.sys DB"),
     FENCE_SYS("fence-sys", true, "DBR; membar.sys; DB (__threadfence_system)");
 
-    private final String cliName;
+    private final String label;
     private final boolean systemScope;
     private final String description;
 
-    Ordering(String cliName, boolean systemScope, String description) {
-        this.cliName = cliName;
+    Ordering(String label, boolean systemScope, String description) {
+        this.label = label;
         this.systemScope = systemScope;
         this.description = description;
     }
 
-    public String cliName() {
-        return cliName;
+    /** The name results and messages use (the CLI accepts the same word). */
+    public String label() {
+        return label;
     }
 
     @Override
@@ -58,21 +56,8 @@ public enum Ordering implements CEnum {
         return description;
     }
 
-    public static Ordering parse(String s) {
-        for (Ordering o : values()) {
-            if (o.cliName.equals(s)) {
-                return o;
-            }
-        }
-        throw new IllegalArgumentException("unknown ordering '" + s + "'; one of " + names());
-    }
-
-    public static String names() {
-        return Arrays.stream(values()).map(Ordering::cliName).collect(Collectors.joining(", "));
-    }
-
     @Override
     public String toString() {
-        return cliName;
+        return label;
     }
 }

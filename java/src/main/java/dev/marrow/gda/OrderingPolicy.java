@@ -52,10 +52,10 @@ public final class OrderingPolicy {
         }
         String why = ordering == Ordering.NONE ? "orders nothing"
                 : "orders the WQE and doorbell-record stores only for observers inside the GPU";
-        throw new IllegalArgumentException("--ordering " + ordering.cliName() + " " + why + ", and with --nic mlx5 "
-                + "and --placement " + placement.cliName() + " the queues are in host memory, where the NIC is a "
+        throw new IllegalArgumentException("--ordering " + ordering.label() + " " + why + ", and with --nic mlx5 "
+                + "and --placement " + placement.label() + " the queues are in host memory, where the NIC is a "
                 + "system-scope observer: the WQE may reach it after the doorbell. Use a system-scope ordering ("
-                + Ordering.RELEASE_SYS.cliName() + ", the default here, or " + Ordering.FENCE_SYS.cliName()
+                + Ordering.RELEASE_SYS.label() + ", the default here, or " + Ordering.FENCE_SYS.label()
                 + "), or pass " + ALLOW_UNSAFE_FLAG + " to measure it anyway (records carry "
                 + "ordering_safe_on_hardware=false); see docs/design/orderings.md §3");
     }

@@ -7,14 +7,15 @@ import dev.marrow.internal.ffi.CEnum;
 public enum Payload implements CEnum {
     INLINE("inline"), POINTER("pointer");
 
-    private final String cliName;
+    private final String label;
 
-    Payload(String cliName) {
-        this.cliName = cliName;
+    Payload(String label) {
+        this.label = label;
     }
 
-    public String cliName() {
-        return cliName;
+    /** The name results and messages use (the CLI accepts the same word). */
+    public String label() {
+        return label;
     }
 
     @Override
@@ -27,17 +28,8 @@ public enum Payload implements CEnum {
         return "MARROW_GDA_PAYLOAD_" + name();
     }
 
-    public static Payload parse(String s) {
-        for (Payload p : values()) {
-            if (p.cliName.equals(s)) {
-                return p;
-            }
-        }
-        throw new IllegalArgumentException("--payload must be inline or pointer, not '" + s + "'");
-    }
-
     @Override
     public String toString() {
-        return cliName;
+        return label;
     }
 }

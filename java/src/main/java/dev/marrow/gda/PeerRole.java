@@ -12,14 +12,15 @@ import dev.marrow.mlx5.PeerAddress;
 public enum PeerRole {
     INITIATOR("initiator"), RESPONDER("responder");
 
-    private final String cliName;
+    private final String label;
 
-    PeerRole(String cliName) {
-        this.cliName = cliName;
+    PeerRole(String label) {
+        this.label = label;
     }
 
-    public String cliName() {
-        return cliName;
+    /** The name results and messages use (the CLI accepts the same word). */
+    public String label() {
+        return label;
     }
 
     /** The role an address implies when none is given: {@code :port} listens (responder), {@code host:port} connects. */
@@ -27,17 +28,8 @@ public enum PeerRole {
         return a.listens() ? RESPONDER : INITIATOR;
     }
 
-    public static PeerRole parse(String s) {
-        for (PeerRole r : values()) {
-            if (r.cliName.equals(s)) {
-                return r;
-            }
-        }
-        throw new IllegalArgumentException("--peer-role must be initiator or responder, not '" + s + "'");
-    }
-
     @Override
     public String toString() {
-        return cliName;
+        return label;
     }
 }

@@ -11,14 +11,15 @@ import dev.marrow.internal.ffi.CEnum;
 public enum Placement implements CEnum {
     HOST("host"), GPU("gpu");
 
-    private final String cliName;
+    private final String label;
 
-    Placement(String cliName) {
-        this.cliName = cliName;
+    Placement(String label) {
+        this.label = label;
     }
 
-    public String cliName() {
-        return cliName;
+    /** The name results and messages use (the CLI accepts the same word). */
+    public String label() {
+        return label;
     }
 
     @Override
@@ -31,17 +32,8 @@ public enum Placement implements CEnum {
         return "MARROW_GDA_PLACEMENT_" + name();
     }
 
-    public static Placement parse(String s) {
-        for (Placement p : values()) {
-            if (p.cliName.equals(s)) {
-                return p;
-            }
-        }
-        throw new IllegalArgumentException("--placement must be host or gpu, not '" + s + "'");
-    }
-
     @Override
     public String toString() {
-        return cliName;
+        return label;
     }
 }

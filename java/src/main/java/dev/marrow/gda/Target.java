@@ -5,27 +5,19 @@ package dev.marrow.gda;
 public enum Target {
     CPU("cpu"), CUDA("cuda");
 
-    private final String cliName;
+    private final String label;
 
-    Target(String cliName) {
-        this.cliName = cliName;
+    Target(String label) {
+        this.label = label;
     }
 
-    public String cliName() {
-        return cliName;
-    }
-
-    public static Target parse(String s) {
-        for (Target t : values()) {
-            if (t.cliName.equals(s)) {
-                return t;
-            }
-        }
-        throw new IllegalArgumentException("--target must be cpu or cuda, not '" + s + "'");
+    /** The name results and messages use (the CLI accepts the same word). */
+    public String label() {
+        return label;
     }
 
     @Override
     public String toString() {
-        return cliName;
+        return label;
     }
 }

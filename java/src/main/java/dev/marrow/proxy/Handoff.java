@@ -24,11 +24,4 @@ public enum Handoff implements CEnum {
         return name().toLowerCase();
     }
 
-    public static Handoff parse(String s) {
-        return switch (s.toLowerCase()) {
-            case "baseline" -> BASELINE;
-            case "tuned" -> TUNED;
-            default -> throw new IllegalArgumentException("handoff must be baseline or tuned, not '" + s + "'");
-        };
-    }
 }

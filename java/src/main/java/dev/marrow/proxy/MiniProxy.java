@@ -101,6 +101,7 @@ public final class MiniProxy implements AutoCloseable {
             setInt(cfg, ProxyFfi.CONFIG, "batch", c.batch());
             setInt(cfg, ProxyFfi.CONFIG, "handoff", c.handoff().code());
             setInt(cfg, ProxyFfi.CONFIG, "check_order", c.checkOrder() ? 1 : 0);
+            setInt(cfg, ProxyFfi.CONFIG, "yield_idle", c.yieldIdle() ? 1 : 0);
             MemorySegment cpus = CStruct.slice(cfg, ProxyFfi.CONFIG, "cpus");
             for (int w = 0; w < cpus.byteSize() / JAVA_INT.byteSize(); w++) {
                 cpus.setAtIndex(JAVA_INT, w, w < c.cpus().length ? c.cpus()[w] : -1);

@@ -22,10 +22,12 @@ import java.util.Arrays;
  * @param engineThreads  softnic engine threads
  * @param engineCpu      pin softnic engine thread 0 (-1: no)
  * @param verbsDevice    RDMA device name for verbs (null: first)
+ * @param yieldIdle      workers, CPU producers and the round-trip responder yield the core when they find
+ *                       nothing to do (for more spinning threads than cores; not for measuring the mechanism)
  */
 public record ProxyConfig(String nic, int workers, int rings, int logSlots, int batch, Handoff handoff, int[] cpus,
                           boolean checkOrder, int logSq, long minBufferBytes, boolean hotEngine, int engineThreads,
-                          int engineCpu, String verbsDevice) {
+                          int engineCpu, String verbsDevice, boolean yieldIdle) {
 
     public ProxyConfig {
         if (!nic.equals("softnic") && !nic.equals("verbs")) {
@@ -55,37 +57,47 @@ public record ProxyConfig(String nic, int workers, int rings, int logSlots, int 
 
     public static ProxyConfig softnic(int workers, int rings, int batch, Handoff handoff) {
         return new ProxyConfig("softnic", workers, rings, 10, batch, handoff, new int[0], false, 10, 0, true, 1, -1,
-                null);
+                null, false);
     }
 
     public ProxyConfig withLogSlots(int n) {
         return new ProxyConfig(nic, workers, rings, n, batch, handoff, cpus, checkOrder, logSq, minBufferBytes,
-                hotEngine, engineThreads, engineCpu, verbsDevice);
+                hotEngine, engineThreads, engineCpu, verbsDevice, yieldIdle);
     }
 
     public ProxyConfig withLogSq(int n) {
         return new ProxyConfig(nic, workers, rings, logSlots, batch, handoff, cpus, checkOrder, n, minBufferBytes,
-                hotEngine, engineThreads, engineCpu, verbsDevice);
+                hotEngine, engineThreads, engineCpu, verbsDevice, yieldIdle);
     }
 
     public ProxyConfig withCheckOrder(boolean b) {
         return new ProxyConfig(nic, workers, rings, logSlots, batch, handoff, cpus, b, logSq, minBufferBytes,
-                hotEngine, engineThreads, engineCpu, verbsDevice);
+                hotEngine, engineThreads, engineCpu, verbsDevice, yieldIdle);
     }
 
     public ProxyConfig withMinBufferBytes(long n) {
         return new ProxyConfig(nic, workers, rings, logSlots, batch, handoff, cpus, checkOrder, logSq, n,
-                hotEngine, engineThreads, engineCpu, verbsDevice);
+                hotEngine, engineThreads, engineCpu, verbsDevice, yieldIdle);
     }
 
     public ProxyConfig withEngine(boolean hot, int threads, int cpu) {
         return new ProxyConfig(nic, workers, rings, logSlots, batch, handoff, cpus, checkOrder, logSq, minBufferBytes,
-                hot, threads, cpu, verbsDevice);
+                hot, threads, cpu, verbsDevice, yieldIdle);
     }
 
     public ProxyConfig withNic(String n, String device) {
         return new ProxyConfig(n, workers, rings, logSlots, batch, handoff, cpus, checkOrder, logSq, minBufferBytes,
-                hotEngine, engineThreads, engineCpu, device);
+                hotEngine, engineThreads, engineCpu, device, yieldIdle);
+    }
+
+    public ProxyConfig withCpus(int[] workerCpus) {
+        return new ProxyConfig(nic, workers, rings, logSlots, batch, handoff, workerCpus, checkOrder, logSq,
+                minBufferBytes, hotEngine, engineThreads, engineCpu, verbsDevice, yieldIdle);
+    }
+
+    public ProxyConfig withYieldIdle(boolean b) {
+        return new ProxyConfig(nic, workers, rings, logSlots, batch, handoff, cpus, checkOrder, logSq, minBufferBytes,
+                hotEngine, engineThreads, engineCpu, verbsDevice, b);
     }
 
     @Override

@@ -30,7 +30,8 @@ final class ProxyFfi {
     static final NativeLib LIB = NativeLib.shared("host");
 
     static final StructLayout CONFIG = layout(LIB, "marrow_proxy_config",
-            i32("workers"), i32("rings"), i32("log_slots"), i32("batch"), i32("handoff"), i32("check_order"), ints("cpus"));
+            i32("workers"), i32("rings"), i32("log_slots"), i32("batch"), i32("handoff"), i32("check_order"), ints("cpus"),
+            i32("yield_idle"));
 
     static final StructLayout MEMORY = layout(LIB, "marrow_proxy_memory", i64("base"), i64("len"), i32("lkey"), i32("rkey"));
 

@@ -50,7 +50,7 @@ class GdaCommandTest {
         long rows = r.out().lines().filter(l -> l.contains("cpu+softnic")).count();
         assertEquals(14, rows, r.out());
         for (Ordering o : Ordering.values()) {
-            assertTrue(r.out().contains(o.cliName()), o.cliName());
+            assertTrue(r.out().contains(o.label()), o.label());
         }
     }
 

@@ -60,7 +60,7 @@ class GdaRecordsTest {
             ResultRecord rec = GdaRecords.record(List.of(new GdaRun(soft, spec, new long[] {1, 2, 3}, null, 3, 3, 3,
                     0, 0, 6, 0, 3, 1, Map.of("emu_wqe_rdma_write", 3L))));
             assertFalse(rec.hardware(), t + "+softnic stays emulated");
-            assertEquals(t.cliName() + "+softnic", rec.backend());
+            assertEquals(t.label() + "+softnic", rec.backend());
             assertEquals(3L, rec.metric("emu_wqe_rdma_write"));
             assertEquals(false, rec.flat().get("hardware"));
         }

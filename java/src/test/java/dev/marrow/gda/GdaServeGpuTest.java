@@ -206,7 +206,7 @@ class GdaServeGpuTest {
      */
     static void roundTrip(boolean gpuInitiator, boolean gpuServer, Ordering o, Payload p) throws Exception {
         String what = (gpuInitiator ? "GPU" : "CPU") + " initiator, " + (gpuServer ? "GPU" : "CPU") + " serve, "
-                + o.cliName() + " " + p;
+                + o.label() + " " + p;
         try (Rig rig = new Rig(true, true)) {
             SoftNicCounters before = rig.nic.counters();
             FutureTask<Res> server = host("responder (host B)",

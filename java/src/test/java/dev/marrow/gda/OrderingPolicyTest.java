@@ -23,21 +23,21 @@ class OrderingPolicyTest {
     void hostResidentQueuesAreSafeOnlyWithSystemScope() {
         for (Ordering o : Ordering.values()) {
             boolean expected = o == Ordering.RELEASE_SYS || o == Ordering.FENCE_SYS;
-            assertEquals(expected, OrderingPolicy.safeOnHardware(o, Placement.HOST), o.cliName());
+            assertEquals(expected, OrderingPolicy.safeOnHardware(o, Placement.HOST), o.label());
         }
     }
 
     @Test
     void gpuResidentQueuesAreSafeWithEveryFencedVariant() {
         for (Ordering o : Ordering.values()) {
-            assertEquals(o != Ordering.NONE, OrderingPolicy.safeOnHardware(o, Placement.GPU), o.cliName());
+            assertEquals(o != Ordering.NONE, OrderingPolicy.safeOnHardware(o, Placement.GPU), o.label());
         }
     }
 
     @Test
     void theDefaultIsSafeOnHardwareForEveryPlacement() {
         for (Placement p : Placement.values()) {
-            assertTrue(OrderingPolicy.safeOnHardware(OrderingPolicy.defaultFor(p), p), p.cliName());
+            assertTrue(OrderingPolicy.safeOnHardware(OrderingPolicy.defaultFor(p), p), p.label());
         }
     }
 
@@ -46,7 +46,7 @@ class OrderingPolicyTest {
     void mlx5WithHostQueuesRefusesUnsafeVariantsUnlessAllowed(Ordering o) {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> OrderingPolicy.requireAllowed(Nic.MLX5, Placement.HOST, o, false));
-        assertTrue(e.getMessage().contains("--ordering " + o.cliName()) && e.getMessage().contains("--allow-unsafe-ordering")
+        assertTrue(e.getMessage().contains("--ordering " + o.label()) && e.getMessage().contains("--allow-unsafe-ordering")
                 && e.getMessage().contains("release-sys"), e.getMessage());
         assertDoesNotThrow(() -> OrderingPolicy.requireAllowed(Nic.MLX5, Placement.HOST, o, true));
         assertDoesNotThrow(() -> OrderingPolicy.requireAllowed(Nic.SOFTNIC, Placement.HOST, o, false));
