@@ -59,10 +59,11 @@ phase_sanitize() { for t in memcheck racecheck synccheck; do sanitize_one $t; do
 
 phase_scaling() {
   local p
-  for p in 1 2 4 8; do
+  for p in ${SCALING_POINTS:-1 2 4 8}; do
     local pin=""
     if $M softnic rate --help 2>&1 | grep -q -- "--producer-cpus"; then
-      pin="--engine-cpus $(seq -s, 1 $p) --producer-cpus $(seq -s, $((p + 1)) $((2 * p)))"
+      local base=1; [ $((2 * p + 1)) -gt "$(nproc)" ] && base=0   # 8+8 on 16 CPUs: use CPU 0 too
+      pin="--engine-cpus $(seq -s, $base $((base + p - 1))) --producer-cpus $(seq -s, $((base + p)) $((base + 2 * p - 1)))"
     fi
     step "scaling-p$p" 180 $M softnic rate --size 8 --batch 16 --producers $p --engine-threads $p --poll hot \
       $pin --repeats 5 --format json -o "$OUT/scaling-p$p.jsonl"
