@@ -17,6 +17,10 @@
 #   gda        gda latency ordering sweep + put+completion (no-regression rows)
 #   proxy      proxy rate, CUDA producers (no-regression rows)
 #   dsm        docs/results/h200-dsm-run2.sh when present
+#   soak       SOAK_SECONDS (default 570) of back-to-back gda put+completion
+#              runs (cuda, 10^6 iterations each) and, at the same time, proxy
+#              latency runs (cuda producers, tuned handoff), on disjoint CPUs;
+#              one JSON file per run, for the percentile-drift check
 #   fuzz       the software-NIC libFuzzer harness built here (scripts/fuzz.sh,
 #              carried as .jrt/fuzz/softnic_fuzz): 15 jobs x 666,667 runs =
 #              10^7 executions over a copy of the committed corpus
@@ -85,6 +89,23 @@ phase_dsm() {
   [ -f docs/results/h200-dsm-run2.sh ] || return 0
   mkdir -p "$OUT/dsm"
   step dsm-run2 300 env J="$J" OUT="$OUT/dsm" bash docs/results/h200-dsm-run2.sh
+}
+
+soak_loop() { # name seconds command...: runs the command back to back until the time is up
+  local name=$1 secs=$2 i=0 end; shift 2; end=$((SECONDS + secs))
+  while [ $SECONDS -lt "$end" ]; do
+    timeout 60 "$@" --format json -o "$OUT/soak/$name-$(printf %04d $i).jsonl" >>"$OUT/soak/$name.log" 2>&1
+    echo "$name $i rc=$? t=$SECONDS" >>"$OUT/soak/$name.log"; i=$((i + 1))
+  done
+}
+phase_soak() {
+  local secs=${SOAK_SECONDS:-570}; mkdir -p "$OUT/soak"
+  soak_loop gda "$secs" $M gda latency --target cuda --nic softnic --engine-cpu 3 --ordering gpu-fence \
+    --experiments putc --iters 1000000 --warmup 2000 &
+  soak_loop proxy "$secs" $M proxy latency --producer cuda --handoff tuned --iters 200000 --warmup 2000 \
+    --engine-cpu 5 --cpus 6,7 &
+  wait
+  echo "soak rc=0 ${secs} s" | tee -a "$OUT/steps.txt"
 }
 
 phase_fuzz() {

@@ -40,6 +40,9 @@ public final class DsmPlots {
                     rows.add(m);
                 }
             }
+        } catch (tools.jackson.core.JacksonException | java.nio.charset.CharacterCodingException e) {
+            // bad input (not JSON lines, not UTF-8): a usage error (exit 2), not a failed run
+            throw new IllegalArgumentException(jsonl + ": not DSM result JSON lines: " + e.getMessage(), e);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read " + jsonl, e);
         }

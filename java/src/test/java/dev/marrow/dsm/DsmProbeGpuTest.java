@@ -29,7 +29,7 @@ class DsmProbeGpuTest {
         return NativeDsmDevice.open(0, c);
     }
 
-    private static void allAccepted(List<Launch> ls) {
+    private static void assertAllAccepted(List<Launch> ls) {
         for (Launch l : ls) {
             assertTrue(l.accepted(), () -> "flags " + Sample.flagNames(l.flagsUnion()) + " placement " + l.placement());
         }
@@ -55,7 +55,7 @@ class DsmProbeGpuTest {
         NativeDsmDevice dev = open(KernelConfig.DEFAULT);
         for (OneWay k : OneWay.values()) {
             Spec s = k.add(k.add(Spec.idle("both ways", 4), 3, 1), 0, 2).withProbe(Probe.BASELINE.withRemoteOffset(offset));
-            allAccepted(dev.run(s, 64 * 1024, 3, 1, 11));
+            assertAllAccepted(dev.run(s, 64 * 1024, 3, 1, 11));
         }
     }
 
@@ -66,7 +66,7 @@ class DsmProbeGpuTest {
             Spec s = OneWay.LOAD.add(Spec.idle("load 1->0", 2), 1, 0)
                     .withProbe(Probe.BASELINE.withGroupThreads(224).withPressure(16, 2, conflict));
             List<Launch> ls = dev.run(s, 64 * 1024, 3, 1, 21);
-            allAccepted(ls);
+            assertAllAccepted(ls);
             for (Launch l : ls) {
                 assertEquals(0, l.rank(0).pressureOps());
                 assertTrue(l.rank(1).pressureOps() > 0, "pressure warps on rank 1 made no accesses");
@@ -94,7 +94,7 @@ class DsmProbeGpuTest {
         NativeDsmDevice dev = open(KernelConfig.DEFAULT);
         for (E14StoreVariants.Variant v : E14StoreVariants.VARIANTS) {
             Spec s = OneWay.STORE.add(OneWay.STORE.add(Spec.idle(v.name(), 2), 1, 0), 0, 1).withProbe(v.probe());
-            allAccepted(dev.run(s, 96 * 1024, 3, 1, 41));
+            assertAllAccepted(dev.run(s, 96 * 1024, 3, 1, 41));
         }
     }
 
@@ -104,7 +104,7 @@ class DsmProbeGpuTest {
         NativeDsmDevice dev = open(new KernelConfig(480, 16384, DsmDevice.LoadKernel.INFLIGHT_BYTES, 16, width));
         Spec s = OneWay.LOAD.add(OneWay.LOAD.add(Spec.idle("both ways", 16), 3, 12), 12, 3);
         for (int tile : new int[] {16 * 1024, 96 * 1024}) {
-            allAccepted(dev.run(s, tile, 3, 1, 51));
+            assertAllAccepted(dev.run(s, tile, 3, 1, 51));
         }
     }
 }
