@@ -70,7 +70,10 @@ public final class ProxyCommand {
         @Option(names = "--log-sq", defaultValue = "10", description = "log2 of each worker's SQ depth. Default: ${DEFAULT-VALUE}")
         int logSq;
 
-        @Option(names = "--precondition-seconds", defaultValue = "0", description = "Let the workers spin this long before measuring (warm cores). Default: ${DEFAULT-VALUE}")
+        /** Warming cores takes seconds; a larger value is a typo that would spin the workers for days. */
+        static final double MAX_PRECONDITION_SECONDS = 3600;
+
+        @Option(names = "--precondition-seconds", defaultValue = "0", description = "Let the workers spin this long before measuring (warm cores), 0..3600. Default: ${DEFAULT-VALUE}")
         double preconditionSeconds;
 
         @Option(names = "--gpu", defaultValue = "0", description = "CUDA device for --producer cuda. Default: ${DEFAULT-VALUE}")
@@ -83,8 +86,12 @@ public final class ProxyCommand {
         long timeoutMs;
 
         void validate() {
-            if (timeoutMs <= 0 || preconditionSeconds < 0) {
-                throw new IllegalArgumentException("--timeout-ms must be positive and --precondition-seconds >= 0");
+            if (timeoutMs <= 0) {
+                throw new IllegalArgumentException("--timeout-ms must be positive");
+            }
+            if (!(preconditionSeconds >= 0 && preconditionSeconds <= MAX_PRECONDITION_SECONDS)) {
+                throw new IllegalArgumentException("--precondition-seconds must be 0.." + (int) MAX_PRECONDITION_SECONDS
+                        + ", not " + preconditionSeconds);
             }
             if (producer == CliNames.Producer.CUDA) {
                 Backend.CUDA.ensureAvailability();

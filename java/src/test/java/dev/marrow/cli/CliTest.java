@@ -160,6 +160,10 @@ class CliTest {
         Run badPoll = run("softnic", "latency", "--poll", "lukewarm");
         assertEquals(2, badPoll.code());
         assertTrue(badPoll.err().contains("--poll"), badPoll.err());
+        // 1e9 s would spin the proxy workers for decades (the CLI fuzz test passes it as junk)
+        Run longWarm = run("proxy", "latency", "--precondition-seconds", "1e9");
+        assertEquals(2, longWarm.code(), longWarm.err());
+        assertTrue(longWarm.err().contains("--precondition-seconds"), longWarm.err());
     }
 
     @Test
