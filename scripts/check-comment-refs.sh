@@ -93,7 +93,7 @@ self_test() {
   printf '# note\n' >"$tmp/docs/design/note.md"
   # Four planted violations, one per rule ...
   cat >"$tmp/native/src/bad.c" <<'EOF'
-/* Layout: mlx5-formats.md 6.2 (not in this repository). */
+/* Layout: mlx5-queue-formats.md 6.2 (not in this repository). */
 /* Facts from ../shared/reference/ */
 /* The seven variants of the paper's Table 4. */
 /* Commands of 16 KiB, as the study used. */

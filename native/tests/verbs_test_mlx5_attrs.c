@@ -10,7 +10,7 @@
  *
  * The sources are compiled into this test (one translation unit) so it
  * needs neither a NIC nor the built shim; the masks are compared with the
- * numeric values of docs/design/mlx5-formats.md §5.4, not with the same
+ * numeric values of docs/design/mlx5-queue-formats.md §5.4, not with the same
  * macros.
  */
 #define _GNU_SOURCE
@@ -40,7 +40,7 @@ static int failures;
 
 #define ERR_HAS(s) (strstr(marrow_last_error(), (s)) != NULL)
 
-/* Reference masks (attr-mask bits of docs/design/mlx5-formats.md §5.4). */
+/* Reference masks (attr-mask bits of docs/design/mlx5-queue-formats.md §5.4). */
 #define REF_INIT_MASK (1 | (1 << 4) | (1 << 5) | (1 << 3))
 #define REF_RTR_MASK (1 | (1 << 7) | (1 << 8) | (1 << 20) | (1 << 12) | (1 << 17) | (1 << 15))
 #define REF_RTS_MASK (1 | (1 << 9) | (1 << 10) | (1 << 11) | (1 << 16) | (1 << 13))

@@ -527,7 +527,7 @@ static void test_misc(void)
 		CHECK_EQ(mx_dbrec_send_value((uint32_t)r), htobe32((uint32_t)r & 0xffff));
 	}
 
-	/* docs/design/mlx5-formats.md §2.8: len <= 12 -> ds 3, <= 28 -> ds 4 (one WQEBB). */
+	/* docs/design/mlx5-queue-formats.md §2.8: len <= 12 -> ds 3, <= 28 -> ds 4 (one WQEBB). */
 	CHECK_EQ(mx_ds_inline_write(0), 3);
 	CHECK_EQ(mx_ds_inline_write(12), 3);
 	CHECK_EQ(mx_ds_inline_write(13), 4);

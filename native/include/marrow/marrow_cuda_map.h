@@ -19,7 +19,7 @@
  * (cudaErrorHostMemoryAlreadyRegistered outside this table) is used as it
  * is and never unregistered here.
  *
- * Background: docs/design/mlx5-formats.md §5.2.
+ * Background: docs/design/mlx5-queue-formats.md §5.2.
  *
  * The driver refuses IO-memory mappings unless loaded with
  * NVreg_RegistryDwords="PeerMappingOverride=1;": that failure answers

@@ -9,7 +9,7 @@
  * The queues are described by views (struct marrow_qp_view / marrow_cq_view
  * of marrow_softnic.h), so any backend that owns mlx5-format queues plugs
  * in: the software NIC, and a ConnectX QP of libmarrow_verbs.so whose views
- * come from mlx5dv_init_obj (marrow_mlx5.h; docs/design/mlx5-formats.md
+ * come from mlx5dv_init_obj (marrow_mlx5.h; docs/design/mlx5-queue-formats.md
  * §5.1). A backend fills one struct marrow_gda_endpoint per QP; the runners
  * below only ever touch the memory the views and addresses name.
  *

@@ -75,7 +75,7 @@ struct marrow_mlx5_qp_attr {
 };
 
 /*
- * What one side tells the other (docs/design/mlx5-formats.md §5.3).
+ * What one side tells the other (docs/design/mlx5-queue-formats.md §5.3).
  * sizeof = 72.
  * marrow_mlx5_qp_local_info fills it; the peer's copy goes to
  * marrow_mlx5_qp_connect. Only qpn, psn, lid, link_layer, mtu and gid are

@@ -9,7 +9,7 @@
  * tests/verbs_test_mlx5_golden.c proves byte identity with rdma-core's mlx5dv.h).
  *
  * What each field means, and which facts are unverified on hardware:
- * docs/design/mlx5-formats.md (it names the MX_ / mx_ identifiers below).
+ * docs/design/mlx5-queue-formats.md (it names the MX_ / mx_ identifiers below).
  *
  * Usable from C99, C++ and CUDA device code: no libc calls, no host-only
  * intrinsics on the device path. Multi-byte fields are big-endian; the

@@ -3,7 +3,7 @@
  * Copyright (c) 2026 The Marrow authors
  *
  * marrow_cuda_host_register / _unregister (marrow_cuda_map.h): host
- * ranges, the NIC's UAR included, mapped into the GPU (docs/design/mlx5-formats.md §5.2).
+ * ranges, the NIC's UAR included, mapped into the GPU (docs/design/mlx5-queue-formats.md §5.2).
  */
 #include <pthread.h>
 #include <stdint.h>

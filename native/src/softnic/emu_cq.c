@@ -3,7 +3,7 @@
  *
  * Completion queues: a ring of CQE64s in page-aligned host memory plus a
  * 2 x BE32 doorbell record, and the one function that writes CQEs. Formats:
- * docs/design/mlx5-formats.md §4; behaviour: docs/design/software-nic.md §7-8.
+ * docs/design/mlx5-queue-formats.md §4; behaviour: docs/design/software-nic.md §7-8.
  *
  * Owner bit: the CQE with absolute producer count p goes to slot p & (N-1)
  * with owner (p >> log_n) & 1, so a poller with free-running ci checks

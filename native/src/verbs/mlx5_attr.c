@@ -3,7 +3,7 @@
  * Copyright (c) 2026 The Marrow authors
  *
  * Pure builders of the ibv_modify_qp arguments for RESET->INIT->RTR->RTS
- * (docs/design/mlx5-formats.md §5.4 for the masks) and the default
+ * (docs/design/mlx5-queue-formats.md §5.4 for the masks) and the default
  * connection knobs.
  * Nothing here talks to a NIC, so verbs_test_mlx5_attrs checks it anywhere.
  */

@@ -3,7 +3,7 @@
  * Copyright (c) 2026 The Marrow authors
  *
  * RC QP through verbs, its queues exposed through mlx5dv_init_obj
- * (docs/design/mlx5-formats.md §5.1), and the connection to a peer.
+ * (docs/design/mlx5-queue-formats.md §5.1), and the connection to a peer.
  */
 #include <errno.h>
 #include <stdio.h>

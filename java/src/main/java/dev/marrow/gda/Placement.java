@@ -6,7 +6,7 @@ import dev.marrow.internal.ffi.CEnum;
 /**
  * Where the SQ, CQ and doorbell records live. Only {@link #HOST} is
  * implemented; {@link #GPU} needs DevX umem registration of GPU memory
- * (docs/design/mlx5-formats.md §5.1) and is rejected with that reason.
+ * (docs/design/mlx5-queue-formats.md §5.1) and is rejected with that reason.
  */
 public enum Placement implements CEnum {
     HOST("host"), GPU("gpu");

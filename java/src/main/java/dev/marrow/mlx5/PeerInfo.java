@@ -18,7 +18,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
  * What one PE tells the other to connect an RC QP and write into its
- * buffer (docs/design/mlx5-formats.md §5.3): QPN, start PSN, LID (IB) or GID (RoCE), the
+ * buffer (docs/design/mlx5-queue-formats.md §5.3): QPN, start PSN, LID (IB) or GID (RoCE), the
  * active MTU, and rkey/address/length of the buffer the peer may write.
  *
  * @param qpn       24-bit QP number
