@@ -67,25 +67,38 @@ static int qp_check_attr(const struct marrow_mlx5_device *d, const struct marrow
 }
 
 /* mlx5dv_init_obj for both objects, then the views. */
+/* The provider's view of the QP and its CQ (mlx5dv_init_obj); prefix starts
+ * the error message ("" or "caller: "). */
+static int qp_dv_objs(const struct verbs_syms *s, struct marrow_mlx5_qp *q, struct mlx5dv_qp *dqp,
+		      struct mlx5dv_cq *dcq, const char *prefix)
+{
+	struct mlx5dv_obj obj;
+	int err;
+
+	memset(dqp, 0, sizeof(*dqp));
+	memset(dcq, 0, sizeof(*dcq));
+	memset(&obj, 0, sizeof(obj));
+	obj.qp.in = q->qp;
+	obj.qp.out = dqp;
+	obj.cq.in = q->cq;
+	obj.cq.out = dcq;
+	err = s->mlx5dv_init_obj(&obj, MLX5DV_OBJ_QP | MLX5DV_OBJ_CQ);
+	if (err)
+		return marrow_fail(mlx5_status_from_errno(err), "%smlx5dv_init_obj(QP|CQ) failed on qpn 0x%x: "
+				   "errno %d (%s)", prefix, q->qp->qp_num, err, strerror(err));
+	return MARROW_OK;
+}
+
 static int qp_fill_views(const struct verbs_syms *s, struct marrow_mlx5_qp *q, uint32_t max_inline,
 			 struct marrow_qp_view *v, struct marrow_cq_view *cv)
 {
 	struct mlx5dv_qp dqp;
 	struct mlx5dv_cq dcq;
-	struct mlx5dv_obj obj;
 	int err;
 
-	memset(&dqp, 0, sizeof(dqp));
-	memset(&dcq, 0, sizeof(dcq));
-	memset(&obj, 0, sizeof(obj));
-	obj.qp.in = q->qp;
-	obj.qp.out = &dqp;
-	obj.cq.in = q->cq;
-	obj.cq.out = &dcq;
-	err = s->mlx5dv_init_obj(&obj, MLX5DV_OBJ_QP | MLX5DV_OBJ_CQ);
+	err = qp_dv_objs(s, q, &dqp, &dcq, "");
 	if (err)
-		return marrow_fail(mlx5_status_from_errno(err), "mlx5dv_init_obj(QP|CQ) failed on qpn 0x%x: "
-				   "errno %d (%s)", q->qp->qp_num, err, strerror(err));
+		return err;
 	if (dqp.sq.stride != QP_VIEW_SQ_STRIDE || dqp.sq.wqe_cnt == 0)
 		return marrow_fail(MARROW_EPROTO, "mlx5dv_init_obj: SQ stride %u / wqe_cnt %u, expected 64 / > 0",
 				   dqp.sq.stride, dqp.sq.wqe_cnt);
@@ -372,23 +385,14 @@ MARROW_API int marrow_mlx5_qp_reset(struct marrow_mlx5_qp *q)
 	struct ibv_qp_attr reset = { .qp_state = IBV_QPS_RESET };
 	struct mlx5dv_qp dqp;
 	struct mlx5dv_cq dcq;
-	struct mlx5dv_obj obj;
 	uint32_t cq_ci;
 	int err;
 
 	if (q == NULL)
 		return marrow_fail(MARROW_EINVAL, "marrow_mlx5_qp_reset: NULL QP");
-	memset(&dqp, 0, sizeof(dqp));
-	memset(&dcq, 0, sizeof(dcq));
-	memset(&obj, 0, sizeof(obj));
-	obj.qp.in = q->qp;
-	obj.qp.out = &dqp;
-	obj.cq.in = q->cq;
-	obj.cq.out = &dcq;
-	err = s->mlx5dv_init_obj(&obj, MLX5DV_OBJ_QP | MLX5DV_OBJ_CQ);
+	err = qp_dv_objs(s, q, &dqp, &dcq, "marrow_mlx5_qp_reset: ");
 	if (err)
-		return marrow_fail(mlx5_status_from_errno(err), "marrow_mlx5_qp_reset: mlx5dv_init_obj(qpn 0x%x) "
-				   "failed: errno %d (%s)", q->qp->qp_num, err, strerror(err));
+		return err;
 	pthread_mutex_lock(&q->dev->lock);
 	/* The provider cleans the QP's CQEs from the CQ on RESET and may then
 	 * publish its own consumer count, which never moved (the CQ is polled
