@@ -117,5 +117,8 @@ phase_fuzz() {
   rm -rf "$c"   # grown corpus: not kept (the seeds are in the repository)
 }
 
+# Further phases live one file per experiment family in docs/results/phases/*.sh,
+# each defining phase_<name>() with the helpers above (step, $M, $J, $OUT).
+for f in docs/results/phases/*.sh; do [ -f "$f" ] && source "$f"; done
 for ph in "$@"; do "phase_$ph"; done
 tar -C "$OUT" -czf /tmp/h200-run.tgz . && rm -rf "${OUT:?}"/* && mv /tmp/h200-run.tgz "$OUT/"
