@@ -26,6 +26,22 @@
 #include "marrow/marrow_softnic.h"
 #include "marrow/mlx5_wqe.h"
 
+/* The execution core (emu_exec_core.h) is also compiled by nvcc for the
+ * device engine (docs/design/device-engine.md): these spellings keep this
+ * header valid C++ and give the tiny load helpers a device form. */
+#ifdef __cplusplus
+#define EMU_STATIC_ASSERT(c, m) static_assert(c, m)
+#define EMU_ALIGNOF(t) alignof(t)
+#else
+#define EMU_STATIC_ASSERT(c, m) _Static_assert(c, m)
+#define EMU_ALIGNOF(t) _Alignof(t)
+#endif
+#if defined(__CUDACC__)
+#define EMU_HD static __host__ __device__ __forceinline__
+#else
+#define EMU_HD static inline
+#endif
+
 #define EMU_LIKELY(x) __builtin_expect(!!(x), 1)
 #define EMU_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
@@ -254,16 +270,16 @@ struct marrow_emu_device {
 /* No false sharing on the hot path (docs/design/softnic-fidelity.md §5):
  * per-engine and per-QP state written by one engine thread sits on cache
  * lines of its own, as do a CQ's producer fields and each counter block. */
-_Static_assert(sizeof(struct emu_thread) % 64 == 0, "engine threads share a line");
-_Static_assert(offsetof(struct emu_thread, local) % 64 == 0, "counters share a line");
-_Static_assert(offsetof(struct emu_thread, pub) % 64 == 0, "counter block shares a line");
-_Static_assert(_Alignof(struct marrow_emu_qp) == 64 && sizeof(struct marrow_emu_qp) % 64 == 0,
+EMU_STATIC_ASSERT(sizeof(struct emu_thread) % 64 == 0, "engine threads share a line");
+EMU_STATIC_ASSERT(offsetof(struct emu_thread, local) % 64 == 0, "counters share a line");
+EMU_STATIC_ASSERT(offsetof(struct emu_thread, pub) % 64 == 0, "counter block shares a line");
+EMU_STATIC_ASSERT(EMU_ALIGNOF(struct marrow_emu_qp) == 64 && sizeof(struct marrow_emu_qp) % 64 == 0,
 	       "QPs share a line");
-_Static_assert(_Alignof(struct emu_uar) == 64, "doorbell page descriptors share a line");
-_Static_assert(offsetof(struct marrow_emu_cq, prod) % 64 == 0 &&
+EMU_STATIC_ASSERT(EMU_ALIGNOF(struct emu_uar) == 64, "doorbell page descriptors share a line");
+EMU_STATIC_ASSERT(offsetof(struct marrow_emu_cq, prod) % 64 == 0 &&
 	       offsetof(struct marrow_emu_cq, magic) - offsetof(struct marrow_emu_cq, prod) >= 64 &&
 	       sizeof(struct marrow_emu_cq) % 64 == 0, "CQ producer fields share a line");
-_Static_assert(sizeof(struct emu_ctr_block) % 64 == 0, "counter blocks share a line");
+EMU_STATIC_ASSERT(sizeof(struct emu_ctr_block) % 64 == 0, "counter blocks share a line");
 
 /* ---- helpers ---------------------------------------------------------------- */
 
@@ -278,19 +294,24 @@ static inline void emu_cpu_relax(void)
 #endif
 }
 
-static inline uint32_t emu_ld32(const void *p)
+/* p is 4-byte aligned wherever the engine reads a WQE or doorbell field. */
+EMU_HD uint32_t emu_ld32(const void *p)
 {
+#if defined(__CUDA_ARCH__)
+	return *(const uint32_t *)p;
+#else
 	uint32_t v;
 	__builtin_memcpy(&v, p, 4);
 	return v;
+#endif
 }
 
-static inline uint32_t emu_be32(const void *p)
+EMU_HD uint32_t emu_be32(const void *p)
 {
 	return mx_be32toh(emu_ld32(p));
 }
 
-static inline uint64_t emu_be64(const void *p)
+EMU_HD uint64_t emu_be64(const void *p)
 {
 	return ((uint64_t)emu_be32(p) << 32) | emu_be32((const uint8_t *)p + 4);
 }
@@ -361,7 +382,7 @@ void emu_engine_activate(struct emu_thread *t, struct marrow_emu_qp *qp);
 uint64_t emu_ack_timeout_ns(const struct marrow_emu_device *dev, uint32_t timeout);
 uint64_t emu_rnr_timer_ns(const struct marrow_emu_device *dev, uint32_t code);
 
-/* emu_cq.c */
+/* emu_exec_core.h (compiled into emu_exec.c for the CPU engine) */
 void emu_cqe_post(struct emu_thread *t, struct marrow_emu_cq *cq, uint8_t cqe_opcode,
 		  uint8_t sop, const struct marrow_emu_qp *qp, uint16_t wqe_counter,
 		  uint32_t byte_cnt, uint32_t imm_be, uint8_t synd, uint8_t vsynd);
