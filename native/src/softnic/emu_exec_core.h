@@ -137,15 +137,19 @@ static __device__ __forceinline__ uint32_t emu_d_xchg(uint32_t *p, uint32_t v)
 {
 	return EMU_DEV_SYS ? atomicExch_system((unsigned int *)p, v) : atomicExch((unsigned int *)p, v);
 }
-template <typename T>
-static __device__ __forceinline__ T emu_d_xchg_acq(T *p, T v)
+static __device__ __forceinline__ uint64_t emu_d_xchg_acq(uint64_t *p, uint64_t v)
 {
-	T old = emu_d_xchg(p, v);
+	uint64_t old = emu_d_xchg(p, v);
 	emu_d_fence();
 	return old;
 }
-template <typename T>
-static __device__ __forceinline__ T emu_d_xchg_rel(T *p, T v)
+static __device__ __forceinline__ uint32_t emu_d_xchg_acq(uint32_t *p, uint32_t v)
+{
+	uint32_t old = emu_d_xchg(p, v);
+	emu_d_fence();
+	return old;
+}
+static __device__ __forceinline__ uint32_t emu_d_xchg_rel(uint32_t *p, uint32_t v)
 {
 	emu_d_fence();
 	return emu_d_xchg(p, v);
@@ -228,6 +232,15 @@ static __device__ __forceinline__ void emu_d_move(void *dst, const void *src, si
 /* The device engine polls every QP it owns on every pass. */
 #define EMU_ACTIVATE(t, qp) ((void)(t), (void)(qp))
 #define EMU_RELAX() __nanosleep(32)
+/* Device names of the entry points: distinct from the CPU engine's
+ * declarations in emu_internal.h, which argument-dependent lookup would
+ * otherwise also find. */
+#define emu_qp_poll emu_dev_qp_poll
+#define emu_qp_recover emu_dev_qp_recover
+#define emu_cqe_post emu_dev_cqe_post
+#define emu_cqe_clock emu_dev_cqe_clock
+#define emu_rnr_timer_ns emu_dev_rnr_timer_ns
+#define emu_ack_timeout_ns emu_dev_ack_timeout_ns
 #undef EMU_CORE_BODY
 #define EMU_CORE_BODY 1
 #endif /* __CUDACC__ */
@@ -239,6 +252,13 @@ static __device__ __forceinline__ void emu_d_move(void *dst, const void *src, si
 
 /* RES_WAIT_*: the WQE at exec_ci cannot run yet (EMU_WAIT_* kind). */
 enum { RES_OK = 0, RES_WAIT_RNR = EMU_WAIT_RNR, RES_WAIT_ACK = EMU_WAIT_ACK };
+
+#if defined(__CUDACC__)
+/* The CPU engine has these declarations from emu_internal.h. */
+EMU_CORE_API void emu_cqe_post(struct emu_thread *t, struct marrow_emu_cq *cq, uint8_t cqe_opcode,
+			       uint8_t sop, const struct marrow_emu_qp *qp, uint16_t wqe_counter,
+			       uint32_t byte_cnt, uint32_t imm_be, uint8_t synd, uint8_t vsynd);
+#endif
 
 /* Error result: syndrome in bits 15..8, vendor syndrome in bits 7..0. */
 #define RES_ERR(synd, vsynd) (((uint32_t)(synd) << 8) | (uint32_t)(vsynd))
