@@ -87,8 +87,9 @@ static void bad_configurations_are_rejected(void)
 	rig_open(&r, &OPTS);
 	r.a.ep.placement = MARROW_GDA_PLACEMENT_GPU;
 	rc = marrow_gda_cpu_run(&cfg, &r.a.ep, NULL, samples, &res);
-	CHECK(rc == MARROW_ENOSYS && strstr(marrow_last_error(), "not implemented: needs DevX umem") != NULL,
-	      "placement gpu: rc %d %s", rc, marrow_last_error());
+	CHECK(rc == MARROW_EINVAL && strstr(marrow_last_error(), "GPU memory") != NULL &&
+	      strstr(marrow_last_error(), "--target cuda") != NULL && res.status == MARROW_EINVAL,
+	      "placement gpu on the CPU runner: rc %d %s", rc, marrow_last_error());
 	r.a.ep.placement = MARROW_GDA_PLACEMENT_HOST;
 
 	cfg.ordering = 7;

@@ -91,6 +91,11 @@ MARROW_API int marrow_softnic_device_qp_connect(struct marrow_softnic_device *de
 MARROW_API int marrow_softnic_device_mr_reg(struct marrow_softnic_device *dev, uint64_t addr, uint64_t len,
 					    uint32_t access, uint32_t *key);
 
+/* Mapped pinned host memory (cudaHostAlloc, zeroed) that both the CPU and
+ * the engine reach at the same address: payload buffers of CPU-driven
+ * tests, or a destination in host memory. Freed by close. */
+MARROW_API int marrow_softnic_device_host_alloc(struct marrow_softnic_device *dev, uint64_t bytes, void **out);
+
 /* Launches the persistent engine kernel on its own non-blocking stream:
  * attr.nic_sms blocks of attr.threads_per_sm threads. EINVAL when more SMs
  * are asked than the GPU has or the kernel cannot be resident at that block

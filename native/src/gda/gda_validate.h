@@ -35,14 +35,9 @@ static inline int gda_check_endpoint(const char *fn, const char *who,
 	if (e->size < sizeof(*e))
 		return marrow_fail(MARROW_EINVAL, "%s: %s endpoint size %u < %zu (stale caller?)",
 				   fn, who, e->size, sizeof(*e));
-	if (e->placement == MARROW_GDA_PLACEMENT_GPU)
-		return marrow_fail(MARROW_ENOSYS,
-				   "%s: queue placement 'gpu' is not implemented: needs DevX umem "
-				   "(SQ/CQ/DBR in GPU memory registered with mlx5dv_devx_umem_reg); "
-				   "use placement 'host'", fn);
 	if (e->flags & ~(uint32_t)(MARROW_GDA_EP_UAR_MMIO | MARROW_GDA_EP_REMOTE_DST))
 		return marrow_fail(MARROW_EINVAL, "%s: %s endpoint has unknown flags 0x%x", fn, who, e->flags);
-	if (e->placement != MARROW_GDA_PLACEMENT_HOST)
+	if (e->placement != MARROW_GDA_PLACEMENT_HOST && e->placement != MARROW_GDA_PLACEMENT_GPU)
 		return marrow_fail(MARROW_EINVAL, "%s: unknown queue placement %u", fn, e->placement);
 	q = e->qp;
 	c = e->cq;
@@ -188,6 +183,18 @@ static inline int gda_check_serve_args(const char *fn, const struct marrow_gda_c
 				 "set and 8-byte aligned", fn);
 	res->status = rc;
 	return rc;
+}
+
+/* GPU-resident queues (placement gpu) are out of reach of CPU threads, and
+ * the two-host responder has only host-resident queues. */
+static inline int gda_refuse_gpu_placement(const char *fn, const char *why, const struct marrow_gda_endpoint *ep,
+					   const struct marrow_gda_endpoint *peer, struct marrow_gda_result *res)
+{
+	if ((ep != NULL && ep->placement == MARROW_GDA_PLACEMENT_GPU) ||
+	    (peer != NULL && peer->placement == MARROW_GDA_PLACEMENT_GPU))
+		return res->status = marrow_fail(MARROW_EINVAL, "%s: queue placement 'gpu' keeps the SQ, CQ and "
+						 "DBRs in GPU memory: %s", fn, why);
+	return MARROW_OK;
 }
 
 static inline void gda_sq_init(struct gda_sq *s, const struct marrow_qp_view *q, uint8_t *buf,

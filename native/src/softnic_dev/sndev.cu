@@ -528,6 +528,24 @@ extern "C" MARROW_API int marrow_softnic_device_mr_reg(struct marrow_softnic_dev
 	return MARROW_OK;
 }
 
+extern "C" MARROW_API int marrow_softnic_device_host_alloc(struct marrow_softnic_device *d, uint64_t bytes,
+							   void **out)
+{
+	static const char fn[] = "marrow_softnic_device_host_alloc";
+	int rc = check_dev(d, fn, 1);
+	uint32_t saved;
+
+	if (rc)
+		return rc;
+	if (out == nullptr || bytes == 0)
+		return marrow_fail(MARROW_EINVAL, "%s: out NULL or bytes 0", fn);
+	saved = d->attr.queue_memory;
+	d->attr.queue_memory = MARROW_SNDEV_QUEUES_HOST;
+	rc = queue_alloc(d, fn, (size_t)bytes, out);
+	d->attr.queue_memory = saved;
+	return rc;
+}
+
 extern "C" MARROW_API int marrow_softnic_device_start(struct marrow_softnic_device *d)
 {
 	static const char fn[] = "marrow_softnic_device_start";
