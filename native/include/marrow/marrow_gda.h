@@ -225,6 +225,10 @@ MARROW_API int marrow_gda_devnic_open(int32_t cuda_device, uint32_t nic_sms, uin
 MARROW_API int marrow_gda_devnic_close(struct marrow_gda_devnic *n);
 /* The engine under the session, for marrow_softnic_device_counters/_info/_dump. */
 MARROW_API struct marrow_softnic_device *marrow_gda_devnic_device(struct marrow_gda_devnic *n);
+/* The SMs the engine's blocks ran on (distinct %smid) and the engine
+ * kernel's occupancy (blocks per SM) at its block size. */
+MARROW_API int marrow_gda_devnic_sms(struct marrow_gda_devnic *n, uint32_t *distinct_sms,
+				     uint32_t *max_blocks_per_sm);
 /* Copies len bytes of GPU buffer 0..3 (A source, B source, A inbox, B inbox)
  * to dst (validation from the host). */
 MARROW_API int marrow_gda_devnic_read(struct marrow_gda_devnic *n, uint32_t buffer, void *dst, uint64_t len);

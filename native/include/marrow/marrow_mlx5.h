@@ -57,7 +57,7 @@ struct marrow_mlx5_device_attr {
 /* Where the SQ, CQ and doorbell records live. */
 enum marrow_mlx5_placement {
 	MARROW_MLX5_QUEUES_HOST = 0, /* libmlx5's host memory; map into the GPU with marrow_cuda_map.h */
-	MARROW_MLX5_QUEUES_GPU = 1,  /* DevX umem in GPU memory: not implemented (MARROW_ENOSYS) */
+	MARROW_MLX5_QUEUES_GPU = 1,  /* DevX umem in GPU memory: not built (MARROW_ENOSYS with the reason) */
 };
 
 /* sizeof = 32 */

@@ -115,6 +115,47 @@ MARROW_API int marrow_softnic_device_counters(struct marrow_softnic_device *dev,
 MARROW_API int marrow_softnic_device_dump(struct marrow_softnic_device *dev, uint32_t qp, char *buf,
 					  uint32_t len);
 
+/* ---- the device engine's ceiling ------------------------------------------
+ * A feeder kernel (one GPU thread and block per QP) posts msgs_per_qp 8-byte
+ * inline RDMA WRITEs on each of nqps loopback QPs, batch WQEs per doorbell,
+ * the last of each batch signaled, at most the SQ (2^log_sq WQEBBs)
+ * outstanding; the engine runs on nic_sms SMs. Timed on the GPU from the
+ * first WQE to the last CQE. The engine's counters must show every WRITE
+ * executed and no error CQE (else MARROW_EPROTO). Other producers (a
+ * rate benchmark of their own) use the API above the same way. */
+struct marrow_softnic_device_rate_config {
+	uint32_t size;              /* sizeof(struct marrow_softnic_device_rate_config) */
+	uint32_t comp_mask;         /* 0 */
+	int32_t cuda_device;
+	uint32_t nic_sms;
+	uint32_t threads_per_sm;    /* 0 = 32 */
+	uint32_t nqps;              /* 1..1024 */
+	uint32_t log_sq;            /* 1..15 */
+	uint32_t batch;             /* WQEs per doorbell, 1..2^log_sq */
+	uint64_t msgs_per_qp;
+	uint64_t timeout_ns;        /* bound of every feeder wait */
+};
+
+struct marrow_softnic_device_rate_result {
+	uint32_t size;              /* sizeof(struct marrow_softnic_device_rate_result) */
+	uint32_t comp_mask;
+	uint64_t messages;          /* WRITEs posted (and executed) */
+	uint64_t elapsed_ns;        /* first WQE to last CQE, %globaltimer */
+	uint64_t cqes;
+	uint64_t engine_writes;     /* the engine's emu_wqe_rdma_write */
+	uint64_t engine_error_cqes;
+	uint64_t busy_passes, idle_passes;
+	uint32_t nic_sms;
+	uint32_t distinct_sms;      /* SMs the engine's blocks reported */
+	uint32_t max_blocks_per_sm;
+	uint32_t device_sms;
+	int32_t status;
+	uint32_t reserved;
+};
+
+MARROW_API int marrow_softnic_device_bench_rate(const struct marrow_softnic_device_rate_config *cfg,
+						struct marrow_softnic_device_rate_result *res);
+
 #ifdef __cplusplus
 }
 #endif

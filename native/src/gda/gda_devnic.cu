@@ -145,6 +145,23 @@ extern "C" MARROW_API struct marrow_softnic_device *marrow_gda_devnic_device(str
 	return n == nullptr ? nullptr : n->nic;
 }
 
+extern "C" MARROW_API int marrow_gda_devnic_sms(struct marrow_gda_devnic *n, uint32_t *distinct_sms,
+						uint32_t *max_blocks_per_sm)
+{
+	struct marrow_softnic_device_info info;
+	int rc;
+
+	if (n == nullptr || distinct_sms == nullptr || max_blocks_per_sm == nullptr)
+		return marrow_fail(MARROW_EINVAL, "marrow_gda_devnic_sms: NULL argument");
+	memset(&info, 0, sizeof(info));
+	info.size = sizeof(info);
+	if ((rc = marrow_softnic_device_info(n->nic, &info)) != MARROW_OK)
+		return rc;
+	*distinct_sms = info.distinct_sms;
+	*max_blocks_per_sm = info.max_blocks_per_sm;
+	return MARROW_OK;
+}
+
 extern "C" MARROW_API int marrow_gda_devnic_read(struct marrow_gda_devnic *n, uint32_t buffer, void *dst,
 						 uint64_t len)
 {

@@ -108,8 +108,15 @@ public final class GdaCommand {
 
         @Option(names = "--placement", defaultValue = "host", converter = CliNames.Placements.class,
                 completionCandidates = CliNames.Placements.class,
-                description = "Queue memory: ${COMPLETION-CANDIDATES} (gpu needs DevX umem: not implemented). Default: ${DEFAULT-VALUE}")
+                description = "Queue memory: ${COMPLETION-CANDIDATES}. gpu: SQ, CQ, DBRs and doorbell pages in GPU "
+                        + "memory, served by the software NIC's device engine (a persistent kernel on --nic-sms "
+                        + "SMs; --target cuda; records say nic=softnic-device, hardware=false). Default: ${DEFAULT-VALUE}")
         Placement placement;
+
+        @Option(names = "--nic-sms", paramLabel = "N",
+                description = "--placement gpu: SMs the device engine's persistent kernel takes (one block of 32 "
+                        + "engine threads each; recorded as nic_sms). Default: 1")
+        Integer nicSms;
 
         @Option(names = "--experiments", split = ",", converter = CliNames.Experiments.class,
                 completionCandidates = CliNames.Experiments.class,
@@ -166,7 +173,15 @@ public final class GdaCommand {
                 throw new IllegalArgumentException("--iters must be >= 1, --warmup >= 0, --timeout-ms > 0");
             }
             Nic theNic = nic;
-            GdaSetup setup = GdaSetup.defaults(target).withNic(theNic)
+            if (nicSms != null && placement != Placement.GPU) {
+                throw new IllegalArgumentException("--nic-sms applies to --placement gpu (the software NIC's device "
+                        + "engine) only");
+            }
+            if (nicSms != null && (nicSms < 1 || nicSms > 1024)) {
+                throw new IllegalArgumentException("--nic-sms must be 1..1024 (and at most the GPU's SMs), not "
+                        + nicSms);
+            }
+            GdaSetup setup = GdaSetup.defaults(target).withNic(theNic).withNicSms(nicSms == null ? 1 : nicSms)
                     .withPlacement(placement).withMaxInline(maxInline)
                     .withEngineCpu(engineCpu).withCudaDevice(cudaDevice).withPollMode(SoftNic.PollMode.HOT)
                     .withBufferBytes(Math.max(64 * 1024, ((long) size + 4095) / 4096 * 4096))
@@ -180,7 +195,7 @@ public final class GdaCommand {
             List<Experiment> exps = experiments(sweep != null);
             // cpu target: initiator + software NIC engine (+ the round-trip peer); cuda: the engine
             int spinning = (setup.target() == Target.CPU ? 1 + (exps.contains(Experiment.ROUND_TRIP) ? 1 : 0) : 0)
-                    + (setup.nic() == Nic.SOFTNIC ? 1 : 0);
+                    + (setup.nic() == Nic.SOFTNIC && !setup.deviceEngine() ? 1 : 0); // the device engine is a GPU kernel
             CpuBudget.check(spinning, "initiator, peer, NIC engine", spec.commandLine().getErr());
             setup = setup.withPollMode(CpuBudget.pollMode(SoftNic.PollMode.HOT, spinning));
             List<ResultRecord> records = new ArrayList<>();
@@ -217,7 +232,7 @@ public final class GdaCommand {
                         : GdaRecords.failed(setup, new GdaRunSpec(exps.getFirst(), p.ordering, p.payload, p.size, iters,
                         warmup, timeoutMs * 1_000_000L), runs, error);
                 CpuBudget.tag(rec, spinning);
-                if (setup.nic() == Nic.SOFTNIC) {
+                if (setup.nic() == Nic.SOFTNIC && !setup.deviceEngine()) {
                     CpuBudget.tagPollMode(rec, SoftNic.PollMode.HOT, spinning);
                 }
                 records.add(rec);

@@ -100,6 +100,7 @@ public final class MiniGda implements AutoCloseable {
     private final MemorySegment inboxA;
     private final MemorySegment inboxB;        // null for two hosts
     private final String rttRefusal;           // two-host responder: why it cannot serve a round trip, or null
+    private DeviceEngineSession devEngine;     // placement gpu on the software NIC, else null
     private Runnable reconnect;                // one host: both QPs RESET -> RTS after a failed run (null: two hosts)
     private int runSeq;                        // two hosts: RUN sequence number
     private boolean peerDone;
@@ -126,15 +127,16 @@ public final class MiniGda implements AutoCloseable {
     /**
      * Checks that the target and NIC can run here and builds the queues.
      *
-     * @throws BackendUnavailableException when the GPU or the NIC is missing (the message says why)
-     * @throws UnsupportedOperationException for queue placement gpu
+     * @throws BackendUnavailableException when the GPU or the NIC is missing (the message says why),
+     *                                     and for GPU-resident queues on mlx5 (DevX), which this build
+     *                                     does not create
      * @throws IllegalArgumentException for a combination that is not supported (cpu + mlx5,
-     *                                  --peer on the software NIC, a collapsed CQ on mlx5)
+     *                                  --peer on the software NIC, a collapsed CQ on mlx5, placement gpu
+     *                                  with the cpu target)
      */
     public static MiniGda open(GdaSetup setup) {
         if (setup.placement() == Placement.GPU) {
-            throw new UnsupportedOperationException("queue placement 'gpu' is not implemented: needs DevX umem "
-                    + "(SQ/CQ/DBR in GPU memory registered with mlx5dv_devx_umem_reg); use --placement host");
+            return openDeviceEngine(setup);
         }
         if (setup.nic() == Nic.MLX5) {
             return openMlx5(setup);
@@ -187,6 +189,55 @@ public final class MiniGda implements AutoCloseable {
             arena.close();
             throw e;
         }
+    }
+
+    /**
+     * Placement gpu: SQ, CQ, DBRs and doorbell pages in GPU memory, served by
+     * the software NIC's device engine (a persistent kernel on setup.nicSms()
+     * SMs); GPU-scope orderings are sufficient there. The data buffers are
+     * GPU memory too; the kernel validates every iteration's bytes itself.
+     */
+    private static MiniGda openDeviceEngine(GdaSetup setup) {
+        if (setup.target() != Target.CUDA) {
+            throw new IllegalArgumentException("--placement gpu puts the queues in GPU memory, which CPU threads "
+                    + "cannot reach: use --target cuda");
+        }
+        if (setup.nic() == Nic.MLX5) {
+            throw new BackendUnavailableException("--nic mlx5 --placement gpu needs the queues in GPU memory "
+                    + "registered through DevX (mlx5dv_devx_umem_reg, DevX CREATE_CQ/CREATE_QP); this build "
+                    + "creates mlx5 queues through verbs in host memory only: use --placement host, or --nic "
+                    + "softnic for GPU-resident queues on the software NIC's device engine");
+        }
+        if (setup.mlx5().twoHost()) {
+            throw new IllegalArgumentException("--peer needs --nic mlx5: the software NIC connects its two QPs "
+                    + "inside this process");
+        }
+        Backend.CUDA.ensureAvailability();
+        Backend.SOFTNIC.ensureAvailability(); // the counter names
+        if (GdaFfi.Cuda.LIB == null) {
+            throw new MarrowException("mini-gda CUDA runner library not loaded");
+        }
+        Arena arena = Arena.ofShared();
+        try {
+            int cqFlags = setup.collapsedCq()
+                    ? dev.marrow.api.softnic.CqFlag.COLLAPSED.code() | dev.marrow.api.softnic.CqFlag.OVERRUN_IGNORE.code()
+                    : 0;
+            DeviceEngineSession d = DeviceEngineSession.open(setup, arena, cqFlags);
+            MiniGda g = new MiniGda(setup, arena, null, null, List.of(), List.of(), null,
+                    String.format("software NIC device engine on %d SM(s) (%d distinct, occupancy %d block(s)/SM)",
+                            setup.nicSms(), d.distinctSms(), d.blocksPerSm()),
+                    d.endpointA(), d.endpointB(), null, null, null);
+            g.devEngine = d;
+            return g;
+        } catch (RuntimeException e) {
+            arena.close();
+            throw e;
+        }
+    }
+
+    /** The device engine: distinct SMs its blocks ran on; -1 on any other NIC. */
+    public int nicSmsUsed() {
+        return devEngine == null ? -1 : devEngine.distinctSms();
     }
 
     /** cuda + mlx5: verbs QPs, views from mlx5dv_init_obj, one host (loopback pair) or two (--peer). */
@@ -365,6 +416,10 @@ public final class MiniGda implements AutoCloseable {
     /** The software NIC behind the queues (e.g. to pause its engine in a test). */
     public SoftNic softNic() {
         if (nic == null) {
+            if (devEngine != null) {
+                throw new IllegalStateException("placement gpu: the software NIC runs as the device engine, "
+                        + "without the CPU engine's SoftNic object");
+            }
             throw new IllegalStateException("no software NIC: this session runs on " + setup.backendName());
         }
         return nic;
@@ -387,6 +442,9 @@ public final class MiniGda implements AutoCloseable {
 
     /** The buffer A writes into: after a run it holds the last iteration's payload. */
     public MemorySegment inboxB() {
+        if (devEngine != null) {
+            throw new IllegalStateException("placement gpu: the inboxes are GPU memory; the kernel validates them");
+        }
         if (inboxB == null) {
             throw new IllegalStateException("A writes into the peer host's inbox");
         }
@@ -512,6 +570,7 @@ public final class MiniGda implements AutoCloseable {
             MemorySegment cyc = cuda ? a.allocate(JAVA_LONG, spec.iters()) : MemorySegment.NULL;
 
             SoftNicCounters before = nic == null ? null : nic.counters();
+            Map<String, Long> devBefore = devEngine == null ? null : devEngine.counters();
             int rc;
             NativeLib lib;
             if (cuda) {
@@ -531,7 +590,8 @@ public final class MiniGda implements AutoCloseable {
                     throw v;
                 }
             }
-            Map<String, Long> emu = nic == null ? Map.of() : nic.counters().minus(before).values();
+            Map<String, Long> emu = nic != null ? nic.counters().minus(before).values()
+                    : devEngine != null ? minus(devEngine.counters(), devBefore) : Map.of();
             return new GdaRun(setup, spec, ns.toArray(JAVA_LONG), cuda ? cyc.toArray(JAVA_LONG) : null,
                     getLong(res, GdaLayouts.RESULT, "posts"),
                     getLong(res, GdaLayouts.RESULT, "doorbells"),
@@ -575,6 +635,14 @@ public final class MiniGda implements AutoCloseable {
      * (docs/design/watchdog.md). Any other failure is returned as it is.
      */
     private NativeException withEngineView(NativeException e) {
+        if (e.isTimeout() && devEngine != null) {
+            try {
+                return e.withMore(" " + devEngine.dump(0));
+            } catch (RuntimeException dumpFailed) {
+                e.addSuppressed(dumpFailed);
+                return e;
+            }
+        }
         if (!e.isTimeout() || nic == null || !(TimeoutDump.parse(e.getMessage()).get("qpn") instanceof String qpn)) {
             return e;
         }
@@ -585,6 +653,13 @@ public final class MiniGda implements AutoCloseable {
             e.addSuppressed(dumpFailed);
             return e;
         }
+    }
+
+    /** Counter deltas (the device engine's counters are running totals). */
+    private static Map<String, Long> minus(Map<String, Long> after, Map<String, Long> before) {
+        Map<String, Long> m = new java.util.LinkedHashMap<>();
+        after.forEach((k, v) -> m.put(k, v - before.getOrDefault(k, 0L)));
+        return m;
     }
 
     /** Where one endpoint's writes come from (lkey) and go to (rkey), and where the peer's writes land. */
@@ -677,6 +752,14 @@ public final class MiniGda implements AutoCloseable {
             return;
         }
         closed = true;
+        if (devEngine != null) {
+            try {
+                devEngine.close();
+            } finally {
+                arena.close();
+            }
+            return;
+        }
         if (nic != null) {
             try {
                 nic.close();
