@@ -395,7 +395,7 @@ extern "C" MARROW_API int marrow_softnic_device_cq_create(struct marrow_softnic_
 		return marrow_fail(MARROW_ENOMEM, "%s: out of memory", fn);
 	for (uint32_t i = 0; i < n; i++)
 		init[(size_t)i * MX_CQE_SIZE + MX_CQE_OFF_OP_OWN] = MX_CQE_OP_OWN_INIT;
-	cudaError_t e = cudaMemcpy(buf, init, (size_t)n * MX_CQE_SIZE, cudaMemcpyHostToDevice);
+	cudaError_t e = cudaMemcpy(buf, init, (size_t)n * MX_CQE_SIZE, cudaMemcpyDefault);   /* GPU or mapped host memory */
 	free(init);
 	if (e != cudaSuccess)
 		return fail_cuda(e, fn, "initialising the CQ");
@@ -604,7 +604,7 @@ extern "C" MARROW_API int marrow_softnic_device_start(struct marrow_softnic_devi
 	a.threads = d->dthr;
 	a.ctl = d->ctl_dev;
 	a.nqps = d->nqp;
-	a.check_every = 64;
+	a.check_every = 256;   /* a stop request is seen within 256 passes */
 	a.max_run_ns = d->attr.max_run_ns;
 	if (d->sys)
 		sndev_engine_kernel<1><<<d->attr.nic_sms, d->attr.threads_per_sm, 0, d->stream>>>(a);

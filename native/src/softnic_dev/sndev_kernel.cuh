@@ -68,16 +68,21 @@ __global__ void __launch_bounds__(1024) sndev_engine_kernel(sndev_kargs a)
 	if (threadIdx.x == 0)
 		gpu_st_relaxed_sys_u32(&a.ctl->smid[blockIdx.x], sndev_smid() + 1u);
 	if (g < a.nqps) {
+		/* Pass counts stay in registers between checks: no global
+		 * read-modify-write on every pass. */
+		unsigned long long busy = 0, idle = 0;
+
 		for (unsigned long long pass = 0;; pass++) {
 			int work = 0;
 
 			for (uint32_t q = g; q < a.nqps; q += nthr)
 				work |= SYS ? sndev_sys::emu_qp_poll(t, &a.qps[q]) : sndev_gpu::emu_qp_poll(t, &a.qps[q]);
-			if (work)
-				CTR(t, busy_passes)++;
-			else
-				CTR(t, idle_passes)++;
+			busy += work != 0;
+			idle += work == 0;
 			if ((pass & (a.check_every - 1)) == 0) {
+				CTR(t, busy_passes) += busy;
+				CTR(t, idle_passes) += idle;
+				busy = idle = 0;
 				if (gpu_ld_relaxed_sys_u32(&a.ctl->stop)) {
 					reason = SNDEV_EXIT_STOP;
 					break;

@@ -206,7 +206,7 @@ public final class MiniGda implements AutoCloseable {
             throw new BackendUnavailableException("--nic mlx5 --placement gpu needs the queues in GPU memory "
                     + "registered through DevX (mlx5dv_devx_umem_reg, DevX CREATE_CQ/CREATE_QP); this build "
                     + "creates mlx5 queues through verbs in host memory only: use --placement host, or --nic "
-                    + "softnic for GPU-resident queues on the software NIC's device engine");
+                    + "softnic for GPU-resident queues on the software NIC's device engine", null);
         }
         if (setup.mlx5().twoHost()) {
             throw new IllegalArgumentException("--peer needs --nic mlx5: the software NIC connects its two QPs "
