@@ -5,8 +5,11 @@
  * (softnic/emu_exec_core.h) compiled for the GPU, twice (GPU-scope and
  * system-scope orderings), and the loop that runs it. One GPU thread plays
  * one CPU engine thread: it owns the QPs whose index % (engine threads) is
- * its global thread index and polls each of them every pass, exactly as an
- * engine thread's active set does. docs/design/device-engine.md.
+ * its engine index and polls each of them every pass, exactly as an engine
+ * thread's active set does. Engine indexes go round the blocks first
+ * (block b, thread i is engine i * blocks + b), so QPs 0, 1, 2, ... land
+ * on different SMs before any SM gets a second one.
+ * docs/design/device-engine.md.
  */
 #ifndef MARROW_SNDEV_KERNEL_CUH
 #define MARROW_SNDEV_KERNEL_CUH
@@ -59,7 +62,7 @@ __device__ __forceinline__ uint32_t sndev_smid(void)
 template <int SYS>
 __global__ void __launch_bounds__(1024) sndev_engine_kernel(sndev_kargs a)
 {
-	const uint32_t g = blockIdx.x * blockDim.x + threadIdx.x;
+	const uint32_t g = threadIdx.x * gridDim.x + blockIdx.x;   /* engine index */
 	const uint32_t nthr = gridDim.x * blockDim.x;
 	struct emu_thread *t = &a.threads[g];
 	const unsigned long long t0 = gpu_globaltimer_ns();
