@@ -433,6 +433,65 @@ GR_FN int gr_check_slot(const struct gda_rate_ctx *c, const uint8_t *dst, uint32
 	return 1;
 }
 
+GR_FN uint64_t gr_data_word(uint64_t it)
+{
+	return (uint64_t)gda_pattern_word(it, 0) | ((uint64_t)gda_pattern_word(it, 1) << 32);
+}
+
+/* One 8-byte inline WRITE of word w to destination offset off on QP qi. */
+GR_FN void gr_post_word(const struct gda_rate_ctx *c, uint32_t qi, uint64_t w, uint32_t off,
+		      struct gda_rate_tstats *st)
+{
+	const struct gda_rate_qdesc *q = &c->q[qi];
+	struct gda_rate_qstate *s = &c->qs[qi];
+	uint32_t idx = s->resv, bb = idx * c->nbb;
+	uint32_t ds = mx_ds_inline_write(8);
+
+	mx_set_ctrl_seg(gr_wqe_at(q, bb, 0), (uint16_t)bb, MX_OPCODE_RDMA_WRITE, 0, q->qpn, MX_CTRL_CQ_UPDATE,
+			(uint8_t)ds, 0, 0);
+	mx_set_raddr_seg(gr_wqe_at(q, bb, MX_CTRL_SEG_SIZE), c->dst_base + off, c->rkey);
+	mx_set_inline_hdr(gr_wqe_at(q, bb, MX_CTRL_SEG_SIZE + MX_RADDR_SEG_SIZE), 8);
+	mx_store32(gr_wqe_at(q, bb, MX_CTRL_SEG_SIZE + MX_RADDR_SEG_SIZE + MX_INLINE_HDR_SIZE), (uint32_t)w);
+	mx_store32(gr_wqe_at(q, bb, MX_CTRL_SEG_SIZE + MX_RADDR_SEG_SIZE + MX_INLINE_HDR_SIZE + 4), (uint32_t)(w >> 32));
+	s->resv = idx + 1u;
+	st->posts++;
+	st->signaled++;
+	gr_ring(c, qi, idx + 1u, st);
+	s->ready = idx + 1u;
+}
+
+GR_FN int gr_wait_word(const struct gda_rate_ctx *c, const uint64_t *p, uint64_t want, struct gda_rate_tstats *st)
+{
+	struct gr_deadline d = {0, 0};
+	while (gpu_ld_relaxed_sys_u64(p) != want)
+		if (gr_expired(&d, c->timeout_ns))
+			return gr_fail(st, MARROW_ETIMEDOUT, GDA_RATE_WAIT_WORD, 0, 0, (uint32_t)want);
+	gpu_fence_acq_rel_sys();
+	return MARROW_OK;
+}
+
+/* The completion of the scope after a put on QP 0. used: QPs posted to
+ * since the last quiet (bit per QP). */
+GR_FN int gr_quiet(const struct gda_rate_ctx *c, uint32_t scope, uint32_t qps, uint32_t *used,
+		 struct gda_rate_tstats *st)
+{
+	int rc = MARROW_OK;
+
+	for (uint32_t q = 0; q < qps && rc == MARROW_OK; q++) {
+		if (scope == MARROW_GDA_RATE_SCOPE_PER_QP && q != 0)
+			break;
+		if (scope == MARROW_GDA_RATE_SCOPE_USED_QP && !(used[q / 32u] & (1u << (q % 32u))))
+			continue;
+		/* visiting a QP reads its CQ once even when nothing is outstanding */
+		rc = gr_reap(c, q, st);
+		if (rc >= 0)
+			rc = gr_drain(c, q, c->qs[q].resv, st);
+	}
+	for (uint32_t i = 0; i < 16u; i++)
+		used[i] = 0;
+	return rc < 0 ? rc : MARROW_OK;
+}
+
 #ifdef __cplusplus
 }
 #endif

@@ -117,43 +117,6 @@ static void *unit_main(void *arg)
  * Per iteration: t0, one signaled WRITE of the iteration's data word on QP
  * 0 (to the peer's word, destination offset 0), then the completion of the
  * scope, t1. The signal peer (endpoint qps) echoes the word to offset 64. */
-static uint64_t data_word(uint64_t it)
-{
-	return (uint64_t)gda_pattern_word(it, 0) | ((uint64_t)gda_pattern_word(it, 1) << 32);
-}
-
-/* One 8-byte inline WRITE of word w to destination offset off on QP qi. */
-static void post_word(const struct gda_rate_ctx *c, uint32_t qi, uint64_t w, uint32_t off,
-		      struct gda_rate_tstats *st)
-{
-	const struct gda_rate_qdesc *q = &c->q[qi];
-	struct gda_rate_qstate *s = &c->qs[qi];
-	uint32_t idx = s->resv, bb = idx * c->nbb;
-	uint32_t ds = mx_ds_inline_write(8);
-
-	mx_set_ctrl_seg(gr_wqe_at(q, bb, 0), (uint16_t)bb, MX_OPCODE_RDMA_WRITE, 0, q->qpn, MX_CTRL_CQ_UPDATE,
-			(uint8_t)ds, 0, 0);
-	mx_set_raddr_seg(gr_wqe_at(q, bb, MX_CTRL_SEG_SIZE), c->dst_base + off, c->rkey);
-	mx_set_inline_hdr(gr_wqe_at(q, bb, MX_CTRL_SEG_SIZE + MX_RADDR_SEG_SIZE), 8);
-	mx_store32(gr_wqe_at(q, bb, MX_CTRL_SEG_SIZE + MX_RADDR_SEG_SIZE + MX_INLINE_HDR_SIZE), (uint32_t)w);
-	mx_store32(gr_wqe_at(q, bb, MX_CTRL_SEG_SIZE + MX_RADDR_SEG_SIZE + MX_INLINE_HDR_SIZE + 4), (uint32_t)(w >> 32));
-	s->resv = idx + 1u;
-	st->posts++;
-	st->signaled++;
-	gr_ring(c, qi, idx + 1u, st);
-	s->ready = idx + 1u;
-}
-
-static int wait_word(const struct gda_rate_ctx *c, const uint64_t *p, uint64_t want, struct gda_rate_tstats *st)
-{
-	struct gr_deadline d = {0, 0};
-	while (gpu_ld_relaxed_sys_u64(p) != want)
-		if (gr_expired(&d, c->timeout_ns))
-			return gr_fail(st, MARROW_ETIMEDOUT, GDA_RATE_WAIT_WORD, 0, 0, (uint32_t)want);
-	gpu_fence_acq_rel_sys();
-	return MARROW_OK;
-}
-
 static void *peer_main(void *arg)
 {
 	struct rate_run *r = arg;
@@ -164,9 +127,9 @@ static void *peer_main(void *arg)
 	int rc = MARROW_OK;
 
 	for (uint64_t it = 0; it < total && rc == MARROW_OK && !stopped(r); it++) {
-		rc = wait_word(c, word, data_word(it), &r->peer_st);
+		rc = gr_wait_word(c, word, gr_data_word(it), &r->peer_st);
 		if (rc == MARROW_OK) {
-			post_word(c, qi, data_word(it), 64, &r->peer_st);
+			gr_post_word(c, qi, gr_data_word(it), 64, &r->peer_st);
 			rc = gr_drain(c, qi, c->qs[qi].resv, &r->peer_st);
 		}
 	}
@@ -175,27 +138,6 @@ static void *peer_main(void *arg)
 		__atomic_store_n(&r->stop, 1, __ATOMIC_RELAXED);
 	}
 	return NULL;
-}
-
-/* The completion of the scope after a put on QP 0. used: QPs posted to
- * since the last quiet (bit per QP). */
-static int quiet(const struct gda_rate_ctx *c, uint32_t scope, uint32_t qps, uint32_t *used,
-		 struct gda_rate_tstats *st)
-{
-	int rc = MARROW_OK;
-
-	for (uint32_t q = 0; q < qps && rc == MARROW_OK; q++) {
-		if (scope == MARROW_GDA_RATE_SCOPE_PER_QP && q != 0)
-			break;
-		if (scope == MARROW_GDA_RATE_SCOPE_USED_QP && !(used[q / 32u] & (1u << (q % 32u))))
-			continue;
-		/* visiting a QP reads its CQ once even when nothing is outstanding */
-		rc = gr_reap(c, q, st);
-		if (rc >= 0)
-			rc = gr_drain(c, q, __atomic_load_n(&c->qs[q].resv, __ATOMIC_ACQUIRE), st);
-	}
-	memset(used, 0, 64);
-	return rc < 0 ? rc : MARROW_OK;
 }
 
 static int scope_main(struct rate_run *r, struct gda_rate_tstats *st)
@@ -214,15 +156,15 @@ static int scope_main(struct rate_run *r, struct gda_rate_tstats *st)
 		if (stopped(r))
 			return MARROW_ECONNRESET;
 		t0 = gda_now_ns();
-		post_word(c, 0, data_word(it), 0, st);
+		gr_post_word(c, 0, gr_data_word(it), 0, st);
 		used[0] |= 1u;
 		if (cfg->scope == MARROW_GDA_RATE_SCOPE_SIGNAL) {
-			rc = wait_word(c, echo, data_word(it), st);
+			rc = gr_wait_word(c, echo, gr_data_word(it), st);
 			t1 = gda_now_ns();
 			if (rc == MARROW_OK) /* untimed: reclaim the put */
 				rc = gr_drain(c, 0, c->qs[0].resv, st);
 		} else {
-			rc = quiet(c, cfg->scope, cfg->qps, used, st);
+			rc = gr_quiet(c, cfg->scope, cfg->qps, used, st);
 			t1 = gda_now_ns();
 		}
 		if (rc == MARROW_OK && it >= cfg->warmup)
@@ -481,7 +423,7 @@ stop_ring:
 						       (unsigned long long)res->slots_checked);
 	} else if (rc == MARROW_OK) {
 		const uint64_t *w = (const uint64_t *)(uintptr_t)eps[0].remote_addr;
-		uint64_t lastw = data_word(cfg->warmup + cfg->messages - 1u);
+		uint64_t lastw = gr_data_word(cfg->warmup + cfg->messages - 1u);
 		res->slots_checked = 1;
 		if (__atomic_load_n(w, __ATOMIC_ACQUIRE) != lastw) {
 			res->payload_errors = 1;
