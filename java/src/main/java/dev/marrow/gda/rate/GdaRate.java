@@ -46,8 +46,9 @@ public final class GdaRate {
      */
     public static RateResult run(RateSpec spec) {
         spec.validate();
-        NativeLib lib = spec.target() == Target.CUDA ? RateFfi.Cuda.LIB : RateFfi.Host.LIB;
         try (RateQueues q = RateQueues.open(spec); Arena a = Arena.ofConfined()) {
+            // after open: a missing GPU or NIC is reported as unavailable before the library loads
+            NativeLib lib = spec.target() == Target.CUDA ? RateFfi.Cuda.LIB : RateFfi.Host.LIB;
             MemorySegment cfg = config(a, spec);
             StructLayout rl = RateLayouts.RESULT;
             MemorySegment res = CStruct.allocate(a, rl);

@@ -71,14 +71,17 @@ final class RateQueues implements AutoCloseable {
     }
 
     static RateQueues open(RateSpec s) {
+        if (s.nic() == RateNic.SOFTNIC_DEVICE) { // a fact of this build, whatever the machine has
+            throw new BackendUnavailableException("device engine not available in this build (--nic softnic-device "
+                    + "needs the GPU-resident software NIC engine)", null);
+        }
         if (s.target() == Target.CUDA) {
             Backend.CUDA.ensureAvailability();
         }
         return switch (s.nic()) {
             case SOFTNIC -> openSoftNic(s);
             case MLX5 -> openMlx5(s);
-            case SOFTNIC_DEVICE -> throw new BackendUnavailableException("device engine not available in this build "
-                    + "(--nic softnic-device needs the GPU-resident software NIC engine)", null);
+            case SOFTNIC_DEVICE -> throw new IllegalStateException("refused above");
         };
     }
 
