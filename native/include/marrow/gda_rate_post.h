@@ -170,6 +170,7 @@ GR_FN int gr_reap(const struct gda_rate_ctx *c, uint32_t qi, struct gda_rate_tst
 
 	if (gr_cas(&s->reap, 0u, 1u) != 0u)
 		return 0;
+	gpu_fence_acq_rel_gpu(); /* the CAS is relaxed on the GPU: see the last reaper's ci and cq_ci */
 	for (;;) {
 		uint32_t cci = s->cq_ci;
 		const uint8_t *cqe = q->cq + (size_t)(cci & (n - 1u)) * MX_CQE_SIZE;
@@ -331,6 +332,7 @@ GR_FN int gr_lock(const struct gda_rate_ctx *c, uint32_t qi, struct gda_rate_tst
 	while (gr_cas(&s->lock, 0u, 1u) != 0u)
 		if (gr_expired(&d, c->timeout_ns))
 			return gr_fail(st, MARROW_ETIMEDOUT, GDA_RATE_WAIT_LOCK, qi, 1u, 0u);
+	gpu_fence_acq_rel_gpu(); /* acquire: the last holder's reservation counter */
 	st->publish_ticks += gr_ticks() - t0;
 	return MARROW_OK;
 }

@@ -63,6 +63,9 @@ public final class GdaRate {
                 try {
                     lib.check(rc, spec.target() == Target.CUDA ? "marrow_gda_rate_cuda_run" : "marrow_gda_rate_cpu_run");
                 } catch (NativeException e) {
+                    if (e.is(Status.EINVAL)) { // refused before anything was posted: a usage error
+                        throw new IllegalArgumentException(e.getMessage(), e);
+                    }
                     throw withEngineView(e, q);
                 }
             }

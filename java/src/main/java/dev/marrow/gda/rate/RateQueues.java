@@ -101,14 +101,19 @@ final class RateQueues implements AutoCloseable {
         Arena arena = Arena.ofShared();
         try {
             if (s.engineCpus() != null) {
-                nic.pinEngines(s.engineCpus());
+                try {
+                    nic.pinEngines(s.engineCpus());
+                } catch (NativeException e) {
+                    throw new IllegalArgumentException("--engine-cpus: " + e.getMessage(), e);
+                }
             }
             long n = destinationBytes(s);
             MemoryRegion dst = nic.registerMemory(arena.allocate(n, 4096), Access.LOCAL_WRITE | Access.REMOTE_WRITE);
             MemoryRegion src = nic.registerMemory(arena.allocate(n, 4096), Access.LOCAL_WRITE);
             MemorySegment eps = arena.allocate(GdaLayouts.ENDPOINT, s.endpoints());
             for (int i = 0; i < s.endpoints(); i++) {
-                CompletionQueue cq = nic.createCompletionQueue(s.logSq(), false, false);
+                // twice the SQ's WQEBBs: room for a CQE per WQE of a full window plus the final one
+                CompletionQueue cq = nic.createCompletionQueue(s.logSq() + 1, false, false);
                 QueuePair qp = nic.createQueuePair(QueuePair.Config.of(cq).withLogSqWqebbs(s.logSq())
                         .withMaxInlineData(220));
                 qp.connect(qp);
@@ -144,7 +149,7 @@ final class RateQueues implements AutoCloseable {
             MemorySegment eps = arena.allocate(GdaLayouts.ENDPOINT, s.endpoints());
             Mlx5QueuePair.Config d = Mlx5QueuePair.Config.defaults();
             for (int i = 0; i < s.endpoints(); i++) {
-                Mlx5QueuePair qp = dev.createQueuePair(new Mlx5QueuePair.Config(s.logSq(), s.logSq(), 220, d.access(),
+                Mlx5QueuePair qp = dev.createQueuePair(new Mlx5QueuePair.Config(s.logSq(), s.logSq() + 1, 220, d.access(),
                         QueuePlacement.HOST, d.sqPsn()));
                 qps.add(qp);
                 qp.connect(qp.localInfo(dst), null); // loopback: the QP is its own peer

@@ -56,6 +56,14 @@ class GdaRateCommandTest {
     }
 
     @Test
+    void everyWqeSignaledThroughATinyRingRuns() {
+        Out r = run("gda", "rate", "--signal-period", "1", "--log-sq", "4", "--window", "64", "--threads", "2",
+                "--messages", "300", "--warmup", "0", "--format", "json");
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.out().contains("\"window_effective\":16") && r.out().contains("\"signaled\":600"), r.out());
+    }
+
+    @Test
     void hostRungDoorbellsAreCounted() {
         Out r = run("gda", "rate", "--doorbell", "host", "--qps", "2", "--threads", "2", "--qp-map", "thread",
                 "--messages", "200", "--warmup", "0", "--format", "json");
@@ -72,6 +80,9 @@ class GdaRateCommandTest {
         assertEquals(2, run("gda", "rate", "--window", "2", "--batch", "4").exit());
         assertEquals(2, run("gda", "rate", "--publication", "fast").exit());
         assertEquals(2, run("gda", "rate", "--messages", "10", "--batch", "4").exit());
+        Out pin = run("gda", "rate", "--doorbell", "host", "--doorbell-cpu", "99999", "--messages", "8", "--warmup", "0");
+        assertEquals(2, pin.exit(), pin.err()); // refused by the runner (EINVAL): a usage error naming the cause
+        assertTrue(pin.err().contains("doorbell_cpu"), pin.err());
     }
 
     @Test
