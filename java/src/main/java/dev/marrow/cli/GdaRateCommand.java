@@ -166,7 +166,8 @@ final class GdaRateCommand implements Callable<Integer> {
             if (progress.expired()) {
                 break;
             }
-            RateSpec run = p.withRun(p.ordering(), progress.capTimeoutNs(p.timeoutNs()), p.cudaDevice());
+            RateSpec run = p.withRun(p.ordering(), progress.capTimeoutNs(p.timeoutNs()), p.cudaDevice())
+                    .withIdlePoll(CpuBudget.oversubscribed(spinning(p)));
             List<RateResult> rs = new ArrayList<>();
             for (int i = 0; i < repeats; i++) {
                 rs.add(GdaRate.run(run));

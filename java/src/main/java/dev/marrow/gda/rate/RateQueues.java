@@ -96,7 +96,8 @@ final class RateQueues implements AutoCloseable {
 
     private static RateQueues openSoftNic(RateSpec s) {
         Backend.SOFTNIC.ensureAvailability();
-        SoftNic nic = SoftNic.open(SoftNic.Options.defaults().withPollMode(SoftNic.PollMode.HOT)
+        SoftNic nic = SoftNic.open(SoftNic.Options.defaults()
+                .withPollMode(s.idlePoll() ? SoftNic.PollMode.IDLE : SoftNic.PollMode.HOT)
                 .withEngineThreads(s.engineThreads()).withQuiet(true));
         Arena arena = Arena.ofShared();
         try {

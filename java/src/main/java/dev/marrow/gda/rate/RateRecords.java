@@ -37,6 +37,9 @@ public final class RateRecords {
                 .param("log_sq", s.logSq()).param("engine_threads", s.engineThreads())
                 .param("engine_cpus", s.engineCpus() == null ? "none" : Arrays.toString(s.engineCpus()))
                 .param("doorbell_cpu", s.doorbellCpu());
+        if (s.nic() == RateNic.SOFTNIC) {
+            rec.param("poll_mode", s.idlePoll() ? "idle (oversubscribed)" : "hot");
+        }
         if (scope) {
             rec.param("scope", s.scope().label()).param("percentiles", Stats.PERCENTILE_DEFINITION)
                     .latency("putc", Stats.of(r.samplesNs()));

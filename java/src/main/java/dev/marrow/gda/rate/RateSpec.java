@@ -16,66 +16,73 @@ import java.util.Arrays;
  *
  * @param engineCpus  pin software NIC engine thread i to engineCpus[i] (null: not pinned)
  * @param doorbellCpu pin the host doorbell thread to this CPU (-1: not pinned)
+ * @param idlePoll    software NIC engine in idle (back-off) polling instead of hot: for oversubscribed hosts
  */
 public record RateSpec(Target target, RateNic nic, RateExperiment experiment, Publication publication,
                        QpMapping qpMapping, DoorbellMode doorbell, CompletionScope scope, Ordering ordering,
                        int blocks, int threads, int qps, int batch, int signalPeriod, int window, Payload payload,
                        int size, long messages, long warmup, long timeoutNs, int logSq, int engineThreads,
-                       int[] engineCpus, int doorbellCpu, int cudaDevice) {
+                       int[] engineCpus, int doorbellCpu, int cudaDevice, boolean idlePoll) {
 
     /** One thread, one QP, one WQE per doorbell, 8-byte inline WRITEs on the software NIC. */
     public static RateSpec defaults(Target target) {
         return new RateSpec(target, RateNic.SOFTNIC, RateExperiment.RATE, Publication.SLOT, QpMapping.PER_BLOCK,
                 DoorbellMode.DEVICE, CompletionScope.ALL_QP, Ordering.RELEASE_SYS, 1, 1, 1, 1, 16, 256,
-                Payload.INLINE, 8, 100_000, 10_000, 5_000_000_000L, 10, 1, null, -1, 0);
+                Payload.INLINE, 8, 100_000, 10_000, 5_000_000_000L, 10, 1, null, -1, 0, false);
     }
 
     public RateSpec with(Publication p, QpMapping m, int blocks, int threads, int qps, int batch) {
         return new RateSpec(target, nic, experiment, p, m, doorbell, scope, ordering, blocks, threads, qps, batch,
                 signalPeriod, window, payload, size, messages, warmup, timeoutNs, logSq, engineThreads, engineCpus,
-                doorbellCpu, cudaDevice);
+                doorbellCpu, cudaDevice, idlePoll);
     }
 
     public RateSpec withScope(RateExperiment e, CompletionScope s) {
         return new RateSpec(target, nic, e, publication, qpMapping, doorbell, s, ordering, blocks, threads, qps,
                 batch, signalPeriod, window, payload, size, messages, warmup, timeoutNs, logSq, engineThreads,
-                engineCpus, doorbellCpu, cudaDevice);
+                engineCpus, doorbellCpu, cudaDevice, idlePoll);
     }
 
     public RateSpec withMessages(long messages, long warmup) {
         return new RateSpec(target, nic, experiment, publication, qpMapping, doorbell, scope, ordering, blocks,
                 threads, qps, batch, signalPeriod, window, payload, size, messages, warmup, timeoutNs, logSq,
-                engineThreads, engineCpus, doorbellCpu, cudaDevice);
+                engineThreads, engineCpus, doorbellCpu, cudaDevice, idlePoll);
     }
 
     public RateSpec withQueues(int signalPeriod, int window, int logSq) {
         return new RateSpec(target, nic, experiment, publication, qpMapping, doorbell, scope, ordering, blocks,
                 threads, qps, batch, signalPeriod, window, payload, size, messages, warmup, timeoutNs, logSq,
-                engineThreads, engineCpus, doorbellCpu, cudaDevice);
+                engineThreads, engineCpus, doorbellCpu, cudaDevice, idlePoll);
     }
 
     public RateSpec withPayload(Payload p, int size) {
         return new RateSpec(target, nic, experiment, publication, qpMapping, doorbell, scope, ordering, blocks,
                 threads, qps, batch, signalPeriod, window, p, size, messages, warmup, timeoutNs, logSq,
-                engineThreads, engineCpus, doorbellCpu, cudaDevice);
+                engineThreads, engineCpus, doorbellCpu, cudaDevice, idlePoll);
     }
 
     public RateSpec withDoorbell(DoorbellMode d, int doorbellCpu) {
         return new RateSpec(target, nic, experiment, publication, qpMapping, d, scope, ordering, blocks, threads,
                 qps, batch, signalPeriod, window, payload, size, messages, warmup, timeoutNs, logSq, engineThreads,
-                engineCpus, doorbellCpu, cudaDevice);
+                engineCpus, doorbellCpu, cudaDevice, idlePoll);
     }
 
     public RateSpec withNic(RateNic n, int engineThreads, int[] engineCpus) {
         return new RateSpec(target, n, experiment, publication, qpMapping, doorbell, scope, ordering, blocks,
                 threads, qps, batch, signalPeriod, window, payload, size, messages, warmup, timeoutNs, logSq,
-                engineThreads, engineCpus == null ? null : engineCpus.clone(), doorbellCpu, cudaDevice);
+                engineThreads, engineCpus == null ? null : engineCpus.clone(), doorbellCpu, cudaDevice, idlePoll);
     }
 
     public RateSpec withRun(Ordering o, long timeoutNs, int cudaDevice) {
         return new RateSpec(target, nic, experiment, publication, qpMapping, doorbell, scope, o, blocks, threads,
                 qps, batch, signalPeriod, window, payload, size, messages, warmup, timeoutNs, logSq, engineThreads,
-                engineCpus, doorbellCpu, cudaDevice);
+                engineCpus, doorbellCpu, cudaDevice, idlePoll);
+    }
+
+    public RateSpec withIdlePoll(boolean idle) {
+        return new RateSpec(target, nic, experiment, publication, qpMapping, doorbell, scope, ordering, blocks,
+                threads, qps, batch, signalPeriod, window, payload, size, messages, warmup, timeoutNs, logSq,
+                engineThreads, engineCpus, doorbellCpu, cudaDevice, idle);
     }
 
     /** WQEs one thread posts per doorbell round (warp publication: batch / lanes). */
@@ -156,6 +163,6 @@ public record RateSpec(Target target, RateNic nic, RateExperiment experiment, Pu
                 + doorbell + " scope=" + scope + " " + ordering + " " + blocks + "x" + threads + " qps=" + qps
                 + " B=" + batch + " K=" + signalPeriod + " W=" + window + " " + payload + " " + size + " B msgs="
                 + messages + "+" + warmup + " logSq=" + logSq + " engines=" + engineThreads + " "
-                + Arrays.toString(engineCpus) + " dbcpu=" + doorbellCpu + "]";
+                + Arrays.toString(engineCpus) + " dbcpu=" + doorbellCpu + (idlePoll ? " idle" : "") + "]";
     }
 }
