@@ -68,7 +68,7 @@ __global__ void rate_check_kernel(rate_kargs a, unsigned long long slots)
 }
 
 template <int PUB>
-__global__ void rate_kernel(rate_kargs a)
+__global__ void __launch_bounds__(1024) rate_kernel(rate_kargs a)
 {
 	const gda_rate_ctx *c = &a.c;
 	uint32_t gtid = blockIdx.x * a.threads + threadIdx.x;
