@@ -80,6 +80,7 @@ class CliFuzzTest {
         FAST.put("softnic rate", List.of("--messages", "2000", "--warmup", "100", "--repeats", "1"));
         FAST.put("softnic latency", List.of("--iters", "200", "--warmup", "10"));
         FAST.put("gda latency", List.of("--iters", "100", "--warmup", "10", "--peer-timeout-s", "1"));
+        FAST.put("gda rate", List.of("--messages", "64", "--warmup", "0", "--repeats", "1"));
         // proxy runs at least four spinning threads: on a 2-core machine a
         // handful of operations already takes seconds (see HEAVY_BUDGET_NS)
         FAST.put("proxy latency", List.of("--iters", "5", "--warmup", "1", "--poll", "idle", "--precondition-seconds", "0"));
