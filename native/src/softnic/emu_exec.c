@@ -215,7 +215,7 @@ static __attribute__((noinline)) uint32_t fast_run(struct emu_thread *t, struct 
 {
 	const struct marrow_emu_qp *const peer = qp->peer;
 	const uint8_t *const shadow = qp->shadow;
-	const uint32_t sh_mask = qp->sh_mask, qpn = qp->qpn;
+	const uint32_t sh_mask = qp->sh_mask, w1_ds3 = (qp->qpn << 8) | 3u;
 	const uint16_t start = qp->exec_ci;
 	uint16_t ci = start, counted = start;
 	uint32_t rkey_ok = 0;
@@ -227,16 +227,17 @@ static __attribute__((noinline)) uint32_t fast_run(struct emu_thread *t, struct 
 	while (ci != fetch_pi) {
 		const uint8_t *w = shadow + (size_t)(ci & sh_mask) * MX_WQEBB_SIZE;
 		uint32_t w0 = emu_be32(w), w1 = emu_be32(w + 4);
-		uint32_t ds = w1 & 0x3f;
 		uint32_t bc = emu_be32(w + MX_CTRL_SEG_SIZE + MX_RADDR_SEG_SIZE);
-		uint32_t len = bc & ~MX_INLINE_SEG_FLAG;
+		uint32_t len = bc - MX_INLINE_SEG_FLAG;   /* flag clear: wraps to >= 2^31 */
 		uint32_t rkey, pst;
 		uint64_t raddr;
 
-		if (EMU_UNLIKELY((uint8_t)w0 != MX_OPCODE_RDMA_WRITE || (uint16_t)(w0 >> 8) != ci ||
-				 (w1 >> 8) != qpn || (ds != 3 && ds != 4) || !(bc & MX_INLINE_SEG_FLAG) ||
-				 len == 0 ||
-				 ((MX_INLINE_HDR_SIZE + len + 15u) & ~15u) != (ds - 2) * MX_DS_SIZE))
+		/* Opcode and WQE index (opmod ignored, as in execute()); QPN with
+		 * ds 3 or 4; an inline segment of 1..28 bytes whose padded size is
+		 * exactly the rest of the WQE: 1..12 bytes with ds 3, 13..28 with 4. */
+		if (EMU_UNLIKELY((w0 & 0xffffffu) != (((uint32_t)ci << 8) | MX_OPCODE_RDMA_WRITE) ||
+				 w1 - w1_ds3 > 1u || len - 1u > 27u ||
+				 (len + MX_INLINE_HDR_SIZE + 15u) / MX_DS_SIZE != (w1 & 0x3f) - 2u))
 			break;
 		pst = __atomic_load_n(&peer->state, __ATOMIC_ACQUIRE);
 		if (EMU_UNLIKELY(pst != MARROW_QPS_RTS && pst != MARROW_QPS_RTR))
