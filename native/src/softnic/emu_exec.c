@@ -549,6 +549,10 @@ static int sq_progress(struct emu_thread *t, struct marrow_emu_qp *qp, uint32_t 
 		return 1;
 	}
 	fetch(t, qp, target);
+	/* The common pass is one run of the fast loop: skip execute()'s set-up. */
+	if (EMU_LIKELY(st == MARROW_QPS_RTS && qp->wait_kind == EMU_WAIT_NONE) &&
+	    qp->exec_ci != qp->fetch_pi && fast_run(t, qp, qp->fetch_pi))
+		work = 1;
 	if (qp->exec_ci != qp->fetch_pi)
 		work |= execute(t, qp, st);
 	return work;
