@@ -364,15 +364,15 @@ static void test_log_sq_to_max_send_wr(void)
 	struct marrow_mlx5_qp_attr qa = { .size = sizeof(qa), .log_sq_wqebb_cnt = 8 };
 
 	qa.max_inline_data = 0;    /* pointer WRITE: ctrl + raddr + data = 3 x 16 B, 1 WQEBB */
-	CHECK(qp_max_wqebbs_per_wr(0) == 1 && qp_max_send_wr(&qa) == 256, "no inline: %u", qp_max_send_wr(&qa));
+	CHECK(mx_max_wqebbs_per_write(0) == 1 && qp_max_send_wr(&qa) == 256, "no inline: %u", qp_max_send_wr(&qa));
 	qa.max_inline_data = 28;   /* 32 + 4 + 28 = 64 B: 1 WQEBB */
-	CHECK(qp_max_wqebbs_per_wr(28) == 1 && qp_max_send_wr(&qa) == 256, "28 B inline: %u", qp_max_send_wr(&qa));
+	CHECK(mx_max_wqebbs_per_write(28) == 1 && qp_max_send_wr(&qa) == 256, "28 B inline: %u", qp_max_send_wr(&qa));
 	qa.max_inline_data = 60;   /* 96 B: 2 WQEBBs */
-	CHECK(qp_max_wqebbs_per_wr(60) == 2 && qp_max_send_wr(&qa) == 128, "60 B inline: %u", qp_max_send_wr(&qa));
+	CHECK(mx_max_wqebbs_per_write(60) == 2 && qp_max_send_wr(&qa) == 128, "60 B inline: %u", qp_max_send_wr(&qa));
 	qa.max_inline_data = 220;  /* 256 B: 4 WQEBBs */
-	CHECK(qp_max_wqebbs_per_wr(220) == 4 && qp_max_send_wr(&qa) == 64, "220 B inline: %u", qp_max_send_wr(&qa));
+	CHECK(mx_max_wqebbs_per_write(220) == 4 && qp_max_send_wr(&qa) == 64, "220 B inline: %u", qp_max_send_wr(&qa));
 	qa.max_inline_data = 150;  /* 186 B: 3 WQEBBs; 85 WRs x 3 fit 256 */
-	CHECK(qp_max_wqebbs_per_wr(150) == 3 && qp_max_send_wr(&qa) == 85, "150 B inline: %u", qp_max_send_wr(&qa));
+	CHECK(mx_max_wqebbs_per_write(150) == 3 && qp_max_send_wr(&qa) == 85, "150 B inline: %u", qp_max_send_wr(&qa));
 }
 
 /* No NIC here: ENODEV with the probe's reason. With one: a QP and views. */

@@ -120,6 +120,16 @@ MARROW_API int marrow_proxy_attach_softnic(struct marrow_proxy *px, uint32_t wor
  * device name. */
 MARROW_API int marrow_proxy_attach_verbs(struct marrow_proxy *px, const char *device,
 					 char *chosen, uint32_t chosen_len);
+/* The same with the SQ size: 2^log_sq WQEBBs (MARROW_LOG_SQ_MIN..MAX, as on
+ * the software NIC), asked of verbs as max_send_wr = 2^log_sq / 2 (the
+ * largest WRITE a worker posts, 64 B inline, takes 2 WQEBBs; 0 WRs: EINVAL).
+ * *send_wr (may be NULL) = the max_send_wr asked; *send_wr_granted (may be
+ * NULL) = the smallest max_send_wr ibv_create_qp granted over the workers
+ * (it may round up). Workers keep at most the asked number outstanding.
+ * marrow_proxy_attach_verbs asks for log_sq 11 (1024 WRs). */
+MARROW_API int marrow_proxy_attach_verbs_sq(struct marrow_proxy *px, const char *device, uint32_t log_sq,
+					    char *chosen, uint32_t chosen_len, uint32_t *send_wr,
+					    uint32_t *send_wr_granted);
 /* Redirects ring `ring`'s completion counter to *target (e.g. GPU memory
  * mapped through GDRCopy). Before start only. NULL restores the default. */
 MARROW_API int marrow_proxy_set_cpl_target(struct marrow_proxy *px, uint32_t ring, uint64_t *target);

@@ -128,13 +128,28 @@ MARROW_API int marrow_proxy_attach_softnic(struct marrow_proxy *px, uint32_t wor
 MARROW_API int marrow_proxy_attach_verbs(struct marrow_proxy *px, const char *device, char *chosen,
 					 uint32_t chosen_len)
 {
+	return marrow_proxy_attach_verbs_sq(px, device, PX_VERBS_LOG_SQ_DEFAULT, chosen, chosen_len, NULL,
+					    NULL);
+}
+
+MARROW_API int marrow_proxy_attach_verbs_sq(struct marrow_proxy *px, const char *device, uint32_t log_sq,
+					    char *chosen, uint32_t chosen_len, uint32_t *send_wr,
+					    uint32_t *send_wr_granted)
+{
 	if (px == NULL)
 		return marrow_fail(MARROW_EINVAL, "marrow_proxy_attach_verbs: NULL proxy");
 	if (px->running)
 		return marrow_fail(MARROW_EBUSY, "marrow_proxy_attach_verbs: workers are running");
 	if (px->backend != MARROW_PROXY_BACKEND_NONE)
 		return marrow_fail(MARROW_EINVAL, "marrow_proxy_attach_verbs: proxy already has a backend");
-	return px_verbs_attach(px, device, chosen, chosen_len);
+	if (marrow_check_log_sq(log_sq) != MARROW_OK)
+		return marrow_fail(MARROW_EINVAL, "marrow_proxy_attach_verbs: log_sq %u out of range %d..%d",
+				   log_sq, MARROW_LOG_SQ_MIN, MARROW_LOG_SQ_MAX);
+	if (px_verbs_send_wr(log_sq) == 0)
+		return marrow_fail(MARROW_EINVAL, "marrow_proxy_attach_verbs: an SQ of 2^%u WQEBBs cannot hold one "
+				   "WRITE of %u WQEBBs (%d B inline)", log_sq,
+				   mx_max_wqebbs_per_write(PX_VERBS_INLINE), PX_VERBS_INLINE);
+	return px_verbs_attach(px, device, log_sq, chosen, chosen_len, send_wr, send_wr_granted);
 }
 
 MARROW_API int marrow_proxy_set_cpl_target(struct marrow_proxy *px, uint32_t ring, uint64_t *target)

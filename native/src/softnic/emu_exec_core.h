@@ -403,40 +403,97 @@ EMU_CORE_FN uint32_t exec_write(struct emu_thread *t, struct marrow_emu_qp *qp, 
 	return RES_OK;
 }
 
-/* The common case, an RDMA WRITE of one WQEBB whose only data segment is
- * one inline segment filling the WQE (ds 3 or 4, 1..28 bytes), to a peer
- * in RTR/RTS: the same checks as exec_write, without the gather list.
- * Returns 1 when the bytes were placed; 0 when anything is unusual, and then
- * writes nothing, so exec_write reaches the authoritative verdict. */
-EMU_CORE_INLINE int write_inline_1bb(struct emu_thread *t, const struct marrow_emu_qp *qp,
-				   const uint8_t *w, uint32_t ds)
+/* The common case: a run of RDMA WRITEs of one WQEBB whose only data
+ * segment is one inline segment filling the WQE (ds 3 or 4, 1..28 bytes),
+ * to a peer in RTR/RTS, with no retry pending. Executes such WQEs from
+ * exec_ci on, with the checks of exec_write, and stops at the first WQE that
+ * is anything else (malformed ones included), which execute() then handles
+ * with the authoritative checks; a WQE it stops at is left untouched.
+ * Returns the number of WQEs executed.
+ *
+ * Why a loop of its own: the general loop is too large to keep its state
+ * in registers, and the payload stores (which may alias anything) force
+ * reloads of whatever lives in memory. Here everything that holds for the
+ * whole run is loaded once: the peer pointer, its rights and PD and the MR
+ * table change only while the engine is parked (emu_internal.h), and a live
+ * MR slot keeps its key, base, length and rights until a deregistration,
+ * which parks the engine too; so the last rkey's checked slot is reused.
+ * The peer's state is read for every WQE (another engine thread may move
+ * it to ERR). Counters and exec_ci are written before every CQE (a poller
+ * that sees a CQE sees counters and exec_ci that include it) and at the
+ * end of the run (docs/design/software-nic.md section 6.1). */
+#ifndef __CUDA_ARCH__
+__attribute__((noinline))
+#endif
+EMU_CORE_FN uint32_t fast_run(struct emu_thread *t, struct marrow_emu_qp *qp, uint16_t fetch_pi)
 {
-	uint32_t bc = emu_be32(w + MX_CTRL_SEG_SIZE + MX_RADDR_SEG_SIZE);
-	uint32_t len = bc & ~MX_INLINE_SEG_FLAG;
-	const struct marrow_emu_qp *peer = qp->peer;
-	const struct emu_mr_slot *s;
-	uint64_t raddr;
-	uint32_t pst;
+	const struct marrow_emu_qp *const peer = qp->peer;
+	const uint8_t *const shadow = qp->shadow;
+	const uint32_t sh_mask = qp->sh_mask, w1_ds3 = (qp->qpn << 8) | 3u;
+	const uint16_t start = qp->exec_ci;
+	uint16_t ci = start, counted = start;
+	uint32_t rkey_ok = 0;
+	uint64_t mr_base = 0, mr_len = 0, bytes = 0;
+	int have_mr = 0;
 
-	if (!(bc & MX_INLINE_SEG_FLAG) || len == 0 ||
-	    ((MX_INLINE_HDR_SIZE + len + 15u) & ~15u) != (ds - 2) * MX_DS_SIZE || peer == NULL)
+	if (peer == NULL || !(peer->access & MARROW_ACCESS_REMOTE_WRITE))
 		return 0;
-	pst = EMU_LD_ACQ(&peer->state);
-	if (EMU_UNLIKELY((pst != MARROW_QPS_RTS && pst != MARROW_QPS_RTR) ||
-			 !(peer->access & MARROW_ACCESS_REMOTE_WRITE)))
-		return 0;
-	raddr = emu_be64(w + MX_CTRL_SEG_SIZE);
-	s = mr_lookup(t->dev, emu_be32(w + MX_CTRL_SEG_SIZE + 8), peer->pd);
-	if (EMU_UNLIKELY(s == NULL || !(s->access & MARROW_ACCESS_REMOTE_WRITE) ||
-			 !mr_covers(s, raddr, len)))
-		return 0;
-	EMU_COPY_SMALL((uint8_t *)(uintptr_t)raddr,
-		   w + MX_CTRL_SEG_SIZE + MX_RADDR_SEG_SIZE + MX_INLINE_HDR_SIZE, len);
-	CTR(t, wqe_rdma_write)++;
-	CTR(t, inline_bytes) += len;
-	CTR(t, payload_bytes_tx) += len;
-	CTR(t, payload_bytes_rx) += len;
-	return 1;
+	while (ci != fetch_pi) {
+		const uint8_t *w = shadow + (size_t)(ci & sh_mask) * MX_WQEBB_SIZE;
+		uint32_t w0 = emu_be32(w), w1 = emu_be32(w + 4);
+		uint32_t bc = emu_be32(w + MX_CTRL_SEG_SIZE + MX_RADDR_SEG_SIZE);
+		uint32_t len = bc - MX_INLINE_SEG_FLAG;   /* flag clear: wraps to >= 2^31 */
+		uint32_t rkey, pst;
+		uint64_t raddr;
+
+		/* Opcode and WQE index (opmod ignored, as in execute()); QPN with
+		 * ds 3 or 4; an inline segment of 1..28 bytes whose padded size is
+		 * exactly the rest of the WQE: 1..12 bytes with ds 3, 13..28 with 4. */
+		if (EMU_UNLIKELY((w0 & 0xffffffu) != (((uint32_t)ci << 8) | MX_OPCODE_RDMA_WRITE) ||
+				 w1 - w1_ds3 > 1u || len - 1u > 27u ||
+				 (len + MX_INLINE_HDR_SIZE + 15u) / MX_DS_SIZE != (w1 & 0x3f) - 2u))
+			break;
+		pst = EMU_LD_ACQ(&peer->state);
+		if (EMU_UNLIKELY(pst != MARROW_QPS_RTS && pst != MARROW_QPS_RTR))
+			break;
+		raddr = emu_be64(w + MX_CTRL_SEG_SIZE);
+		rkey = emu_be32(w + MX_CTRL_SEG_SIZE + 8);
+		if (EMU_UNLIKELY(!have_mr || rkey != rkey_ok)) {
+			const struct emu_mr_slot *s = mr_lookup(t->dev, rkey, peer->pd);
+
+			if (s == NULL || !(s->access & MARROW_ACCESS_REMOTE_WRITE))
+				break;
+			have_mr = 1;
+			rkey_ok = rkey;
+			mr_base = s->base;
+			mr_len = s->len;
+		}
+		if (EMU_UNLIKELY(len > mr_len || raddr - mr_base > mr_len - len))
+			break;
+		EMU_COPY_SMALL((uint8_t *)(uintptr_t)raddr,
+			       w + MX_CTRL_SEG_SIZE + MX_RADDR_SEG_SIZE + MX_INLINE_HDR_SIZE, len);
+		bytes += len;
+		ci++;
+		if (mx_ctrl_fm_ce_se(w) & MX_CTRL_CQ_UPDATE) {
+			set_exec_ci(qp, ci);
+			CTR(t, wqe_rdma_write) += (uint16_t)(ci - counted);
+			CTR(t, inline_bytes) += bytes;
+			CTR(t, payload_bytes_tx) += bytes;
+			CTR(t, payload_bytes_rx) += bytes;
+			counted = ci;
+			bytes = 0;
+			emu_cqe_post(t, qp->scq, MX_CQE_REQ, MX_OPCODE_RDMA_WRITE, qp, (uint16_t)(ci - 1),
+				     0, 0, 0, 0);
+		}
+	}
+	if (ci != counted) {
+		set_exec_ci(qp, ci);
+		CTR(t, wqe_rdma_write) += (uint16_t)(ci - counted);
+		CTR(t, inline_bytes) += bytes;
+		CTR(t, payload_bytes_tx) += bytes;
+		CTR(t, payload_bytes_rx) += bytes;
+	}
+	return (uint16_t)(ci - start);
 }
 
 /* First error of a QP: error CQE even if unsignaled, QP to ERR. */
@@ -575,6 +632,13 @@ EMU_CORE_FN int execute(struct emu_thread *t, struct marrow_emu_qp *qp, uint32_t
 	int work = 0;
 
 	while (qp->exec_ci != fetch_pi) {
+		/* One WQEBB is always complete and never waits for retries. */
+		if (EMU_LIKELY(st == MARROW_QPS_RTS && qp->wait_kind == EMU_WAIT_NONE) &&
+		    fast_run(t, qp, fetch_pi)) {
+			work = 1;
+			if (qp->exec_ci == fetch_pi)
+				break;
+		}
 		uint16_t ci = qp->exec_ci;
 		uint32_t avail = (uint16_t)(fetch_pi - ci);
 		uint32_t slot = ci & sh_mask;
@@ -608,16 +672,6 @@ EMU_CORE_FN int execute(struct emu_thread *t, struct marrow_emu_qp *qp, uint32_t
 			qp_fail(t, qp, opcode, ci, RES_ERR(MX_SYND_LOCAL_QP_OP, EMU_VSYND_MALFORMED));
 			st = MARROW_QPS_ERR;
 			work = 1;
-			continue;
-		}
-		/* One WQEBB is always complete and never waits for retries. */
-		if (EMU_LIKELY(opcode == MX_OPCODE_RDMA_WRITE && nbb == 1 &&
-			       qp->wait_kind == EMU_WAIT_NONE) &&
-		    write_inline_1bb(t, qp, w, ds)) {
-			set_exec_ci(qp, (uint16_t)(ci + 1));
-			work = 1;
-			if (mx_ctrl_fm_ce_se(w) & MX_CTRL_CQ_UPDATE)
-				emu_cqe_post(t, qp->scq, MX_CQE_REQ, opcode, qp, ci, 0, 0, 0, 0);
 			continue;
 		}
 		if (nbb > avail)
@@ -708,6 +762,10 @@ EMU_CORE_FN int sq_progress(struct emu_thread *t, struct marrow_emu_qp *qp, uint
 		return 1;
 	}
 	fetch(t, qp, target);
+	/* The common pass is one run of the fast loop: skip execute()'s set-up. */
+	if (EMU_LIKELY(st == MARROW_QPS_RTS && qp->wait_kind == EMU_WAIT_NONE) &&
+	    qp->exec_ci != qp->fetch_pi && fast_run(t, qp, qp->fetch_pi))
+		work = 1;
 	if (qp->exec_ci != qp->fetch_pi)
 		work |= execute(t, qp, st);
 	return work;

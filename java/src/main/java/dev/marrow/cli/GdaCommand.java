@@ -127,6 +127,11 @@ public final class GdaCommand {
                 description = "ordering (ordering x {inline, pointer}) or size (inline 8..220 B)")
         Sweep sweep;
 
+        @Option(names = "--log-sq", defaultValue = "8", paramLabel = "N",
+                description = "log2 of each QP's SQ size in WQEBBs, on both NICs (verbs is asked for the matching "
+                        + "max_send_wr; the record's sq_wqebbs says what was granted). Default: ${DEFAULT-VALUE}")
+        int logSq;
+
         @Option(names = "--max-inline", defaultValue = "220", description = "QP max_inline_data. Default: ${DEFAULT-VALUE}")
         int maxInline;
 
@@ -172,6 +177,7 @@ public final class GdaCommand {
             if (iters < 1 || warmup < 0 || timeoutMs <= 0) {
                 throw new IllegalArgumentException("--iters must be >= 1, --warmup >= 0, --timeout-ms > 0");
             }
+            GdaSetup.requireLogSq(logSq, "--log-sq");
             Nic theNic = nic;
             if (nicSms != null && placement != Placement.GPU) {
                 throw new IllegalArgumentException("--nic-sms applies to --placement gpu (the software NIC's device "
@@ -186,6 +192,7 @@ public final class GdaCommand {
                     .withEngineCpu(engineCpu).withCudaDevice(cudaDevice).withPollMode(SoftNic.PollMode.HOT)
                     .withBufferBytes(Math.max(64 * 1024, ((long) size + 4095) / 4096 * 4096))
                     .withMlx5(mlx5Options(theNic));
+            setup = setup.withQueues(logSq, setup.logCq(), setup.collapsedCq());
             for (Point p : points()) { // before any device is opened
                 OrderingPolicy.requireAllowed(setup.nic(), setup.placement(), p.ordering, allowUnsafeOrdering);
             }

@@ -115,10 +115,12 @@ public final class ProxyCommand {
         }
 
         ResultRecord record(String experiment, MiniProxy px, Handoff h) {
-            return new ResultRecord(experiment, px.hardware() ? "verbs" : "softnic", px.hardware())
+            ResultRecord r = new ResultRecord(experiment, px.hardware() ? "verbs" : "softnic", px.hardware())
                     .param("nic", px.hardware() ? px.nicName() : "softnic (EMULATED)")
                     .param("producer", producer.label()).param("handoff", h.label())
                     .param("precondition_s", preconditionSeconds);
+            px.sqShape().forEach(r::param);
+            return r;
         }
     }
 

@@ -34,6 +34,24 @@ public record GdaSetup(Target target, Nic nic, Placement placement, int maxInlin
         }
     }
 
+    /**
+     * Refuses a log2 SQ size outside the range C accepts on every backend
+     * (marrow_check_log_sq), with C's message after {@code flag}; before any
+     * device is opened.
+     */
+    public static void requireLogSq(int logSq, String flag) {
+        dev.marrow.api.Backend.SOFTNIC.ensureAvailability();
+        int rc;
+        try {
+            rc = (int) dev.marrow.internal.ffi.EmuFfi.CHECK_LOG_SQ.invokeExact(logSq);
+        } catch (Throwable t) {
+            throw new dev.marrow.api.MarrowException("marrow_check_log_sq failed: " + t, t);
+        }
+        if (rc != 0) {
+            throw new IllegalArgumentException(flag + " " + logSq + ": " + dev.marrow.internal.ffi.EmuFfi.LIB.lastError());
+        }
+    }
+
     public static GdaSetup defaults(Target target) {
         return new GdaSetup(target, Nic.SOFTNIC, Placement.HOST, 220, 8, 10, false, 64 * 1024,
                 SoftNic.PollMode.HOT, -1, 0, Mlx5Options.defaults(), 1);

@@ -41,6 +41,8 @@ public final class MiniProxy implements AutoCloseable {
     private final SoftNic nic;               // null for verbs
     private final MemorySegment handle;
     private final String verbsDevice;
+    private int sendWr;                      // verbs: max_send_wr asked (2^logSq / 2)
+    private int sendWrGranted;               // verbs: the smallest max_send_wr ibv_create_qp granted
     private boolean running;
     private boolean closed;
 
@@ -115,6 +117,8 @@ public final class MiniProxy implements AutoCloseable {
             ProxyFfi.check((int) ProxyFfi.CREATE.invokeExact(cfg, mem, out), "marrow_proxy_create");
             px = out.get(ADDRESS, 0);
             String device = null;
+            int sendWr = 0;
+            int sendWrGranted = 0;
             if (nic != null) {
                 for (int w = 0; w < c.workers(); w++) {
                     MemorySegment q = CStruct.allocate(tmp, ProxyFfi.SOFTNIC_QP);
@@ -134,17 +138,23 @@ public final class MiniProxy implements AutoCloseable {
             } else {
                 MemorySegment name = tmp.allocate(64);
                 MemorySegment want = c.verbsDevice() == null ? MemorySegment.NULL : tmp.allocateFrom(c.verbsDevice());
-                int rc = (int) ProxyFfi.ATTACH_VERBS.invokeExact(px, want, name, 64);
+                MemorySegment asked = tmp.allocate(JAVA_INT);
+                MemorySegment granted = tmp.allocate(JAVA_INT);
+                int rc = (int) ProxyFfi.ATTACH_VERBS_SQ.invokeExact(px, want, c.logSq(), name, 64, asked, granted);
                 if (rc != 0) {
                     String why = ProxyFfi.LIB.lastError();
-                    throw ProxyFfi.LIB.exception(rc, "marrow_proxy_attach_verbs").unavailableIfNoDevice(why);
+                    throw ProxyFfi.LIB.exception(rc, "marrow_proxy_attach_verbs_sq").unavailableIfNoDevice(why);
                 }
                 device = name.getString(0);
+                sendWr = asked.get(JAVA_INT, 0);
+                sendWrGranted = granted.get(JAVA_INT, 0);
                 if (c.cpus().length == 0) {
                     pinToNicNode(px, device, c.workers());
                 }
             }
             made = new MiniProxy(c, buf, nic, px, device);
+            made.sendWr = sendWr;
+            made.sendWrGranted = sendWrGranted;
             made.sharedArena = shared;
             return made;
         } catch (Throwable t) {
@@ -193,6 +203,23 @@ public final class MiniProxy implements AutoCloseable {
 
     public boolean hardware() {
         return nic == null;
+    }
+
+    /**
+     * The SQ shape for result records: log_sq and sq_wqebbs on both backends
+     * (--log-sq counts WQEBBs); with verbs also the max_send_wr asked
+     * (2^logSq / 2: a 64 B inline WRITE takes 2 WQEBBs) and the smallest one
+     * ibv_create_qp granted (it may round up).
+     */
+    public java.util.Map<String, Object> sqShape() {
+        java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
+        m.put("log_sq", config.logSq());
+        m.put("sq_wqebbs", 1 << config.logSq());
+        if (nic == null) {
+            m.put("max_send_wr", sendWr);
+            m.put("max_send_wr_granted", sendWrGranted);
+        }
+        return m;
     }
 
     public MemorySegment buffer() {

@@ -72,8 +72,8 @@ final class ProxyFfi {
     static final MethodHandle CREATE = h("marrow_proxy_create", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
     static final MethodHandle ATTACH_SOFTNIC = h("marrow_proxy_attach_softnic",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS));
-    static final MethodHandle ATTACH_VERBS = h("marrow_proxy_attach_verbs",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, JAVA_INT));
+    static final MethodHandle ATTACH_VERBS_SQ = h("marrow_proxy_attach_verbs_sq",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, ADDRESS));
     static final MethodHandle SET_CPL_TARGET = h("marrow_proxy_set_cpl_target",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS));
     static final MethodHandle SET_CPUS = h("marrow_proxy_set_cpus", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
