@@ -109,6 +109,9 @@ struct marrow_proxy_worker_stats {
 	uint32_t reserved;
 };
 
+/* Checks a configuration against the limits above (MARROW_EINVAL with the reason); marrow_proxy_create
+ * runs the same check. The one place these limits are enforced. */
+MARROW_API int marrow_proxy_config_check(const struct marrow_proxy_config *cfg);
 MARROW_API int marrow_proxy_create(const struct marrow_proxy_config *cfg,
 				   const struct marrow_proxy_memory *mem, struct marrow_proxy **out);
 /* Gives worker `worker` its software-NIC QP (connected, RTS). */

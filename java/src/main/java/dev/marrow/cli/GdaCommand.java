@@ -162,9 +162,6 @@ public final class GdaCommand {
         @Override
         public Integer call() {
             out.format();
-            if (iters < 1 || warmup < 0 || timeoutMs <= 0) {
-                throw new IllegalArgumentException("--iters must be >= 1, --warmup >= 0, --timeout-ms > 0");
-            }
             Nic theNic = nic;
             GdaSetup setup = GdaSetup.defaults(target).withNic(theNic)
                     .withPlacement(placement).withMaxInline(maxInline)
@@ -173,6 +170,9 @@ public final class GdaCommand {
                     .withMlx5(mlx5Options(theNic));
             for (Point p : points()) { // before any device is opened
                 OrderingPolicy.requireAllowed(setup.nic(), setup.placement(), p.ordering, allowUnsafeOrdering);
+                for (Experiment e : experiments(sweep != null)) {
+                    spec(e, p, timeoutNs()); // the runners' limits (marrow_gda_config_check): a usage error now
+                }
             }
             if (setup.nic() == Nic.MLX5 && setup.mlx5().twoHost()) {
                 return twoHost(setup);
@@ -198,8 +198,7 @@ public final class GdaCommand {
                 String error = null;
                 try (MiniGda g = MiniGda.open(setup)) {
                     for (Experiment e : exps) {
-                        runs.add(g.run(new GdaRunSpec(e, p.ordering, p.payload, p.size, iters, warmup,
-                                progress.capTimeoutNs(timeoutMs * 1_000_000L))));
+                        runs.add(g.run(spec(e, p, progress.capTimeoutNs(timeoutNs()))));
                         progress.step();
                     }
                 } catch (NativeException e) {
@@ -214,8 +213,7 @@ public final class GdaCommand {
                 }
                 allValid &= error == null && runs.stream().allMatch(GdaRun::valid);
                 ResultRecord rec = error == null ? GdaRecords.record(runs)
-                        : GdaRecords.failed(setup, new GdaRunSpec(exps.getFirst(), p.ordering, p.payload, p.size, iters,
-                        warmup, timeoutMs * 1_000_000L), runs, error);
+                        : GdaRecords.failed(setup, spec(exps.getFirst(), p, timeoutNs()), runs, error);
                 CpuBudget.tag(rec, spinning);
                 if (setup.nic() == Nic.SOFTNIC) {
                     CpuBudget.tagPollMode(rec, SoftNic.PollMode.HOT, spinning);
@@ -291,8 +289,7 @@ public final class GdaCommand {
             }
             List<GdaRunSpec> specs = new ArrayList<>(); // parsed before connecting: bad arguments stay usage errors
             for (Experiment e : experiments(false)) {
-                specs.add(new GdaRunSpec(e, ordering(), payload, size, iters, warmup,
-                        timeoutMs * 1_000_000L));
+                specs.add(spec(e, new Point(ordering(), payload, size), timeoutNs()));
             }
             List<GdaRun> runs = new ArrayList<>();
             String error = null;
@@ -353,6 +350,14 @@ public final class GdaCommand {
                 }
             }
             return pts;
+        }
+
+        GdaRunSpec spec(Experiment e, Point p, long timeoutNs) {
+            return new GdaRunSpec(e, p.ordering, p.payload, p.size, iters, warmup, timeoutNs);
+        }
+
+        long timeoutNs() {
+            return timeoutMs * 1_000_000L;
         }
 
         /** --ordering, or the placement's default (OrderingPolicy). */
