@@ -62,6 +62,36 @@ int main(void)
 	g.ordering = 7;
 	CHECK(marrow_gda_config_check(&g) == MARROW_EINVAL && has("unknown ordering 7 (0..6)"));
 	CHECK(marrow_gda_config_check(NULL) == MARROW_EINVAL);
+
+	{
+		struct marrow_proxy_latency_params l = { .size = sizeof(l), .iters = 10, .warmup = 0, .msg_size = 8,
+							 .timeout_ns = 1000000 };
+		struct marrow_proxy_rate_params r = { .size = sizeof(r), .producers = 1, .msg_size = 8, .messages = 10,
+						      .warmup = 0, .timeout_ns = 1000000 };
+
+		OK(marrow_proxy_latency_check(&l, 0));
+		OK(marrow_proxy_latency_check(&l, 1));
+		l.msg_size = 16;
+		OK(marrow_proxy_latency_check(&l, 0));
+		CHECK(marrow_proxy_latency_check(&l, 1) == MARROW_EINVAL && has("GPU producers send 8-byte"));
+		l.msg_size = 65;
+		CHECK(marrow_proxy_latency_check(&l, 0) == MARROW_EINVAL && has("size 65 must be 8..64"));
+		l.msg_size = 8;
+		l.iters = 0;
+		CHECK(marrow_proxy_latency_check(&l, 0) == MARROW_EINVAL && has("iters 0 must be >= 1"));
+		l.iters = 10;
+		l.warmup = (uint32_t)-2;
+		CHECK(marrow_proxy_latency_check(&l, 0) == MARROW_EINVAL && has("warmup -2 must be >= 0"));
+		OK(marrow_proxy_rate_check(&r));
+		r.msg_size = 12;
+		CHECK(marrow_proxy_rate_check(&r) == MARROW_EINVAL && has("size 12 must be a multiple of 8"));
+		r.msg_size = 8;
+		r.messages = 0;
+		CHECK(marrow_proxy_rate_check(&r) == MARROW_EINVAL && has("messages 0 must be >= 1"));
+		r.messages = 10;
+		r.timeout_ns = 0;
+		CHECK(marrow_proxy_rate_check(&r) == MARROW_EINVAL && has("timeout 0 ns must be > 0"));
+	}
 	printf("config checks: ok\n");
 	return 0;
 }

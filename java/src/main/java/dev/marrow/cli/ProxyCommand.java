@@ -86,9 +86,6 @@ public final class ProxyCommand {
         long timeoutMs;
 
         void validate() {
-            if (timeoutMs <= 0) {
-                throw new IllegalArgumentException("--timeout-ms must be positive");
-            }
             if (!(preconditionSeconds >= 0 && preconditionSeconds <= MAX_PRECONDITION_SECONDS)) {
                 throw new IllegalArgumentException("--precondition-seconds must be 0.." + (int) MAX_PRECONDITION_SECONDS
                         + ", not " + preconditionSeconds);
@@ -178,10 +175,8 @@ public final class ProxyCommand {
         @Override
         public Integer call() {
             OutputFormat fmt = out.format();
+            MiniProxy.checkLatency(iters, warmup, size, common.timeoutNs(), common.producer == CliNames.Producer.CUDA);
             common.validate();
-            if (iters < 1 || warmup < 0 || size < 8 || size > 64 || (common.producer == CliNames.Producer.CUDA && size != 8)) {
-                throw new IllegalArgumentException("--iters >= 1, --warmup >= 0, --size 8..64 (cuda: 8)");
-            }
             List<ResultRecord> records = new ArrayList<>();
             // producer (cpu) + workers + engine threads + the round-trip responder
             int spinning = (common.producer == CliNames.Producer.CPU ? 1 : 0) + workers + common.engineThreads + 1;
@@ -287,10 +282,8 @@ public final class ProxyCommand {
         @Override
         public Integer call() {
             OutputFormat fmt = out.format();
+            MiniProxy.checkRate(messages, warmup, size, common.timeoutNs());
             common.validate();
-            if (messages < 1 || warmup < 0 || size < 8 || size % 8 != 0) {
-                throw new IllegalArgumentException("--messages >= 1, --warmup >= 0, --size a multiple of 8");
-            }
             int[] ts = sweep ? new int[] {1, 2, 4, 8} : workers;
             int[] bs = sweep ? new int[] {1, 2, 4, 8, 16, 32} : batches;
             int[] rs = sweep ? new int[] {1, 8, 32} : rings;

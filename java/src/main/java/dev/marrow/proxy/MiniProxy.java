@@ -280,6 +280,37 @@ public final class MiniProxy implements AutoCloseable {
         }
     }
 
+    /**
+     * The library's check of a latency run's parameters (marrow_proxy_latency_check, the one place
+     * these limits live): a refusal is an IllegalArgumentException with its message.
+     */
+    public static void checkLatency(int iters, int warmup, int msgSize, long timeoutNs, boolean gpuProducer) {
+        try (Arena a = Arena.ofConfined()) {
+            int rc = (int) ProxyFfi.LATENCY_CHECK.invokeExact(latencyParams(a, iters, warmup, msgSize, timeoutNs),
+                    gpuProducer ? 1 : 0);
+            if (rc != 0) {
+                throw ProxyFfi.LIB.exception(rc, "marrow_proxy_latency_check").usageIfInvalid();
+            }
+        } catch (Throwable t) {
+            throw ProxyFfi.rethrow(t);
+        }
+    }
+
+    /**
+     * The library's check of a rate run's totals (marrow_proxy_rate_check with one producer, before
+     * the producers are counted): a refusal is an IllegalArgumentException with its message.
+     */
+    public static void checkRate(long messages, long warmup, int msgSize, long timeoutNs) {
+        try (Arena a = Arena.ofConfined()) {
+            int rc = (int) ProxyFfi.RATE_CHECK.invokeExact(rateParams(a, 1, messages, warmup, msgSize, timeoutNs));
+            if (rc != 0) {
+                throw ProxyFfi.LIB.exception(rc, "marrow_proxy_rate_check").usageIfInvalid();
+            }
+        } catch (Throwable t) {
+            throw ProxyFfi.rethrow(t);
+        }
+    }
+
     static MemorySegment latencyParams(Arena a, int iters, int warmup, int msgSize, long timeoutNs) {
         MemorySegment p = CStruct.allocate(a, ProxyFfi.LATENCY_PARAMS);
         setInt(p, ProxyFfi.LATENCY_PARAMS, "iters", iters);

@@ -113,6 +113,9 @@ final class ProxyFfi {
     }
 
     static final MethodHandle CONFIG_CHECK = h("marrow_proxy_config_check", I_P);
+    static final MethodHandle LATENCY_CHECK = h("marrow_proxy_latency_check",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
+    static final MethodHandle RATE_CHECK = h("marrow_proxy_rate_check", I_P);
 
     /** A struct marrow_proxy_config in a. */
     static MemorySegment config(Arena a, ProxyConfig.Geometry g, Handoff h, ProxyConfig.WorkerOptions w) {
