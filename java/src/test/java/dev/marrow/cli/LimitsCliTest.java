@@ -30,7 +30,7 @@ class LimitsCliTest {
     @Test
     void proxyLimitsComeFromTheProxyLibrary() {
         refused("batch 0 must be 1..256", "proxy", "rate", "--batch", "0", "--messages", "10");
-        refused("rings 1 must be >= workers (2)", "proxy", "rate", "--workers", "2", "--rings", "1");
+        refused("workers 100 must be 1..64", "proxy", "latency", "--workers", "100");
         refused("log-slots 21 must be 1..20", "proxy", "latency", "--log-slots", "21");
         refused("size 65 must be 8..64", "proxy", "latency", "--size", "65");
         refused("messages 0 must be >= 1", "proxy", "rate", "--messages", "0");
