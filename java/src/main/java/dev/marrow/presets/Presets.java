@@ -18,6 +18,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.Enumeration;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -73,27 +74,33 @@ public final class Presets {
         return out;
     }
 
-    /** The file names under DIR, from the class path (a directory or the jar). */
+    /**
+     * The file names under DIR in every class-path entry that has the
+     * directory (a directory or a jar; the test classes also have a
+     * dev/marrow/presets directory, without files).
+     */
     private static List<String> files() {
-        URL url = Presets.class.getResource(DIR);
-        if (url == null) {
-            throw new IllegalStateException("no presets under " + DIR);
-        }
+        List<String> names = new ArrayList<>();
         try {
-            URI uri = url.toURI();
-            if ("jar".equals(uri.getScheme())) {
-                FileSystem fs;
-                try {
-                    fs = FileSystems.newFileSystem(uri, Map.of());
-                } catch (FileSystemAlreadyExistsException e) {
-                    fs = FileSystems.getFileSystem(uri);
+            Enumeration<URL> urls = Presets.class.getClassLoader().getResources(DIR.substring(1));
+            while (urls.hasMoreElements()) {
+                URI uri = urls.nextElement().toURI();
+                if ("jar".equals(uri.getScheme())) {
+                    FileSystem fs;
+                    try {
+                        fs = FileSystems.newFileSystem(uri, Map.of());
+                    } catch (FileSystemAlreadyExistsException e) {
+                        fs = FileSystems.getFileSystem(uri);
+                    }
+                    names.addAll(list(fs.getPath(DIR)));
+                } else {
+                    names.addAll(list(Path.of(uri)));
                 }
-                return list(fs.getPath(DIR));
             }
-            return list(Path.of(uri));
         } catch (URISyntaxException | IOException e) {
             throw new IllegalStateException("cannot list " + DIR + ": " + e, e);
         }
+        return names.stream().distinct().sorted().toList();
     }
 
     private static List<String> list(Path dir) throws IOException {
