@@ -15,7 +15,10 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The preset files load, every choice cites the paper, and the rules apply, override and refuse as documented. */
+/**
+ * The preset files load, every choice cites a table or section of "GPU-Initiated Communication: Dissecting
+ * Down to the Bone", and the rules apply, override and refuse as docs/design/presets.md says.
+ */
 class PresetsTest {
 
     @Test
