@@ -58,10 +58,6 @@ public enum Knob {
         return key;
     }
 
-    public Type type() {
-        return type;
-    }
-
     public String meaning() {
         return meaning;
     }

@@ -49,10 +49,6 @@ public final class PresetRules {
                 });
     }
 
-    public boolean supports(Knob k) {
-        return rules.containsKey(k);
-    }
-
     /** Null when this command can run the preset as it is (no flags given), else the refusal's message. */
     public String whyNot(Preset p) {
         try {
