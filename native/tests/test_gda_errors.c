@@ -99,7 +99,7 @@ static void bad_configurations_are_rejected(void)
 	cfg.experiment = MARROW_GDA_EXP_ROUND_TRIP;
 	cfg.msg_size = 16;
 	rc = marrow_gda_cpu_run(&cfg, &r.a.ep, &r.b.ep, samples, &res);
-	CHECK(rc == MARROW_EINVAL && strstr(marrow_last_error(), "msg_size must be 8") != NULL,
+	CHECK(rc == MARROW_EINVAL && strstr(marrow_last_error(), "size must be 8") != NULL,
 	      "round trip with 16 bytes: %d %s", rc, marrow_last_error());
 	cfg.msg_size = 8;
 	rc = marrow_gda_cpu_run(&cfg, &r.a.ep, NULL, samples, &res);

@@ -162,6 +162,11 @@ struct marrow_gda_result {
  * MARROW_EPROTO (unexpected CQE) or MARROW_EPROTO with payload_errors > 0
  * (wrong bytes delivered) from the run. *res is filled in every case.
  */
+/* Checks a run's parameters alone (experiment, ordering, payload, size, iters, warm-up, timeout):
+ * MARROW_EINVAL with the reason. Both runners run the same check first; it is the one place these
+ * limits are enforced (libmarrow_host.so). */
+MARROW_API int marrow_gda_config_check(const struct marrow_gda_config *cfg);
+
 MARROW_API int marrow_gda_cpu_run(const struct marrow_gda_config *cfg,
 				  const struct marrow_gda_endpoint *ep,
 				  const struct marrow_gda_endpoint *peer,

@@ -109,6 +109,9 @@ struct marrow_proxy_worker_stats {
 	uint32_t reserved;
 };
 
+/* Checks a configuration against the limits above (MARROW_EINVAL with the reason); marrow_proxy_create
+ * runs the same check. The one place these limits are enforced. */
+MARROW_API int marrow_proxy_config_check(const struct marrow_proxy_config *cfg);
 MARROW_API int marrow_proxy_create(const struct marrow_proxy_config *cfg,
 				   const struct marrow_proxy_memory *mem, struct marrow_proxy **out);
 /* Gives worker `worker` its software-NIC QP (connected, RTS). */
@@ -209,6 +212,12 @@ struct marrow_proxy_rate_params {
 	uint64_t warmup;           /* per producer, before the timed region */
 	uint64_t timeout_ns;
 };
+
+/* The one check of an experiment's parameters (the runners call it too): MARROW_EINVAL with the
+ * reason. gpu_producer 1: the limits of the GPU producers (8-byte messages). For a rate check before
+ * the producers are counted, pass producers 1 and the totals. */
+MARROW_API int marrow_proxy_latency_check(const struct marrow_proxy_latency_params *p, uint32_t gpu_producer);
+MARROW_API int marrow_proxy_rate_check(const struct marrow_proxy_rate_params *p);
 
 struct marrow_proxy_rate_result {
 	uint32_t size;             /* sizeof(struct marrow_proxy_rate_result) */

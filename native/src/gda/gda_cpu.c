@@ -259,6 +259,11 @@ static int report(const char *who, struct gda_side *s, int rc, const struct marr
 			   marrow_status_name(rc));
 }
 
+MARROW_API int marrow_gda_config_check(const struct marrow_gda_config *cfg)
+{
+	return gda_check_config("marrow_gda_config_check", cfg);
+}
+
 MARROW_API int marrow_gda_cpu_run(const struct marrow_gda_config *cfg,
 				  const struct marrow_gda_endpoint *ep,
 				  const struct marrow_gda_endpoint *peer,

@@ -20,24 +20,39 @@
  * references it before libmarrow_common is scanned. */
 static const void *const px_abi_anchor __attribute__((used)) = marrow_abi_table;
 
-static int check_config(const struct marrow_proxy_config *c, const struct marrow_proxy_memory *m)
+MARROW_API int marrow_proxy_config_check(const struct marrow_proxy_config *c)
 {
-	if (c == NULL || m == NULL)
-		return marrow_fail(MARROW_EINVAL, "marrow_proxy_create: NULL argument");
-	if (c->size < sizeof(*c) || m->size < sizeof(*m))
-		return marrow_fail(MARROW_EINVAL, "marrow_proxy_create: struct size mismatch (config %u, memory %u)",
-				   c->size, m->size);
+	/* The limits of marrow_proxy.h, checked here only: Java shows this message as the usage error.
+	 * Printed signed, so that a negative command-line value reads as what was typed. */
+	if (c == NULL)
+		return marrow_fail(MARROW_EINVAL, "marrow_proxy_config_check: NULL config");
+	if (c->size < sizeof(*c))
+		return marrow_fail(MARROW_EINVAL, "marrow_proxy_config: struct size %u < %zu", c->size, sizeof(*c));
 	if (c->workers < 1 || c->workers > MARROW_PROXY_MAX_WORKERS)
-		return marrow_fail(MARROW_EINVAL, "workers %u must be 1..%d", c->workers, MARROW_PROXY_MAX_WORKERS);
+		return marrow_fail(MARROW_EINVAL, "workers %d must be 1..%d", (int)c->workers, MARROW_PROXY_MAX_WORKERS);
 	if (c->rings < c->workers || c->rings > MARROW_PROXY_MAX_RINGS)
-		return marrow_fail(MARROW_EINVAL, "rings %u must be >= workers (%u) and <= %d (each worker owns a ring)",
-				   c->rings, c->workers, MARROW_PROXY_MAX_RINGS);
+		return marrow_fail(MARROW_EINVAL, "rings %d must be >= workers (%d) and <= %d (each worker owns a ring)",
+				   (int)c->rings, (int)c->workers, MARROW_PROXY_MAX_RINGS);
 	if (c->log_slots < 1 || c->log_slots > MPR_MAX_LOG_SLOTS)
-		return marrow_fail(MARROW_EINVAL, "log_slots %u must be 1..%d", c->log_slots, MPR_MAX_LOG_SLOTS);
+		return marrow_fail(MARROW_EINVAL, "log-slots %d must be 1..%d", (int)c->log_slots, MPR_MAX_LOG_SLOTS);
 	if (c->batch < 1 || c->batch > MARROW_PROXY_MAX_BATCH)
-		return marrow_fail(MARROW_EINVAL, "batch %u must be 1..%d", c->batch, MARROW_PROXY_MAX_BATCH);
+		return marrow_fail(MARROW_EINVAL, "batch %d must be 1..%d", (int)c->batch, MARROW_PROXY_MAX_BATCH);
 	if (c->handoff > MARROW_PROXY_TUNED)
 		return marrow_fail(MARROW_EINVAL, "handoff %u must be 0 (baseline) or 1 (tuned)", c->handoff);
+	return MARROW_OK;
+}
+
+static int check_config(const struct marrow_proxy_config *c, const struct marrow_proxy_memory *m)
+{
+	int rc;
+
+	if (c == NULL || m == NULL)
+		return marrow_fail(MARROW_EINVAL, "marrow_proxy_create: NULL argument");
+	if (m->size < sizeof(*m))
+		return marrow_fail(MARROW_EINVAL, "marrow_proxy_create: struct size mismatch (memory %u)", m->size);
+	rc = marrow_proxy_config_check(c);
+	if (rc != MARROW_OK)
+		return rc;
 	if (m->base == 0 || m->len == 0 || m->len > 0xffffffffull)
 		return marrow_fail(MARROW_EINVAL, "buffer must be non-empty and at most 4 GiB (offsets are 32-bit)");
 	return MARROW_OK;

@@ -20,6 +20,9 @@ import dev.marrow.gda.PeerRole;
 import dev.marrow.gda.Placement;
 import dev.marrow.gda.Target;
 import dev.marrow.mlx5.PeerAddress;
+import dev.marrow.presets.Knob;
+import dev.marrow.presets.PresetRules;
+import dev.marrow.presets.Presets;
 import dev.marrow.results.ResultRecord;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -63,7 +66,11 @@ public final class GdaCommand {
                     + "responder's GPU runs the peer role (polls its inbox, writes the word back). The initiator "
                     + "cannot read the other host's memory: after each run the responder checks that its inbox "
                     + "holds the final iteration's bytes and reports it (payload_errors 0 or 1). --sweep with "
-                    + "--peer is not supported (usage error)."})
+                    + "--peer is not supported (usage error).",
+                    "--preset NAME (marrow presets list): a GPU-submitted library's choices (ordering; QPs per "
+                    + "peer, completion scope, doorbell batch and publication must be what this command does: one "
+                    + "QP, one thread, a doorbell per WQE, else the preset is refused with the knob named). "
+                    + "Explicit flags override the preset; records carry \"preset\"."})
     static final class Latency implements Callable<Integer> {
         @Spec
         CommandSpec spec;
@@ -166,6 +173,13 @@ public final class GdaCommand {
                         + "Default: implied by --peer (:PORT responder, HOST:PORT initiator)")
         PeerRole peerRole;
 
+        @Option(names = "--preset", paramLabel = "NAME",
+                description = "A library preset (marrow presets list); explicit flags override its choices")
+        String preset;
+
+        /** What --preset set (records carry it); NONE without one. */
+        PresetRules.Applied presetApplied = PresetRules.Applied.NONE;
+
         @Option(names = "--peer-timeout-s", defaultValue = "60", paramLabel = "S",
                 description = "Bound of every wait on the peer (connect/accept, exchange, barriers; the "
                         + "responder's wait for the next run). Default: ${DEFAULT-VALUE}")
@@ -174,9 +188,7 @@ public final class GdaCommand {
         @Override
         public Integer call() {
             out.format();
-            if (iters < 1 || warmup < 0 || timeoutMs <= 0) {
-                throw new IllegalArgumentException("--iters must be >= 1, --warmup >= 0, --timeout-ms > 0");
-            }
+            applyPreset();
             GdaSetup.requireLogSq(logSq, "--log-sq");
             Nic theNic = nic;
             if (nicSms != null && placement != Placement.GPU) {
@@ -195,6 +207,9 @@ public final class GdaCommand {
             setup = setup.withQueues(logSq, setup.logCq(), setup.collapsedCq());
             for (Point p : points()) { // before any device is opened
                 OrderingPolicy.requireAllowed(setup.nic(), setup.placement(), p.ordering, allowUnsafeOrdering);
+                for (Experiment e : experiments(sweep != null)) {
+                    spec(e, p, timeoutNs()); // the runners' limits (marrow_gda_config_check): a usage error now
+                }
             }
             if (setup.nic() == Nic.MLX5 && setup.mlx5().twoHost()) {
                 return twoHost(setup);
@@ -220,8 +235,7 @@ public final class GdaCommand {
                 String error = null;
                 try (MiniGda g = MiniGda.open(setup)) {
                     for (Experiment e : exps) {
-                        runs.add(g.run(new GdaRunSpec(e, p.ordering, p.payload, p.size, iters, warmup,
-                                progress.capTimeoutNs(timeoutMs * 1_000_000L))));
+                        runs.add(g.run(spec(e, p, progress.capTimeoutNs(timeoutNs()))));
                         progress.step();
                     }
                 } catch (NativeException e) {
@@ -236,9 +250,9 @@ public final class GdaCommand {
                 }
                 allValid &= error == null && runs.stream().allMatch(GdaRun::valid);
                 ResultRecord rec = error == null ? GdaRecords.record(runs)
-                        : GdaRecords.failed(setup, new GdaRunSpec(exps.getFirst(), p.ordering, p.payload, p.size, iters,
-                        warmup, timeoutMs * 1_000_000L), runs, error);
+                        : GdaRecords.failed(setup, spec(exps.getFirst(), p, timeoutNs()), runs, error);
                 CpuBudget.tag(rec, spinning);
+                presetApplied.tag(rec);
                 if (setup.nic() == Nic.SOFTNIC && !setup.deviceEngine()) {
                     CpuBudget.tagPollMode(rec, SoftNic.PollMode.HOT, spinning);
                 }
@@ -253,6 +267,36 @@ public final class GdaCommand {
                 return ExitCodes.FAILED;
             }
             return ExitCodes.OK;
+        }
+
+        /**
+         * The knobs of gda latency (docs/design/presets.md): the ordering is a flag; one QP to the
+         * peer, one publishing thread and a doorbell per WQE are what it always does, so a preset
+         * that needs more is refused with the knob named (the throughput command brings them).
+         */
+        static PresetRules presetRules(Latency l) {
+            return new PresetRules("gda latency", "gda")
+                    .knob(Knob.ORDERING, "--ordering", (v, p) -> null, v -> l.ordering = (Ordering) v)
+                    .fixed(Knob.QPS_PER_PEER, 1, "posts through one QP to its peer")
+                    .knob(Knob.COMPLETION_SCOPE, null, (v, p) -> p.value(Knob.QPS_PER_PEER).orElse(1).equals(1) ? null
+                            : "gda latency completes its one QP; a scope over several QPs needs the QP-count knob",
+                            v -> {
+                            }) // with one QP every scope waits for the same queue
+                    .fixed(Knob.DOORBELL_BATCH, 1, "rings the doorbell for every WQE (one outstanding put)")
+                    .fixed(Knob.PUBLICATION, "per-thread", "posts from one thread");
+        }
+
+        private void applyPreset() {
+            if (preset == null) {
+                return;
+            }
+            var parsed = spec.commandLine().getParseResult();
+            var p = Presets.get(preset);
+            if (sweep == Sweep.ORDERING && p.value(Knob.ORDERING).isPresent() && !parsed.hasMatchedOption("--ordering")) {
+                throw new IllegalArgumentException("--sweep ordering runs every ordering: it cannot take preset "
+                        + preset + "'s ordering (drop one of them)");
+            }
+            presetApplied = presetRules(this).apply(p, parsed::hasMatchedOption);
         }
 
         /** --device/--gid-index/--peer/--peer-role as Mlx5Options; usage errors name the flag. */
@@ -313,8 +357,7 @@ public final class GdaCommand {
             }
             List<GdaRunSpec> specs = new ArrayList<>(); // parsed before connecting: bad arguments stay usage errors
             for (Experiment e : experiments(false)) {
-                specs.add(new GdaRunSpec(e, ordering(), payload, size, iters, warmup,
-                        timeoutMs * 1_000_000L));
+                specs.add(spec(e, new Point(ordering(), payload, size), timeoutNs()));
             }
             List<GdaRun> runs = new ArrayList<>();
             String error = null;
@@ -332,6 +375,7 @@ public final class GdaCommand {
             }
             ResultRecord rec = error == null ? GdaRecords.record(runs)
                     : GdaRecords.failed(setup, specs.getFirst(), runs, error);
+            presetApplied.tag(rec);
             out.emit(List.of(rec), spec.commandLine().getOut(), err);
             if (error != null || !runs.stream().allMatch(GdaRun::valid)) {
                 err.println("marrow: FAILED: valid=false: " + (error != null ? error
@@ -375,6 +419,14 @@ public final class GdaCommand {
                 }
             }
             return pts;
+        }
+
+        GdaRunSpec spec(Experiment e, Point p, long timeoutNs) {
+            return new GdaRunSpec(e, p.ordering, p.payload, p.size, iters, warmup, timeoutNs);
+        }
+
+        long timeoutNs() {
+            return timeoutMs * 1_000_000L;
         }
 
         /** --ordering, or the placement's default (OrderingPolicy). */

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.gda;
 
-import dev.marrow.internal.ffi.CStruct;
 import dev.marrow.api.Backend;
 import dev.marrow.api.BackendUnavailableException;
 import dev.marrow.api.MarrowException;
@@ -40,9 +39,6 @@ import static dev.marrow.internal.ffi.CStruct.getLong;
 import static dev.marrow.internal.ffi.CStruct.setAddress;
 import static dev.marrow.internal.ffi.CStruct.setInt;
 import static dev.marrow.internal.ffi.CStruct.setLong;
-import static dev.marrow.gda.internal.GdaLayouts.off;
-import static java.lang.foreign.ValueLayout.ADDRESS;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
@@ -89,39 +85,15 @@ public final class MiniGda implements AutoCloseable {
 
     private final GdaSetup setup;
     private final Arena arena;
-    private final SoftNic nic;                 // softnic sessions
-    private final Mlx5Device device;           // mlx5 sessions
-    private final List<Mlx5QueuePair> qps;     // mlx5: closed first
-    private final List<Mlx5MemoryRegion> mrs;  // mlx5: closed after the QPs
-    private final PeerExchange exchange;       // two hosts
-    private final String connection;           // mlx5: what was connected to what
-    private final MemorySegment epA;
-    private final MemorySegment epB;           // null for two hosts
-    private final MemorySegment inboxA;
-    private final MemorySegment inboxB;        // null for two hosts
-    private final String rttRefusal;           // two-host responder: why it cannot serve a round trip, or null
-    private DeviceEngineSession devEngine;     // placement gpu on the software NIC, else null
-    private Runnable reconnect;                // one host: both QPs RESET -> RTS after a failed run (null: two hosts)
+    private final GdaMode mode;
     private int runSeq;                        // two hosts: RUN sequence number
     private boolean peerDone;
     private boolean closed;
 
-    private MiniGda(GdaSetup setup, Arena arena, SoftNic nic, Mlx5Device device, List<Mlx5QueuePair> qps,
-                    List<Mlx5MemoryRegion> mrs, PeerExchange exchange, String connection, MemorySegment epA,
-                    MemorySegment epB, MemorySegment inboxA, MemorySegment inboxB, String rttRefusal) {
+    private MiniGda(GdaSetup setup, Arena arena, GdaMode mode) {
         this.setup = setup;
         this.arena = arena;
-        this.nic = nic;
-        this.device = device;
-        this.qps = qps;
-        this.mrs = mrs;
-        this.exchange = exchange;
-        this.connection = connection;
-        this.epA = epA;
-        this.epB = epB;
-        this.inboxA = inboxA;
-        this.inboxB = inboxB;
-        this.rttRefusal = rttRefusal;
+        this.mode = mode;
     }
 
     /**
@@ -175,15 +147,14 @@ public final class MiniGda implements AutoCloseable {
                     new Buffers(srcA.address(), n, srcA.lkey(), inA.address(), inB.address(), n, inB.rkey()));
             MemorySegment epB = endpoint(arena, Nic.SOFTNIC, setup.placement(), qpView(arena, b), cqView(arena, cqB),
                     new Buffers(srcB.address(), n, srcB.lkey(), inB.address(), inA.address(), n, inA.rkey()));
-            MiniGda g = new MiniGda(setup, arena, nic, null, List.of(), List.of(), null, null, epA, epB,
-                    inA.memory(), inB.memory(), null);
-            g.reconnect = () -> {
+            Runnable reconnect = () -> {
                 a.modify(QpState.RESET, 0);
                 b.modify(QpState.RESET, 0);
                 a.connect(b);
                 b.connect(a);
             };
-            return g;
+            return new MiniGda(setup, arena, new GdaMode.SoftNicPair(nic,
+                    new GdaMode.LocalPair(epA, epB, inA.memory(), inB.memory(), reconnect)));
         } catch (RuntimeException e) {
             nic.close();
             arena.close();
@@ -223,12 +194,7 @@ public final class MiniGda implements AutoCloseable {
                     ? dev.marrow.api.softnic.CqFlag.COLLAPSED.code() | dev.marrow.api.softnic.CqFlag.OVERRUN_IGNORE.code()
                     : 0;
             DeviceEngineSession d = DeviceEngineSession.open(setup, arena, cqFlags);
-            MiniGda g = new MiniGda(setup, arena, null, null, List.of(), List.of(), null,
-                    String.format("software NIC device engine on %d SM(s) (%d distinct, occupancy %d block(s)/SM)",
-                            setup.nicSms(), d.distinctSms(), d.blocksPerSm()),
-                    d.endpointA(), d.endpointB(), null, null, null);
-            g.devEngine = d;
-            return g;
+            return new MiniGda(setup, arena, new GdaMode.DeviceEngine(d, d.endpointA(), d.endpointB()));
         } catch (RuntimeException e) {
             arena.close();
             throw e;
@@ -237,7 +203,13 @@ public final class MiniGda implements AutoCloseable {
 
     /** The device engine: distinct SMs its blocks ran on; -1 on any other NIC. */
     public int nicSmsUsed() {
-        return devEngine == null ? -1 : devEngine.distinctSms();
+        return mode instanceof GdaMode.DeviceEngine d ? d.engine().distinctSms() : -1;
+    }
+
+    /** The device engine's connection text; null elsewhere. */
+    private static String deviceEngineText(GdaSetup setup, DeviceEngineSession d) {
+        return String.format("software NIC device engine on %d SM(s) (%d distinct, occupancy %d block(s)/SM)",
+                setup.nicSms(), d.distinctSms(), d.blocksPerSm());
     }
 
     /** cuda + mlx5: verbs QPs, views from mlx5dv_init_obj, one host (loopback pair) or two (--peer). */
@@ -301,15 +273,14 @@ public final class MiniGda implements AutoCloseable {
                         buffers(srcB, inB, infoA));
                 String conn = String.format("%s port %d: QP 0x%x <-> QP 0x%x (one host)", dev.name(), dev.port(),
                         a.qpn(), b.qpn());
-                MiniGda g = new MiniGda(opened, arena, null, dev, qps, mrs, null, conn, epA, epB, inA.buffer(),
-                        inB.buffer(), null);
-                g.reconnect = () -> {
+                Runnable reconnect = () -> {
                     a.reset();
                     b.reset();
                     a.connect(infoB, null);
                     b.connect(infoA, null);
                 };
-                return g;
+                return new MiniGda(opened, arena, new GdaMode.Mlx5Pair(new GdaMode.Mlx5Queues(dev, qps, mrs), conn,
+                        new GdaMode.LocalPair(epA, epB, inA.buffer(), inB.buffer(), reconnect)));
             }
             Mlx5QueuePair qp = add(qps, dev.createQueuePair(qpConfig(setup)));
             opened = granted(opened, qp);
@@ -331,8 +302,8 @@ public final class MiniGda implements AutoCloseable {
                     buffers(src, in, remote), true);
             String conn = String.format("%s port %d: QP 0x%x <-> peer QP 0x%x at %s (%s)", dev.name(), dev.port(),
                     qp.qpn(), remote.qpn(), x.peerName(), o.role());
-            return new MiniGda(opened, arena, null, dev, qps, mrs, x, conn, ep, null, in.buffer(), null,
-                    rttRefusal);
+            return new MiniGda(opened, arena, new GdaMode.Mlx5Peer(new GdaMode.Mlx5Queues(dev, qps, mrs), x, conn, ep,
+                    in.buffer(), rttRefusal));
         } catch (RuntimeException e) {
             if (x != null) {
                 x.close();
@@ -375,6 +346,10 @@ public final class MiniGda implements AutoCloseable {
     }
 
     /** Close order: QPs, then MRs, then the device, then the memory they covered. */
+    private static void release(GdaMode.Mlx5Queues hw, Arena arena, Throwable first) {
+        release(hw.qps(), hw.mrs(), hw.device(), arena, first);
+    }
+
     private static void release(List<Mlx5QueuePair> qps, List<Mlx5MemoryRegion> mrs, Mlx5Device dev, Arena arena,
                                 Throwable first) {
         List<AutoCloseable> order = new ArrayList<>();
@@ -415,40 +390,45 @@ public final class MiniGda implements AutoCloseable {
 
     /** The software NIC behind the queues (e.g. to pause its engine in a test). */
     public SoftNic softNic() {
-        if (nic == null) {
-            if (devEngine != null) {
-                throw new IllegalStateException("placement gpu: the software NIC runs as the device engine, "
-                        + "without the CPU engine's SoftNic object");
-            }
+        if (mode instanceof GdaMode.DeviceEngine) {
+            throw new IllegalStateException("placement gpu: the software NIC runs as the device engine, "
+                    + "without the CPU engine's SoftNic object");
+        }
+        if (!(mode instanceof GdaMode.SoftNicPair s)) {
             throw new IllegalStateException("no software NIC: this session runs on " + setup.backendName());
         }
-        return nic;
+        return s.nic();
     }
 
     /** mlx5: which device, port and QPs were connected (and to which peer); null on the software NIC. */
     public String connection() {
-        return connection;
+        return switch (mode) {
+            case GdaMode.SoftNicPair s -> null;
+            case GdaMode.DeviceEngine d -> deviceEngineText(setup, d.engine());
+            case GdaMode.Mlx5Pair p -> p.connection();
+            case GdaMode.Mlx5Peer p -> p.connection();
+        };
     }
 
     /** The 8-byte-aligned buffer where B's writes land (round-trip replies); two hosts: this side's inbox. */
     public MemorySegment inboxA() {
-        return inboxA;
+        return mode.inbox();
     }
 
     /** The initiator's struct marrow_gda_endpoint (tests: to post with a bad key and see the session recover). */
     MemorySegment initiatorEndpoint() {
-        return epA;
+        return mode.initiator();
     }
 
     /** The buffer A writes into: after a run it holds the last iteration's payload. */
     public MemorySegment inboxB() {
-        if (devEngine != null) {
-            throw new IllegalStateException("placement gpu: the inboxes are GPU memory; the kernel validates them");
+        if (mode instanceof GdaMode.DeviceEngine d) {
+            return d.inbox(); // throws: GPU memory
         }
-        if (inboxB == null) {
+        if (!(localPair() instanceof GdaMode.LocalPair p)) {
             throw new IllegalStateException("A writes into the peer host's inbox");
         }
-        return inboxB;
+        return p.inboxB();
     }
 
     /**
@@ -468,8 +448,9 @@ public final class MiniGda implements AutoCloseable {
         if (closed) {
             throw new IllegalStateException("MiniGda is closed");
         }
-        if (exchange == null) {
-            return runNative(spec, spec.experiment() == Experiment.ROUND_TRIP ? epB : MemorySegment.NULL);
+        if (!(mode instanceof GdaMode.Mlx5Peer peer)) {
+            return runNative(spec, spec.experiment() == Experiment.ROUND_TRIP
+                    ? (mode instanceof GdaMode.DeviceEngine d ? d.epB() : localPair().epB()) : MemorySegment.NULL);
         }
         if (setup.mlx5().role() == PeerRole.RESPONDER) {
             throw new UnsupportedOperationException("the responder runs no experiments of its own: it serves "
@@ -478,8 +459,8 @@ public final class MiniGda implements AutoCloseable {
         if (peerDone) {
             throw new IllegalStateException("the closing barrier with the responder was passed: no more runs");
         }
-        return GdaPeerProtocol.initiate(exchange, ++runSeq, spec, s -> {
-            inboxA.fill((byte) 0); // the round trip's reply lands here: no stale word from an earlier run
+        return GdaPeerProtocol.initiate(peer.exchange(), ++runSeq, spec, s -> {
+            peer.inbox().fill((byte) 0); // the round trip's reply lands here: no stale word from an earlier run
             return GdaPeerProtocol.LocalOutcome.of(runNative(s, MemorySegment.NULL));
         });
     }
@@ -494,21 +475,22 @@ public final class MiniGda implements AutoCloseable {
         if (closed) {
             throw new IllegalStateException("MiniGda is closed");
         }
-        if (exchange == null || setup.mlx5().role() != PeerRole.RESPONDER) {
+        if (!(mode instanceof GdaMode.Mlx5Peer peer) || setup.mlx5().role() != PeerRole.RESPONDER) {
             throw new UnsupportedOperationException("serve() is the responder's side of a two-host session "
                     + "(--peer :PORT)");
         }
         if (peerDone) {
             throw new IllegalStateException("the closing barrier with the initiator was passed");
         }
-        int n = GdaPeerProtocol.serve(exchange, new GdaPeerProtocol.Responder() {
+        MemorySegment inboxA = peer.inbox();
+        int n = GdaPeerProtocol.serve(peer.exchange(), new GdaPeerProtocol.Responder() {
             @Override
             public String refusal(GdaRunSpec spec) {
                 if (spec.size() > inboxA.byteSize()) {
                     return "the run writes " + spec.size() + " bytes, this side's inbox has " + inboxA.byteSize()
                             + ": start the responder with --size " + spec.size() + " (or more)";
                 }
-                return spec.experiment() == Experiment.ROUND_TRIP ? rttRefusal : null;
+                return spec.experiment() == Experiment.ROUND_TRIP ? peer.rttRefusal() : null;
             }
 
             @Override
@@ -531,23 +513,15 @@ public final class MiniGda implements AutoCloseable {
     }
 
     private MemorySegment config(Arena a, GdaRunSpec spec) {
-        MemorySegment cfg = CStruct.allocate(a, GdaLayouts.CONFIG);
-        setInt(cfg, GdaLayouts.CONFIG, "experiment", spec.experiment().code());
-        setInt(cfg, GdaLayouts.CONFIG, "ordering", spec.ordering().code());
-        setInt(cfg, GdaLayouts.CONFIG, "payload", spec.payload().code());
-        setInt(cfg, GdaLayouts.CONFIG, "msg_size", spec.size());
-        setLong(cfg, GdaLayouts.CONFIG, "iters", spec.iters());
-        setLong(cfg, GdaLayouts.CONFIG, "warmup", spec.warmup());
-        setLong(cfg, GdaLayouts.CONFIG, "timeout_ns", spec.timeoutNs());
-        setInt(cfg, GdaLayouts.CONFIG, "cuda_device", setup.cudaDevice());
-        return cfg;
+        return GdaConfigs.fill(a, spec.experiment(), spec.ordering(), spec.payload(), spec.size(), spec.iters(),
+                spec.warmup(), spec.timeoutNs(), setup.cudaDevice());
     }
 
     /** The round trip's peer role on this side's GPU (responder); failures are returned, not thrown. */
     private GdaPeerProtocol.Served serveNative(GdaRunSpec spec) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment res = CStruct.allocate(a, GdaLayouts.RESULT);
-            int rc = (int) GdaFfi.Cuda.CUDA_SERVE.invokeExact(config(a, spec), epA, res);
+            int rc = (int) GdaFfi.Cuda.CUDA_SERVE.invokeExact(config(a, spec), mode.initiator(), res);
             long posts = getLong(res, GdaLayouts.RESULT, "peer_posts");
             try {
                 GdaFfi.Cuda.LIB.check(rc, "marrow_gda_cuda_serve");
@@ -569,8 +543,11 @@ public final class MiniGda implements AutoCloseable {
             MemorySegment ns = a.allocate(JAVA_LONG, spec.iters());
             MemorySegment cyc = cuda ? a.allocate(JAVA_LONG, spec.iters()) : MemorySegment.NULL;
 
+            SoftNic nic = mode instanceof GdaMode.SoftNicPair s ? s.nic() : null;
+            MemorySegment epA = mode.initiator();
             SoftNicCounters before = nic == null ? null : nic.counters();
-            Map<String, Long> devBefore = devEngine == null ? null : devEngine.counters();
+            DeviceEngineSession dev = mode instanceof GdaMode.DeviceEngine d ? d.engine() : null;
+            Map<String, Long> devBefore = dev == null ? null : dev.counters();
             int rc;
             NativeLib lib;
             if (cuda) {
@@ -585,23 +562,21 @@ public final class MiniGda implements AutoCloseable {
                 try {
                     lib.check(rc, cuda ? "marrow_gda_cuda_run" : "marrow_gda_cpu_run");
                 } catch (NativeException e) {
-                    NativeException v = withEngineView(e); // before recovery resets the QPs
+                    NativeException v = withEngineView(e, nic, dev); // before recovery resets the QPs
                     recover(v);
                     throw v;
                 }
             }
             Map<String, Long> emu = nic != null ? nic.counters().minus(before).values()
-                    : devEngine != null ? minus(devEngine.counters(), devBefore) : Map.of();
-            return new GdaRun(setup, spec, ns.toArray(JAVA_LONG), cuda ? cyc.toArray(JAVA_LONG) : null,
-                    getLong(res, GdaLayouts.RESULT, "posts"),
-                    getLong(res, GdaLayouts.RESULT, "doorbells"),
-                    getLong(res, GdaLayouts.RESULT, "cqes"),
-                    getLong(res, GdaLayouts.RESULT, "peer_posts"),
-                    payloadErrors,
-                    getLong(res, GdaLayouts.RESULT, "timed_ns"),
-                    getLong(res, GdaLayouts.RESULT, "timed_cycles"),
-                    getInt(res, GdaLayouts.RESULT, "ds"),
-                    getInt(res, GdaLayouts.RESULT, "wqebbs_per_wqe"), emu);
+                    : dev != null ? minus(dev.counters(), devBefore) : Map.of();
+            GdaRun.Samples samples = new GdaRun.Samples(ns.toArray(JAVA_LONG), cuda ? cyc.toArray(JAVA_LONG) : null,
+                    getLong(res, GdaLayouts.RESULT, "timed_ns"), getLong(res, GdaLayouts.RESULT, "timed_cycles"));
+            GdaRun.Counters counters = new GdaRun.Counters(getLong(res, GdaLayouts.RESULT, "posts"),
+                    getLong(res, GdaLayouts.RESULT, "doorbells"), getLong(res, GdaLayouts.RESULT, "cqes"),
+                    getLong(res, GdaLayouts.RESULT, "peer_posts"), payloadErrors);
+            GdaRun.WqeShape wqe = new GdaRun.WqeShape(getInt(res, GdaLayouts.RESULT, "ds"),
+                    getInt(res, GdaLayouts.RESULT, "wqebbs_per_wqe"));
+            return new GdaRun(setup, spec, samples, counters, wqe, emu);
         } catch (RuntimeException | Error e) {
             throw e;
         } catch (Throwable t) {
@@ -619,11 +594,12 @@ public final class MiniGda implements AutoCloseable {
      */
     private void recover(NativeException e) {
         boolean posted = e.is(Status.EIO) || e.is(Status.EPROTO) || e.isTimeout() || e.is(Status.ECONNRESET);
-        if (reconnect == null || !posted) {
+        GdaMode.LocalPair pair = localPair();
+        if (pair == null || !posted) {
             return;
         }
         try {
-            reconnect.run();
+            pair.reconnect().run();
         } catch (RuntimeException r) {
             e.addSuppressed(r);
         }
@@ -634,10 +610,10 @@ public final class MiniGda implements AutoCloseable {
      * waited (qpn); the engine's own view of it goes after the dump
      * (docs/design/watchdog.md). Any other failure is returned as it is.
      */
-    private NativeException withEngineView(NativeException e) {
-        if (e.isTimeout() && devEngine != null) {
+    private static NativeException withEngineView(NativeException e, SoftNic nic, DeviceEngineSession dev) {
+        if (e.isTimeout() && dev != null) {
             try {
-                return e.withMore(" " + devEngine.dump(0));
+                return e.withMore(" " + dev.dump(0));
             } catch (RuntimeException dumpFailed) {
                 e.addSuppressed(dumpFailed);
                 return e;
@@ -653,6 +629,16 @@ public final class MiniGda implements AutoCloseable {
             e.addSuppressed(dumpFailed);
             return e;
         }
+    }
+
+    /** Both sides in this process (software NIC or one mlx5 host); null across hosts. */
+    private GdaMode.LocalPair localPair() {
+        return switch (mode) {
+            case GdaMode.SoftNicPair s -> s.pair();
+            case GdaMode.Mlx5Pair p -> p.pair();
+            case GdaMode.DeviceEngine d -> null;
+            case GdaMode.Mlx5Peer p -> null;
+        };
     }
 
     /** Counter deltas (the device engine's counters are running totals). */
@@ -739,11 +725,11 @@ public final class MiniGda implements AutoCloseable {
      * timeout) without serving runs. A no-op on one host or once passed.
      */
     public void awaitPeerDone() {
-        if (exchange == null || peerDone) {
+        if (!(mode instanceof GdaMode.Mlx5Peer peer) || peerDone) {
             return;
         }
         peerDone = true;
-        exchange.barrier();
+        peer.exchange().barrier();
     }
 
     @Override
@@ -752,35 +738,36 @@ public final class MiniGda implements AutoCloseable {
             return;
         }
         closed = true;
-        if (devEngine != null) {
-            try {
-                devEngine.close();
-            } finally {
-                arena.close();
+        switch (mode) {
+            case GdaMode.SoftNicPair s -> {
+                try {
+                    s.nic().close();
+                } finally {
+                    arena.close();
+                }
             }
-            return;
-        }
-        if (nic != null) {
-            try {
-                nic.close();
-            } finally {
-                arena.close();
+            case GdaMode.DeviceEngine d -> {
+                try {
+                    d.engine().close();
+                } finally {
+                    arena.close();
+                }
             }
-            return;
-        }
-        RuntimeException first = null;
-        try {
-            awaitPeerDone(); // the peer keeps its side alive until this side is done
-        } catch (RuntimeException e) {
-            first = e;
-        } finally {
-            if (exchange != null) {
-                exchange.close();
+            case GdaMode.Mlx5Pair p -> release(p.hw(), arena, null);
+            case GdaMode.Mlx5Peer p -> {
+                RuntimeException first = null;
+                try {
+                    awaitPeerDone(); // the peer keeps its side alive until this side is done
+                } catch (RuntimeException e) {
+                    first = e;
+                } finally {
+                    p.exchange().close();
+                }
+                release(p.hw(), arena, first);
+                if (first != null) {
+                    throw first;
+                }
             }
-        }
-        release(qps, mrs, device, arena, first);
-        if (first != null) {
-            throw first;
         }
     }
 }

@@ -83,31 +83,26 @@ public final class MiniProxy implements AutoCloseable {
             List<CompletionQueue> cqs = new ArrayList<>();
             if (c.nic().equals("softnic")) {
                 Backend.SOFTNIC.ensureAvailability();
-                nic = SoftNic.open(new SoftNic.Options(c.hotEngine() ? SoftNic.PollMode.HOT : SoftNic.PollMode.IDLE,
-                        c.engineThreads(), c.engineCpu(), true));
+                ProxyConfig.Engine e = c.engine();
+                nic = SoftNic.open(new SoftNic.Options(e.hot() ? SoftNic.PollMode.HOT : SoftNic.PollMode.IDLE,
+                        e.threads(), e.cpu(), true));
                 MemoryRegion mr = nic.registerMemory(buf, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
                 lkey = mr.lkey();
                 rkey = mr.rkey();
-                for (int w = 0; w < c.workers(); w++) {
-                    CompletionQueue cq = nic.createCompletionQueue(c.logSq(), false, false);
-                    QueuePair qp = nic.createQueuePair(QueuePair.Config.of(cq).withLogSqWqebbs(c.logSq()).withMaxInlineData(64));
-                    qp.connect(qp);
-                    cqs.add(cq);
-                    qps.add(qp);
+                try { // the software NIC checks --log-sq: its refusal is a usage error
+                    for (int w = 0; w < c.workers(); w++) {
+                        CompletionQueue cq = nic.createCompletionQueue(c.logSq(), false, false);
+                        QueuePair qp = nic.createQueuePair(QueuePair.Config.of(cq).withLogSqWqebbs(c.logSq())
+                                .withMaxInlineData(64));
+                        qp.connect(qp);
+                        cqs.add(cq);
+                        qps.add(qp);
+                    }
+                } catch (NativeException refused) {
+                    throw refused.usageIfInvalid();
                 }
             }
-            MemorySegment cfg = CStruct.allocate(tmp, ProxyFfi.CONFIG);
-            setInt(cfg, ProxyFfi.CONFIG, "workers", c.workers());
-            setInt(cfg, ProxyFfi.CONFIG, "rings", c.rings());
-            setInt(cfg, ProxyFfi.CONFIG, "log_slots", c.logSlots());
-            setInt(cfg, ProxyFfi.CONFIG, "batch", c.batch());
-            setInt(cfg, ProxyFfi.CONFIG, "handoff", c.handoff().code());
-            setInt(cfg, ProxyFfi.CONFIG, "check_order", c.checkOrder() ? 1 : 0);
-            setInt(cfg, ProxyFfi.CONFIG, "yield_idle", c.yieldIdle() ? 1 : 0);
-            MemorySegment cpus = CStruct.slice(cfg, ProxyFfi.CONFIG, "cpus");
-            for (int w = 0; w < cpus.byteSize() / JAVA_INT.byteSize(); w++) {
-                cpus.setAtIndex(JAVA_INT, w, w < c.cpus().length ? c.cpus()[w] : -1);
-            }
+            MemorySegment cfg = ProxyFfi.config(tmp, c.geometry(), c.handoff(), c.workerOptions());
             MemorySegment mem = CStruct.allocate(tmp, ProxyFfi.MEMORY);
             setLong(mem, ProxyFfi.MEMORY, "base", buf.address());
             setLong(mem, ProxyFfi.MEMORY, "len", bytes);
@@ -307,6 +302,37 @@ public final class MiniProxy implements AutoCloseable {
             MemorySegment rt = rtt ? a.allocate(JAVA_LONG, iters) : MemorySegment.NULL;
             ProxyFfi.check((int) ProxyFfi.CPU_LATENCY.invokeExact(handle, p, is, pc, rt), "marrow_proxy_cpu_latency");
             return new LatencySamples(arr(is), arr(pc), arr(rt));
+        } catch (Throwable t) {
+            throw ProxyFfi.rethrow(t);
+        }
+    }
+
+    /**
+     * The library's check of a latency run's parameters (marrow_proxy_latency_check, the one place
+     * these limits live): a refusal is an IllegalArgumentException with its message.
+     */
+    public static void checkLatency(int iters, int warmup, int msgSize, long timeoutNs, boolean gpuProducer) {
+        try (Arena a = Arena.ofConfined()) {
+            int rc = (int) ProxyFfi.LATENCY_CHECK.invokeExact(latencyParams(a, iters, warmup, msgSize, timeoutNs),
+                    gpuProducer ? 1 : 0);
+            if (rc != 0) {
+                throw ProxyFfi.LIB.exception(rc, "marrow_proxy_latency_check").usageIfInvalid();
+            }
+        } catch (Throwable t) {
+            throw ProxyFfi.rethrow(t);
+        }
+    }
+
+    /**
+     * The library's check of a rate run's totals (marrow_proxy_rate_check with one producer, before
+     * the producers are counted): a refusal is an IllegalArgumentException with its message.
+     */
+    public static void checkRate(long messages, long warmup, int msgSize, long timeoutNs) {
+        try (Arena a = Arena.ofConfined()) {
+            int rc = (int) ProxyFfi.RATE_CHECK.invokeExact(rateParams(a, 1, messages, warmup, msgSize, timeoutNs));
+            if (rc != 0) {
+                throw ProxyFfi.LIB.exception(rc, "marrow_proxy_rate_check").usageIfInvalid();
+            }
         } catch (Throwable t) {
             throw ProxyFfi.rethrow(t);
         }

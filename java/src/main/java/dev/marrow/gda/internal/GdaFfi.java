@@ -31,6 +31,9 @@ public final class GdaFfi {
         /** int marrow_gda_cpu_serve(cfg*, ep*, result*): the round trip's peer role alone */
         public static final MethodHandle CPU_SERVE = LIB.handle("marrow_gda_cpu_serve",
                 FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
+        /** int marrow_gda_config_check(cfg*): the one check of a run's parameters */
+        public static final MethodHandle CONFIG_CHECK = LIB.handle("marrow_gda_config_check",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS));
 
         private static NativeLib load() {
             NativeLib lib = NativeLib.shared("host");
