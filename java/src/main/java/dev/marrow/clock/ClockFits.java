@@ -13,8 +13,9 @@ import java.util.TreeMap;
 /**
  * Turns clock samples into one fit record per (group, sequence). Samples of a
  * locked sweep are first reduced to one point per locked clock (the median
- * measured clock and the median latency over the passes), as the paper's
- * Table 6 fits clock medians; samples without a locked clock are points as
+ * measured clock and the median latency over the passes), as Table 6 of
+ * "GPU-Initiated Communication: Dissecting Down to the Bone" fits clock
+ * medians; samples without a locked clock are points as
  * they are. The fit's f is always the MEASURED clock, so a lock the driver
  * did not honour shows up as a point where it really ran.
  */
