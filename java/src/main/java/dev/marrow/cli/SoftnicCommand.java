@@ -173,9 +173,9 @@ public final class SoftnicCommand {
                     }
                     sweep(records, progress, nic, b -> producerCpus == null
                             ? SoftNicBench.rateParallel(nic, producers, common.size, b, logSq,
-                                    common.maxInline, messages, warmup, progress.capTimeoutNs(common.timeoutMs * 1_000_000L))
+                                    common.maxInline, messages, warmup, common.timeoutMs * 1_000_000L)
                             : SoftNicBench.rateParallel(nic, producers, common.size, b, logSq,
-                                    common.maxInline, messages, warmup, progress.capTimeoutNs(common.timeoutMs * 1_000_000L),
+                                    common.maxInline, messages, warmup, common.timeoutMs * 1_000_000L,
                                     producerCpus));
                 }
             } else {
@@ -184,7 +184,7 @@ public final class SoftnicCommand {
                         rig.nic().pinEngines(engineCpus);
                     }
                     sweep(records, progress, rig.nic(), b -> SoftNicBench.rate(rig.qp(), common.size, b, messages, warmup,
-                            rig.source(), rig.destination(), progress.capTimeoutNs(common.timeoutMs * 1_000_000L)));
+                            rig.source(), rig.destination(), common.timeoutMs * 1_000_000L));
                 }
             }
             progress.close();
@@ -202,7 +202,9 @@ public final class SoftnicCommand {
          * Every batch point, --repeats runs each; stops between runs at
          * --max-seconds, and the native loop stops posting at it (a run it
          * ends early is dropped: its rate would cover a shorter run). A
-         * point with no complete run has no record.
+         * point with no complete run has no record. Waits keep the full
+         * --timeout-ms: the budget stops posting, and retiring what was
+         * posted must not turn into a timeout.
          */
         private void sweep(List<ResultRecord> records, RunProgress progress, SoftNic nic,
                            java.util.function.IntFunction<SoftNicBench.RateResult> run) {
@@ -287,10 +289,10 @@ public final class SoftnicCommand {
                     int n = Math.min(chunk, iters - done);
                     long t0 = System.nanoTime();
                     parts.add(SoftNicBench.latency(rig.qp(), common.size, n, done == 0 ? warmup : 0, rig.source(),
-                            rig.destination(), progress.capTimeoutNs(common.timeoutMs * 1_000_000L)));
+                            rig.destination(), common.timeoutMs * 1_000_000L));
                     long took = Math.max(1, System.nanoTime() - t0);
                     done += n;
-                    chunk = (int) Math.clamp((double) n * CHUNK_TARGET_NS / took, 64, 1 << 20);
+                    chunk = (int) Math.clamp((double) n * CHUNK_TARGET_NS / took, 64, Math.min(2L * n, MAX_CHUNK));
                     progress.advance(n);
                 }
                 progress.close();
@@ -315,7 +317,9 @@ public final class SoftnicCommand {
     }
 
     /** Latency chunks aim at this long, so that --max-seconds ends a run within about this much of it. */
-    static final long CHUNK_TARGET_NS = 100_000_000L;
+    static final long CHUNK_TARGET_NS = 20_000_000L;
+    /** ... and hold at most this many iterations (a slow stretch of one chunk must stay short), growing at most 2x. */
+    static final int MAX_CHUNK = 2048;
 
     static long[] concat(List<long[]> parts, int n) {
         long[] all = new long[n];
