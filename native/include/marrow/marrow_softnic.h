@@ -305,7 +305,17 @@ struct marrow_emu_bench_result {
 	uint64_t doorbells;        /* doorbells rung in the timed region */
 	uint64_t elapsed_ns;       /* CLOCK_MONOTONIC_RAW */
 	uint64_t cqes;             /* CQEs polled in the timed region */
+	uint32_t cut_short;        /* 1: the budget (marrow_emu_bench_set_budget) ended the run early;
+				    * messages counts what completed (0 when it ended in the warm-up) */
+	uint32_t reserved;
 };
+
+/* Bounds the rate benchmarks called later on THIS thread (their producer
+ * threads inherit it): once budget_ns has passed from now, a run posts no
+ * further WQE, retires what it posted and returns MARROW_OK with
+ * out->cut_short = 1. 0 removes the bound. Checked every few hundred
+ * passes of the posting loop, so a run ends within microseconds of it. */
+MARROW_API int marrow_emu_bench_set_budget(uint64_t budget_ns);
 
 /* Message rate: one CPU producer (the calling thread) streams RDMA WRITEs of
  * msg_size bytes (inline if msg_size <= max_inline_data, else pointer from

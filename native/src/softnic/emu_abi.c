@@ -63,6 +63,7 @@ const struct marrow_abi_entry marrow_abi_table[] = {
 	MARROW_ABI_OFFSETOF(marrow_emu_bench_result, doorbells),
 	MARROW_ABI_OFFSETOF(marrow_emu_bench_result, elapsed_ns),
 	MARROW_ABI_OFFSETOF(marrow_emu_bench_result, cqes),
+	MARROW_ABI_OFFSETOF(marrow_emu_bench_result, cut_short),
 
 	MARROW_ABI_SIZEOF(marrow_emu_qp_snapshot),
 	MARROW_ABI_OFFSETOF(marrow_emu_qp_snapshot, size),

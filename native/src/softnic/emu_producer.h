@@ -48,6 +48,8 @@ struct bench {
 	uint32_t cq_ci;          /* CQ consumer counter */
 	uint32_t sig_out;        /* signaled WQEs without a CQE yet */
 	uint64_t completed;      /* messages retired */
+	uint64_t deadline_ns;    /* CLOCK_MONOTONIC_RAW; 0 = none (marrow_emu_bench_set_budget) */
+	int cut_short;           /* run_rate stopped posting at deadline_ns */
 	uint64_t doorbells;
 	uint64_t cqes;
 };

@@ -38,7 +38,7 @@ import java.util.concurrent.Callable;
 /** mini-gda: single-operation costs of RDMA WRITEs posted by the thread that owns the QP. */
 @Command(name = "gda", mixinStandardHelpOptions = true,
         description = "mini-gda: GPU- (or CPU-) submitted RDMA WRITEs, single-operation costs (\"GPU-Initiated Communication: Dissecting Down to the Bone\" §4.1, Tables 3-4).",
-        subcommands = {GdaCommand.Latency.class, GdaRateCommand.class})
+        subcommands = {GdaCommand.Latency.class, GdaRateCommand.class, GdaClockSweepCommand.class})
 public final class GdaCommand {
 
     /** The inline sizes of the paper's Fig. 3a. */
@@ -341,6 +341,10 @@ public final class GdaCommand {
         private int twoHost(GdaSetup setup) {
             var err = spec.commandLine().getErr();
             if (setup.mlx5().role() == PeerRole.RESPONDER) {
+                if (out.run.maxSeconds != null) { // the initiator's flags bound the runs; its --max-seconds applies
+                    throw new IllegalArgumentException("--max-seconds applies to the initiator; the responder "
+                            + "serves until the initiator is done (bounded by --peer-timeout-s)");
+                }
                 try (MiniGda g = MiniGda.open(setup)) {
                     err.println("marrow: gda responder: connected " + g.connection());
                     err.println("marrow: gda responder: serving the initiator's runs (the initiator's flags decide "
@@ -361,21 +365,36 @@ public final class GdaCommand {
             }
             List<GdaRun> runs = new ArrayList<>();
             String error = null;
+            boolean truncated = false;
             try (MiniGda g = MiniGda.open(setup)) {
                 err.println("marrow: gda initiator: connected " + g.connection());
                 err.flush();
+                RunProgress progress = out.progress("gda latency", specs.size());
                 for (GdaRunSpec r : specs) {
-                    runs.add(g.run(r));
+                    if (progress.expired()) {
+                        break; // --max-seconds: no further experiment
+                    }
+                    runs.add(g.run(r.withTimeoutNs(progress.capTimeoutNs(r.timeoutNs()))));
+                    progress.step();
                 }
+                progress.close();
+                truncated = progress.truncated();
             } catch (NativeException e) {
                 if (!isFinding(e)) { // an error CQE is a finding, as on one host
                     throw e;
                 }
                 error = e.getMessage();
             }
+            if (runs.isEmpty() && error == null) {
+                err.println("marrow: --max-seconds reached before the first run");
+                return ExitCodes.OK;
+            }
             ResultRecord rec = error == null ? GdaRecords.record(runs)
                     : GdaRecords.failed(setup, specs.getFirst(), runs, error);
             presetApplied.tag(rec);
+            if (truncated) {
+                rec.param("truncated", true);
+            }
             out.emit(List.of(rec), spec.commandLine().getOut(), err);
             if (error != null || !runs.stream().allMatch(GdaRun::valid)) {
                 err.println("marrow: FAILED: valid=false: " + (error != null ? error

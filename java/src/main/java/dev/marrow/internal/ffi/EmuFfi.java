@@ -63,6 +63,8 @@ public final class EmuFfi {
     public static final MethodHandle BENCH_RATE = h("marrow_emu_bench_rate",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG,
                     JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, ADDRESS));
+    public static final MethodHandle BENCH_SET_BUDGET = h("marrow_emu_bench_set_budget",
+            FunctionDescriptor.of(JAVA_INT, JAVA_LONG));
     public static final MethodHandle BENCH_LATENCY = h("marrow_emu_bench_latency",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT, JAVA_LONG, JAVA_LONG,
                     JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, ADDRESS));
