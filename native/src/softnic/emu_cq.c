@@ -200,6 +200,9 @@ void emu_cqe_post(struct emu_thread *t, struct marrow_emu_cq *cq, uint8_t cqe_op
 
 	if (EMU_UNLIKELY(__atomic_load_n(&cq->in_error, __ATOMIC_RELAXED)))
 		return;
+	/* Wire model: not before the message's last byte left the port. */
+	if (EMU_UNLIKELY(t->dev->wire != NULL) && synd == 0)
+		emu_wire_hold(t);
 	if (locked)
 		while (__atomic_exchange_n(&cq->lock, 1, __ATOMIC_ACQUIRE))
 			emu_cpu_relax();

@@ -185,6 +185,7 @@ static uint32_t exec_write(struct emu_thread *t, struct marrow_emu_qp *qp, const
 	CTR(t, gather_bytes) += gat;
 	CTR(t, payload_bytes_tx) += total;
 	CTR(t, payload_bytes_rx) += total;
+	EMU_WIRE_SENT(t, total, with_imm);
 	if (with_imm)
 		emu_cqe_post(t, peer->rcq, MX_CQE_RESP_WR_IMM, 0, peer, (uint16_t)rq_ci,
 			     (uint32_t)total, mx_ctrl_imm_be(w), 0, 0);
@@ -224,6 +225,7 @@ static inline int write_inline_1bb(struct emu_thread *t, const struct marrow_emu
 	CTR(t, inline_bytes) += len;
 	CTR(t, payload_bytes_tx) += len;
 	CTR(t, payload_bytes_rx) += len;
+	EMU_WIRE_SENT(t, len, 0);
 	return 1;
 }
 
