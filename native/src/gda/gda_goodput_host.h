@@ -72,7 +72,19 @@ static inline uint32_t gp_slots(const struct marrow_gda_goodput_config *c, const
 	return n > 65536u ? 65536u : (uint32_t)n;
 }
 
-/* Untimed, before the run: slot s of the source holds pattern words of s;
+/* Byte j of source slot s: distinct per slot and position, never 0 (a
+ * cleared destination slot never passes). Host code only. */
+static inline uint8_t gp_pattern_byte(uint32_t s, uint32_t j)
+{
+	uint32_t x = (s * 0x9e3779b9u) ^ ((j / 4u) * 0x85ebca6bu) ^ 0x676f6f64u;
+
+	x ^= x >> 15;
+	x *= 0x2c1b3c6du;
+	x ^= x >> 12;
+	return (uint8_t)((x >> (8u * (j % 4u))) | 1u);
+}
+
+/* Untimed, before the run: slot s of the source holds pattern bytes of s;
  * the destination slots are cleared. */
 static inline void gp_stage(const struct marrow_gda_goodput_config *c, const struct marrow_gda_endpoint *ep,
 			    uint32_t slots)
@@ -81,7 +93,7 @@ static inline void gp_stage(const struct marrow_gda_goodput_config *c, const str
 
 	for (uint32_t s = 0; s < slots; s++)
 		for (uint32_t j = 0; j < c->msg_size; j++)
-			src[(size_t)s * c->msg_size + j] = (uint8_t)(gda_pattern_word(s, j / 4u) >> (8u * (j % 4u)));
+			src[(size_t)s * c->msg_size + j] = gp_pattern_byte(s, j);
 	memset((void *)(uintptr_t)ep->remote_addr, 0, (size_t)slots * c->msg_size);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
