@@ -385,6 +385,11 @@ public final class MiniGda implements AutoCloseable {
         return epA;
     }
 
+    /** The peer's struct marrow_gda_endpoint (QP B answering into A's inbox; null for two hosts), for GdaLoaded. */
+    MemorySegment peerEndpoint() {
+        return epB;
+    }
+
     /** The buffer A writes into: after a run it holds the last iteration's payload. */
     public MemorySegment inboxB() {
         if (inboxB == null) {
