@@ -29,7 +29,7 @@ import java.util.concurrent.Callable;
 @Command(name = "proxy", mixinStandardHelpOptions = true,
         description = "mini-proxy (CPU proxy): GPU or CPU producers hand 16-byte descriptors to pinned CPU workers "
                 + "that post chains of RDMA WRITEs. Results on the software NIC are labelled EMULATED.",
-        subcommands = {ProxyCommand.Latency.class, ProxyCommand.Rate.class, ProxyGoodputCommand.class})
+        subcommands = {ProxyCommand.Latency.class, ProxyCommand.Rate.class, ProxyGoodputCommand.class, ProxyLoadedCommand.class})
 public final class ProxyCommand {
 
     static final String EXPERIMENT_LATENCY = "proxy.latency";
