@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright (c) 2026 The Marrow authors
  *
- * mini-gda pipelined goodput (the paper's Fig. 8 experiment, for mini-gda):
+ * mini-gda pipelined goodput (Fig. 8 of "GPU-Initiated Communication: Dissecting Down to the Bone", for mini-gda):
  * one poster thread keeps a window of pointer-payload RDMA WRITEs
  * outstanding on ONE QP, signals every signal_every-th WQE (and the last),
  * and reclaims SQ space as those CQEs arrive. What is timed:

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright (c) 2026 The Marrow authors
  *
- * mini-gda round trip under load (the paper's Fig. 6 / Table 11, for
+ * mini-gda round trip under load (Fig. 6 / Table 11 of
+ * "GPU-Initiated Communication: Dissecting Down to the Bone", for
  * mini-gda): an 8-byte probe measures the round trip (initiator QP -> peer
  * QP -> back into the initiator's inbox, as marrow_gda_cpu_run's ROUND_TRIP)
  * while bg_streams background posters stream 8-byte inline WRITEs.

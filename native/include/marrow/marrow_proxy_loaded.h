@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright (c) 2026 The Marrow authors
  *
- * mini-proxy round trip under load (the paper's Fig. 6 / Table 11, for
+ * mini-proxy round trip under load (Fig. 6 / Table 11 of
+ * "GPU-Initiated Communication: Dissecting Down to the Bone", for
  * mini-proxy) with CPU producers: an 8-byte probe round trip on ring 0 (the
  * PE-1 responder answers on ring 1, as marrow_proxy_cpu_latency) while
  * bg_streams producer threads stream 8-byte WRITEs:

@@ -12,7 +12,7 @@ final class GoodputMath {
     private GoodputMath() {
     }
 
-    /** The fraction of line rate the paper's Fig. 8 stars mark. */
+    /** The fraction of line rate the stars of Fig. 8 of "GPU-Initiated Communication: Dissecting Down to the Bone" mark. */
     static final double CROSSING = 0.90;
 
     /** Powers of two from lo to hi bytes, both included when they are powers of two. */

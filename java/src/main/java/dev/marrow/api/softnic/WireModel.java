@@ -33,7 +33,7 @@ public record WireModel(String name, long bitsPerSecond, int mtu, int packetOver
     /** No wire: the copy engine's goodput. */
     public static final WireModel NONE = new WireModel("none", 0, 0, 0, 0, 0);
 
-    /** The paper's ConnectX-7 InfiniBand port rate, in Gb/s (the CLI default). */
+    /** The ConnectX-7 InfiniBand port rate of "GPU-Initiated Communication: Dissecting Down to the Bone", in Gb/s (the CLI default). */
     public static final double DEFAULT_GBPS = 200;
 
     /** InfiniBand RC at {@code gbps} Gb/s, MTU 4096 (values from the C library). */
