@@ -31,7 +31,7 @@ import java.util.concurrent.Callable;
 @Command(name = "goodput", mixinStandardHelpOptions = true,
         description = {"mini-gda goodput on the software NIC: one poster thread keeps a window of pointer RDMA "
                 + "WRITEs outstanding on ONE QP and signals every --signal-every-th; GB/s of payload per size, and "
-                + "the first size reaching 90 % of the wire model's line rate (\"GPU-Initiated Communication: "
+                + "the first size reaching 90 %% of the wire model's line rate (\"GPU-Initiated Communication: "
                 + "Dissecting Down to the Bone\" Fig. 8).",
                 "--single-op: put+completion latency of ONE pointer WRITE per size instead (Fig. 11).",
                 "--wire-gbps (default 200, 0 = none): the software NIC's wire model (docs/design/wire-model.md); "
@@ -93,9 +93,9 @@ final class GdaGoodputCommand implements Callable<Integer> {
     public Integer call() {
         out.format();
         if (window < 1 || window > 256 || signalEvery < 1 || signalEvery > window || warmup < 0 || timeoutMs <= 0
-                || iters < 1 || bytesPerPoint < 1 || wireGbps < 0) {
+                || iters < 1 || bytesPerPoint < 1 || bytesPerPoint > (1L << 30) || wireGbps < 0) {
             throw new IllegalArgumentException("--window 1..256, --signal-every 1..window, --iters >= 1, --warmup >= 0, "
-                    + "--timeout-ms > 0, --bytes-per-point > 0, --wire-gbps >= 0");
+                    + "--timeout-ms > 0, --bytes-per-point 1..1073741824, --wire-gbps >= 0");
         }
         List<Integer> sz = GoodputMath.sizes(sizes != null ? sizes : singleOp ? "8-1048576" : "8-4194304", MAX_SIZE);
         WireModel wire = WireModel.ofGbps(wireGbps);

@@ -47,10 +47,10 @@ final class GdaLoadedCommand implements Callable<Integer> {
     Ordering ordering;
 
     @Option(names = "--iters", defaultValue = "2000", description = "Timed probe round trips per point. Default: ${DEFAULT-VALUE}")
-    long iters;
+    int iters;
 
     @Option(names = "--warmup", defaultValue = "200", description = "Untimed probes first. Default: ${DEFAULT-VALUE}")
-    long warmup;
+    int warmup;
 
     @Option(names = "--window", defaultValue = "64", description = "Background WQEs outstanding per QP. Default: ${DEFAULT-VALUE}")
     int window;

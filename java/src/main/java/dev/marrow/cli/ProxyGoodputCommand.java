@@ -74,10 +74,11 @@ final class ProxyGoodputCommand implements Callable<Integer> {
     public Integer call() {
         out.format();
         common.validate();
-        if (workers < 1 || rings < workers || batch < 1 || bytesPerPoint < 1 || wireGbps < 0 || maxBufferMib < 1
+        if (workers < 1 || rings < workers || batch < 1 || bytesPerPoint < 1 || bytesPerPoint > (1L << 30) || wireGbps < 0
+                || maxBufferMib < 1 || maxBufferMib > 4096
                 || !(warmupFraction >= 0 && warmupFraction <= 10)) {
-            throw new IllegalArgumentException("--workers >= 1, --rings >= workers, --batch >= 1, --bytes-per-point > 0, "
-                    + "--wire-gbps >= 0, --max-buffer-mib >= 1, --warmup-fraction 0..10");
+            throw new IllegalArgumentException("--workers >= 1, --rings >= workers, --batch >= 1, --bytes-per-point 1..1073741824, "
+                    + "--wire-gbps >= 0, --max-buffer-mib 1..4096, --warmup-fraction 0..10");
         }
         List<Integer> sz = GoodputMath.sizes(sizes != null ? sizes : "8-4194304", 64 << 20);
         for (int s : sz) {
@@ -88,6 +89,10 @@ final class ProxyGoodputCommand implements Callable<Integer> {
         WireModel wire = WireModel.ofGbps(wireGbps);
         boolean gpu = common.producer == CliNames.Producer.CUDA;
         Handoff h = handoff.handoffs.getFirst();
+        if (h == Handoff.TUNED && producers > rings) {
+            throw new IllegalArgumentException("--handoff tuned allows one producer per ring: --producers " + producers
+                    + " > --rings " + rings);
+        }
         List<ResultRecord> records = new ArrayList<>();
         List<Double> gbs = new ArrayList<>();
         List<Integer> done = new ArrayList<>();

@@ -78,6 +78,15 @@ final class ProxyLoadedCommand implements Callable<Integer> {
         if (r < Math.max(2, workers)) {
             throw new IllegalArgumentException("--rings must be >= max(2, workers)");
         }
+        boolean anyBackground = maxBg > 0;
+        if (h == Handoff.TUNED && anyBackground && queues.contains("shared")) {
+            throw new IllegalArgumentException("a shared ring has several producers: use --handoff baseline "
+                    + "(tuned allows one producer per ring)");
+        }
+        if (anyBackground && queues.contains("reserved") && (r < 3 || (h == Handoff.TUNED && maxBg > r - 2))) {
+            throw new IllegalArgumentException("reserved background rings are 2..R-1: --rings " + r + " is too few for "
+                    + maxBg + " streams" + (h == Handoff.TUNED ? " with the tuned handoff" : ""));
+        }
         long pace = load.paceMsgsPerS();
         WireModel wire = WireModel.ofGbps(load.wireGbps);
         List<ResultRecord> records = new ArrayList<>();
