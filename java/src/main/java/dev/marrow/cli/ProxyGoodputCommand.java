@@ -23,7 +23,7 @@ import java.util.concurrent.Callable;
 @Command(name = "goodput", mixinStandardHelpOptions = true,
         description = {"mini-proxy goodput on the software NIC: producers keep the rings full (the rate "
                 + "experiment's loop) with WRITEs of each size; GB/s of payload per size and the first size reaching "
-                + "90 % of the wire model's line rate (\"GPU-Initiated Communication: Dissecting Down to the Bone\" "
+                + "90 %% of the wire model's line rate (\"GPU-Initiated Communication: Dissecting Down to the Bone\" "
                 + "Fig. 8).",
                 "Timed: first enqueue -> last completion seen; every destination window is checked (verify_errors).",
                 "Large sizes shrink the ring (slots) so that rings x slots x size stays within --max-buffer-mib.",
