@@ -46,11 +46,15 @@ struct lr {
 	uint32_t peer_fail;
 };
 
+/* gda_relax yields the core every 1024 spins: a waiter must not keep the
+ * lock holder (or the peer, or the NIC engine) off a busy machine's cores. */
 static void lock(struct lq *q, int shared)
 {
+	uint32_t spins = 0;
+
 	if (shared)
 		while (__atomic_exchange_n(&q->lock, 1, __ATOMIC_ACQUIRE))
-			gda_relax(1);
+			gda_relax(++spins);
 }
 
 static void unlock(struct lq *q, int shared)
@@ -88,10 +92,11 @@ static __attribute__((always_inline)) inline int bg_loop(struct bg *b, const int
 	const int shared = c->queue == MARROW_GDA_LOADED_SHARED;
 	const uint64_t interval = c->pace_msgs_per_s ? (uint64_t)c->bg_streams * 1000000000ull / c->pace_msgs_per_s : 0;
 	uint64_t i = 0, next = 0;
+	uint32_t spins = 0;
 	int rc = MARROW_OK;
 
 	while (!__atomic_load_n(&b->run->go, __ATOMIC_ACQUIRE))
-		gda_relax(1);
+		gda_relax(++spins);
 	while (!__atomic_load_n(&b->run->stop, __ATOMIC_RELAXED)) {
 		uint32_t slot = b->k * MARROW_GDA_LOADED_SLOTS + (uint32_t)(i % MARROW_GDA_LOADED_SLOTS);
 
@@ -100,7 +105,7 @@ static __attribute__((always_inline)) inline int bg_loop(struct bg *b, const int
 			uint64_t now = gda_now_ns();
 
 			if (now < next) {
-				gda_relax(1);
+				gda_relax(++spins);
 				continue;
 			}
 			next = (next + interval > now ? next : now) + interval;
@@ -408,9 +413,10 @@ MARROW_API int marrow_gda_loaded_cpu_run(const struct marrow_gda_loaded_config *
 	res->bg_posted = bg_sum(r);
 	res->fail_iter = o.fail;
 	if (rc != MARROW_OK) {
-		res->status = marrow_fail(rc, "%s: probe %u: %s (waited for %s; %u background streams, %s queue)", fn,
-					  o.fail, marrow_status_name(rc), o.err.wait == GDA_WAIT_WORD ? "the reply" : "SQ room",
-					  cfg->bg_streams, cfg->queue ? "reserved" : "shared");
+		res->status = marrow_fail(rc, "%s: probe %u: %s (waited for %s; %u background streams, %s queue; "
+					  "peer: %s at ping %u)", fn, o.fail, marrow_status_name(rc),
+					  o.err.wait == GDA_WAIT_WORD ? "the reply" : "SQ room", cfg->bg_streams,
+					  cfg->queue ? "reserved" : "shared", marrow_status_name(r->peer_rc), r->peer_fail);
 		if (rc == MARROW_ETIMEDOUT)
 			res->status = gda_fail_dump(rc, probe, &o.err, &r->probe_q.sq, &r->probe_q.cq, cfg->timeout_ns,
 						    o.fail, probe_word(o.fail));

@@ -62,7 +62,7 @@ static void *stream_main(void *arg)
 			uint64_t now = px_now_ns();
 
 			if (now < next) {
-				px_relax();
+				px_idle(px);
 				continue;
 			}
 			next = (next + interval > now ? next : now) + interval;
