@@ -17,7 +17,7 @@ static void run(uint32_t handoff, uint32_t queue, uint32_t streams, uint64_t pac
 	struct rig r;
 	struct marrow_proxy_loaded_params p = { .size = sizeof(p), .queue = queue, .bg_streams = streams,
 						.pace_msgs_per_s = pace, .iters = ITERS, .warmup = 6,
-						.timeout_ns = 5000000000ull };
+						.timeout_ns = 30000000000ull };
 	struct marrow_proxy_loaded_result res = { .size = sizeof(res) };
 	static uint64_t rtt[ITERS];
 	uint64_t flag0, flag1;

@@ -14,9 +14,7 @@
 #include <string.h>
 
 #include "gda/gda_dump.h"
-#include "gda/gda_stream.h"
-#include "gda/gda_validate.h"
-#include "marrow/marrow_gda_loaded.h"
+#include "gda/gda_loaded_host.h"
 
 struct lq {                       /* one SQ + CQ, maybe shared */
 	struct gda_sq sq;
@@ -276,73 +274,6 @@ static void lq_init(struct lq *q, const struct marrow_gda_endpoint *e)
 	gda_cq_init(&q->cq, e->cq, e->cq->buf, e->cq->dbrec);
 }
 
-static int check(const char *fn, const struct marrow_gda_loaded_config *c, const struct marrow_gda_endpoint *probe,
-		 const struct marrow_gda_endpoint *peer, const struct marrow_gda_endpoint *bg, const uint64_t *samples)
-{
-	int rc;
-
-	if (c == NULL || c->size < sizeof(*c) || c->comp_mask || c->reserved || samples == NULL)
-		return marrow_fail(MARROW_EINVAL, "%s: cfg NULL/stale/with reserved bits, or no samples", fn);
-	if ((rc = gda_check_endpoint(fn, "probe", probe)) || (rc = gda_check_endpoint(fn, "peer", peer)))
-		return rc;
-	if (gda_remote_dst(probe) || gda_remote_dst(peer))
-		return marrow_fail(MARROW_EINVAL, "%s: one host only (the two-host launcher is another seam)", fn);
-	if (probe->inbox_addr == 0 || (probe->inbox_addr & 7) || peer->inbox_addr == 0 || (peer->inbox_addr & 7))
-		return marrow_fail(MARROW_EINVAL, "%s: both inboxes must be set and 8-byte aligned", fn);
-	if (c->ordering >= GDA_ORD_COUNT || c->queue > MARROW_GDA_LOADED_RESERVED)
-		return marrow_fail(MARROW_EINVAL, "%s: unknown ordering %u or queue %u", fn, c->ordering, c->queue);
-	if (c->iters == 0 || c->timeout_ns == 0)
-		return marrow_fail(MARROW_EINVAL, "%s: iters and timeout_ns must be > 0", fn);
-	if (c->bg_streams > MARROW_GDA_LOADED_MAX_STREAMS)
-		return marrow_fail(MARROW_EINVAL, "%s: bg_streams %u > %d", fn, c->bg_streams, MARROW_GDA_LOADED_MAX_STREAMS);
-	if (probe->qp->max_inline_data < 8 || peer->qp->max_inline_data < 8)
-		return marrow_fail(MARROW_EINVAL, "%s: the QPs need max_inline_data >= 8", fn);
-	if (c->bg_streams == 0)
-		return MARROW_OK;
-	if (c->bg_window == 0 || c->bg_signal_every == 0 || c->bg_signal_every > c->bg_window)
-		return marrow_fail(MARROW_EINVAL, "%s: bg_window >= 1 and 1 <= bg_signal_every <= bg_window", fn);
-	if (c->bg_dst_addr == 0 || c->bg_dst_len < 8ull * MARROW_GDA_LOADED_SLOTS * c->bg_streams)
-		return marrow_fail(MARROW_EINVAL, "%s: background destination of %llu bytes < %u streams x %d slots x 8",
-				   fn, (unsigned long long)c->bg_dst_len, c->bg_streams, MARROW_GDA_LOADED_SLOTS);
-	if (c->queue == MARROW_GDA_LOADED_RESERVED) {
-		if (bg == NULL)
-			return marrow_fail(MARROW_EINVAL, "%s: reserved queues need bg_eps (one per stream)", fn);
-		for (uint32_t k = 0; k < c->bg_streams; k++) {
-			if ((rc = gda_check_endpoint(fn, "background", &bg[k])) != MARROW_OK)
-				return rc;
-			if (c->bg_window > bg[k].qp->sq_wqe_cnt || bg[k].cq->cqe_cnt < c->bg_window / c->bg_signal_every + 2)
-				return marrow_fail(MARROW_EINVAL, "%s: background QP %u: window %u > SQ %u or CQ %u too small",
-						   fn, k, c->bg_window, bg[k].qp->sq_wqe_cnt, bg[k].cq->cqe_cnt);
-		}
-	} else if (c->bg_window > probe->qp->sq_wqe_cnt ||
-		   probe->cq->cqe_cnt < c->bg_window / c->bg_signal_every + 2) {
-		return marrow_fail(MARROW_EINVAL, "%s: shared QP: window %u > SQ %u or CQ %u too small", fn, c->bg_window,
-				   probe->qp->sq_wqe_cnt, probe->cq->cqe_cnt);
-	}
-	return MARROW_OK;
-}
-
-/* Each slot must hold the last value its stream sent there. */
-static uint64_t check_bg_slots(const struct marrow_gda_loaded_config *c, const struct bg *bgs)
-{
-	const uint32_t *dst = (const uint32_t *)(uintptr_t)c->bg_dst_addr;
-	uint64_t bad = 0;
-
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	for (uint32_t k = 0; k < c->bg_streams; k++) {
-		uint64_t n = bgs[k].posted;
-
-		for (uint32_t s = 0; s < MARROW_GDA_LOADED_SLOTS && s < n; s++) {
-			uint64_t i = (n - 1) - ((n - 1 - s) % MARROW_GDA_LOADED_SLOTS);
-			const uint32_t *v = dst + 2 * ((size_t)k * MARROW_GDA_LOADED_SLOTS + s);
-
-			if (v[0] != gda_stream_word(k, i, 0) || v[1] != gda_stream_word(k, i, 1))
-				bad++;
-		}
-	}
-	return bad;
-}
-
 MARROW_API int marrow_gda_loaded_cpu_run(const struct marrow_gda_loaded_config *cfg,
 					 const struct marrow_gda_endpoint *probe,
 					 const struct marrow_gda_endpoint *peer,
@@ -360,7 +291,7 @@ MARROW_API int marrow_gda_loaded_cpu_run(const struct marrow_gda_loaded_config *
 	if (res == NULL || res->size < sizeof(*res))
 		return marrow_fail(MARROW_EINVAL, "%s: res NULL or stale", fn);
 	memset((uint8_t *)res + 8, 0, sizeof(*res) - 8);
-	if ((rc = check(fn, cfg, probe, peer, bg_eps, samples_ns)) != MARROW_OK)
+	if ((rc = gl_check(fn, cfg, probe, peer, bg_eps, samples_ns)) != MARROW_OK)
 		return res->status = rc;
 	r = calloc(1, sizeof(*r));
 	nq = cfg->queue == MARROW_GDA_LOADED_RESERVED ? cfg->bg_streams : 0;
@@ -414,9 +345,11 @@ MARROW_API int marrow_gda_loaded_cpu_run(const struct marrow_gda_loaded_config *
 	res->fail_iter = o.fail;
 	if (rc != MARROW_OK) {
 		res->status = marrow_fail(rc, "%s: probe %u: %s (waited for %s; %u background streams, %s queue; "
-					  "peer: %s at ping %u)", fn, o.fail, marrow_status_name(rc),
+					  "peer: %s at ping %u%s)", fn, o.fail, marrow_status_name(rc),
 					  o.err.wait == GDA_WAIT_WORD ? "the reply" : "SQ room", cfg->bg_streams,
-					  cfg->queue ? "reserved" : "shared", marrow_status_name(r->peer_rc), r->peer_fail);
+					  cfg->queue ? "reserved" : "shared", marrow_status_name(r->peer_rc), r->peer_fail,
+					  r->peer_rc == MARROW_OK ? ""
+					  : r->peer_err.wait == GDA_WAIT_WORD ? ", waiting for the ping" : ", waiting for its CQE");
 		if (rc == MARROW_ETIMEDOUT)
 			res->status = gda_fail_dump(rc, probe, &o.err, &r->probe_q.sq, &r->probe_q.cq, cfg->timeout_ns,
 						    o.fail, probe_word(o.fail));
@@ -431,7 +364,14 @@ MARROW_API int marrow_gda_loaded_cpu_run(const struct marrow_gda_loaded_config *
 							       r->bgs[k].err.opcode, r->bgs[k].err.syndrome);
 	}
 	if (rc == MARROW_OK) {
-		res->bg_slot_errors = check_bg_slots(cfg, r->bgs);
+		{
+			uint64_t *posted = calloc(cfg->bg_streams + 1u, sizeof(*posted));
+
+			for (uint32_t k = 0; posted != NULL && k < cfg->bg_streams; k++)
+				posted[k] = r->bgs[k].posted;
+			res->bg_slot_errors = posted != NULL ? gl_check_bg_slots(cfg, posted) : 0;
+			free(posted);
+		}
 		if (res->bg_slot_errors)
 			rc = res->status = marrow_fail(MARROW_EPROTO, "%s: %llu background slots did not hold the last "
 						       "value sent", fn, (unsigned long long)res->bg_slot_errors);
