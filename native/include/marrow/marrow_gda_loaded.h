@@ -79,6 +79,17 @@ MARROW_API int marrow_gda_loaded_cpu_run(const struct marrow_gda_loaded_config *
 					 const struct marrow_gda_endpoint *bg_eps,
 					 uint64_t *samples_ns, struct marrow_gda_loaded_result *res);
 
+/* Same on a GPU (libmarrow_cuda.so): block 0 / thread 0 is the probe,
+ * block 1 the peer, blocks 2 .. bg_streams+1 the background streams (one
+ * thread each; a shared QP's counters live in GPU memory under one lock).
+ * The queues' host memory is mapped per run. Software NIC queues only (a
+ * UAR in device MMIO is refused). MARROW_ENODEV without a GPU. */
+MARROW_API int marrow_gda_loaded_cuda_run(const struct marrow_gda_loaded_config *cfg,
+					  const struct marrow_gda_endpoint *probe,
+					  const struct marrow_gda_endpoint *peer,
+					  const struct marrow_gda_endpoint *bg_eps,
+					  uint64_t *samples_ns, struct marrow_gda_loaded_result *res);
+
 #ifdef __cplusplus
 }
 #endif

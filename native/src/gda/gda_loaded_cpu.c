@@ -46,13 +46,28 @@ struct lr {
 
 /* gda_relax yields the core every 1024 spins: a waiter must not keep the
  * lock holder (or the peer, or the NIC engine) off a busy machine's cores. */
-static void lock(struct lq *q, int shared)
+static int lock(struct lq *q, int shared, uint64_t timeout, struct gda_err *err)
 {
+	uint64_t deadline = 0;
 	uint32_t spins = 0;
 
-	if (shared)
-		while (__atomic_exchange_n(&q->lock, 1, __ATOMIC_ACQUIRE))
-			gda_relax(++spins);
+	if (!shared)
+		return MARROW_OK;
+	while (__atomic_exchange_n(&q->lock, 1, __ATOMIC_ACQUIRE)) {
+		if ((++spins & 63u) == 1u) {
+			uint64_t now = gda_now_ns();
+
+			if (deadline == 0) {
+				deadline = now + timeout;
+			} else if (now > deadline) {
+				err->status = MARROW_ETIMEDOUT;
+				err->wait = GDA_WAIT_NONE;
+				return MARROW_ETIMEDOUT;
+			}
+		}
+		gda_relax(spins);
+	}
+	return MARROW_OK;
 }
 
 static void unlock(struct lq *q, int shared)
@@ -73,7 +88,8 @@ static __attribute__((always_inline)) inline int lq_post(struct lq *q, int share
 {
 	int rc;
 
-	lock(q, shared);
+	if ((rc = lock(q, shared, timeout, err)) != MARROW_OK)
+		return rc;
 	rc = gda_stream_room(&q->sq, &q->cq, ord, window, timeout, err);
 	if (rc == MARROW_OK) {
 		gda_stream_post8(&q->sq, ord, raddr, rkey, w0, w1, gda_stream_signaled(q->sq.pi, sig));
@@ -116,7 +132,8 @@ static __attribute__((always_inline)) inline int bg_loop(struct bg *b, const int
 		__atomic_store_n(&b->posted, ++i, __ATOMIC_RELAXED);
 	}
 	/* Leave the QP drained: pad to a signaled WQE, then reap everything. */
-	lock(b->q, shared);
+	if (rc != MARROW_OK || (rc = lock(b->q, shared, c->timeout_ns, &b->err)) != MARROW_OK)
+		return b->rc = rc;
 	while (rc == MARROW_OK && b->q->sq.pi != b->q->sq.ci &&
 	       !gda_stream_signaled(b->q->sq.pi - 1u, c->bg_signal_every)) {
 		uint32_t slot = b->k * MARROW_GDA_LOADED_SLOTS + (uint32_t)(i % MARROW_GDA_LOADED_SLOTS);
@@ -210,7 +227,12 @@ static __attribute__((always_inline)) inline int probe_loop(struct lr *r, const 
 	}
 	o->bg1 = bg_sum(r);
 	/* Probe WQEs of a private QP are reaped here (shared: by whoever posts). */
-	lock(&r->probe_q, shared);
+	{
+		int rc = lock(&r->probe_q, shared, c->timeout_ns, &o->err);
+
+		if (rc != MARROW_OK)
+			return rc;
+	}
 	while (!gda_stream_signaled(r->probe_q.sq.pi - 1u, c->bg_signal_every ? c->bg_signal_every : 1u) &&
 	       r->probe_q.sq.pi != r->probe_q.sq.ci) {
 		int rc = gda_stream_room(&r->probe_q.sq, &r->probe_q.cq, ord, window, c->timeout_ns, &o->err);
@@ -346,7 +368,7 @@ MARROW_API int marrow_gda_loaded_cpu_run(const struct marrow_gda_loaded_config *
 	if (rc != MARROW_OK) {
 		res->status = marrow_fail(rc, "%s: probe %u: %s (waited for %s; %u background streams, %s queue; "
 					  "peer: %s at ping %u%s)", fn, o.fail, marrow_status_name(rc),
-					  o.err.wait == GDA_WAIT_WORD ? "the reply" : "SQ room", cfg->bg_streams,
+					  o.err.wait == GDA_WAIT_WORD ? "the reply" : "the queue lock or SQ room", cfg->bg_streams,
 					  cfg->queue ? "reserved" : "shared", marrow_status_name(r->peer_rc), r->peer_fail,
 					  r->peer_rc == MARROW_OK ? ""
 					  : r->peer_err.wait == GDA_WAIT_WORD ? ", waiting for the ping" : ", waiting for its CQE");

@@ -104,10 +104,23 @@ GDA_FN int gda_stream_room(struct gda_sq *sq, struct gda_cq *cq, int ord, uint32
 	return MARROW_OK;
 }
 
-/* Background stream k, message i: the 8-byte value and its slot. */
-GDA_FN uint32_t gda_stream_word(uint32_t k, uint64_t i, uint32_t half)
+#if defined(__CUDACC__)
+#define GDA_HD __host__ __device__ __forceinline__
+#else
+#define GDA_HD static inline __attribute__((always_inline))
+#endif
+
+/* Word `half` (0, 1) of background stream k's message i: distinct per stream
+ * and message, never 0; host and device (the host checks the slots). */
+GDA_HD uint32_t gda_stream_word(uint32_t k, uint64_t i, uint32_t half)
 {
-	return gda_pattern_word(((uint64_t)k << 40) ^ i, half);
+	uint32_t x = (uint32_t)i * 0x9e3779b9u ^ (uint32_t)(i >> 32) * 0x632be5abu ^ k * 0x7feb352du ^
+		     half * 0x85ebca6bu ^ 0x62676e64u;
+
+	x ^= x >> 15;
+	x *= 0x2c1b3c6du;
+	x ^= x >> 12;
+	return x | 1u;
 }
 
 #ifdef __cplusplus

@@ -29,7 +29,8 @@ import java.util.concurrent.Callable;
                 + "while N background streams post 8-byte WRITEs, on the probe's QP (shared) or on QPs of their own "
                 + "(reserved); the background rate carried during the probe is reported beside it (\"GPU-Initiated "
                 + "Communication: Dissecting Down to the Bone\" Fig. 6, Table 11).",
-                "One host; --target cpu only so far (background streams are CPU threads). Timing: docs/design/methods.md."})
+                "One host. --target cpu: probe, peer and streams are CPU threads; --target cuda: one-thread blocks "
+                        + "(probe, peer, background CTAs). Timing: docs/design/methods.md."})
 final class GdaLoadedCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -67,10 +68,6 @@ final class GdaLoadedCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         out.format();
-        if (target != Target.CPU) {
-            throw new IllegalArgumentException("gda loaded: --target cpu only so far (the GPU background kernel is "
-                    + "not written yet)");
-        }
         if (iters < 1 || warmup < 0 || timeoutMs <= 0 || window < 1 || window > 256 || signalEvery < 1
                 || signalEvery > window || load.wireGbps < 0) {
             throw new IllegalArgumentException("--iters >= 1, --warmup >= 0, --timeout-ms > 0, --window 1..256, "
@@ -94,7 +91,8 @@ final class GdaLoadedCommand implements Callable<Integer> {
                     progress.step(); // idle: one row (the shared row) says it
                     continue;
                 }
-                int spinning = 3 + n; // probe, peer, NIC engine, streams
+                // cpu: probe, peer, streams and the NIC engine spin on cores; cuda: the engine only
+                int spinning = target == Target.CPU ? 3 + n : 1;
                 CpuBudget.check(spinning, "probe, peer, NIC engine, background streams", spec.commandLine().getErr());
                 GdaSetup setup = GdaSetup.defaults(target).withEngineCpu(engineCpu)
                         .withPollMode(CpuBudget.pollMode(SoftNic.PollMode.HOT, spinning)).withQueues(8, 10, false);
@@ -113,12 +111,16 @@ final class GdaLoadedCommand implements Callable<Integer> {
                         .param("pace_msgs_per_s", pace).param("probe_size_bytes", 8).param("background_size_bytes", 8)
                         .param("window", window).param("signal_every", signalEvery).param("iters", iters)
                         .param("warmup", warmup).param("hosts", 1).param("wire_model", wire.describe())
+                        .param("background_unit", target == Target.CUDA ? "one-thread CTA" : "CPU thread")
                         .param("percentiles", Stats.PERCENTILE_DEFINITION)
                         .metric("probe_p50_ns", st.p50()).metric("probe_p99_ns", st.p99())
                         .metric("probe_p999_ns", st.p999()).metric("probe_min_ns", st.min()).metric("probe_max_ns", st.max())
                         .metric("background_mmsg_s", ResultRecord.round(run.bgRateMmsgPerS(), 3))
                         .metric("background_in_window", run.bgInWindow()).metric("background_posted", run.bgPosted())
                         .metric("background_slot_errors", run.bgSlotErrors()).metric("valid", run.valid());
+                if (target == Target.CUDA) {
+                    r.param("gpu_hardware", true).param("nic_hardware", false);
+                }
                 CpuBudget.tag(r, spinning);
                 CpuBudget.tagPollMode(r, SoftNic.PollMode.HOT, spinning);
                 records.add(r);

@@ -26,9 +26,9 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * mini-gda round trip under load (marrow_gda_loaded.h): the probe is the
  * session's A -> B -> A round trip; background streams post 8-byte WRITEs
  * on A's QP (shared) or on QPs of their own (reserved; each looped back to
- * itself on the same software NIC). The timed loops run in C; Java builds
- * the background queues and reads the result. CPU target only for now
- * (the CUDA kernel is a seam: docs/design/methods.md says so).
+ * itself on the same software NIC). The timed loops run in C (CPU threads)
+ * or CUDA (one-thread blocks: probe, peer, background CTAs); Java builds
+ * the background queues and reads the result.
  */
 public final class GdaLoaded {
     private GdaLoaded() {
@@ -72,10 +72,7 @@ public final class GdaLoaded {
     }
 
     public static Run run(MiniGda g, Spec spec) {
-        if (g.setup().target() != Target.CPU) {
-            throw new UnsupportedOperationException("gda loaded runs on --target cpu only so far: the GPU kernel "
-                    + "(background CTAs) is not written yet");
-        }
+        boolean cuda = g.setup().target() == Target.CUDA;
         SoftNic nic = g.softNic();
         try (Arena a = Arena.ofConfined()) {
             int n = spec.streams();
@@ -111,11 +108,15 @@ public final class GdaLoaded {
             StructLayout rl = LoadedFfi.RESULT;
             MemorySegment res = CStruct.allocate(a, rl);
             MemorySegment ns = a.allocate(JAVA_LONG, spec.iters());
-            int rc = (int) LoadedFfi.CPU_RUN.invokeExact(cfg, g.initiatorEndpoint(), g.peerEndpoint(), bgEps, ns, res);
+            setInt(cfg, cl, "cuda_device", g.setup().cudaDevice());
+            int rc = cuda
+                    ? (int) LoadedFfi.Cuda.CUDA_RUN.invokeExact(cfg, g.initiatorEndpoint(), g.peerEndpoint(), bgEps, ns, res)
+                    : (int) LoadedFfi.CPU_RUN.invokeExact(cfg, g.initiatorEndpoint(), g.peerEndpoint(), bgEps, ns, res);
             long slotErrors = getLong(res, rl, "bg_slot_errors");
             long probeErrors = getLong(res, rl, "probe_errors");
             if (rc != 0 && slotErrors == 0 && probeErrors == 0) {
-                GdaFfi.Host.LIB.check(rc, "marrow_gda_loaded_cpu_run");
+                (cuda ? GdaFfi.Cuda.LIB : GdaFfi.Host.LIB).check(rc,
+                        cuda ? "marrow_gda_loaded_cuda_run" : "marrow_gda_loaded_cpu_run");
             }
             return new Run(spec, ns.toArray(JAVA_LONG), getLong(res, rl, "timed_ns"), getLong(res, rl, "bg_in_window"),
                     getLong(res, rl, "bg_posted"), slotErrors, probeErrors);

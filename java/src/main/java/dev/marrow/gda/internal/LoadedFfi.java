@@ -39,4 +39,13 @@ public final class LoadedFfi {
     /** int marrow_gda_loaded_cpu_run(cfg*, probe*, peer*, bg_eps*, uint64 *samples, result*) */
     public static final MethodHandle CPU_RUN = HOST.handle("marrow_gda_loaded_cpu_run",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS));
+
+    /** libmarrow_cuda.so's runner (same arguments), loaded with the CUDA library. */
+    public static final class Cuda {
+        private Cuda() {
+        }
+
+        public static final MethodHandle CUDA_RUN = GdaFfi.Cuda.LIB.handle("marrow_gda_loaded_cuda_run",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS));
+    }
 }
