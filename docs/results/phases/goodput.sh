@@ -12,7 +12,7 @@
 #   gda-loaded-cpu, proxy-loaded-cpu   the same with CPU threads as background (the proxy's
 #                                 producers are CPU threads: GPU background producers are not written)
 #   proxy-loaded-cpu-paced        64 reserved producer threads held at 30 M msg/s
-# Claims this tests (methods.md §5.5): reserved p50 within 2x of idle at 64 streams while shared
+# Claims this tests (docs/design/methods.md §5.5): reserved p50 within 2x of idle at 64 streams while shared
 # is >= 10x idle; gda goodput first reaches 90 % of line rate by 2 KiB under the 200 Gb/s model.
 phase_goodput() {
   local d="$OUT/goodput"; mkdir -p "$d"
