@@ -63,6 +63,14 @@
 #define EMU_PUBLISH(t) emu_counters_publish(t)
 #define EMU_ACTIVATE(t, qp) emu_engine_activate(t, qp)
 #define EMU_RELAX() emu_cpu_relax()
+/* The wire model (emu_wire.c, docs/design/wire-model.md): account every
+ * executed message; hold a successful CQE until its last byte left the port. */
+#define EMU_CORE_WIRE_SENT(t, len, imm) EMU_WIRE_SENT(t, len, imm)
+#define EMU_CORE_WIRE_HOLD(t, synd)                                        \
+	do {                                                              \
+		if (EMU_UNLIKELY((t)->dev->wire != NULL) && (synd) == 0) \
+			emu_wire_hold(t);                                 \
+	} while (0)
 #define EMU_CORE_BODY 1
 #endif /* MARROW_EMU_EXEC_CORE_H */
 
@@ -232,6 +240,9 @@ static __device__ __forceinline__ void emu_d_move(void *dst, const void *src, si
 /* The device engine polls every QP it owns on every pass. */
 #define EMU_ACTIVATE(t, qp) ((void)(t), (void)(qp))
 #define EMU_RELAX() __nanosleep(32)
+/* The device engine has no wire model (docs/design/device-engine.md). */
+#define EMU_CORE_WIRE_SENT(t, len, imm) ((void)0)
+#define EMU_CORE_WIRE_HOLD(t, synd) ((void)0)
 /* Device names of the entry points: distinct from the CPU engine's
  * declarations in emu_internal.h, which argument-dependent lookup would
  * otherwise also find. */
@@ -397,6 +408,7 @@ EMU_CORE_FN uint32_t exec_write(struct emu_thread *t, struct marrow_emu_qp *qp, 
 	CTR(t, gather_bytes) += gat;
 	CTR(t, payload_bytes_tx) += total;
 	CTR(t, payload_bytes_rx) += total;
+	EMU_CORE_WIRE_SENT(t, total, with_imm);
 	if (with_imm)
 		emu_cqe_post(t, peer->rcq, MX_CQE_RESP_WR_IMM, 0, peer, (uint16_t)rq_ci,
 			     (uint32_t)total, mx_ctrl_imm_be(w), 0, 0);
@@ -473,6 +485,7 @@ EMU_CORE_FN uint32_t fast_run(struct emu_thread *t, struct marrow_emu_qp *qp, ui
 		EMU_COPY_SMALL((uint8_t *)(uintptr_t)raddr,
 			       w + MX_CTRL_SEG_SIZE + MX_RADDR_SEG_SIZE + MX_INLINE_HDR_SIZE, len);
 		bytes += len;
+		EMU_CORE_WIRE_SENT(t, len, 0);
 		ci++;
 		if (mx_ctrl_fm_ce_se(w) & MX_CTRL_CQ_UPDATE) {
 			set_exec_ci(qp, ci);
@@ -948,6 +961,7 @@ EMU_CORE_API void emu_cqe_post(struct emu_thread *t, struct marrow_emu_cq *cq, u
 
 	if (EMU_UNLIKELY(EMU_LD_RLX(&cq->in_error)))
 		return;
+	EMU_CORE_WIRE_HOLD(t, synd);
 	if (locked)
 		while (EMU_XCHG_ACQ(&cq->lock, 1))
 			EMU_RELAX();

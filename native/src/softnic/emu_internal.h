@@ -241,6 +241,7 @@ struct marrow_emu_device {
 	uint32_t sweep_every;
 	int32_t engine_cpu;
 	uint32_t time_divisor;     /* QP timers run this many times faster (1 = ConnectX) */
+	struct emu_wire *wire;     /* wire model (emu_wire.c) or NULL; set while quiesced */
 	/* MR table: read by the engine, resized only while quiesced */
 	struct emu_mr_slot *mrs;
 	uint32_t mr_cap;
@@ -396,6 +397,18 @@ int emu_pd_check(const struct marrow_emu_pd *pd, const char *fn);
 
 /* emu_qp.c */
 int emu_qp_check(const struct marrow_emu_qp *qp, const char *fn);
+
+/* emu_wire.c: the wire model (docs/design/wire-model.md). EMU_WIRE_SENT
+ * after every executed message; emu_wire_hold before a successful CQE. */
+struct emu_wire;
+void emu_wire_account(struct emu_thread *t, uint64_t len, int with_imm);
+void emu_wire_hold(struct emu_thread *t);
+void emu_wire_free(struct marrow_emu_device *dev);
+#define EMU_WIRE_SENT(t, len, imm)                                        \
+	do {                                                              \
+		if (EMU_UNLIKELY((t)->dev->wire != NULL))                 \
+			emu_wire_account((t), (len), (imm));              \
+	} while (0)
 
 /* emu_counters.c */
 void emu_counters_publish(struct emu_thread *t);

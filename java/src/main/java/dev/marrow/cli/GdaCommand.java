@@ -38,7 +38,8 @@ import java.util.concurrent.Callable;
 /** mini-gda: single-operation costs of RDMA WRITEs posted by the thread that owns the QP. */
 @Command(name = "gda", mixinStandardHelpOptions = true,
         description = "mini-gda: GPU- (or CPU-) submitted RDMA WRITEs, single-operation costs (\"GPU-Initiated Communication: Dissecting Down to the Bone\" §4.1, Tables 3-4).",
-        subcommands = {GdaCommand.Latency.class, GdaRateCommand.class, GdaClockSweepCommand.class})
+        subcommands = {GdaCommand.Latency.class, GdaRateCommand.class, GdaClockSweepCommand.class,
+                GdaGoodputCommand.class, GdaLoadedCommand.class})
 public final class GdaCommand {
 
     /** The inline sizes of the paper's Fig. 3a. */

@@ -32,7 +32,8 @@ import java.util.concurrent.Callable;
 @Command(name = "proxy", mixinStandardHelpOptions = true,
         description = "mini-proxy (CPU proxy): GPU or CPU producers hand 16-byte descriptors to pinned CPU workers "
                 + "that post chains of RDMA WRITEs. Results on the software NIC are labelled EMULATED.",
-        subcommands = {ProxyCommand.Latency.class, ProxyCommand.Rate.class, ProxyClockSweepCommand.class})
+        subcommands = {ProxyCommand.Latency.class, ProxyCommand.Rate.class, ProxyClockSweepCommand.class,
+                ProxyGoodputCommand.class, ProxyLoadedCommand.class})
 public final class ProxyCommand {
 
     static final String EXPERIMENT_LATENCY = "proxy.latency";

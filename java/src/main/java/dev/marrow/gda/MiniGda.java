@@ -420,6 +420,14 @@ public final class MiniGda implements AutoCloseable {
         return mode.initiator();
     }
 
+    /** The peer's struct marrow_gda_endpoint (QP B answering into A's inbox; null for two hosts), for GdaLoaded. */
+    MemorySegment peerEndpoint() {
+        if (mode instanceof GdaMode.DeviceEngine d) {
+            return d.epB();
+        }
+        return localPair() instanceof GdaMode.LocalPair p ? p.epB() : null;
+    }
+
     /** The buffer A writes into: after a run it holds the last iteration's payload. */
     public MemorySegment inboxB() {
         if (mode instanceof GdaMode.DeviceEngine d) {
@@ -450,7 +458,7 @@ public final class MiniGda implements AutoCloseable {
         }
         if (!(mode instanceof GdaMode.Mlx5Peer peer)) {
             return runNative(spec, spec.experiment() == Experiment.ROUND_TRIP
-                    ? (mode instanceof GdaMode.DeviceEngine d ? d.epB() : localPair().epB()) : MemorySegment.NULL);
+                    ? peerEndpoint() : MemorySegment.NULL);
         }
         if (setup.mlx5().role() == PeerRole.RESPONDER) {
             throw new UnsupportedOperationException("the responder runs no experiments of its own: it serves "

@@ -217,6 +217,11 @@ public final class MiniProxy implements AutoCloseable {
         return m;
     }
 
+    /** The software NIC behind the workers (its wire model: docs/design/wire-model.md); empty on verbs. */
+    public java.util.Optional<SoftNic> softNic() {
+        return java.util.Optional.ofNullable(nic);
+    }
+
     public MemorySegment buffer() {
         return buffer;
     }
