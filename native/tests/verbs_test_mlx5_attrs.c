@@ -23,6 +23,7 @@
 #include "verbs/mlx5_attr.c"
 #include "verbs/mlx5_device.c"
 #include "verbs/mlx5_qp.c"
+#include "verbs/mlx5_devx_qp.c"
 #include "verbs/verbs_abi.c" /* the layout table marrow_abi_query reads */
 
 static int failures;
