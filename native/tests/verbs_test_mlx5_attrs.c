@@ -449,6 +449,17 @@ static void test_devx_loader(void)
 	CHECK(marrow_mlx5_gpu_qp_create(NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0) == MARROW_EINVAL,
 	      "NULL arguments refused");
 	CHECK(marrow_mlx5_gpu_qp_indexes(NULL, NULL, NULL) == MARROW_EINVAL, "indexes: NULL refused");
+	CHECK(marrow_mlx5_devx_check(NULL) == MARROW_EINVAL, "devx_check: NULL refused");
+	{
+		struct marrow_mlx5_device d;
+
+		memset(&d, 0, sizeof(d));
+		snprintf(d.name, sizeof(d.name), "mlx5_test");
+		snprintf(d.devx_why, sizeof(d.devx_why), "mlx5dv_open_device(mlx5_test, DEVX) failed: errno 95");
+		CHECK(marrow_mlx5_devx_check(&d) == MARROW_ENODEV &&
+		      (strstr(marrow_last_error(), "errno 95") || strstr(marrow_last_error(), "DevX unavailable")),
+		      "a context without DevX is refused with its reason: %s", marrow_last_error());
+	}
 }
 
 int main(void)

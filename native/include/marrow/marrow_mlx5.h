@@ -223,6 +223,10 @@ struct marrow_mlx5_gpu_queues {
 	void *copy_ctx;
 };
 
+/* MARROW_OK when dev's context was opened with DevX and libmlx5 has every
+ * DevX entry point the GPU QP needs; MARROW_ENODEV with the reason otherwise. */
+MARROW_API int marrow_mlx5_devx_check(struct marrow_mlx5_device *dev);
+
 /*
  * DevX: registers the three buffers as umems, allocates a non-cached UAR
  * (BlueFlame when refused: *note says so), creates the CQ and the QP in

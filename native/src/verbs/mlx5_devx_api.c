@@ -48,6 +48,21 @@ static int pd_number(const struct verbs_syms *s, struct marrow_mlx5_device *d, u
 	return MARROW_OK;
 }
 
+MARROW_API int marrow_mlx5_devx_check(struct marrow_mlx5_device *d)
+{
+	const struct verbs_syms *s;
+	int rc;
+
+	if (d == NULL)
+		return marrow_fail(MARROW_EINVAL, "marrow_mlx5_devx_check: NULL device");
+	rc = verbs_require_devx(&s);
+	if (rc)
+		return rc;
+	if (!d->devx)
+		return marrow_fail(MARROW_ENODEV, "DevX unavailable on %s: %s", d->name, d->devx_why);
+	return MARROW_OK;
+}
+
 MARROW_API int marrow_mlx5_gpu_qp_create(struct marrow_mlx5_device *d, const struct marrow_mlx5_qp_attr *a,
 					 const struct marrow_mlx5_gpu_queues *m, struct marrow_mlx5_gpu_qp **out,
 					 struct marrow_qp_view *v, struct marrow_cq_view *cv, char *note,
@@ -67,11 +82,10 @@ MARROW_API int marrow_mlx5_gpu_qp_create(struct marrow_mlx5_device *d, const str
 	if (a->placement != MARROW_MLX5_QUEUES_GPU || (a->access & ~0xfu) || (a->sq_psn & ~0xffffffu))
 		return marrow_fail(MARROW_EINVAL, "marrow_mlx5_gpu_qp_create: placement %u (want GPU), access 0x%x "
 				   "or sq_psn 0x%x invalid", a->placement, a->access, a->sq_psn);
-	rc = verbs_require_devx(&s);
+	rc = marrow_mlx5_devx_check(d);
 	if (rc)
 		return rc;
-	if (!d->devx)
-		return marrow_fail(MARROW_ENODEV, "DevX unavailable on %s: %s", d->name, d->devx_why);
+	s = verbs_syms_get();
 	memset(&spec, 0, sizeof(spec));
 	spec.ctx = d->ctx;
 	spec.log_sq_wqebb_cnt = a->log_sq_wqebb_cnt;
