@@ -16,9 +16,8 @@
  * word 0. Fields never straddle a word, except the 64-bit ones, which are
  * word aligned.
  *
- * Status: the encoders are tested; the DevX path that would issue them on
- * a ConnectX (umem registration, UAR, EQ query, object creation) is not
- * built (docs/design/device-engine.md §8 says what exists instead).
+ * The DevX runtime that issues them is mlx5_devx_qp.c
+ * (docs/design/mlx5-queue-formats.md §7).
  */
 #ifndef MARROW_MLX5_PRM_H
 #define MARROW_MLX5_PRM_H

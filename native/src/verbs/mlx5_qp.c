@@ -32,9 +32,8 @@ static int qp_check_attr(const struct marrow_mlx5_device *d, const struct marrow
 		return marrow_fail(MARROW_EINVAL, "marrow_mlx5_qp_create: attr size %u < %zu or comp_mask 0x%x != 0",
 				   a->size, sizeof(*a), a->comp_mask);
 	if (a->placement == MARROW_MLX5_QUEUES_GPU)
-		return marrow_fail(MARROW_ENOSYS, "marrow_mlx5_qp_create: queue placement 'gpu' needs DevX "
-				   "(GPU memory registered with mlx5dv_devx_umem_reg, CQ/QP from DevX commands), which "
-				   "this build does not create; use 'host'");
+		return marrow_fail(MARROW_ENOSYS, "marrow_mlx5_qp_create: queue placement 'gpu' is created by "
+				   "marrow_mlx5_gpu_qp_create (DevX, in GPU memory the caller allocates)");
 	if (a->placement != MARROW_MLX5_QUEUES_HOST)
 		return marrow_fail(MARROW_EINVAL, "marrow_mlx5_qp_create: unknown placement %u", a->placement);
 	if (a->log_sq_wqebb_cnt < MARROW_LOG_SQ_MIN || a->log_sq_wqebb_cnt > MARROW_LOG_SQ_MAX ||

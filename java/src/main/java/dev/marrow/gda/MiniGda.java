@@ -100,8 +100,8 @@ public final class MiniGda implements AutoCloseable {
      * Checks that the target and NIC can run here and builds the queues.
      *
      * @throws BackendUnavailableException when the GPU or the NIC is missing (the message says why),
-     *                                     and for GPU-resident queues on mlx5 (DevX), which this build
-     *                                     does not create
+     *                                     for GPU-resident queues on mlx5 without DevX, and (still) with
+     *                                     DevX, whose QPs gda does not drive yet
      * @throws IllegalArgumentException for a combination that is not supported (cpu + mlx5,
      *                                  --peer on the software NIC, a collapsed CQ on mlx5, placement gpu
      *                                  with the cpu target)
@@ -174,10 +174,7 @@ public final class MiniGda implements AutoCloseable {
                     + "cannot reach: use --target cuda");
         }
         if (setup.nic() == Nic.MLX5) {
-            throw new BackendUnavailableException("--nic mlx5 --placement gpu needs the queues in GPU memory "
-                    + "registered through DevX (mlx5dv_devx_umem_reg, DevX CREATE_CQ/CREATE_QP); this build "
-                    + "creates mlx5 queues through verbs in host memory only: use --placement host, or --nic "
-                    + "softnic for GPU-resident queues on the software NIC's device engine", null);
+            return openMlx5Gpu(setup);
         }
         if (setup.mlx5().twoHost()) {
             throw new IllegalArgumentException("--peer needs --nic mlx5: the software NIC connects its two QPs "
@@ -199,6 +196,40 @@ public final class MiniGda implements AutoCloseable {
             arena.close();
             throw e;
         }
+    }
+
+    /**
+     * mlx5 + placement gpu: the SQ, CQ and doorbell records in GPU memory, created through DevX
+     * (marrow_mlx5_gpu_qp_create; docs/design/mlx5-queue-formats.md §7). Checks, in order: the GPU,
+     * libibverbs/libmlx5 and an mlx5 device, DevX on the opened device; each missing one ends the run
+     * as unavailable with its reason. The GPU data buffers and the endpoints that would drive the DevX
+     * QPs from the gda kernels are not wired in this build: with everything present the run is still
+     * refused, and the message says exactly that.
+     */
+    private static MiniGda openMlx5Gpu(GdaSetup setup) {
+        final String what = "--nic mlx5 --placement gpu (queues in GPU memory through DevX): ";
+        if (setup.collapsedCq()) {
+            throw new IllegalArgumentException("collapsed CQs are a software NIC option: the mlx5 QP's send CQ "
+                    + "is created without collapse/overrun-ignore");
+        }
+        if (!Backend.CUDA.isAvailable()) {
+            throw new BackendUnavailableException(what + Backend.CUDA.unavailabilityCause().getMessage(),
+                    Backend.CUDA.unavailabilityCause());
+        }
+        if (!Backend.VERBS.isAvailable()) {
+            throw new BackendUnavailableException(what + Backend.VERBS.unavailabilityCause().getMessage(),
+                    Backend.VERBS.unavailabilityCause());
+        }
+        Mlx5Options o = setup.mlx5();
+        try (Mlx5Device dev = Mlx5Device.open(o.device(), o.port(), o.gidIndex())) {
+            dev.requireDevx();
+        } catch (NativeException e) { // ENODEV: no (mlx5) device, or no DevX on it
+            throw e.unavailableIfNoDevice(what + e.getMessage());
+        }
+        throw new BackendUnavailableException(what + "DevX is available, and the C runtime creates and connects "
+                + "GPU-resident QPs (marrow_mlx5_gpu_qp_*), but this build does not yet wire gda's GPU data "
+                + "buffers and endpoints to them: use --placement host on mlx5, or --nic softnic for "
+                + "GPU-resident queues", null);
     }
 
     /** The device engine: distinct SMs its blocks ran on; -1 on any other NIC. */

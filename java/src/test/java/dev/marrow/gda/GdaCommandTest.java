@@ -142,7 +142,13 @@ class GdaCommandTest {
         assertEquals(2, zero.exit(), zero.err());
         Out mlx5 = run("gda", "latency", "--target", "cuda", "--nic", "mlx5", "--placement", "gpu", "--iters", "10");
         assertEquals(77, mlx5.exit(), mlx5.err());
-        assertTrue(mlx5.err().contains("DevX"), mlx5.err());
+        assertTrue(mlx5.err().contains("--placement gpu (queues in GPU memory through DevX)"), mlx5.err());
+        // The first missing piece, in order: GPU, then libibverbs/mlx5 device, then DevX on it.
+        if (!Backend.CUDA.isAvailable()) {
+            assertTrue(mlx5.err().contains(Backend.CUDA.unavailabilityCause().getMessage()), mlx5.err());
+        } else if (!Backend.VERBS.isAvailable()) {
+            assertTrue(mlx5.err().contains(Backend.VERBS.unavailabilityCause().getMessage()), mlx5.err());
+        }
         org.junit.jupiter.api.Assumptions.assumeFalse(Backend.CUDA.isAvailable(),
                 "a GPU is present: MiniGdaDeviceEngineTest runs placement gpu there");
         Out g = run("gda", "latency", "--target", "cuda", "--placement", "gpu", "--iters", "10", "--warmup", "1");
