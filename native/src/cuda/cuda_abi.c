@@ -8,6 +8,7 @@
 #include "common/marrow_common.h"
 #include "marrow/marrow_cuda.h"
 #include "marrow/marrow_gda.h"
+#include "marrow/marrow_kcost.h"
 /* The DSM structs named by dsm_abi.inc, once their header exists. */
 #if __has_include("marrow/marrow_dsm.h")
 #include "marrow/marrow_dsm.h"
@@ -50,5 +51,6 @@ const struct marrow_abi_entry marrow_abi_table[] = {
 
 #include "dsm/dsm_abi.inc"
 #include "gda/gda_abi.inc"
+#include "gda/kcost_abi.inc"
 	MARROW_ABI_END
 };

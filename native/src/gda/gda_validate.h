@@ -107,7 +107,7 @@ static inline int gda_check_args(const char *fn, const struct marrow_gda_config 
 		return res->status = marrow_fail(MARROW_EINVAL, "%s: unknown ordering %u (0..6)", fn, cfg->ordering);
 	if (cfg->payload > MARROW_GDA_PAYLOAD_POINTER)
 		return res->status = marrow_fail(MARROW_EINVAL, "%s: unknown payload mode %u", fn, cfg->payload);
-	if (cfg->experiment > MARROW_GDA_EXP_ROUND_TRIP)
+	if (cfg->experiment > MARROW_GDA_EXP_DB2CQE)
 		return res->status = marrow_fail(MARROW_EINVAL, "%s: unknown experiment %u", fn, cfg->experiment);
 	if (cfg->msg_size < 1 || cfg->msg_size > MX_MAX_MSG_LEN)
 		return res->status = marrow_fail(MARROW_EINVAL, "%s: msg_size %u out of range", fn, cfg->msg_size);
@@ -115,6 +115,10 @@ static inline int gda_check_args(const char *fn, const struct marrow_gda_config 
 		return res->status = marrow_fail(MARROW_EINVAL, "%s: iters must be 1..2^32-1 and warmup < 2^32", fn);
 	if (cfg->timeout_ns == 0)
 		return res->status = marrow_fail(MARROW_EINVAL, "%s: timeout_ns must be > 0", fn);
+	if (cfg->responder_delay_ns != 0 && (cfg->experiment != MARROW_GDA_EXP_ROUND_TRIP ||
+					     cfg->responder_delay_ns >= cfg->timeout_ns))
+		return res->status = marrow_fail(MARROW_EINVAL, "%s: a responder delay (%u ns) applies to the round "
+						 "trip only and must be shorter than timeout_ns", fn, cfg->responder_delay_ns);
 	rc = gda_check_endpoint(fn, "initiator", ep);
 	if (rc == MARROW_OK)
 		rc = gda_check_payload(fn, "initiator", cfg, ep);

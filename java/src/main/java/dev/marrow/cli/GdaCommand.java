@@ -35,7 +35,7 @@ import java.util.concurrent.Callable;
 /** mini-gda: single-operation costs of RDMA WRITEs posted by the thread that owns the QP. */
 @Command(name = "gda", mixinStandardHelpOptions = true,
         description = "mini-gda: GPU- (or CPU-) submitted RDMA WRITEs, single-operation costs (\"GPU-Initiated Communication: Dissecting Down to the Bone\" §4.1, Tables 3-4).",
-        subcommands = {GdaCommand.Latency.class})
+        subcommands = {GdaCommand.Latency.class, GdaTimerCheckCommand.class})
 public final class GdaCommand {
 
     /** The inline sizes of the paper's Fig. 3a. */
@@ -120,6 +120,12 @@ public final class GdaCommand {
                 description = "ordering (ordering x {inline, pointer}) or size (inline 8..220 B)")
         Sweep sweep;
 
+        @Option(names = "--responder-delay-us", defaultValue = "0", paramLabel = "US",
+                description = "Round trip: the peer waits this long after seeing the ping, by its own clock, "
+                        + "before answering (the timer check: the round trip must grow by exactly this). One host "
+                        + "only. Default: ${DEFAULT-VALUE}")
+        long responderDelayUs;
+
         @Option(names = "--max-inline", defaultValue = "220", description = "QP max_inline_data. Default: ${DEFAULT-VALUE}")
         int maxInline;
 
@@ -165,6 +171,18 @@ public final class GdaCommand {
             if (iters < 1 || warmup < 0 || timeoutMs <= 0) {
                 throw new IllegalArgumentException("--iters must be >= 1, --warmup >= 0, --timeout-ms > 0");
             }
+            if (responderDelayUs < 0 || responderDelayUs * 1000 >= timeoutMs * 1_000_000L
+                    || responderDelayUs * 1000 > GdaRunSpec.MAX_RESPONDER_DELAY_NS) {
+                throw new IllegalArgumentException("--responder-delay-us must be >= 0 and shorter than --timeout-ms, "
+                        + "not " + responderDelayUs);
+            }
+            if (responderDelayUs > 0 && !experiments(sweep != null).contains(Experiment.ROUND_TRIP)) {
+                throw new IllegalArgumentException("--responder-delay-us applies to the round trip: add rtt to "
+                        + "--experiments");
+            }
+            if (responderDelayUs > 0 && peer != null) {
+                throw new IllegalArgumentException("--responder-delay-us is supported on one host only");
+            }
             Nic theNic = nic;
             GdaSetup setup = GdaSetup.defaults(target).withNic(theNic)
                     .withPlacement(placement).withMaxInline(maxInline)
@@ -199,7 +217,8 @@ public final class GdaCommand {
                 try (MiniGda g = MiniGda.open(setup)) {
                     for (Experiment e : exps) {
                         runs.add(g.run(new GdaRunSpec(e, p.ordering, p.payload, p.size, iters, warmup,
-                                progress.capTimeoutNs(timeoutMs * 1_000_000L))));
+                                progress.capTimeoutNs(timeoutMs * 1_000_000L),
+                                e == Experiment.ROUND_TRIP ? responderDelayUs * 1000 : 0)));
                         progress.step();
                     }
                 } catch (NativeException e) {

@@ -413,6 +413,10 @@ public final class MiniGda implements AutoCloseable {
         if (exchange == null) {
             return runNative(spec, spec.experiment() == Experiment.ROUND_TRIP ? epB : MemorySegment.NULL);
         }
+        if (spec.responderDelayNs() != 0) {
+            throw new IllegalArgumentException("a responder delay is supported on one host only (the two-host "
+                    + "protocol does not carry it)");
+        }
         if (setup.mlx5().role() == PeerRole.RESPONDER) {
             throw new UnsupportedOperationException("the responder runs no experiments of its own: it serves "
                     + "the initiator's (serve())");
@@ -482,6 +486,7 @@ public final class MiniGda implements AutoCloseable {
         setLong(cfg, GdaLayouts.CONFIG, "warmup", spec.warmup());
         setLong(cfg, GdaLayouts.CONFIG, "timeout_ns", spec.timeoutNs());
         setInt(cfg, GdaLayouts.CONFIG, "cuda_device", setup.cudaDevice());
+        setInt(cfg, GdaLayouts.CONFIG, "responder_delay_ns", (int) spec.responderDelayNs());
         return cfg;
     }
 
