@@ -11,7 +11,7 @@
  * work, which is cut into MARROW_KCOST_SEGMENTS equal segments. Three
  * builds of each: without communication code (transport NONE), with the
  * mini-gda post + CQE poll inlined (GDA), with the mini-proxy descriptor
- * enqueue + completion-counter poll inlined (PROXY). The arms of the study
+ * enqueue + completion-counter poll inlined (PROXY). The arms of the paper
  * are runtime arguments of ONE build, so registers and spills are those of
  * the same SASS in every arm:
  *   dormant            msgs = 0: the communication branch is guarded by a

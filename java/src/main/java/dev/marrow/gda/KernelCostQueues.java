@@ -13,7 +13,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 /**
- * The queues of the kernel-cost study's mini-gda arms: one software-NIC RC
+ * The queues of the kernel-cost experiment's mini-gda arms: one software-NIC RC
  * QP per block, connected to itself (loopback), with its own send CQ, and
  * one contiguous array of struct marrow_gda_endpoint (block b's at index b)
  * for marrow_kcost_run. Every block writes its messages from its own slice

@@ -38,7 +38,7 @@ public final class KcostMath {
 
     /**
      * Waiting loss: the throughput send-wait-compute loses against
-     * send-then-compute at the same messages and size (the study's Table 14).
+     * send-then-compute at the same messages and size (Table 14's waiting loss).
      */
     public static double waitingLoss(double sendMs, double sendWaitMs) {
         return throughputLoss(sendMs, sendWaitMs);

@@ -2,7 +2,7 @@
 package dev.marrow.kcost;
 
 /**
- * One kernel configuration of the study: caller, live values, transport
+ * One kernel configuration of the kernel-cost experiment: caller, live values, transport
  * build and arm, and (for the sending arms) messages per block and their
  * size. ABSENT runs the build without communication code.
  */

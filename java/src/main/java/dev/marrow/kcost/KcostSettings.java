@@ -4,7 +4,7 @@ package dev.marrow.kcost;
 /**
  * What every point of one kernel-cost run shares: launch shape, work per
  * thread of each caller, launches, the device wait bound, the GPU, and the
- * proxy's shape (the study's four workers and 32 rings).
+ * proxy's shape (four workers and 32 rings by default).
  *
  * @param computeWork FMAs per thread of the compute caller
  * @param streamWork  streamed floats per thread of the streaming caller

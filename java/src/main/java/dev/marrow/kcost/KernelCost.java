@@ -26,7 +26,7 @@ import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
  * Runs kernel-cost points (marrow_kcost.h) on one GPU. The NIC side of the
  * sending arms is opened on first need and kept for the session: 'blocks'
  * software-NIC QPs for mini-gda ({@link KernelCostQueues}), a mini-proxy of
- * the study's shape (baseline handoff: blocks share rings) for mini-proxy.
+ * the default shape (baseline handoff: blocks share rings) for mini-proxy.
  * Close it after the last point; it frees the proxy's GPU mapping, then the
  * proxy, then the QPs.
  */
