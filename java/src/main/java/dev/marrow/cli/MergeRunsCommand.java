@@ -42,13 +42,18 @@ public final class MergeRunsCommand implements Callable<Integer> {
             String text;
             try {
                 text = Files.readString(p);
-            } catch (IOException e) {
-                throw new UncheckedIOException("cannot read " + p + ": " + e.getMessage(), e);
+            } catch (IOException | UncheckedIOException e) {
+                throw new IllegalArgumentException("cannot read " + p + ": " + e.getMessage(), e);
             }
             if (header == null) {
                 header = RunMerge.header(text);
             }
-            List<Map<String, Object>> recs = RunMerge.results(text);
+            List<Map<String, Object>> recs;
+            try {
+                recs = RunMerge.results(text);
+            } catch (RuntimeException e) { // not JSON lines
+                throw new IllegalArgumentException(p + " is not marrow JSON lines: " + e.getMessage(), e);
+            }
             if (recs.isEmpty()) {
                 throw new IllegalArgumentException(p + " holds no result records (did that run fail?)");
             }
