@@ -514,6 +514,7 @@ extern "C" MARROW_API int marrow_kcost_run(const struct marrow_kcost_config *cfg
 		int gpu = 0;
 		if ((rc = proxy_cuda_view(px, &a.d, &a.pst, &gpu)) != MARROW_OK)
 			return res->status = rc;
+		a.d.timeout_ns = cfg->timeout_ns; /* this copy's slot waits; the context keeps its own */
 		if (a.d.handoff != MARROW_PROXY_BASELINE)
 			return res->status = marrow_fail(MARROW_EINVAL, "%s: blocks share rings, which needs the "
 							 "baseline handoff", fn);

@@ -45,7 +45,10 @@ public final class GdaCommand {
             description = {"Issue, put+completion and round-trip latency of one 8-byte RDMA WRITE, one thread, "
                     + "at most one outstanding put.",
                     "Timed (in C / CUDA, never Java): issue = WQE build to doorbell store; put+completion = to the "
-                    + "CQE consumed; round trip = to the peer's write-back seen. CPU: CLOCK_MONOTONIC_RAW; "
+                    + "CQE consumed; round trip = to the peer's write-back seen; db2cqe (doorbell to CQE) = from right "
+                    + "after the doorbell store to the first poll that sees the valid CQE, before consuming it. "
+                    + "--responder-delay-us D: the round trip's peer waits D us by its own clock before "
+                    + "answering (gda timer-check runs 0 and 50). CPU: CLOCK_MONOTONIC_RAW; "
                     + "GPU: %%globaltimer, plus %%clock64 for the effective SM clock.",
                     "Untimed: payload staging before each sample, the completion after an issue sample, "
                     + "and validation of the delivered bytes after every iteration.",

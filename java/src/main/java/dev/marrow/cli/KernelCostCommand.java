@@ -98,7 +98,8 @@ public final class KernelCostCommand implements Callable<Integer> {
     int cudaDevice;
 
     @Option(names = "--engine-cpu", defaultValue = "-1",
-            description = "Pin the software NIC engine to this CPU. Default: ${DEFAULT-VALUE}")
+            description = "Pin the mini-gda QPs' software NIC engine to this CPU and the mini-proxy's to the "
+                    + "next one. Default: ${DEFAULT-VALUE} (unpinned)")
     int engineCpu;
 
     @Option(names = "--proxy-workers", defaultValue = "4", description = "mini-proxy workers. Default: ${DEFAULT-VALUE}")

@@ -123,7 +123,9 @@ public final class KernelCost implements AutoCloseable {
         // two halves of (latency area + the largest message), at least the library's own minimum
         long half = 8192L + ((maxMsgSize + 4095L) / 4096) * 4096;
         ProxyConfig c = ProxyConfig.softnic(s.proxyWorkers(), s.proxyRings(), 16, Handoff.BASELINE)
-                .withMinBufferBytes(2 * half).withEngine(true, 1, s.engineCpu());
+                .withMinBufferBytes(2 * half)
+                // its own software NIC; next to the mini-gda queues' engine when that one is pinned
+                .withEngine(true, 1, s.engineCpu() < 0 ? -1 : s.engineCpu() + 1);
         proxy = MiniProxy.open(c);
         try {
             producers = proxy.openGpu(s.cudaDevice(), Handoff.BASELINE, false);
