@@ -205,7 +205,7 @@ public final class KernelCostCommand implements Callable<Integer> {
                 if (progress.expired()) {
                     break;
                 }
-                KcostMeasurement m = kcRun(kc, p);
+                KcostMeasurement m = kc.run(p);
                 progress.step();
                 String key = p.caller() + "/" + p.live();
                 if (p.arm() == Arm.ABSENT) {
@@ -216,6 +216,9 @@ public final class KernelCostCommand implements Callable<Integer> {
                 }
                 ResultRecord r = KcostRecords.record(m, baseline.get(key),
                         send.get(key + "/" + p.transport() + "/" + p.msgs() + "/" + p.msgSize()), s);
+                if (p.arm().sends()) { // hot-polling CPU threads serve the messages
+                    CpuBudget.tag(r, p.transport() == Transport.PROXY ? s.proxyWorkers() + 1 : 1);
+                }
                 allValid &= Boolean.TRUE.equals(r.metric("valid"));
                 records.add(r);
             }
@@ -231,7 +234,4 @@ public final class KernelCostCommand implements Callable<Integer> {
         return ExitCodes.OK;
     }
 
-    private static KcostMeasurement kcRun(KernelCost kc, KcostPoint p) {
-        return kc.run(p);
-    }
 }
