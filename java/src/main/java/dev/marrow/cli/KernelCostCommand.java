@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.cli;
 
+import dev.marrow.api.NativeException;
 import dev.marrow.kcost.Arm;
 import dev.marrow.kcost.Caller;
 import dev.marrow.kcost.KcostMeasurement;
@@ -189,7 +190,8 @@ public final class KernelCostCommand implements Callable<Integer> {
         KcostSettings s;
         List<ResultRecord> records = new ArrayList<>();
         boolean allValid = true;
-        try (KernelCost kc = KernelCost.open(settings(0), maxSize)) {   // exit 77 here without a GPU
+        KernelCost kc = KernelCost.open(settings(0), maxSize);   // exit 77 here without a GPU
+        try {
             s = settings(KernelCost.segments());
             List<Integer> built = KernelCost.liveValues();
             for (int v : live) {
@@ -205,17 +207,35 @@ public final class KernelCostCommand implements Callable<Integer> {
                 if (progress.expired()) {
                     break;
                 }
-                KcostMeasurement m = kc.run(p);
-                progress.step();
                 String key = p.caller() + "/" + p.live();
+                String sendKey = key + "/" + p.transport() + "/" + p.msgs() + "/" + p.msgSize();
+                KcostMeasurement m;
+                try {
+                    m = kc.run(p);
+                } catch (NativeException e) {
+                    // a failed device wait or CUDA call: the point is recorded as failed, the rest of
+                    // the run goes on over fresh queues (the failed ones may hold unconsumed work)
+                    records.add(KcostRecords.failed(p, s, e.getMessage()));
+                    allValid = false;
+                    progress.step();
+                    kc.close();
+                    kc = KernelCost.open(settings(0), maxSize);
+                    continue;
+                }
+                progress.step();
                 if (p.arm() == Arm.ABSENT) {
                     baseline.put(key, m);
                 }
                 if (p.arm() == Arm.SEND) {
-                    send.put(key + "/" + p.transport() + "/" + p.msgs() + "/" + p.msgSize(), m);
+                    send.put(sendKey, m);
                 }
-                ResultRecord r = KcostRecords.record(m, baseline.get(key),
-                        send.get(key + "/" + p.transport() + "/" + p.msgs() + "/" + p.msgSize()), s);
+                if (baseline.get(key) == null) {
+                    records.add(KcostRecords.failed(p, s, "no baseline: the kernel without communication code "
+                            + "failed at this caller and live-value count"));
+                    allValid = false;
+                    continue;
+                }
+                ResultRecord r = KcostRecords.record(m, baseline.get(key), send.get(sendKey), s);
                 if (p.arm().sends()) { // hot-polling CPU threads serve the messages
                     CpuBudget.tag(r, p.transport() == Transport.PROXY ? s.proxyWorkers() + 1 : 1);
                 }
@@ -224,11 +244,13 @@ public final class KernelCostCommand implements Callable<Integer> {
             }
             progress.close();
             progress.tag(records);
+        } finally {
+            kc.close();
         }
         out.emit(records, spec.commandLine().getOut(), spec.commandLine().getErr());
         if (!allValid) {
-            spec.commandLine().getErr().println("marrow: FAILED rows have valid=false: messages submitted and "
-                    + "completions seen differ");
+            spec.commandLine().getErr().println("marrow: FAILED rows have valid=false: a device-side wait or "
+                    + "CUDA call failed (error), or messages submitted and completions seen differ");
             return ExitCodes.FAILED;
         }
         return ExitCodes.OK;

@@ -78,6 +78,25 @@ public final class KcostRecords {
         return r;
     }
 
+    /** A point whose native run failed: its parameters, valid=false and the native error text. */
+    public static ResultRecord failed(KcostPoint p, KcostSettings s, String error) {
+        boolean nic = p.arm().sends();
+        return new ResultRecord(experiment(p), nic ? "cuda+softnic" : "cuda", !nic)
+                .param("gpu_hardware", true)
+                .param("nic_hardware", false)
+                .param("nic", nic ? "softnic" : "none")
+                .param("caller", p.caller().label())
+                .param("live_values", p.live())
+                .param("transport", p.transport().label())
+                .param("arm", p.arm().label())
+                .param("msgs_per_block", p.msgs())
+                .param("msg_size_bytes", p.msgSize())
+                .param("blocks", s.blocks())
+                .param("threads", s.threads())
+                .metric("valid", false)
+                .metric("error", error);
+    }
+
     private static double min(double[] v) {
         double x = Double.POSITIVE_INFINITY;
         for (double d : v) {

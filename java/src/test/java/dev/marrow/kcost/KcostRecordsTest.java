@@ -81,6 +81,18 @@ class KcostRecordsTest {
     }
 
     @Test
+    void aFailedPointSaysSoAndWhy() {
+        KcostPoint s = new KcostPoint(Caller.COMPUTE, 32, Transport.PROXY, Arm.SEND_WAIT, 16, 8);
+        Map<String, Object> f = KcostRecords.failed(s, S, "device wait timed out in block 7").flat();
+        assertEquals(false, f.get("valid"));
+        assertEquals("device wait timed out in block 7", f.get("error"));
+        assertEquals("proxy.kernel-cost", f.get("experiment"));
+        assertEquals(false, f.get("hardware"));
+        assertEquals(16, f.get("msgs_per_block"));
+        assertNull(f.get("kernel_p50_ms"), "no time for a run that failed");
+    }
+
+    @Test
     void pointsRefuseContradictions() {
         assertThrows(IllegalArgumentException.class, () -> new KcostPoint(Caller.COMPUTE, 8, Transport.GDA, Arm.ABSENT, 0, 0));
         assertThrows(IllegalArgumentException.class, () -> new KcostPoint(Caller.COMPUTE, 8, Transport.NONE, Arm.DORMANT, 0, 0));
