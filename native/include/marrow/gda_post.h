@@ -358,6 +358,22 @@ GDA_FN int gda_post_write(struct gda_sq *sq, int ord, const struct gda_write *w,
 
 /* ---- completion ------------------------------------------------------------ */
 
+/* True when v (bytes 56..63 of the CQE slot the poller is at) holds a CQE
+ * for it: a valid opcode and, on a normal CQ, the owner bit of the
+ * consumer's current lap; on a collapsed CQ (cc = 1, no owner rule) a
+ * wqe_counter that has reached want. */
+GDA_FN int gda_cqe_snapshot_ready(const struct gda_cq *cq, uint64_t v, uint16_t want)
+{
+	uint8_t oo = (uint8_t)(v >> 56);
+	uint16_t seen = (uint16_t)((((v >> 32) & 0xffu) << 8) | ((v >> 40) & 0xffu));
+
+	if ((oo >> 4) == MX_CQE_INVALID)
+		return 0;
+	if (cq->collapsed)
+		return (uint16_t)(seen - want) < 0x8000u;
+	return (oo & 1u) == ((cq->ci >> cq->log_cnt) & 1u);
+}
+
 /* Step 6: waits for the CQE of the WQE that started at WQEBB counter wqe_idx
  * (every WQE is signaled; completions are in order per SQ). On success the
  * SQ's ci moves past that WQE and, for a normal CQ, the CQ's consumer index
@@ -382,15 +398,8 @@ GDA_FN int gda_wait_cqe(struct gda_sq *sq, struct gda_cq *cq, int ord, uint32_t 
 		v = gpu_ld_relaxed_sys_u64(tail);
 		oo = (uint8_t)(v >> 56);
 		seen = (uint16_t)((((v >> 32) & 0xffu) << 8) | ((v >> 40) & 0xffu));
-		if ((oo >> 4) != MX_CQE_INVALID) {
-			if (cq->collapsed) {
-				/* no owner rule with cc = 1: wait until the counter reaches ours */
-				if ((uint16_t)(seen - want) < 0x8000u)
-					break;
-			} else if ((oo & 1u) == ((cq->ci >> cq->log_cnt) & 1u)) {
-				break;
-			}
-		}
+		if (gda_cqe_snapshot_ready(cq, v, want))
+			break;
 		if ((++spins & 63u) == 1u) {
 			uint64_t now = gda_now_ns();
 			if (deadline == 0) {
@@ -429,6 +438,46 @@ GDA_FN int gda_wait_cqe(struct gda_sq *sq, struct gda_cq *cq, int ord, uint32_t 
 	}
 	sq->ci = sq->pi;   /* at most one outstanding: everything posted is done */
 	return MARROW_OK;
+}
+
+/* Doorbell-to-CQE probe: polls (bounded, like gda_wait_cqe) until the CQE
+ * of WQE wqe_idx is visible in the slot, and returns WITHOUT consuming it,
+ * so the caller can stamp the first observation; gda_wait_cqe then finds
+ * it at once and consumes and checks it. */
+GDA_FN int gda_poll_cqe_visible(const struct gda_cq *cq, uint32_t wqe_idx, uint64_t timeout_ns,
+				struct gda_err *err)
+{
+	uint32_t n = 1u << cq->log_cnt;
+	const uint8_t *cqe = cq->collapsed ? cq->buf : cq->buf + (size_t)(cq->ci & (n - 1u)) * MX_CQE_SIZE;
+	const uint64_t *tail = (const uint64_t *)(cqe + MX_CQE_OFF_SOP_DROP_QPN);
+	uint64_t deadline = 0;
+	uint32_t spins = 0;
+
+	while (!gda_cqe_snapshot_ready(cq, gpu_ld_relaxed_sys_u64(tail), (uint16_t)wqe_idx)) {
+		if ((++spins & 63u) == 1u) {
+			uint64_t now = gda_now_ns();
+			if (deadline == 0) {
+				deadline = now + timeout_ns;
+			} else if (now > deadline) {
+				err->status = MARROW_ETIMEDOUT;
+				err->expected = wqe_idx;
+				err->wait = GDA_WAIT_CQE;
+				err->cq_ci = cq->ci;
+				return MARROW_ETIMEDOUT;
+			}
+		}
+		gda_relax(spins);
+	}
+	return MARROW_OK;
+}
+
+/* Responder delay (timer check): spins until delay_ns have passed since
+ * t0 by this thread's own clock. */
+GDA_FN void gda_spin_until(uint64_t t0, uint64_t delay_ns)
+{
+	uint32_t spins = 0;
+	while (gda_now_ns() - t0 < delay_ns)
+		gda_relax(++spins);
 }
 
 /* Round trip: waits until the 8-byte data word at p equals want. */

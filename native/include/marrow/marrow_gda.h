@@ -30,6 +30,13 @@
  *              a CPU thread / a second GPU block) polls its inbox for the
  *              word and writes it back through its own QP; it needs
  *              msg_size == 8.
+ *  DB2CQE      doorbell to CQE: t0 right after the doorbell store, t1 when
+ *              the posting thread's poll first sees the valid CQE (owner bit
+ *              flipped / counter reached), before it is consumed; what the
+ *              doorbell's delivery, the NIC's work and the CQE write take.
+ * ROUND_TRIP's peer waits responder_delay_ns after seeing the ping, by its
+ * own clock, before answering (0: at once): the timer check shifts the
+ * round trip by a known delay.
  * Untimed in every experiment: writing the iteration's payload (into the
  * inline staging words or the registered source buffer) before t0, and
  * after t1 the rest of the completion plus validation of the destination
@@ -69,6 +76,7 @@ enum marrow_gda_experiment {
 	MARROW_GDA_EXP_ISSUE = 0,
 	MARROW_GDA_EXP_PUT_COMPLETION = 1,
 	MARROW_GDA_EXP_ROUND_TRIP = 2,
+	MARROW_GDA_EXP_DB2CQE = 3,
 };
 
 /* Where the SQ/CQ/DBR memory lives. HOST: host memory (the software NIC's
@@ -125,7 +133,7 @@ struct marrow_gda_config {
 	uint64_t warmup;            /* untimed iterations first */
 	uint64_t timeout_ns;        /* bound of every single wait (> 0) */
 	int32_t cuda_device;        /* CUDA ordinal (cuda runner only) */
-	uint32_t reserved;          /* 0 */
+	uint32_t responder_delay_ns; /* ROUND_TRIP: the peer's wait before answering (timer check) */
 };
 
 /* What the runner observed; filled on success and on failure. */

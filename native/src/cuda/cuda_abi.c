@@ -11,6 +11,7 @@
 #include "marrow/marrow_gda_rate.h"
 #include "marrow/marrow_gda_goodput.h"
 #include "marrow/marrow_gda_loaded.h"
+#include "marrow/marrow_kcost.h"
 /* The DSM structs named by dsm_abi.inc, once their header exists. */
 #if __has_include("marrow/marrow_dsm.h")
 #include "marrow/marrow_dsm.h"
@@ -56,5 +57,6 @@ const struct marrow_abi_entry marrow_abi_table[] = {
 #include "gda/gda_rate_abi.inc"
 #include "gda/gda_goodput_abi.inc"
 #include "gda/gda_loaded_abi.inc"
+#include "gda/kcost_abi.inc"
 	MARROW_ABI_END
 };

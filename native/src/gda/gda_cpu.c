@@ -112,6 +112,8 @@ static __attribute__((always_inline)) inline int peer_loop(struct gda_run *r, co
 
 		s->fail_iter = (uint32_t)it;
 		rc = gda_wait_word(inbox, data_word(it), ord, cfg->timeout_ns, &s->err);
+		if (rc == MARROW_OK && cfg->responder_delay_ns != 0)
+			gda_spin_until(gda_now_ns(), cfg->responder_delay_ns); /* timer check */
 		if (rc == MARROW_OK) {
 			stage_payload(s, cfg, ord, it, &w);
 			rc = gda_post_write(&s->sq, ord, &w, &idx);
@@ -156,8 +158,15 @@ static __attribute__((always_inline)) inline int main_loop(struct gda_run *r, co
 			return s->err.status = rc;
 		if (exp == MARROW_GDA_EXP_ISSUE)
 			t1 = gda_now_ns();
+		else if (exp == MARROW_GDA_EXP_DB2CQE)
+			t0 = gda_now_ns(); /* the doorbell store is the post's last store */
 		s->posts++;
-		if (exp == MARROW_GDA_EXP_ROUND_TRIP) {
+		if (exp == MARROW_GDA_EXP_DB2CQE) {
+			rc = gda_poll_cqe_visible(&s->cq, idx, cfg->timeout_ns, &s->err);
+			t1 = gda_now_ns();
+			if (rc == MARROW_OK)
+				rc = gda_wait_cqe(&s->sq, &s->cq, ord, idx, cfg->timeout_ns, &s->err);
+		} else if (exp == MARROW_GDA_EXP_ROUND_TRIP) {
 			rc = gda_wait_word(inbox, data_word(it), ord, cfg->timeout_ns, &s->err);
 			t1 = gda_now_ns();
 			if (rc == MARROW_OK)

@@ -419,6 +419,7 @@ extern "C" MARROW_API int marrow_gda_cuda_run(const struct marrow_gda_config *cf
 	a.iters = cfg->iters;
 	a.warmup = cfg->warmup;
 	a.timeout_ns = cfg->timeout_ns;
+	a.responder_delay_ns = cfg->responder_delay_ns;
 
 	memset(&out, 0, sizeof(out));
 	if ((e = cudaMalloc(&d_ns, cfg->iters * sizeof(*d_ns))) != cudaSuccess ||
@@ -526,6 +527,7 @@ extern "C" MARROW_API int marrow_gda_cuda_serve(const struct marrow_gda_config *
 	a.iters = cfg->iters;
 	a.warmup = cfg->warmup;
 	a.timeout_ns = cfg->timeout_ns;
+	a.responder_delay_ns = cfg->responder_delay_ns;
 	memset(&out, 0, sizeof(out));
 	if ((e = cudaMalloc(&d_out, sizeof(*d_out))) != cudaSuccess ||
 	    (e = cudaMemset(d_out, 0, sizeof(*d_out))) != cudaSuccess) {

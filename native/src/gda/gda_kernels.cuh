@@ -58,6 +58,7 @@ struct gda_kargs {
 	uint32_t exp, payload, msg_size;
 	uint32_t serve;              /* 1: block 0 runs the peer role alone (marrow_gda_cuda_serve) */
 	unsigned long long iters, warmup, timeout_ns;
+	unsigned long long responder_delay_ns; /* round trip: the peer's wait before answering */
 	unsigned long long *samples_ns, *samples_cycles;
 	struct gda_kout *out;
 };
@@ -122,6 +123,8 @@ __device__ void gda_peer_loop(gda_kargs &a, uint32_t *words)
 
 		o->peer_fail_iter = (uint32_t)it;
 		rc = gda_wait_word(s.inbox_dev, gda_data_word(it), ORD, a.timeout_ns, &o->peer_err);
+		if (rc == MARROW_OK && a.responder_delay_ns != 0)
+			gda_spin_until(gda_now_ns(), a.responder_delay_ns); /* timer check */
 		if (rc == MARROW_OK) {
 			gda_stage(s, a, ORD, it, words, &w);
 			rc = gda_post_write(&s.sq, ORD, &w, &idx);
@@ -166,13 +169,23 @@ __device__ void gda_main_loop(gda_kargs &a, uint32_t *words)
 		if (exp == MARROW_GDA_EXP_ISSUE) {
 			c1 = gpu_clock64();
 			t1 = gda_now_ns();
+		} else if (exp == MARROW_GDA_EXP_DB2CQE) {
+			/* the doorbell store is the post's last store */
+			t0 = gda_now_ns();
+			c0 = gpu_clock64();
 		}
 		if (rc != MARROW_OK) {
 			o->rc = rc;
 			return;
 		}
 		o->posts++;
-		if (exp == MARROW_GDA_EXP_ROUND_TRIP) {
+		if (exp == MARROW_GDA_EXP_DB2CQE) {
+			rc = gda_poll_cqe_visible(&s.cq, idx, a.timeout_ns, &o->err);
+			c1 = gpu_clock64();
+			t1 = gda_now_ns();
+			if (rc == MARROW_OK)
+				rc = gda_wait_cqe(&s.sq, &s.cq, ORD, idx, a.timeout_ns, &o->err);
+		} else if (exp == MARROW_GDA_EXP_ROUND_TRIP) {
 			rc = gda_wait_word(s.inbox_dev, gda_data_word(it), ORD, a.timeout_ns, &o->err);
 			c1 = gpu_clock64();
 			t1 = gda_now_ns();

@@ -99,7 +99,7 @@ static inline int gda_check_config(const char *fn, const struct marrow_gda_confi
 				   GDA_ORD_COUNT - 1);
 	if (cfg->payload > MARROW_GDA_PAYLOAD_POINTER)
 		return marrow_fail(MARROW_EINVAL, "%s: unknown payload mode %u", fn, cfg->payload);
-	if (cfg->experiment > MARROW_GDA_EXP_ROUND_TRIP)
+	if (cfg->experiment > MARROW_GDA_EXP_DB2CQE)
 		return marrow_fail(MARROW_EINVAL, "%s: unknown experiment %u", fn, cfg->experiment);
 	if (cfg->msg_size < 1 || cfg->msg_size > MX_MAX_MSG_LEN)
 		return marrow_fail(MARROW_EINVAL, "size %d must be 1..%d bytes", (int)cfg->msg_size, MX_MAX_MSG_LEN);
@@ -112,6 +112,12 @@ static inline int gda_check_config(const char *fn, const struct marrow_gda_confi
 		return marrow_fail(MARROW_EINVAL, "warmup %lld must be 0..2^32-1", (long long)cfg->warmup);
 	if ((int64_t)cfg->timeout_ns <= 0)
 		return marrow_fail(MARROW_EINVAL, "timeout %lld ns must be > 0", (long long)cfg->timeout_ns);
+	if (cfg->responder_delay_ns != 0 && cfg->experiment != MARROW_GDA_EXP_ROUND_TRIP)
+		return marrow_fail(MARROW_EINVAL, "a responder delay (%u ns) applies to the round trip only",
+				   cfg->responder_delay_ns);
+	if (cfg->responder_delay_ns >= cfg->timeout_ns)
+		return marrow_fail(MARROW_EINVAL, "the responder delay (%u ns) must be shorter than the wait bound "
+				   "(%lld ns)", cfg->responder_delay_ns, (long long)cfg->timeout_ns);
 	return MARROW_OK;
 }
 

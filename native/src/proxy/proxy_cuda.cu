@@ -449,3 +449,15 @@ extern "C" MARROW_API int marrow_proxy_cuda_query(struct marrow_proxy_cuda_ctx *
 	memcpy(info->note, c->note, sizeof(info->note));
 	return MARROW_OK;
 }
+
+/* The device view of the rings, for other kernels that enqueue into them
+ * (the kernel-cost callers, src/gda/gda_kcost.cu). */
+int proxy_cuda_view(struct marrow_proxy_cuda_ctx *c, dev_rings *d, dev_status **st, int *gpu)
+{
+	if (c == NULL)
+		return marrow_fail(MARROW_EINVAL, "proxy_cuda_view: no GPU producer context");
+	*d = c->d;
+	*st = c->st;
+	*gpu = c->gpu;
+	return MARROW_OK;
+}

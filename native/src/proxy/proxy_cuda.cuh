@@ -64,4 +64,8 @@ struct rate_args {
 cudaError_t proxy_launch_latency(const dev_rings &d, const lat_args &a, dev_status *st);
 cudaError_t proxy_launch_rate(const dev_rings &d, const rate_args &a, dev_status *st);
 
+/* The rings' device view, status block and GPU of an open context. */
+struct marrow_proxy_cuda_ctx;
+int proxy_cuda_view(struct marrow_proxy_cuda_ctx *c, dev_rings *d, dev_status **st, int *gpu);
+
 #endif

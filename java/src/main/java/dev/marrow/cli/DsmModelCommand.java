@@ -42,7 +42,9 @@ public final class DsmModelCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             err.println("marrow dsm model: " + e.getMessage());
             err.flush();
-            return 1;
+            // a file that does not parse as JSON lines (the cause says why) is bad input: a usage
+            // error; a result file that parses but lacks the E2/E5 rows fails the command
+            return e.getCause() != null ? picocli.CommandLine.ExitCode.USAGE : 1;
         }
         PrintWriter out = spec.commandLine().getOut();
         out.print(ModelTable.render(m, input.getFileName().toString()));

@@ -39,7 +39,7 @@ import java.util.concurrent.Callable;
 @Command(name = "gda", mixinStandardHelpOptions = true,
         description = "mini-gda: GPU- (or CPU-) submitted RDMA WRITEs, single-operation costs (\"GPU-Initiated Communication: Dissecting Down to the Bone\" §4.1, Tables 3-4).",
         subcommands = {GdaCommand.Latency.class, GdaRateCommand.class, GdaClockSweepCommand.class,
-                GdaGoodputCommand.class, GdaLoadedCommand.class})
+                GdaGoodputCommand.class, GdaLoadedCommand.class, GdaTimerCheckCommand.class})
 public final class GdaCommand {
 
     /** The inline sizes of the paper's Fig. 3a. */
@@ -49,7 +49,10 @@ public final class GdaCommand {
             description = {"Issue, put+completion and round-trip latency of one 8-byte RDMA WRITE, one thread, "
                     + "at most one outstanding put.",
                     "Timed (in C / CUDA, never Java): issue = WQE build to doorbell store; put+completion = to the "
-                    + "CQE consumed; round trip = to the peer's write-back seen. CPU: CLOCK_MONOTONIC_RAW; "
+                    + "CQE consumed; round trip = to the peer's write-back seen; db2cqe (doorbell to CQE) = from right "
+                    + "after the doorbell store to the first poll that sees the valid CQE, before consuming it. "
+                    + "--responder-delay-us D: the round trip's peer waits D us by its own clock before "
+                    + "answering (gda timer-check runs 0 and 50). CPU: CLOCK_MONOTONIC_RAW; "
                     + "GPU: %%globaltimer, plus %%clock64 for the effective SM clock.",
                     "Untimed: payload staging before each sample, the completion after an issue sample, "
                     + "and validation of the delivered bytes after every iteration.",
@@ -140,6 +143,12 @@ public final class GdaCommand {
                         + "max_send_wr; the record's sq_wqebbs says what was granted). Default: ${DEFAULT-VALUE}")
         int logSq;
 
+        @Option(names = "--responder-delay-us", defaultValue = "0", paramLabel = "US",
+                description = "Round trip: the peer waits this long after seeing the ping, by its own clock, "
+                        + "before answering (the timer check: the round trip must grow by exactly this). One host "
+                        + "only. Default: ${DEFAULT-VALUE}")
+        long responderDelayUs;
+
         @Option(names = "--max-inline", defaultValue = "220", description = "QP max_inline_data. Default: ${DEFAULT-VALUE}")
         int maxInline;
 
@@ -191,6 +200,18 @@ public final class GdaCommand {
             out.format();
             applyPreset();
             GdaSetup.requireLogSq(logSq, "--log-sq");
+            if (responderDelayUs < 0 || responderDelayUs * 1000 >= timeoutMs * 1_000_000L
+                    || responderDelayUs * 1000 > GdaRunSpec.MAX_RESPONDER_DELAY_NS) {
+                throw new IllegalArgumentException("--responder-delay-us must be >= 0 and shorter than --timeout-ms, "
+                        + "not " + responderDelayUs);
+            }
+            if (responderDelayUs > 0 && !experiments(sweep != null).contains(Experiment.ROUND_TRIP)) {
+                throw new IllegalArgumentException("--responder-delay-us applies to the round trip: add rtt to "
+                        + "--experiments");
+            }
+            if (responderDelayUs > 0 && peer != null) {
+                throw new IllegalArgumentException("--responder-delay-us is supported on one host only");
+            }
             Nic theNic = nic;
             if (nicSms != null && placement != Placement.GPU) {
                 throw new IllegalArgumentException("--nic-sms applies to --placement gpu (the software NIC's device "
@@ -442,7 +463,8 @@ public final class GdaCommand {
         }
 
         GdaRunSpec spec(Experiment e, Point p, long timeoutNs) {
-            return new GdaRunSpec(e, p.ordering, p.payload, p.size, iters, warmup, timeoutNs);
+            return new GdaRunSpec(e, p.ordering, p.payload, p.size, iters, warmup, timeoutNs,
+                    e == Experiment.ROUND_TRIP ? responderDelayUs * 1000 : 0);
         }
 
         long timeoutNs() {

@@ -37,6 +37,9 @@ public final class ModelInputs {
                     rows.add(m);
                 }
             }
+        } catch (java.nio.charset.CharacterCodingException e) {
+            // not UTF-8 text: bad input (exit 2), like any other non-JSON-lines file
+            throw new IllegalArgumentException(path + " is not a JSON-lines result file: " + e, e);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read " + path, e);
         } catch (RuntimeException e) {

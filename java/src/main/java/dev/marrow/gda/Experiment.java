@@ -14,7 +14,9 @@ public enum Experiment implements CEnum {
     /** WQE construction to the CQE polled and consumed. */
     PUT_COMPLETION("put+completion", "putc"),
     /** WQE construction to the peer's write-back of the data word seen. */
-    ROUND_TRIP("round-trip", "rtt");
+    ROUND_TRIP("round-trip", "rtt"),
+    /** Doorbell store to the first observation of the valid CQE (not yet consumed). */
+    DB2CQE("doorbell-to-cqe", "db2cqe");
 
     private final String label;
     private final String metricPrefix;

@@ -18,7 +18,7 @@ final class GdaConfigs {
     }
 
     static MemorySegment fill(Arena a, Experiment e, Ordering o, Payload p, int size, long iters, long warmup,
-                              long timeoutNs, int cudaDevice) {
+                              long timeoutNs, long responderDelayNs, int cudaDevice) {
         MemorySegment cfg = CStruct.allocate(a, GdaLayouts.CONFIG);
         setInt(cfg, GdaLayouts.CONFIG, "experiment", e.code());
         setInt(cfg, GdaLayouts.CONFIG, "ordering", o.code());
@@ -28,14 +28,16 @@ final class GdaConfigs {
         setLong(cfg, GdaLayouts.CONFIG, "warmup", warmup);
         setLong(cfg, GdaLayouts.CONFIG, "timeout_ns", timeoutNs);
         setInt(cfg, GdaLayouts.CONFIG, "cuda_device", cudaDevice);
+        setInt(cfg, GdaLayouts.CONFIG, "responder_delay_ns", (int) responderDelayNs);
         return cfg;
     }
 
     /** marrow_gda_config_check; a refusal is an IllegalArgumentException with the library's message. */
-    static void check(Experiment e, Ordering o, Payload p, int size, long iters, long warmup, long timeoutNs) {
+    static void check(Experiment e, Ordering o, Payload p, int size, long iters, long warmup, long timeoutNs,
+                      long responderDelayNs) {
         NativeLib lib = GdaFfi.Host.LIB;
         try (Arena a = Arena.ofConfined()) {
-            int rc = (int) GdaFfi.Host.CONFIG_CHECK.invokeExact(fill(a, e, o, p, size, iters, warmup, timeoutNs, 0));
+            int rc = (int) GdaFfi.Host.CONFIG_CHECK.invokeExact(fill(a, e, o, p, size, iters, warmup, timeoutNs, responderDelayNs, 0));
             if (rc != 0) {
                 throw lib.exception(rc, "marrow_gda_config_check").usageIfInvalid();
             }

@@ -70,6 +70,11 @@ public final class GdaRecords {
                 r.param("payload_check", "responder: final iteration's bytes in its inbox");
             }
         }
+        for (GdaRun run : runs) {
+            if (run.spec().responderDelayNs() != 0) { // the timer check's delayed round trip
+                r.param("responder_delay_ns", run.spec().responderDelayNs());
+            }
+        }
         long payloadErrors = 0;
         long posts = 0;
         long emuWrites = 0;

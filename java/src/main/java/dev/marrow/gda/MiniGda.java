@@ -491,6 +491,10 @@ public final class MiniGda implements AutoCloseable {
             return runNative(spec, spec.experiment() == Experiment.ROUND_TRIP
                     ? peerEndpoint() : MemorySegment.NULL);
         }
+        if (spec.responderDelayNs() != 0) {
+            throw new IllegalArgumentException("a responder delay is supported on one host only (the two-host "
+                    + "protocol does not carry it)");
+        }
         if (setup.mlx5().role() == PeerRole.RESPONDER) {
             throw new UnsupportedOperationException("the responder runs no experiments of its own: it serves "
                     + "the initiator's (serve())");
@@ -553,7 +557,7 @@ public final class MiniGda implements AutoCloseable {
 
     private MemorySegment config(Arena a, GdaRunSpec spec) {
         return GdaConfigs.fill(a, spec.experiment(), spec.ordering(), spec.payload(), spec.size(), spec.iters(),
-                spec.warmup(), spec.timeoutNs(), setup.cudaDevice());
+                spec.warmup(), spec.timeoutNs(), spec.responderDelayNs(), setup.cudaDevice());
     }
 
     /** The round trip's peer role on this side's GPU (responder); failures are returned, not thrown. */

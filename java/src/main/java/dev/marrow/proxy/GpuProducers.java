@@ -89,6 +89,17 @@ public final class GpuProducers implements AutoCloseable {
         }
     }
 
+    /**
+     * The native struct marrow_proxy_cuda_ctx, for other GPU code that
+     * enqueues into the same rings (the kernel-cost callers). Valid until close.
+     */
+    public MemorySegment nativeContext() {
+        if (closed) {
+            throw new IllegalStateException("GpuProducers is closed");
+        }
+        return ctx;
+    }
+
     public Handoff handoff() {
         return handoff;
     }

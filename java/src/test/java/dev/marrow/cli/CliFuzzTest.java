@@ -92,6 +92,7 @@ class CliFuzzTest {
                 "--precondition-seconds", "0"));
         FAST.put("proxy loaded", List.of("--background", "0,1", "--iters", "5", "--warmup", "1", "--poll", "idle",
                 "--precondition-seconds", "0"));
+        FAST.put("gda timer-check", List.of("--iters", "100", "--warmup", "10"));
     }
 
     /** Options whose valid values would make a case slow or reach the network: junk values only. */
@@ -240,7 +241,9 @@ class CliFuzzTest {
     }
 
     static String verdict(Run run) {
-        if (run.code() != 0 && run.code() != 2 && run.code() != Main.EXIT_UNAVAILABLE) {
+        // a failed timer check is a measured finding (a small host's time slices exceed the tolerance)
+        boolean finding = run.code() == 1 && run.err().contains("marrow: timer check FAILED");
+        if (!finding && run.code() != 0 && run.code() != 2 && run.code() != Main.EXIT_UNAVAILABLE) {
             return "exit code " + run.code() + " (expected 0, 2 or 77)";
         }
         for (String s : new String[] {run.out(), run.err()}) {

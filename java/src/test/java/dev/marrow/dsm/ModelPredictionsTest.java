@@ -111,5 +111,10 @@ class ModelPredictionsTest {
         Result missing = exec("model", "--input", dir.resolve("nope.jsonl").toString());
         assertEquals(CommandLine.ExitCode.USAGE, missing.code());
         assertTrue(missing.err().contains("is not a file"), missing.err());
+        Path junk = dir.resolve("junk.jsonl");
+        Files.write(junk, new byte[] {(byte) 0xff, (byte) 0xfe, 0x00, (byte) 0x80});
+        Result notText = exec("model", "--input", junk.toString());
+        assertEquals(CommandLine.ExitCode.USAGE, notText.code(), "bytes that are not JSON lines are bad input");
+        assertTrue(notText.err().contains("is not a JSON-lines result file"), notText.err());
     }
 }

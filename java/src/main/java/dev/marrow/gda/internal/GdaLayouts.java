@@ -29,7 +29,7 @@ public final class GdaLayouts {
 
     public static final StructLayout CONFIG = layout(LIB, "marrow_gda_config",
             i32("experiment"), i32("ordering"), i32("payload"), i32("msg_size"), i64("iters"), i64("warmup"),
-            i64("timeout_ns"), i32("cuda_device"));
+            i64("timeout_ns"), i32("cuda_device"), i32("responder_delay_ns"));
 
     public static final StructLayout RESULT = layout(LIB, "marrow_gda_result",
             i64("iters_done"), i64("posts"), i64("doorbells"), i64("cqes"), i64("peer_posts"), i64("payload_errors"),
