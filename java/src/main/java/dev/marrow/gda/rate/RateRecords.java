@@ -44,7 +44,7 @@ public final class RateRecords {
         }
         rec.param("placement", s.nic() == RateNic.SOFTNIC_DEVICE ? "gpu" : "host");
         if (r.deviceEngine() instanceof DeviceEngineUse d) { // the engine kernel's SMs, as the engine reported them
-            rec.param("nic_sms", d.nicSms()).param("nic_sms_taken", d.distinctSms())
+            rec.param("nic_sms", d.nicSms()).param("nic_sms_distinct", d.distinctSms())
                     .param("nic_blocks_per_sm_max", d.maxBlocksPerSm()).param("device_sms", d.deviceSms())
                     .param("shares_sms_with_engine", d.sharedSms());
         }
