@@ -68,3 +68,32 @@ phase_rate() {
   step rate-hostdb-putc-device 45 $M $G $E1 --experiment scope --scope per-qp --qps 1 --doorbell device \
     --messages 5000 --warmup 500 -o "$R/hostdb.jsonl"
 }
+
+# Phase `rate_devnic`: the same rate kernels against GPU-resident queues
+# (SQ/CQ/doorbell records in cudaMalloc memory) served by the software NIC's
+# device engine, a persistent kernel on --nic-sms SMs beside the rate kernel
+# (docs/design/device-engine.md). The NIC is EMULATED on a real GPU: records
+# say nic=softnic-device, placement=gpu, hardware=false, gpu_hardware=true,
+# nic_hardware=false, with nic_sms and the SMs the engine took. JSON lines in
+# $OUT/rate/devnic-*.jsonl; each step <= 60 s, the phase about 1-2 minutes.
+#   rate-devnic-smoke     1 QP / 1 SM, nic-sms 1, a short run (a stuck engine skips the rest)
+#   rate-devnic-64x64     64 QPs / 64 SMs, B=16, nic-sms 8 (Table 5's 64x64 row, emulated NIC on the GPU)
+#   rate-devnic-16q-smsN  16 QPs / 16 SMs, B=16, nic-sms 1, 2, 4, 8: rate vs the SMs the NIC takes
+phase_rate_devnic() {
+  local R="$OUT/rate"
+  local D="gda rate --target cuda --nic softnic-device --format json --quiet --timeout-ms 5000"
+  mkdir -p "$R"
+  step rate-devnic-smoke 60 $M $D --nic-sms 1 --blocks 1 --threads 1 --qps 1 --batch 16 \
+    --messages 16000 --warmup 1600 -o "$R/devnic-smoke.jsonl"
+  if tail -1 "$OUT/steps.txt" | grep -q "rc=124"; then
+    echo "rate_devnic: the smoke step hit its time limit; the other device-engine steps are skipped" | tee -a "$OUT/steps.txt"
+    return
+  fi
+  step rate-devnic-64x64 60 $M $D --nic-sms 8 --blocks 64 --threads 1 --qps 64 --qp-map block --batch 16 \
+    --messages 20000 --warmup 1600 --repeats 3 -o "$R/devnic-64x64.jsonl"
+  local n
+  for n in 1 2 4 8; do
+    step "rate-devnic-16q-sms$n" 60 $M $D --nic-sms $n --blocks 16 --threads 1 --qps 16 --qp-map block \
+      --batch 16 --messages 20000 --warmup 1600 -o "$R/devnic-16q.jsonl"
+  done
+}

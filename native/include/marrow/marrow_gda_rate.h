@@ -146,6 +146,39 @@ MARROW_API int marrow_gda_rate_cuda_run(const struct marrow_gda_rate_config *cfg
 					const struct marrow_gda_endpoint *eps, uint32_t n_eps,
 					uint64_t *samples_ns, struct marrow_gda_rate_result *res);
 
+
+/* ---- the rate kernels against the software NIC's device engine ----------
+ * marrow_gda_rate_devnic_run (libmarrow_cuda.so) builds the queues itself:
+ * qps loopback RC QPs (qps + 1 for SCOPE), one send CQ each, and the source
+ * and destination buffers, all in cudaMalloc memory, served by the device
+ * engine (marrow_softnic_device.h) on nic_sms SMs. It starts the engine,
+ * runs the rate kernel on a non-blocking stream (nothing waits on the
+ * persistent engine kernel), stops the engine within stop_timeout_ns and
+ * checks every destination slot as the other targets do. Doorbells are rung
+ * by the posting GPU threads (DB_HOST is refused: the doorbell records live
+ * in GPU memory). Results are emulated NIC on a real GPU. */
+struct marrow_gda_rate_devnic {
+	uint32_t size;              /* sizeof(struct marrow_gda_rate_devnic) */
+	uint32_t comp_mask;         /* 0 */
+	uint32_t nic_sms;           /* in: SMs (blocks) of the engine kernel, >= 1 */
+	uint32_t threads_per_sm;    /* in: engine threads per block (0 = 32) */
+	uint32_t log_sq;            /* in: SQ WQEBBs per QP = 2^log_sq (1..15) */
+	uint32_t max_inline_data;   /* in: of every QP (>= msg_size when inline) */
+	uint64_t stop_timeout_ns;   /* in: bound of the engine stop (> 0) */
+	uint32_t distinct_sms;      /* out: distinct SMs the engine blocks reported */
+	uint32_t max_blocks_per_sm; /* out: engine kernel occupancy */
+	uint32_t device_sms;        /* out: SMs of the GPU */
+	uint32_t shared_sms;        /* out: 1 when blocks + nic_sms > device_sms (rate blocks share SMs with the engine) */
+};
+
+/* counters: n_counters >= MARROW_EMU_CTR_COUNT, the engine's counters
+ * (MARROW_EMU_COUNTERS order) after the stop. MARROW_ENODEV without a GPU,
+ * MARROW_EINVAL for a bad configuration (named), else as the cuda runner. */
+MARROW_API int marrow_gda_rate_devnic_run(const struct marrow_gda_rate_config *cfg,
+					  struct marrow_gda_rate_devnic *dn, uint64_t *samples_ns,
+					  struct marrow_gda_rate_result *res, uint64_t *counters,
+					  uint32_t n_counters);
+
 #ifdef __cplusplus
 }
 #endif

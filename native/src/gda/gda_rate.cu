@@ -19,11 +19,13 @@
 #include <string.h>
 #include <vector>
 #include <algorithm>
+#include <type_traits>
 #include <cuda_runtime_api.h>
 
 #include "cuda/cuda_host.h"
 #include "marrow/marrow_cuda_map.h"
 #include "gda/gda_rate_host.h"
+#include "gda/gda_rate_cuda.h"
 
 namespace {
 
@@ -281,12 +283,12 @@ int select_device(const char *fn, int dev, struct marrow_gda_rate_result *res)
 	return MARROW_OK;
 }
 
-cudaError_t launch_rate(uint32_t pub, uint32_t blocks, uint32_t threads, const rate_kargs &a)
+cudaError_t launch_rate(uint32_t pub, uint32_t blocks, uint32_t threads, const rate_kargs &a, cudaStream_t s)
 {
 	switch (pub) {
-	case MARROW_GDA_RATE_PUB_LOCK: rate_kernel<MARROW_GDA_RATE_PUB_LOCK><<<blocks, threads>>>(a); break;
-	case MARROW_GDA_RATE_PUB_SLOT: rate_kernel<MARROW_GDA_RATE_PUB_SLOT><<<blocks, threads>>>(a); break;
-	default: rate_kernel<MARROW_GDA_RATE_PUB_WARP><<<blocks, threads>>>(a); break;
+	case MARROW_GDA_RATE_PUB_LOCK: rate_kernel<MARROW_GDA_RATE_PUB_LOCK><<<blocks, threads, 0, s>>>(a); break;
+	case MARROW_GDA_RATE_PUB_SLOT: rate_kernel<MARROW_GDA_RATE_PUB_SLOT><<<blocks, threads, 0, s>>>(a); break;
+	default: rate_kernel<MARROW_GDA_RATE_PUB_WARP><<<blocks, threads, 0, s>>>(a); break;
 	}
 	return cudaGetLastError();
 }
@@ -303,13 +305,53 @@ void add_stats(struct marrow_gda_rate_result *res, const struct gda_rate_tstats 
 	res->reap_ticks += s->reap_ticks;
 }
 
+/* Synchronous copy on the run's stream (never the legacy stream's implicit
+ * device-wide ordering when a device engine kernel is running). */
+cudaError_t copy_sync(void *dst, const void *src, size_t n, cudaMemcpyKind k, cudaStream_t s)
+{
+	cudaError_t e = cudaMemcpyAsync(dst, src, n, k, s);
+	return e == cudaSuccess ? cudaStreamSynchronize(s) : e;
+}
+
+/* A failed wait on GPU-resident queues: the runner's view of the QP plus
+ * the device engine's (the host cannot read the queue words directly). */
+int gpu_fail_dump(int status, const char *fn, struct gda_rate_gpu_queues *gq, uint32_t qi,
+		  const struct gda_rate_qstate *qs, const struct gda_rate_tstats *st, uint32_t thread,
+		  uint64_t bound_ns)
+{
+	char nic[1024];
+
+	nic[0] = 0;
+	gq->dump(gq->ctx, qi, nic, sizeof(nic));
+	if (status == MARROW_EIO)
+		return marrow_fail(status, "%s: thread %u got an error CQE on QP %u: opcode %u, syndrome 0x%02x; state: "
+				   "thread=%u qp_index=%u %s", fn, thread, st->qp, st->cqe_opcode, st->cqe_syndrome,
+				   thread, st->qp, nic);
+	return marrow_fail(status, "%s: thread %u timed out after %llu ns waiting for %s on QP %u (saw %u, wanted %u); "
+			   "was a doorbell lost or the NIC engine paused? state: waited_for=%s bound_ms=%llu thread=%u "
+			   "qp_index=%u reserved_wqes=%u ready_head=%u complete_wqes=%u qp_total=%u %s", fn, thread,
+			   (unsigned long long)bound_ns, gda_rate_wait_name(st->wait), st->qp, st->seen, st->want,
+			   gda_rate_wait_name(st->wait), (unsigned long long)(bound_ns / 1000000u), thread, st->qp,
+			   qs->resv, qs->ready, qs->ci, qs->total, nic);
+}
+
 } // namespace
 
 extern "C" MARROW_API int marrow_gda_rate_cuda_run(const struct marrow_gda_rate_config *cfg,
 						   const struct marrow_gda_endpoint *eps, uint32_t n_eps,
 						   uint64_t *samples_ns, struct marrow_gda_rate_result *res)
 {
+	return gda_rate_cuda_run_on(cfg, eps, n_eps, samples_ns, res, nullptr);
+}
+
+int gda_rate_cuda_run_on(const struct marrow_gda_rate_config *cfg, const struct marrow_gda_endpoint *eps,
+			 uint32_t n_eps, uint64_t *samples_ns, struct marrow_gda_rate_result *res,
+			 struct gda_rate_gpu_queues *gq)
+{
 	static const char fn[] = "marrow_gda_rate_cuda_run";
+	const int gpu = gq != nullptr;   /* GPU-resident queues: device addresses as they are */
+	cudaStream_t s = gpu ? gq->stream : 0;
+	int nic_started = 0;
 	struct gda_rate_plan p;
 	host_ranges m;
 	std::vector<gda_rate_qdesc> qd;
@@ -331,21 +373,26 @@ extern "C" MARROW_API int marrow_gda_rate_cuda_run(const struct marrow_gda_rate_
 	cudaError_t e;
 	int rc, have_ring = 0, scope;
 	uint32_t n_st;
+	auto dv = [&](auto *ptr) { return gpu ? ptr : m.dev<std::remove_cv_t<std::remove_pointer_t<decltype(ptr)>>>(ptr); };
 
 	if (res != nullptr && res->size == sizeof(*res)) {
 		uint32_t sz = res->size;
 		memset(res, 0, sizeof(*res));
 		res->size = sz;
 	}
-	if ((rc = gda_rate_plan_make(fn, cfg, eps, n_eps, samples_ns, res, &p)) != MARROW_OK)
+	if ((rc = gda_rate_plan_make(fn, cfg, eps, n_eps, samples_ns, res,
+				     gpu ? MARROW_GDA_PLACEMENT_GPU : MARROW_GDA_PLACEMENT_HOST, &p)) != MARROW_OK)
 		return rc;
+	if (gpu && cfg->doorbell == MARROW_GDA_RATE_DB_HOST)
+		return gda_rate_bad(fn, res, "host-rung doorbells need host-visible doorbell records: the device "
+				    "engine's live in GPU memory (use device doorbells)");
 	if ((rc = select_device(fn, cfg->cuda_device, res)) != MARROW_OK)
 		return rc;
 	scope = cfg->experiment == MARROW_GDA_RATE_EXP_SCOPE;
 	n_st = scope ? 2u : p.nthreads;
 	memset(&ring, 0, sizeof(ring));
 
-	for (uint32_t i = 0; i < n_eps; i++) {
+	for (uint32_t i = 0; i < (gpu ? 0u : n_eps); i++) {
 		const struct marrow_gda_endpoint *ep = &eps[i];
 		m.add(ep->qp->sq_buf, (uint64_t)ep->qp->sq_wqe_cnt * MX_WQEBB_SIZE);
 		m.add(ep->qp->dbrec, 8);
@@ -354,11 +401,13 @@ extern "C" MARROW_API int marrow_gda_rate_cuda_run(const struct marrow_gda_rate_
 		m.add(ep->cq->buf, (uint64_t)ep->cq->cqe_cnt * MX_CQE_SIZE);
 		m.add(ep->cq->dbrec, 8);
 	}
-	m.add((const void *)(uintptr_t)eps[0].remote_addr, eps[0].remote_len);
-	if (!p.ctx.inl)
-		m.add((const void *)(uintptr_t)eps[0].local_addr, eps[0].local_len);
-	if ((rc = map_ranges(fn, m, res)) != MARROW_OK)
-		goto done;
+	if (!gpu) {
+		m.add((const void *)(uintptr_t)eps[0].remote_addr, eps[0].remote_len);
+		if (!p.ctx.inl)
+			m.add((const void *)(uintptr_t)eps[0].local_addr, eps[0].local_len);
+		if ((rc = map_ranges(fn, m, res)) != MARROW_OK)
+			goto done;
+	}
 	if ((e = cudaHostAlloc((void **)&host_pi, n_eps * sizeof(uint32_t), cudaHostAllocMapped | cudaHostAllocPortable)) != cudaSuccess ||
 	    (e = cudaHostGetDevicePointer((void **)&host_pi_dev, host_pi, 0)) != cudaSuccess) {
 		rc = cuda_fail(fn, res, e, "cudaHostAlloc of the host-visible producer indexes");
@@ -369,7 +418,16 @@ extern "C" MARROW_API int marrow_gda_rate_cuda_run(const struct marrow_gda_rate_
 	uar_dev.assign(n_eps, nullptr);
 	for (uint32_t i = 0; i < n_eps; i++) {
 		const struct marrow_gda_endpoint *ep = &eps[i];
-		uint32_t log = 0, sq_ctr = mx_be32toh(ep->qp->dbrec[MX_DBR_SND]) & 0xffffu;
+		uint32_t log = 0, dbr[2] = {0, 0}, cq_dbr = 0;
+		if (!gpu) {
+			dbr[MX_DBR_SND] = ep->qp->dbrec[MX_DBR_SND];
+			cq_dbr = ep->cq->dbrec[0];
+		} else if ((e = copy_sync(dbr, ep->qp->dbrec, sizeof(dbr), cudaMemcpyDeviceToHost, s)) != cudaSuccess ||
+			   (e = copy_sync(&cq_dbr, ep->cq->dbrec, sizeof(cq_dbr), cudaMemcpyDeviceToHost, s)) != cudaSuccess) {
+			rc = cuda_fail(fn, res, e, "reading the GPU-resident doorbell records");
+			goto done;
+		}
+		uint32_t sq_ctr = mx_be32toh(dbr[MX_DBR_SND]) & 0xffffu;
 		while ((1u << log) < ep->cq->cqe_cnt)
 			log++;
 		if (sq_ctr % p.ctx.nbb != 0u) {
@@ -384,11 +442,11 @@ extern "C" MARROW_API int marrow_gda_rate_cuda_run(const struct marrow_gda_rate_
 			}
 		}
 		memset(&qd[i], 0, sizeof(qd[i]));
-		qd[i].sq = m.dev<uint8_t>(ep->qp->sq_buf);
-		qd[i].dbrec = m.dev<uint32_t>(ep->qp->dbrec);
-		qd[i].uar = uar_dev[i] ? (uint64_t *)uar_dev[i] : m.dev<uint64_t>(ep->qp->uar);
-		qd[i].cq = m.dev<uint8_t>(ep->cq->buf);
-		qd[i].cq_dbrec = m.dev<uint32_t>(ep->cq->dbrec);
+		qd[i].sq = dv((uint8_t *)ep->qp->sq_buf);
+		qd[i].dbrec = dv((uint32_t *)ep->qp->dbrec);
+		qd[i].uar = uar_dev[i] ? (uint64_t *)uar_dev[i] : dv((uint64_t *)ep->qp->uar);
+		qd[i].cq = dv((uint8_t *)ep->cq->buf);
+		qd[i].cq_dbrec = dv((uint32_t *)ep->cq->dbrec);
 		qd[i].host_pi = host_pi_dev + i;
 		qd[i].wqebb_cnt = ep->qp->sq_wqe_cnt;
 		qd[i].qpn = ep->qp->qpn;
@@ -399,7 +457,7 @@ extern "C" MARROW_API int marrow_gda_rate_cuda_run(const struct marrow_gda_rate_
 		}
 		memset(&qs[i], 0, sizeof(qs[i]));
 		qs[i].resv = qs[i].ready = qs[i].ci = sq_ctr / p.ctx.nbb;
-		qs[i].cq_ci = mx_be32toh(ep->cq->dbrec[0]) & 0xffffffu;
+		qs[i].cq_ci = mx_be32toh(cq_dbr) & 0xffffffu;
 		host_pi[i] = qs[i].resv;
 		qpn.push_back(ep->qp->qpn);
 		last.push_back(qs[i].resv);
@@ -412,9 +470,22 @@ extern "C" MARROW_API int marrow_gda_rate_cuda_run(const struct marrow_gda_rate_
 		gda_rate_totals(cfg, &p, tot.data());
 		for (uint32_t i = 0; i < n_eps; i++)
 			qs[i].total = qs[i].resv + tot[i].total;
-		memset((void *)(uintptr_t)eps[0].remote_addr, 0, (size_t)p.ctx.spt * p.ctx.stride * p.nthreads);
+		if (!gpu)
+			memset((void *)(uintptr_t)eps[0].remote_addr, 0, (size_t)p.ctx.spt * p.ctx.stride * p.nthreads);
+		else if ((e = cudaMemsetAsync((void *)(uintptr_t)eps[0].remote_addr, 0,
+					      (size_t)p.ctx.spt * p.ctx.stride * p.nthreads, s)) != cudaSuccess ||
+			 (e = cudaStreamSynchronize(s)) != cudaSuccess) {
+			rc = cuda_fail(fn, res, e, "clearing the destination");
+			goto done;
+		}
 	} else {
-		memset((void *)(uintptr_t)eps[0].remote_addr, 0, 128);
+		if (!gpu)
+			memset((void *)(uintptr_t)eps[0].remote_addr, 0, 128);
+		else if ((e = cudaMemsetAsync((void *)(uintptr_t)eps[0].remote_addr, 0, 128, s)) != cudaSuccess ||
+			 (e = cudaStreamSynchronize(s)) != cudaSuccess) {
+			rc = cuda_fail(fn, res, e, "clearing the destination");
+			goto done;
+		}
 		for (uint32_t i = 0; i < n_eps; i++)
 			qs[i].total = 0xffffffffu;
 	}
@@ -456,12 +527,12 @@ extern "C" MARROW_API int marrow_gda_rate_cuda_run(const struct marrow_gda_rate_
 	a.st = d_st;
 	a.span_cycles = d_span;
 	a.samples = d_samples;
-	a.src_dev = p.ctx.inl ? nullptr : m.dev<uint8_t>((const void *)(uintptr_t)eps[0].local_addr);
-	a.dst_dev = m.dev<const uint8_t>((const void *)(uintptr_t)eps[0].remote_addr);
+	a.src_dev = p.ctx.inl ? nullptr : dv((uint8_t *)(uintptr_t)eps[0].local_addr);
+	a.dst_dev = dv((const uint8_t *)(uintptr_t)eps[0].remote_addr);
 	a.out = d_out;
 	if (!p.ctx.inl) { /* untimed: the pointer sources */
-		rate_stage_kernel<<<132, 256>>>(a, (unsigned long long)p.ctx.spt * p.nthreads);
-		if ((e = cudaDeviceSynchronize()) != cudaSuccess) {
+		rate_stage_kernel<<<132, 256, 0, s>>>(a, (unsigned long long)p.ctx.spt * p.nthreads);
+		if ((e = gpu ? cudaStreamSynchronize(s) : cudaDeviceSynchronize()) != cudaSuccess) {
 			rc = cuda_fail(fn, res, e, "the staging kernel");
 			goto done;
 		}
@@ -485,13 +556,20 @@ extern "C" MARROW_API int marrow_gda_rate_cuda_run(const struct marrow_gda_rate_
 		rc = cuda_fail(fn, res, e, "cudaEventCreate");
 		goto stop_ring;
 	}
+	if (gpu) { /* the NIC runs from here to the stop below */
+		if ((rc = gq->start(gq->ctx)) != MARROW_OK) {
+			res->status = rc;
+			goto stop_ring;
+		}
+		nic_started = 1;
+	}
 	if (scope) {
-		scope_kernel<<<cfg->scope == MARROW_GDA_RATE_SCOPE_SIGNAL ? 2 : 1, 32>>>(a);
+		scope_kernel<<<cfg->scope == MARROW_GDA_RATE_SCOPE_SIGNAL ? 2 : 1, 32, 0, s>>>(a);
 		e = cudaGetLastError();
 	} else {
-		e = launch_rate(cfg->publication, cfg->blocks, cfg->threads, a);
+		e = launch_rate(cfg->publication, cfg->blocks, cfg->threads, a, s);
 	}
-	if (e != cudaSuccess || (e = cudaEventRecord(ev, 0)) != cudaSuccess) {
+	if (e != cudaSuccess || (e = cudaEventRecord(ev, s)) != cudaSuccess) {
 		rc = cuda_fail(fn, res, e, "launching the rate kernel");
 		goto stop_ring;
 	}
@@ -505,6 +583,15 @@ extern "C" MARROW_API int marrow_gda_rate_cuda_run(const struct marrow_gda_rate_
 		goto stop_ring;
 	}
 stop_ring:
+	if (nic_started) {
+		/* a failed kernel wait leaves the posters running: they end by their own bounded waits */
+		int src = gq->stop(gq->ctx);
+		if (src != MARROW_OK) {
+			gq->stuck = 1;
+			if (rc == MARROW_OK)
+				rc = res->status = src;
+		}
+	}
 	if (have_ring) {
 		__atomic_store_n(&ring.stop, 1, __ATOMIC_RELEASE);
 		pthread_join(ring.tid, nullptr);
@@ -518,10 +605,10 @@ stop_ring:
 	st.resize(n_st);
 	{
 		std::vector<unsigned long long> span(n_st);
-		if ((e = cudaMemcpy(&out, d_out, sizeof(out), cudaMemcpyDeviceToHost)) != cudaSuccess ||
-		    (e = cudaMemcpy(st.data(), d_st, n_st * sizeof(*d_st), cudaMemcpyDeviceToHost)) != cudaSuccess ||
-		    (e = cudaMemcpy(span.data(), d_span, n_st * sizeof(*d_span), cudaMemcpyDeviceToHost)) != cudaSuccess ||
-		    (e = cudaMemcpy(qs.data(), d_qs, n_eps * sizeof(*d_qs), cudaMemcpyDeviceToHost)) != cudaSuccess) {
+		if ((e = copy_sync(&out, d_out, sizeof(out), cudaMemcpyDeviceToHost, s)) != cudaSuccess ||
+		    (e = copy_sync(st.data(), d_st, n_st * sizeof(*d_st), cudaMemcpyDeviceToHost, s)) != cudaSuccess ||
+		    (e = copy_sync(span.data(), d_span, n_st * sizeof(*d_span), cudaMemcpyDeviceToHost, s)) != cudaSuccess ||
+		    (e = copy_sync(qs.data(), d_qs, n_eps * sizeof(*d_qs), cudaMemcpyDeviceToHost, s)) != cudaSuccess) {
 			rc = cuda_fail(fn, res, e, "cudaMemcpy of the results");
 			goto done;
 		}
@@ -552,7 +639,9 @@ stop_ring:
 			res->fail_thread = fail;
 			res->fail_qp = fs->qp;
 			res->fail_wait = fs->wait;
-			if (rc == MARROW_ETIMEDOUT || rc == MARROW_EIO)
+			if (gpu && (rc == MARROW_ETIMEDOUT || rc == MARROW_EIO))
+				rc = gpu_fail_dump(rc, fn, gq, qi, &qs[qi], fs, fail, cfg->timeout_ns);
+			else if (rc == MARROW_ETIMEDOUT || rc == MARROW_EIO)
 				rc = gda_rate_fail_dump(rc, fn, &eps[qi], &qs[qi], p.ctx.nbb, fs, fail, cfg->timeout_ns);
 			else
 				rc = marrow_fail(rc, "%s: GPU thread %u failed: %s", fn, fail, marrow_status_name(rc));
@@ -562,7 +651,7 @@ stop_ring:
 	}
 	if (scope) {
 		res->messages = out.iters_done > cfg->warmup ? out.iters_done - cfg->warmup : 0;
-		if ((e = cudaMemcpy(samples_ns, d_samples, cfg->messages * sizeof(*d_samples), cudaMemcpyDeviceToHost)) != cudaSuccess) {
+		if ((e = copy_sync(samples_ns, d_samples, cfg->messages * sizeof(*d_samples), cudaMemcpyDeviceToHost, s)) != cudaSuccess) {
 			rc = cuda_fail(fn, res, e, "cudaMemcpy of the samples");
 			goto done;
 		}
@@ -574,9 +663,9 @@ stop_ring:
 		unsigned long long slots = (unsigned long long)p.ctx.spt * p.nthreads;
 		res->messages = (uint64_t)p.nthreads * cfg->messages;
 		res->elapsed_ns = out.t_end - out.t_start;
-		rate_check_kernel<<<132, 256>>>(a, slots);
-		if ((e = cudaDeviceSynchronize()) != cudaSuccess ||
-		    (e = cudaMemcpy(&out, d_out, sizeof(out), cudaMemcpyDeviceToHost)) != cudaSuccess) {
+		rate_check_kernel<<<132, 256, 0, s>>>(a, slots);
+		if ((e = gpu ? cudaStreamSynchronize(s) : cudaDeviceSynchronize()) != cudaSuccess ||
+		    (e = copy_sync(&out, d_out, sizeof(out), cudaMemcpyDeviceToHost, s)) != cudaSuccess) {
 			rc = cuda_fail(fn, res, e, "the check kernel");
 			goto done;
 		}
@@ -589,6 +678,8 @@ stop_ring:
 done:
 	if (ev)
 		cudaEventDestroy(ev);
+	if (gpu && gq->stuck)
+		return rc;   /* the engine still runs over this memory: leave it (it ends by max_run_ns) */
 	cudaFree(d_qd);
 	cudaFree(d_qs);
 	cudaFree(d_st);

@@ -214,7 +214,7 @@ MARROW_API int marrow_gda_rate_cpu_run(const struct marrow_gda_rate_config *cfg,
 	r = calloc(1, sizeof(*r));
 	if (r == NULL)
 		return marrow_fail(MARROW_ENOMEM, "%s: out of memory", fn);
-	rc = gda_rate_plan_make(fn, cfg, eps, n_eps, samples_ns, res, &r->p);
+	rc = gda_rate_plan_make(fn, cfg, eps, n_eps, samples_ns, res, MARROW_GDA_PLACEMENT_HOST, &r->p);
 	if (rc != MARROW_OK) {
 		free(r);
 		return rc;

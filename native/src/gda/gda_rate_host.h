@@ -44,12 +44,13 @@ static inline int gda_rate_bad(const char *fn, struct marrow_gda_rate_result *re
 	return marrow_fail(MARROW_EINVAL, "%s: %s", fn, what);
 }
 
-/* Checks cfg and the endpoints; fills the plan. MARROW_EINVAL names the
- * offending field. */
+/* Checks cfg and the endpoints (all of the given placement: HOST for the
+ * public runners, GPU for the device engine's queues); fills the plan.
+ * MARROW_EINVAL names the offending field. */
 static inline int gda_rate_plan_make(const char *fn, const struct marrow_gda_rate_config *cfg,
 				     const struct marrow_gda_endpoint *eps, uint32_t n_eps,
 				     uint64_t *samples, struct marrow_gda_rate_result *res,
-				     struct gda_rate_plan *p)
+				     uint32_t placement, struct gda_rate_plan *p)
 {
 	char msg[256];
 	uint32_t sq_wqes = 0xffffffffu;
@@ -97,8 +98,10 @@ static inline int gda_rate_plan_make(const char *fn, const struct marrow_gda_rat
 		if (e->size != sizeof(*e) || e->qp == NULL || e->cq == NULL || e->qp->sq_buf == NULL ||
 		    e->cq->buf == NULL)
 			return gda_rate_bad(fn, res, "an endpoint is malformed (size, qp or cq view missing)");
-		if (e->placement != MARROW_GDA_PLACEMENT_HOST)
-			return gda_rate_bad(fn, res, "only host-placed queues are supported");
+		if (e->placement != placement)
+			return gda_rate_bad(fn, res, placement == MARROW_GDA_PLACEMENT_HOST
+					    ? "only host-placed queues are supported"
+					    : "the device engine's queues must all be GPU-placed");
 		if (e->cq->flags & MARROW_EMU_CQ_COLLAPSED)
 			return gda_rate_bad(fn, res, "collapsed CQs are not supported: reclamation reads every CQE");
 		if (cfg->payload == MARROW_GDA_PAYLOAD_INLINE && cfg->msg_size > e->qp->max_inline_data)

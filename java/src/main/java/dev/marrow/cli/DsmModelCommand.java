@@ -30,21 +30,18 @@ public final class DsmModelCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        PrintWriter err = spec.commandLine().getErr();
-        if (!Files.isRegularFile(input)) {
-            err.println("marrow dsm model: --input " + input + " is not a file");
-            err.flush();
-            return picocli.CommandLine.ExitCode.USAGE;
+        return CliErrors.guard(spec.commandLine(), this::model); // also when embedded without Main's handler
+    }
+
+    private Integer model() {
+        if (!Files.isRegularFile(input)) { // bad input is a usage error (exit 2), reported by CliErrors
+            throw new IllegalArgumentException("dsm model: --input " + input + " is not a file");
         }
         ModelPredictions m;
         try {
             m = ModelInputs.fromJsonl(input);
-        } catch (IllegalArgumentException e) {
-            err.println("marrow dsm model: " + e.getMessage());
-            err.flush();
-            // a file that does not parse as JSON lines (the cause says why) is bad input: a usage
-            // error; a result file that parses but lacks the E2/E5 rows fails the command
-            return e.getCause() != null ? picocli.CommandLine.ExitCode.USAGE : 1;
+        } catch (IllegalArgumentException e) { // e.g. no E2/E5 fits in the file: name the command and the file
+            throw new IllegalArgumentException("dsm model: " + input + ": " + e.getMessage(), e);
         }
         PrintWriter out = spec.commandLine().getOut();
         out.print(ModelTable.render(m, input.getFileName().toString()));

@@ -47,8 +47,10 @@ import java.util.concurrent.Callable;
                         + "message, the posters' time waiting for ring space (sq_full_*) and publication, the "
                         + "software NIC engine's busy/idle ratio. --nic softnic results are EMULATED "
                         + "(\"hardware\": false; cuda records gpu_hardware=true, nic_hardware=false).",
-                "--nic softnic-device: the GPU-resident software NIC engine (exit 77 when this build lacks it); "
-                        + "--nic mlx5: ConnectX QPs (cuda only; exit 77 without a NIC)."})
+                "--nic softnic-device (cuda only): SQs, CQs, doorbell records and buffers in GPU memory, served by "
+                        + "the software NIC's device engine, a persistent kernel on --nic-sms SMs beside the rate "
+                        + "kernel (EMULATED NIC on a real GPU; exit 77 without a GPU); --nic mlx5: ConnectX QPs "
+                        + "(cuda only; exit 77 without a NIC)."})
 final class GdaRateCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -131,6 +133,9 @@ final class GdaRateCommand implements Callable<Integer> {
 
     @Option(names = "--engine-threads", defaultValue = "1", description = "Software NIC engine threads, 1..64 (QPs are sharded over them). Default: ${DEFAULT-VALUE}")
     int engineThreads;
+
+    @Option(names = "--nic-sms", defaultValue = "8", description = "--nic softnic-device: SMs the device engine kernel takes, 1..132 (and fewer than the GPU has). Default: ${DEFAULT-VALUE}")
+    int nicSms;
 
     @Option(names = "--engine-cpus", split = ",", description = "Pin engine thread i to the i-th CPU (one per engine thread; -1: not pinned). Default: not pinned")
     int[] engineCpus;
@@ -218,7 +223,7 @@ final class GdaRateCommand implements Callable<Integer> {
                                     .with(publication, qpMap, b, threads, q, experiment == RateExperiment.SCOPE ? 1 : bt)
                                     .withQueues(signalPeriod, window, logSq).withPayload(payload, sz)
                                     .withMessages(messages, warmup).withDoorbell(doorbell, doorbellCpu)
-                                    .withRun(ordering, timeoutMs * 1_000_000L, cudaDevice));
+                                    .withRun(ordering, timeoutMs * 1_000_000L, cudaDevice).withNicSms(nicSms));
                         }
                     }
                 }

@@ -9,6 +9,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -52,6 +53,15 @@ public final class ReportCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        for (Path in : inputs) { // bad input is a usage error (exit 2) before anything is read or written
+            if (!Files.isRegularFile(in)) {
+                throw new IllegalArgumentException("report: --input " + in + " is not a file");
+            }
+        }
+        if (markdown != null && !Files.isRegularFile(markdown)) {
+            throw new IllegalArgumentException("report: --markdown " + markdown + " is not a file (it names a "
+                    + "results doc to regenerate in place)");
+        }
         if (tables) {
             DocTables.all(inputs).forEach((name, text) -> out.println("<!-- marrow report: " + name + " -->\n" + text));
             out.flush();
@@ -62,7 +72,7 @@ public final class ReportCommand implements Callable<Integer> {
             err.println("marrow report: " + markdown + (same ? " tables are up to date"
                     : check ? " tables differ from the raw files" : " tables regenerated"));
             err.flush();
-            return check && !same ? 1 : 0;
+            return check && !same ? ExitCodes.FAILED : ExitCodes.OK;
         }
         if (check) {
             throw new IllegalArgumentException("--check needs --markdown");

@@ -5,6 +5,7 @@ import tools.jackson.databind.json.JsonMapper;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.CharacterCodingException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -37,9 +38,8 @@ public final class ModelInputs {
                     rows.add(m);
                 }
             }
-        } catch (java.nio.charset.CharacterCodingException e) {
-            // not UTF-8 text: bad input (exit 2), like any other non-JSON-lines file
-            throw new IllegalArgumentException(path + " is not a JSON-lines result file: " + e, e);
+        } catch (CharacterCodingException e) { // bad input, not an I/O failure
+            throw new IllegalArgumentException(path + " is not a JSON-lines result file (not UTF-8 text)", e);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read " + path, e);
         } catch (RuntimeException e) {

@@ -3,6 +3,7 @@ package dev.marrow.report;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.CharacterCodingException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -88,6 +89,8 @@ public final class DocTables {
         String text;
         try {
             text = Files.readString(doc);
+        } catch (CharacterCodingException e) { // bad input, not an I/O failure
+            throw new IllegalArgumentException(doc + " is not a results doc (not UTF-8 text)", e);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read " + doc, e);
         }

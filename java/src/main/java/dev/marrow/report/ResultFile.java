@@ -6,6 +6,7 @@ import tools.jackson.databind.json.JsonMapper;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.CharacterCodingException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -29,6 +30,8 @@ public record ResultFile(Path path, Map<String, Object> env, List<Map<String, Ob
         List<String> lines;
         try {
             lines = Files.readAllLines(path);
+        } catch (CharacterCodingException e) { // bad input, not an I/O failure
+            throw new IllegalArgumentException(path + ": not a result file (not UTF-8 text)", e);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read " + path + ": " + e.getMessage(), e);
         }

@@ -106,7 +106,7 @@ class ModelPredictionsTest {
         Path noE5 = dir.resolve("e2.jsonl");
         Files.writeString(noE5, "{\"record\":\"result\",\"experiment\":\"dsm.E2\",\"row\":\"fit\",\"series\":\"load 1->0\",\"inv_beta_b_per_cycle\":19.874}\n");
         Result bad = exec("model", "--input", noE5.toString());
-        assertEquals(1, bad.code());
+        assertEquals(CommandLine.ExitCode.USAGE, bad.code(), "a file without the fits is bad input: " + bad.err());
         assertTrue(bad.err().contains("lacks the E5 load summary"), bad.err());
         Result missing = exec("model", "--input", dir.resolve("nope.jsonl").toString());
         assertEquals(CommandLine.ExitCode.USAGE, missing.code());

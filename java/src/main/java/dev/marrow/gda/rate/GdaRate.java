@@ -46,6 +46,9 @@ public final class GdaRate {
      */
     public static RateResult run(RateSpec spec) {
         spec.validate();
+        if (spec.nic() == RateNic.SOFTNIC_DEVICE) {
+            return DeviceEngineRate.run(spec);
+        }
         try (RateQueues q = RateQueues.open(spec); Arena a = Arena.ofConfined()) {
             // after open: a missing GPU or NIC is reported as unavailable before the library loads
             NativeLib lib = spec.target() == Target.CUDA ? RateFfi.Cuda.LIB : RateFfi.Host.LIB;
@@ -70,15 +73,7 @@ public final class GdaRate {
                 }
             }
             Map<String, Long> emu = before == null ? Map.of() : q.counters().minus(before).values();
-            return new RateResult(spec, getLong(res, rl, "messages"), getLong(res, rl, "posts"),
-                    getLong(res, rl, "doorbells"), getLong(res, rl, "signaled"), getLong(res, rl, "cqes"),
-                    getLong(res, rl, "elapsed_ns"), getLong(res, rl, "sq_full_waits"),
-                    getLong(res, rl, "sq_full_ticks"), getLong(res, rl, "publish_ticks"),
-                    getLong(res, rl, "reap_ticks"), getLong(res, rl, "post_ticks"),
-                    getLong(res, rl, "slots_checked"), payloadErrors, getLong(res, rl, "host_rings"),
-                    getLong(res, rl, "host_polls"), getInt(res, rl, "ticks_are_cycles") != 0,
-                    getInt(res, rl, "signal_period_effective"), getInt(res, rl, "window_effective"),
-                    getInt(res, rl, "wqebbs_per_wqe"), scope ? samples.toArray(JAVA_LONG) : new long[0], emu);
+            return result(spec, res, samples, emu, null);
         } catch (RuntimeException | Error e) {
             throw e;
         } catch (Throwable t) {
@@ -86,7 +81,25 @@ public final class GdaRate {
         }
     }
 
-    private static MemorySegment config(Arena a, RateSpec s) {
+    /** The RateResult of a filled struct marrow_gda_rate_result. */
+    static RateResult result(RateSpec spec, MemorySegment res, MemorySegment samples, Map<String, Long> emu,
+                             DeviceEngineUse engine) {
+        StructLayout rl = RateLayouts.RESULT;
+        boolean scope = spec.experiment() == RateExperiment.SCOPE;
+        long payloadErrors = getLong(res, rl, "payload_errors");
+        return new RateResult(spec, getLong(res, rl, "messages"), getLong(res, rl, "posts"),
+                getLong(res, rl, "doorbells"), getLong(res, rl, "signaled"), getLong(res, rl, "cqes"),
+                getLong(res, rl, "elapsed_ns"), getLong(res, rl, "sq_full_waits"),
+                getLong(res, rl, "sq_full_ticks"), getLong(res, rl, "publish_ticks"),
+                getLong(res, rl, "reap_ticks"), getLong(res, rl, "post_ticks"),
+                getLong(res, rl, "slots_checked"), payloadErrors, getLong(res, rl, "host_rings"),
+                getLong(res, rl, "host_polls"), getInt(res, rl, "ticks_are_cycles") != 0,
+                getInt(res, rl, "signal_period_effective"), getInt(res, rl, "window_effective"),
+                getInt(res, rl, "wqebbs_per_wqe"), scope ? samples.toArray(JAVA_LONG) : new long[0], emu,
+                engine);
+    }
+
+    static MemorySegment config(Arena a, RateSpec s) {
         StructLayout cl = RateLayouts.CONFIG;
         MemorySegment c = CStruct.allocate(a, cl);
         setInt(c, cl, "experiment", s.experiment().code());

@@ -2,7 +2,6 @@
 package dev.marrow.gda.rate;
 
 import dev.marrow.api.Backend;
-import dev.marrow.api.BackendUnavailableException;
 import dev.marrow.api.NativeException;
 import dev.marrow.api.softnic.Access;
 import dev.marrow.api.softnic.CompletionQueue;
@@ -39,8 +38,8 @@ import static dev.marrow.internal.ffi.CStruct.setLong;
  * buffer shared by all, and the marrow_gda_endpoint array the runners take.
  * Fresh per point (a run leaves the SQ counters at its own WQE size).
  * Backends: the software NIC (CPU engine threads) and mlx5 (verbs QPs on a
- * ConnectX; cuda only). The GPU-resident software NIC engine plugs in here
- * when its build is present.
+ * ConnectX; cuda only). The GPU-resident software NIC engine's queues live
+ * in GPU memory and are built natively (DeviceEngineRate).
  */
 final class RateQueues implements AutoCloseable {
     /** Upper bound of the destination buffer: threads share it as per-thread slot ranges. */
@@ -71,17 +70,14 @@ final class RateQueues implements AutoCloseable {
     }
 
     static RateQueues open(RateSpec s) {
-        if (s.nic() == RateNic.SOFTNIC_DEVICE) { // a fact of this build, whatever the machine has
-            throw new BackendUnavailableException("device engine not available in this build (--nic softnic-device "
-                    + "needs the GPU-resident software NIC engine)", null);
-        }
         if (s.target() == Target.CUDA) {
             Backend.CUDA.ensureAvailability();
         }
         return switch (s.nic()) {
             case SOFTNIC -> openSoftNic(s);
             case MLX5 -> openMlx5(s);
-            case SOFTNIC_DEVICE -> throw new IllegalStateException("refused above");
+            case SOFTNIC_DEVICE -> throw new IllegalStateException("--nic softnic-device builds its queues in "
+                    + "DeviceEngineRate (GPU memory), not here");
         };
     }
 

@@ -11,7 +11,9 @@ import java.util.Arrays;
  * Result records of the rate suite: "gda.rate" (message rate) and
  * "gda.scope" (put+completion latency of a completion scope). Backend
  * "target+nic"; "hardware" is true only for mlx5; cuda records also say
- * gpu_hardware=true, nic_hardware=false on the software NIC. Every record
+ * gpu_hardware=true, nic_hardware=false on the software NIC (either
+ * engine; placement "gpu" when the queues live in GPU memory on the device
+ * engine, which also records nic_sms and the SMs it took). Every record
  * shows which side limited it (limited_by, docs/design/methods.md).
  */
 public final class RateRecords {
@@ -39,6 +41,12 @@ public final class RateRecords {
                 .param("doorbell_cpu", s.doorbellCpu());
         if (s.nic() == RateNic.SOFTNIC) {
             rec.param("poll_mode", s.idlePoll() ? "idle (oversubscribed)" : "hot");
+        }
+        rec.param("placement", s.nic() == RateNic.SOFTNIC_DEVICE ? "gpu" : "host");
+        if (r.deviceEngine() instanceof DeviceEngineUse d) { // the engine kernel's SMs, as the engine reported them
+            rec.param("nic_sms", d.nicSms()).param("nic_sms_distinct", d.distinctSms())
+                    .param("nic_blocks_per_sm_max", d.maxBlocksPerSm()).param("device_sms", d.deviceSms())
+                    .param("shares_sms_with_engine", d.sharedSms());
         }
         if (scope) {
             rec.param("scope", s.scope().label()).param("percentiles", Stats.PERCENTILE_DEFINITION)

@@ -6,14 +6,14 @@ import java.util.Map;
 /**
  * What one rate or scope run observed (struct marrow_gda_rate_result), the
  * software NIC's counter deltas over it, and, for scope, the latency
- * samples. Ticks are GPU %clock64 cycles on the cuda target and
+ * samples; deviceEngine is null unless --nic softnic-device. Ticks are GPU %clock64 cycles on the cuda target and
  * nanoseconds on the cpu target ({@link #ticksAreCycles}).
  */
 public record RateResult(RateSpec spec, long messages, long posts, long doorbells, long signaled, long cqes,
                          long elapsedNs, long sqFullWaits, long sqFullTicks, long publishTicks, long reapTicks,
                          long postTicks, long slotsChecked, long payloadErrors, long hostRings, long hostPolls,
                          boolean ticksAreCycles, int signalPeriodEffective, int windowEffective, int wqebbsPerWqe,
-                         long[] samplesNs, Map<String, Long> emuCounters) {
+                         long[] samplesNs, Map<String, Long> emuCounters, DeviceEngineUse deviceEngine) {
 
     /** Timed messages per second, in millions (rate runs). */
     public double rateMmsgPerSec() {

@@ -42,6 +42,9 @@ public final class RateFfi {
         public static final NativeLib LIB = load();
         /** int marrow_gda_rate_cuda_run(cfg*, eps*, n_eps, uint64 *samples_ns, result*) */
         public static final MethodHandle RUN_CUDA = LIB.handle("marrow_gda_rate_cuda_run", RUN);
+        /** int marrow_gda_rate_devnic_run(cfg*, devnic*, uint64 *samples_ns, result*, uint64 *counters, uint32 n) */
+        public static final MethodHandle RUN_DEVNIC = LIB.handle("marrow_gda_rate_devnic_run",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS, JAVA_INT));
 
         private static NativeLib load() {
             NativeLib lib = NativeLib.shared("cuda");

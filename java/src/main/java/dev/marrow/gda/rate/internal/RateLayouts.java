@@ -36,7 +36,11 @@ public final class RateLayouts {
             i32("ticks_are_cycles"), i32("signal_period_effective"), i32("window_effective"), i32("wqebbs_per_wqe"),
             i32("status"), i32("fail_thread"), i32("fail_qp"), i32("fail_wait"), i32("cuda_error"), i32("reserved"));
 
-    public static final List<StructLayout> ALL = List.of(CONFIG, RESULT);
+    public static final StructLayout DEVNIC = layout(LIB, "marrow_gda_rate_devnic",
+            i32("nic_sms"), i32("threads_per_sm"), i32("log_sq"), i32("max_inline_data"), i64("stop_timeout_ns"),
+            i32("distinct_sms"), i32("max_blocks_per_sm"), i32("device_sms"), i32("shared_sms"));
+
+    public static final List<StructLayout> ALL = List.of(CONFIG, RESULT, DEVNIC);
 
     /** The marrow_gda_rate.h enums Java uses; each runner library must export every value. */
     static final CEnum[][] CONSTANTS = {Publication.values(), QpMapping.values(), DoorbellMode.values(),
