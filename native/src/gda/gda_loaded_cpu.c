@@ -27,6 +27,7 @@ struct bg {
 	struct lq *q;
 	uint32_t k;
 	uint64_t posted;              /* atomic: read by the probe at the window's edges */
+	uint32_t done;                /* atomic: the stream's thread has ended (error or stop) */
 	int rc;
 	struct gda_err err;
 	pthread_t tid;
@@ -251,7 +252,12 @@ static __attribute__((always_inline)) inline int probe_loop(struct lr *r, const 
 }
 
 #define GL_INSTANTIATE(name, ORD)                                                                   \
-	static void *bg_##name(void *a) { bg_loop(a, ORD); return NULL; }                           \
+	static void *bg_##name(void *a)                                                            \
+	{                                                                                          \
+		bg_loop(a, ORD);                                                                   \
+		__atomic_store_n(&((struct bg *)a)->done, 1, __ATOMIC_RELEASE);                    \
+		return NULL;                                                                       \
+	}                           \
 	static int peer_##name(struct lr *r, const struct marrow_gda_endpoint *e) { return peer_loop(r, e, ORD); } \
 	static int probe_##name(struct lr *r, const struct marrow_gda_endpoint *e, uint64_t *s, struct probe_out *o) \
 	{ return probe_loop(r, e, s, o, ORD); }
@@ -354,7 +360,26 @@ MARROW_API int marrow_gda_loaded_cpu_run(const struct marrow_gda_loaded_config *
 						 fn, cfg->bg_streams);
 	}
 	__atomic_store_n(&r->go, 1, __ATOMIC_RELEASE);
-	rc = PROBE[cfg->ordering](r, probe, samples_ns, &o);
+	/* The probe measures under load: it starts once every background
+	 * stream has posted (a thread not yet scheduled would leave the first
+	 * probes unloaded). Bounded by the run's wait bound. */
+	rc = MARROW_OK;
+	{
+		uint64_t t_end = gda_now_ns() + cfg->timeout_ns;
+		uint32_t spins = 0;
+
+		for (uint32_t k = 0; k < started && rc == MARROW_OK; k++)
+			while (__atomic_load_n(&r->bgs[k].posted, __ATOMIC_RELAXED) == 0 &&
+			       __atomic_load_n(&r->bgs[k].done, __ATOMIC_ACQUIRE) == 0) {
+				if (gda_now_ns() > t_end) {
+					rc = MARROW_ETIMEDOUT;
+					break;
+				}
+				gda_relax(++spins);
+			}
+	}
+	if (rc == MARROW_OK)
+		rc = PROBE[cfg->ordering](r, probe, samples_ns, &o);
 	__atomic_store_n(&r->stop, 1, __ATOMIC_RELAXED);
 	for (uint32_t k = 0; k < started; k++)
 		pthread_join(r->bgs[k].tid, NULL);

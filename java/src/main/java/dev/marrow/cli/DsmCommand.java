@@ -220,7 +220,7 @@ public final class DsmCommand {
             PrintWriter o = spec.commandLine().getOut();
             if (files.isEmpty()) {
                 spec.commandLine().getErr().println("marrow dsm plot: no plottable DSM records in " + input);
-                return ExitCodes.FAILED;
+                return ExitCodes.USAGE; // bad input: nothing in the file to plot
             }
             for (Path f : files) {
                 o.println(f);

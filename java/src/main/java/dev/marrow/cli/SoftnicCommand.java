@@ -292,7 +292,7 @@ public final class SoftnicCommand {
                             rig.destination(), common.timeoutMs * 1_000_000L));
                     long took = Math.max(1, System.nanoTime() - t0);
                     done += n;
-                    chunk = (int) Math.clamp((double) n * CHUNK_TARGET_NS / took, 64, Math.min(2L * n, MAX_CHUNK));
+                    chunk = (int) Math.clamp((double) n * CHUNK_TARGET_NS / took, 64, Math.max(64, Math.min(2L * n, MAX_CHUNK)));
                     progress.advance(n);
                 }
                 progress.close();

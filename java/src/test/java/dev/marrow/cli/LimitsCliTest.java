@@ -12,7 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class LimitsCliTest {
 
-    private static void refused(String expected, String... args) {
+    private static void assertRefused(String expected, String... args) {
         CliTest.Run r = CliTest.run(args);
         assertEquals(ExitCodes.USAGE, r.code(), String.join(" ", args) + ": " + r.err());
         assertTrue(r.err().contains(expected), "the library's message, not a Java copy: " + r.err());
@@ -20,20 +20,20 @@ class LimitsCliTest {
 
     @Test
     void gdaLimitsComeFromTheRunners() {
-        refused("iters 0 must be 1..2^32-1", "gda", "latency", "--iters", "0");
-        refused("warmup -1 must be 0..", "gda", "latency", "--warmup", "-1");
-        refused("timeout -1000000 ns must be > 0", "gda", "latency", "--timeout-ms", "-1");
-        refused("round trip polls one 8-byte data word: size must be 8, not 16", "gda", "latency",
+        assertRefused("iters 0 must be 1..2^32-1", "gda", "latency", "--iters", "0");
+        assertRefused("warmup -1 must be 0..", "gda", "latency", "--warmup", "-1");
+        assertRefused("timeout -1000000 ns must be > 0", "gda", "latency", "--timeout-ms", "-1");
+        assertRefused("round trip polls one 8-byte data word: size must be 8, not 16", "gda", "latency",
                 "--experiments", "rtt", "--size", "16");
     }
 
     @Test
     void proxyLimitsComeFromTheProxyLibrary() {
-        refused("batch 0 must be 1..256", "proxy", "rate", "--batch", "0", "--messages", "10");
-        refused("workers 100 must be 1..64", "proxy", "latency", "--workers", "100");
-        refused("log-slots 21 must be 1..20", "proxy", "latency", "--log-slots", "21");
-        refused("size 65 must be 8..64", "proxy", "latency", "--size", "65");
-        refused("messages 0 must be >= 1", "proxy", "rate", "--messages", "0");
-        refused("size 12 must be a multiple of 8", "proxy", "rate", "--size", "12");
+        assertRefused("batch 0 must be 1..256", "proxy", "rate", "--batch", "0", "--messages", "10");
+        assertRefused("workers 100 must be 1..64", "proxy", "latency", "--workers", "100");
+        assertRefused("log-slots 21 must be 1..20", "proxy", "latency", "--log-slots", "21");
+        assertRefused("size 65 must be 8..64", "proxy", "latency", "--size", "65");
+        assertRefused("messages 0 must be >= 1", "proxy", "rate", "--messages", "0");
+        assertRefused("size 12 must be a multiple of 8", "proxy", "rate", "--size", "12");
     }
 }
