@@ -36,7 +36,14 @@ M="$J -jar java/target/marrow-cli.jar"
 CS=compute-sanitizer
 command -v $CS >/dev/null || CS=/usr/local/cuda/bin/compute-sanitizer
 
+# HARD_END_S (seconds since this script started): no step starts after it, and every step's
+# limit is cut to what is left, so one device call ends inside its own limit with its files.
 step() { local name=$1 limit=$2; shift 2; local t0; t0=$(date +%s%N)
+  if [ -n "${HARD_END_S:-}" ]; then
+    local rem=$((HARD_END_S - SECONDS))
+    if [ "$rem" -lt 5 ]; then echo "$name skipped (HARD_END_S)" | tee -a "$OUT/steps.txt"; return 0; fi
+    [ "$rem" -lt "$limit" ] && limit=$rem
+  fi
   timeout "$limit" "$@" >"$OUT/$name.log" 2>&1; local rc=$?
   echo "$name rc=$rc $(( ($(date +%s%N) - t0) / 1000000 )) ms" | tee -a "$OUT/steps.txt"; }
 
@@ -120,5 +127,10 @@ phase_fuzz() {
 # Further phases live one file per experiment family in docs/results/phases/*.sh,
 # each defining phase_<name>() with the helpers above (step, $M, $J, $OUT).
 for f in docs/results/phases/*.sh; do [ -f "$f" ] && source "$f"; done
-for ph in "$@"; do "phase_$ph"; done
+for ph in "$@"; do
+  if [ -n "${HARD_END_S:-}" ] && [ $((HARD_END_S - SECONDS)) -lt 5 ]; then
+    echo "phase $ph skipped (HARD_END_S)" | tee -a "$OUT/steps.txt"; continue
+  fi
+  echo "phase $ph start t=${SECONDS}s" | tee -a "$OUT/steps.txt"; "phase_$ph"
+done
 tar -C "$OUT" -czf /tmp/h200-run.tgz . && rm -rf "${OUT:?}"/* && mv /tmp/h200-run.tgz "$OUT/"
