@@ -41,6 +41,7 @@
 #include <string.h>
 
 #include "emu_internal.h"
+#include "emu_shmwire.h"
 
 /* RES_WAIT_*: the WQE at exec_ci cannot run yet (EMU_WAIT_* kind). */
 enum { RES_OK = 0, RES_WAIT_RNR = EMU_WAIT_RNR, RES_WAIT_ACK = EMU_WAIT_ACK };
@@ -135,6 +136,9 @@ static uint32_t exec_write(struct emu_thread *t, struct marrow_emu_qp *qp, const
 	if (EMU_UNLIKELY(total > EMU_MSG_MAX))
 		return RES_ERR(MX_SYND_LOCAL_LENGTH, EMU_VSYND_MSG_LEN);
 
+	/* A peer in another process: the wire checks and places (emu_shmwire.c). */
+	if (EMU_UNLIKELY(qp->wire != NULL))
+		return emu_shmwire_write(t, qp, w, pc, n, inl, gat, with_imm);
 	/* Responder checks, in rxe order: state, QP rights, RQ, rkey. */
 	peer = qp->peer;
 	pst = peer ? __atomic_load_n(&peer->state, __ATOMIC_ACQUIRE) : MARROW_QPS_RESET;
