@@ -19,6 +19,7 @@ import dev.marrow.gda.Payload;
 import dev.marrow.gda.PeerRole;
 import dev.marrow.gda.Placement;
 import dev.marrow.gda.Target;
+import dev.marrow.launch.LaunchEnv;
 import dev.marrow.mlx5.PeerAddress;
 import dev.marrow.results.ResultRecord;
 import picocli.CommandLine.Command;
@@ -141,8 +142,10 @@ public final class GdaCommand {
         Integer gidIndex;
 
         @Option(names = "--peer", paramLabel = "HOST:PORT|:PORT",
-                description = "mlx5, two hosts: HOST:PORT connects to the responder and runs the experiments, "
-                        + ":PORT listens for the initiator and serves them. Without it: one host, two QPs "
+                description = "Two hosts (mlx5) or two processes of one host (softnic, over a shared-memory "
+                        + "wire): HOST:PORT connects to the responder and runs the experiments, :PORT listens for "
+                        + "the initiator and serves them. Without it, and without a launcher's environment "
+                        + "(Slurm, Open MPI, MPICH/PMIx, torchrun: rank 0 initiates), one process, two QPs "
                         + "connected to each other")
         String peer;
 
@@ -174,7 +177,7 @@ public final class GdaCommand {
             for (Point p : points()) { // before any device is opened
                 OrderingPolicy.requireAllowed(setup.nic(), setup.placement(), p.ordering, allowUnsafeOrdering);
             }
-            if (setup.nic() == Nic.MLX5 && setup.mlx5().twoHost()) {
+            if (setup.mlx5().twoHost()) {
                 return twoHost(setup);
             }
             List<Experiment> exps = experiments(sweep != null);
@@ -233,37 +236,62 @@ public final class GdaCommand {
             return ExitCodes.OK;
         }
 
-        /** --device/--gid-index/--peer/--peer-role as Mlx5Options; usage errors name the flag. */
+        /**
+         * --device/--gid-index/--peer/--peer-role as Mlx5Options; usage errors
+         * name the flag. Without --peer, a launcher's environment (Slurm, Open
+         * MPI, MPICH/PMIx, torchrun: {@link LaunchEnv}) makes this one of two
+         * ranks: rank 0 listens and initiates, rank 1 connects and responds.
+         * An explicit --peer wins over the launcher.
+         */
         Mlx5Options mlx5Options(Nic n) {
             if (n != Nic.MLX5) {
-                for (String[] f : new String[][] {{"--peer", peer}, {"--peer-role", peerRole == null ? null : peerRole.label()}, {"--device", device},
+                for (String[] f : new String[][] {{"--device", device},
                         {"--gid-index", gidIndex == null ? null : gidIndex.toString()}}) {
                     if (f[1] != null) {
                         throw new IllegalArgumentException(f[0] + " applies to --nic mlx5 only (the software NIC "
-                                + "connects its two QPs inside this process)");
+                                + "has no devices or GIDs)");
                     }
                 }
-                return Mlx5Options.defaults();
             }
             if (peerTimeoutS <= 0) {
                 throw new IllegalArgumentException("--peer-timeout-s must be > 0, not " + peerTimeoutS);
             }
             PeerAddress addr = null;
+            PeerRole role = peerRole;
+            launch = null;
             if (peer != null) {
                 try {
                     addr = PeerAddress.parse(peer);
                 } catch (MarrowException e) { // PeerAddress words it with "--peer ..."
                     throw new IllegalArgumentException(e.getMessage(), e);
                 }
-                if (sweep != null) {
-                    throw new IllegalArgumentException("--sweep with --peer is not supported: one point per "
-                            + "two-host session");
+                if (role == PeerRole.INITIATOR && addr.listens()) {
+                    throw new IllegalArgumentException("--peer-role initiator connects to the responder: --peer must "
+                            + "be host:port, not '" + addr + "'");
+                }
+                if (role == PeerRole.RESPONDER && !addr.listens()) {
+                    throw new IllegalArgumentException("--peer-role responder listens for the initiator: --peer must "
+                            + "be :port, not '" + addr + "'");
+                }
+            } else if (peerRole == null) {
+                launch = LaunchEnv.detect(environment).orElse(null);
+                if (launch != null) {
+                    addr = launch.peerAddress();
+                    role = launch.initiator() ? PeerRole.INITIATOR : PeerRole.RESPONDER;
                 }
             }
-            PeerRole role = peerRole;
+            if (addr != null && sweep != null) {
+                throw new IllegalArgumentException("--sweep with --peer (or under a launcher) is not supported: one "
+                        + "point per two-process session");
+            }
             return Mlx5Options.defaults().withDevice(device, gidIndex == null ? -1 : gidIndex)
                     .withPeer(addr, role).withPeerTimeout(Duration.ofSeconds(peerTimeoutS));
         }
+
+        /** The launcher this rank was started by (set by mlx5Options), or null. */
+        LaunchEnv launch;
+        /** The process environment; tests substitute their own. */
+        java.util.Map<String, String> environment = System.getenv();
 
         /**
          * --peer: the responder serves whatever the initiator announces
@@ -274,6 +302,13 @@ public final class GdaCommand {
          */
         private int twoHost(GdaSetup setup) {
             var err = spec.commandLine().getErr();
+            // Two software-NIC processes share this host: per side the NIC engine and, on the CPU target,
+            // the initiator or the responder's peer role spin.
+            int spinning = setup.nic() == Nic.SOFTNIC ? 2 * (1 + (setup.target() == Target.CPU ? 1 : 0)) : 0;
+            if (setup.nic() == Nic.SOFTNIC) {
+                CpuBudget.check(spinning, "two processes: NIC engines, initiator, peer role", err);
+                setup = setup.withPollMode(CpuBudget.pollMode(SoftNic.PollMode.HOT, spinning));
+            }
             if (setup.mlx5().role() == PeerRole.RESPONDER) {
                 try (MiniGda g = MiniGda.open(setup)) {
                     err.println("marrow: gda responder: connected " + g.connection());
@@ -285,7 +320,8 @@ public final class GdaCommand {
                         err.println("marrow: gda responder: " + line);
                         err.flush();
                     });
-                    err.println("marrow: gda responder: initiator done after " + n + " run(s)");
+                    err.println("marrow: gda responder: initiator done after " + n + " run(s); the initiator "
+                            + "writes the result");
                     return ExitCodes.OK;
                 }
             }
@@ -296,9 +332,13 @@ public final class GdaCommand {
             }
             List<GdaRun> runs = new ArrayList<>();
             String error = null;
+            java.util.Map<String, Object> peerEnv = java.util.Map.of();
+            String connection = null;
             try (MiniGda g = MiniGda.open(setup)) {
                 err.println("marrow: gda initiator: connected " + g.connection());
                 err.flush();
+                peerEnv = g.peerEnvironment();
+                connection = g.connection();
                 for (GdaRunSpec r : specs) {
                     runs.add(g.run(r));
                 }
@@ -310,7 +350,20 @@ public final class GdaCommand {
             }
             ResultRecord rec = error == null ? GdaRecords.record(runs)
                     : GdaRecords.failed(setup, specs.getFirst(), runs, error);
-            out.emit(List.of(rec), spec.commandLine().getOut(), err);
+            if (setup.nic() == Nic.SOFTNIC) { // two processes of one host, joined by the shared-memory wire
+                rec.param("peer", setup.mlx5().peer().toString()).param("role", PeerRole.INITIATOR.label())
+                        .param("transport", "softnic shared-memory wire (two processes, one host)")
+                        .param("payload_check", "responder: final iteration's bytes in its inbox");
+                if (connection != null) {
+                    rec.param("connection", connection);
+                }
+                CpuBudget.tag(rec, spinning);
+                CpuBudget.tagPollMode(rec, SoftNic.PollMode.HOT, spinning);
+            }
+            if (launch != null) {
+                launch.describe().forEach(rec::param);
+            }
+            out.emit(List.of(rec), spec.commandLine().getOut(), err, peerEnv);
             if (error != null || !runs.stream().allMatch(GdaRun::valid)) {
                 err.println("marrow: FAILED: valid=false: " + (error != null ? error
                         : "the responder's inbox did not hold the final iteration's bytes (payload_errors)"));

@@ -13,6 +13,7 @@ import dev.marrow.api.softnic.CompletionQueue;
 import dev.marrow.api.softnic.MemoryRegion;
 import dev.marrow.api.softnic.QpState;
 import dev.marrow.api.softnic.QueuePair;
+import dev.marrow.api.softnic.ShmWire;
 import dev.marrow.api.softnic.SoftNic;
 import dev.marrow.api.softnic.SoftNicCounters;
 import dev.marrow.gda.internal.GdaFfi;
@@ -26,6 +27,7 @@ import dev.marrow.mlx5.Mlx5MemoryRegion;
 import dev.marrow.mlx5.Mlx5QueuePair;
 import dev.marrow.mlx5.PeerExchange;
 import dev.marrow.mlx5.PeerInfo;
+import dev.marrow.mlx5.PeerMessages;
 import dev.marrow.mlx5.QueuePlacement;
 
 import java.lang.foreign.Arena;
@@ -104,6 +106,7 @@ public final class MiniGda implements AutoCloseable {
     private int runSeq;                        // two hosts: RUN sequence number
     private boolean peerDone;
     private boolean closed;
+    private Map<String, Object> peerEnv = Map.of(); // two processes: the peer's environment header
 
     private MiniGda(GdaSetup setup, Arena arena, SoftNic nic, Mlx5Device device, List<Mlx5QueuePair> qps,
                     List<Mlx5MemoryRegion> mrs, PeerExchange exchange, String connection, MemorySegment epA,
@@ -140,8 +143,7 @@ public final class MiniGda implements AutoCloseable {
             return openMlx5(setup);
         }
         if (setup.mlx5().twoHost()) {
-            throw new IllegalArgumentException("--peer needs --nic mlx5: the software NIC connects its two QPs "
-                    + "inside this process");
+            return openSoftNicPeer(setup);
         }
         if (setup.target() == Target.CUDA) {
             Backend.CUDA.ensureAvailability();
@@ -183,6 +185,81 @@ public final class MiniGda implements AutoCloseable {
             };
             return g;
         } catch (RuntimeException e) {
+            nic.close();
+            arena.close();
+            throw e;
+        }
+    }
+
+    /**
+     * The software NIC between two processes of one host
+     * (docs/design/two-process.md): one QP, CQ and source buffer here; the
+     * inbox lies in this process's shared-memory wire, which the peer
+     * process maps. The TCP exchange swaps QPN, rkey and inbox address
+     * (INFO), the wire names (WIRE) and the environment headers (ENV); each
+     * side attaches the other's wire, connects its QP to the peer's QPN and
+     * meets the other at a barrier. From then on the run control is that of
+     * two hosts ({@link GdaPeerProtocol}).
+     */
+    private static MiniGda openSoftNicPeer(GdaSetup setup) {
+        Mlx5Options o = setup.mlx5();
+        boolean responder = o.role() == PeerRole.RESPONDER;
+        if (setup.target() == Target.CUDA) {
+            Backend.CUDA.ensureAvailability();
+        }
+        Backend.SOFTNIC.ensureAvailability();
+        NativeLib lib = setup.target() == Target.CUDA ? GdaFfi.Cuda.LIB : GdaFfi.Host.LIB;
+        if (lib == null) {
+            throw new MarrowException("mini-gda runner library not loaded");
+        }
+        SoftNic nic = SoftNic.open(SoftNic.Options.defaults().withPollMode(setup.pollMode())
+                .withEngineCpu(setup.engineCpu()).withQuiet(true));
+        Arena arena = Arena.ofShared();
+        PeerExchange x = null;
+        try {
+            long n = setup.bufferBytes();
+            ShmWire wire = nic.createWire(n);
+            CompletionQueue cq = nic.createCompletionQueue(setup.logCq(), setup.collapsedCq(), setup.collapsedCq());
+            QueuePair qp = nic.createQueuePair(QueuePair.Config.of(cq).withLogSqWqebbs(setup.logSq())
+                    .withMaxInlineData(setup.maxInline()));
+            MemoryRegion src = nic.registerMemory(arena.allocate(n, 4096), Access.LOCAL_WRITE);
+            MemoryRegion in = nic.registerMemory(wire.allocate(n), Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+            wire.export(in);
+            wire.export(qp);
+            x = PeerExchange.open(o.peer(), o.peerTimeout());
+            PeerInfo remote = x.exchange(new PeerInfo(qp.qpn(), 0, in.rkey(), 0, PeerInfo.LINK_ETHERNET, 5, null,
+                    in.address(), n));
+            if (remote.rkey() == 0 || remote.len() < 8) {
+                throw new MarrowException("peer " + x.peerName() + " exposed no writable inbox: " + remote);
+            }
+            String peerWire = x.exchangeText(PeerMessages.TYPE_WIRE, wire.name(), "wire name");
+            Map<String, Object> peerEnv = PeerEnvironment.exchange(x);
+            ShmWire.Peer pw;
+            try {
+                pw = nic.attachWire(peerWire, 0);
+            } catch (NativeException e) {
+                throw new MarrowException("cannot map the peer's software-NIC wire " + peerWire + " (the software "
+                        + "NIC joins two processes of ONE host; the peer " + x.peerName() + " runs on "
+                        + peerEnv.getOrDefault("host", "?") + "): " + e.getMessage(), e);
+            }
+            pw.connect(qp, remote.qpn());
+            if (setup.target() == Target.CUDA) { // the CUDA context now, not inside a peer's bounded wait
+                prepareCuda(setup.cudaDevice());
+            }
+            x.barrier(); // both QPs are RTS before anything is written
+            MemorySegment ep = endpoint(arena, Nic.SOFTNIC, setup.placement(), qpView(arena, qp), cqView(arena, cq),
+                    new Buffers(src.address(), n, src.lkey(), in.address(), remote.addr(), remote.len(),
+                            remote.rkey()), true);
+            String conn = String.format("softnic QP 0x%x <-> peer process QP 0x%x over shared-memory wire %s "
+                    + "(%s, peer %s)", qp.qpn(), remote.qpn(), peerWire, o.role(), x.peerName());
+            MiniGda g = new MiniGda(setup, arena, nic, null, List.of(), List.of(), x, conn, ep, null, in.memory(),
+                    null, null);
+            g.peerEnv = peerEnv;
+            return g;
+        } catch (RuntimeException e) {
+            if (x != null) {
+                x.close();
+            }
             nic.close();
             arena.close();
             throw e;
@@ -270,6 +347,7 @@ public final class MiniGda implements AutoCloseable {
             if (remote.rkey() == 0 || remote.len() < 8) {
                 throw new MarrowException("peer " + x.peerName() + " exposed no writable inbox: " + remote);
             }
+            Map<String, Object> peerEnv = PeerEnvironment.exchange(x);
             qp.connect(remote, null);
             if (rttRefusal == null) { // the CUDA context now, not inside a peer's bounded wait
                 prepareCuda(setup.cudaDevice());
@@ -280,8 +358,10 @@ public final class MiniGda implements AutoCloseable {
                     buffers(src, in, remote), true);
             String conn = String.format("%s port %d: QP 0x%x <-> peer QP 0x%x at %s (%s)", dev.name(), dev.port(),
                     qp.qpn(), remote.qpn(), x.peerName(), o.role());
-            return new MiniGda(opened, arena, null, dev, qps, mrs, x, conn, ep, null, in.buffer(), null,
+            MiniGda g = new MiniGda(opened, arena, null, dev, qps, mrs, x, conn, ep, null, in.buffer(), null,
                     rttRefusal);
+            g.peerEnv = peerEnv;
+            return g;
         } catch (RuntimeException e) {
             if (x != null) {
                 x.close();
@@ -370,7 +450,12 @@ public final class MiniGda implements AutoCloseable {
         return nic;
     }
 
-    /** mlx5: which device, port and QPs were connected (and to which peer); null on the software NIC. */
+    /** Two processes or hosts: the peer's environment header (ENV message); empty otherwise. */
+    public Map<String, Object> peerEnvironment() {
+        return peerEnv;
+    }
+
+    /** mlx5, or two processes: which QPs were connected (and to which peer); null on a one-process software NIC. */
     public String connection() {
         return connection;
     }
@@ -489,10 +574,13 @@ public final class MiniGda implements AutoCloseable {
     private GdaPeerProtocol.Served serveNative(GdaRunSpec spec) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment res = CStruct.allocate(a, GdaLayouts.RESULT);
-            int rc = (int) GdaFfi.Cuda.CUDA_SERVE.invokeExact(config(a, spec), epA, res);
+            boolean cuda = setup.target() == Target.CUDA;
+            int rc = cuda ? (int) GdaFfi.Cuda.CUDA_SERVE.invokeExact(config(a, spec), epA, res)
+                    : (int) GdaFfi.Host.CPU_SERVE.invokeExact(config(a, spec), epA, res);
             long posts = getLong(res, GdaLayouts.RESULT, "peer_posts");
             try {
-                GdaFfi.Cuda.LIB.check(rc, "marrow_gda_cuda_serve");
+                (cuda ? GdaFfi.Cuda.LIB : GdaFfi.Host.LIB).check(rc, cuda ? "marrow_gda_cuda_serve"
+                        : "marrow_gda_cpu_serve");
                 return new GdaPeerProtocol.Served(0, posts, "");
             } catch (NativeException e) {
                 return new GdaPeerProtocol.Served(e.status(), posts, e.getMessage());
@@ -678,10 +766,23 @@ public final class MiniGda implements AutoCloseable {
         }
         closed = true;
         if (nic != null) {
+            RuntimeException first = null;
             try {
-                nic.close();
+                awaitPeerDone(); // two processes: the peer keeps its side alive until this side is done
+            } catch (RuntimeException e) {
+                first = e;
             } finally {
-                arena.close();
+                if (exchange != null) {
+                    exchange.close();
+                }
+                try {
+                    nic.close(); // the wire first: nothing lands in the inbox after this
+                } finally {
+                    arena.close();
+                }
+            }
+            if (first != null) {
+                throw first;
             }
             return;
         }
