@@ -72,7 +72,7 @@ MARROW_API int marrow_emu_wire_close(struct marrow_emu_wire *w);
 /* Maps the peer's segment (and unlinks its name: from then on it lives as
  * long as one of the two mappings). Checks magic and version: a peer of
  * another layout is EPROTO. dead_after_ms: heartbeat silence after which the
- * peer counts as gone (0 = 200 ms). */
+ * peer counts as gone (0 = 2000 ms; a vanished owner pid is gone at once). */
 MARROW_API int marrow_emu_wire_attach(struct marrow_emu_device *dev, const char *name,
 				      uint32_t dead_after_ms, struct marrow_emu_wire_peer **out);
 /* 1 while the peer's heartbeat is fresh and it has not closed its wire. */

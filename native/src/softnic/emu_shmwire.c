@@ -42,7 +42,7 @@ enum {
 	WIRE_IMM_SLOTS = 256,        /* WRITE_IMMs in flight per port */
 	WIRE_TICK_NS = 50000,        /* wire thread period (heartbeat, mirror, mailbox) */
 	WIRE_FRESH_NS = 4 * WIRE_TICK_NS, /* younger heartbeats need no pid check */
-	WIRE_DEAD_DEFAULT_MS = 200,
+	WIRE_DEAD_DEFAULT_MS = 2000,  /* silence of a peer whose pid cannot be checked */
 	WIRE_UNEXPORT_WAIT_NS = 1000000000,
 };
 

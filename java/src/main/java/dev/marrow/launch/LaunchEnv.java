@@ -25,7 +25,10 @@ import java.util.Optional;
  *       SLURM_STEP_NODELIST (else SLURM_JOB_NODELIST).</li>
  * </ol>
  * MASTER_ADDR and MASTER_PORT override the address and port of every source;
- * the port defaults to {@link #DEFAULT_PORT}.
+ * the port defaults to {@link #DEFAULT_PORT}. Under torchrun itself
+ * (TORCHELASTIC_RUN_ID set) MASTER_PORT is taken by torchrun's own store on
+ * rank 0's host, so the rendezvous uses MASTER_PORT + 1. MARROW_PORT, when
+ * set, is the port in every case.
  *
  * @param source     which launcher's variables were read ("torchrun", "openmpi", "pmi", "pmix", "slurm")
  * @param rank       0 or 1
@@ -69,7 +72,9 @@ public record LaunchEnv(String source, int rank, int size, String masterHost, in
     /** The launcher this process was started by, or empty when none of the variables is set. */
     public static Optional<LaunchEnv> detect(Map<String, String> env) {
         String addr = env.get("MASTER_ADDR");
-        int port = env.containsKey("MASTER_PORT") ? num(env, "MASTER_PORT") : DEFAULT_PORT;
+        int port = env.containsKey("MARROW_PORT") ? num(env, "MARROW_PORT")
+                : !env.containsKey("MASTER_PORT") ? DEFAULT_PORT
+                : num(env, "MASTER_PORT") + (env.containsKey("TORCHELASTIC_RUN_ID") ? 1 : 0);
         if (env.containsKey("RANK") && env.containsKey("WORLD_SIZE")) {
             return Optional.of(new LaunchEnv("torchrun", num(env, "RANK"), num(env, "WORLD_SIZE"), addr, port));
         }

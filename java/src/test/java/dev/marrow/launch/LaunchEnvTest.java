@@ -71,6 +71,15 @@ class LaunchEnvTest {
     }
 
     @Test
+    void underTorchrunTheRendezvousPortIsTheOneAfterTorchrunsStore() {
+        Map<String, String> env = new java.util.HashMap<>(Map.of("RANK", "1", "WORLD_SIZE", "2",
+                "MASTER_ADDR", "h", "MASTER_PORT", "29500", "TORCHELASTIC_RUN_ID", "none"));
+        assertEquals(29501, LaunchEnv.detect(env).orElseThrow().port());
+        env.put("MARROW_PORT", "40000");
+        assertEquals(40000, LaunchEnv.detect(env).orElseThrow().port());
+    }
+
+    @Test
     void noLauncherIsEmpty() {
         assertTrue(LaunchEnv.detect(Map.of("PATH", "/bin", "MASTER_ADDR", "h")).isEmpty());
     }

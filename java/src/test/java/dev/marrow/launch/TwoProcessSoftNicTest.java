@@ -39,7 +39,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 class TwoProcessSoftNicTest {
     /** Variables of every launcher: a test sets its own and nothing leaks in from the build's environment. */
     private static final List<String> LAUNCH_VARS = List.of("RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT",
-            "LOCAL_RANK", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "PMI_RANK", "PMI_SIZE", "PMIX_RANK",
+            "MARROW_PORT", "TORCHELASTIC_RUN_ID", "LOCAL_RANK", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "PMI_RANK", "PMI_SIZE", "PMIX_RANK",
             "SLURM_PROCID", "SLURM_NTASKS", "SLURM_STEP_NODELIST", "SLURM_JOB_NODELIST");
 
     @BeforeAll
