@@ -281,7 +281,7 @@ public final class GdaCommand {
                 }
             }
             if (addr != null && sweep != null) {
-                throw new IllegalArgumentException("--sweep with --peer (or under a launcher) is not supported: one "
+                throw new IllegalArgumentException("--sweep with --peer is not supported (nor under a launcher): one "
                         + "point per two-process session");
             }
             return Mlx5Options.defaults().withDevice(device, gidIndex == null ? -1 : gidIndex)

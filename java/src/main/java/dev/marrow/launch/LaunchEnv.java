@@ -40,14 +40,14 @@ public record LaunchEnv(String source, int rank, int size, String masterHost, in
     public static final int DEFAULT_PORT = 29517;
 
     public LaunchEnv {
-        if (size != 2) {
+        if (size != 2 && size != 1) {
             throw new IllegalArgumentException(source + ": world size " + size + "; a Marrow pair runs as exactly "
                     + "2 ranks (start 2 tasks: srun -n 2, mpirun -np 2, torchrun --nproc-per-node 2)");
         }
         if (rank < 0 || rank >= size) {
             throw new IllegalArgumentException(source + ": rank " + rank + " outside 0.." + (size - 1));
         }
-        if (masterHost == null || masterHost.isBlank()) {
+        if (size == 2 && (masterHost == null || masterHost.isBlank())) {
             throw new IllegalArgumentException(source + ": no master address (set MASTER_ADDR to rank 0's host)");
         }
         if (port < 1 || port > 65535) {
@@ -69,8 +69,16 @@ public record LaunchEnv(String source, int rank, int size, String masterHost, in
         return Map.of("launcher", source, "rank", rank, "world_size", size, "master", masterHost + ":" + port);
     }
 
-    /** The launcher this process was started by, or empty when none of the variables is set. */
+    /**
+     * The launcher this process was started by, or empty when none of the
+     * variables is set or the launcher started one task (a single process:
+     * e.g. the build itself running under srun -n 1).
+     */
     public static Optional<LaunchEnv> detect(Map<String, String> env) {
+        return read(env).filter(l -> l.size() != 1);
+    }
+
+    private static Optional<LaunchEnv> read(Map<String, String> env) {
         String addr = env.get("MASTER_ADDR");
         int port = env.containsKey("MARROW_PORT") ? num(env, "MARROW_PORT")
                 : !env.containsKey("MASTER_PORT") ? DEFAULT_PORT

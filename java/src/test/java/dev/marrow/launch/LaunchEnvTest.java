@@ -80,14 +80,17 @@ class LaunchEnvTest {
     }
 
     @Test
-    void noLauncherIsEmpty() {
+    void noLauncherOrOneTaskIsEmpty() {
         assertTrue(LaunchEnv.detect(Map.of("PATH", "/bin", "MASTER_ADDR", "h")).isEmpty());
+        assertTrue(LaunchEnv.detect(Map.of("SLURM_PROCID", "0", "SLURM_NTASKS", "1")).isEmpty(),
+                "srun -n 1 (e.g. the build itself) is one process, not a pair");
     }
 
     @Test
     void badValuesAreRefusedNamingTheVariable() {
         assertMsg(Map.of("RANK", "zero", "WORLD_SIZE", "2", "MASTER_ADDR", "h"), "RANK='zero'");
         assertMsg(Map.of("RANK", "0", "WORLD_SIZE", "4", "MASTER_ADDR", "h"), "exactly 2 ranks");
+        assertMsg(Map.of("RANK", "0", "WORLD_SIZE", "0", "MASTER_ADDR", "h"), "exactly 2 ranks");
         assertMsg(Map.of("RANK", "2", "WORLD_SIZE", "2", "MASTER_ADDR", "h"), "rank 2 outside 0..1");
         assertMsg(Map.of("OMPI_COMM_WORLD_RANK", "0", "OMPI_COMM_WORLD_SIZE", "2"), "set MASTER_ADDR");
         assertMsg(Map.of("RANK", "0", "WORLD_SIZE", "2", "MASTER_ADDR", "h", "MASTER_PORT", "70000"),
