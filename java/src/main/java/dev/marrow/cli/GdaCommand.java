@@ -20,6 +20,7 @@ import dev.marrow.gda.PeerRole;
 import dev.marrow.gda.Placement;
 import dev.marrow.gda.Target;
 import dev.marrow.launch.LaunchEnv;
+import dev.marrow.mlx5.NicTopology;
 import dev.marrow.mlx5.PeerAddress;
 import dev.marrow.results.ResultRecord;
 import picocli.CommandLine.Command;
@@ -222,6 +223,8 @@ public final class GdaCommand {
                 CpuBudget.tag(rec, spinning);
                 if (setup.nic() == Nic.SOFTNIC) {
                     CpuBudget.tagPollMode(rec, SoftNic.PollMode.HOT, spinning);
+                } else {
+                    rec.param("mlx5_device_choice", deviceChoice);
                 }
                 records.add(rec);
             }
@@ -284,8 +287,37 @@ public final class GdaCommand {
                 throw new IllegalArgumentException("--sweep with --peer is not supported (nor under a launcher): one "
                         + "point per two-process session");
             }
-            return Mlx5Options.defaults().withDevice(device, gidIndex == null ? -1 : gidIndex)
+            String dev = device;
+            deviceChoice = device != null ? "--device" : "first mlx5 device";
+            if (n == Nic.MLX5 && device == null) {
+                java.util.Optional<NicTopology.Choice> near = closestToGpu();
+                if (near.isPresent()) {
+                    dev = near.get().device();
+                    deviceChoice = near.get().describe();
+                }
+            }
+            return Mlx5Options.defaults().withDevice(dev, gidIndex == null ? -1 : gidIndex)
                     .withPeer(addr, role).withPeerTimeout(Duration.ofSeconds(peerTimeoutS));
+        }
+
+        /** How the mlx5 device was chosen (recorded): --device, by PCIe distance to the GPU, or the first. */
+        String deviceChoice;
+
+        /** The mlx5 device nearest --cuda-device in the PCIe tree, when CUDA and sysfs can tell. */
+        java.util.Optional<NicTopology.Choice> closestToGpu() {
+            if (!dev.marrow.api.Backend.CUDA.isAvailable()) {
+                return java.util.Optional.empty();
+            }
+            try {
+                for (dev.marrow.internal.ffi.CudaFfi.Gpu g : dev.marrow.internal.ffi.CudaFfi.gpus()) {
+                    if (g.ordinal() == cudaDevice) {
+                        return NicTopology.closestMlx5(java.nio.file.Path.of("/sys"), g.pciBusId());
+                    }
+                }
+            } catch (RuntimeException e) { // no topology: the first device, as without a GPU
+                return java.util.Optional.empty();
+            }
+            return java.util.Optional.empty();
         }
 
         /** The launcher this rank was started by (set by mlx5Options), or null. */
@@ -362,6 +394,9 @@ public final class GdaCommand {
             }
             if (launch != null) {
                 launch.describe().forEach(rec::param);
+            }
+            if (setup.nic() == Nic.MLX5) {
+                rec.param("mlx5_device_choice", deviceChoice);
             }
             out.emit(List.of(rec), spec.commandLine().getOut(), err, peerEnv);
             if (error != null || !runs.stream().allMatch(GdaRun::valid)) {
