@@ -13,7 +13,8 @@
  *  - a responder killed with SIGKILL ends the requester's WRITE in
  *    TRANSPORT_RETRY_EXC after the QP's (retry_cnt + 1) ack timeouts;
  *  - a segment of another layout version, an unknown name and a malformed
- *    name are refused at attach.
+ *    name are refused at attach; an MR outside the wire's heap cannot be
+ *    exported; the heap does not hand out more than it has.
  */
 #include <signal.h>
 #include <fcntl.h>
@@ -161,7 +162,7 @@ static void connect_wire(struct t_qp *q, struct marrow_emu_wire_peer *p, uint32_
 	OK(marrow_emu_qp_modify(q->qp, MARROW_QPS_RTS, 0));
 }
 
-static void refused_attach(struct marrow_emu_device *dev)
+static void refused_attach(struct marrow_emu_device *dev, struct marrow_emu_mr *outside)
 {
 	struct marrow_emu_wire_peer *p = NULL;
 	struct marrow_emu_wire *w;
@@ -174,6 +175,12 @@ static void refused_attach(struct marrow_emu_device *dev)
 	FAILS(MARROW_ENOENT, marrow_emu_wire_attach(dev, "/marrow-wire-0-none", 0, &p));
 	OK(marrow_emu_wire_create(dev, 4096, &w));
 	OK(marrow_emu_wire_name(w, name, sizeof(name)));
+	FAILS(MARROW_EINVAL, marrow_emu_wire_export_mr(w, outside));   /* not in the wire's heap */
+	{
+		void *p;
+
+		FAILS(MARROW_ENOSPC, marrow_emu_wire_alloc(w, 8192, &p));   /* heap of 4 KiB */
+	}
 	fd = shm_open(name, O_RDWR, 0);
 	REQUIRE(fd >= 0, "shm_open(%s)", name);
 	hdr = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -294,7 +301,7 @@ int main(void)
 	CHECK(alive == 0, "a killed responder counts as alive");
 	CHECK(t_qp_state(&qa[2]) == MARROW_QPS_ERR, "requester not in ERR");
 
-	refused_attach(dev);
+	refused_attach(dev, src_mr);
 
 	for (int i = 0; i < 3; i++)
 		OK(marrow_emu_qp_destroy(qa[i].qp));

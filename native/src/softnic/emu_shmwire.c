@@ -446,7 +446,8 @@ MARROW_API int marrow_emu_wire_alloc(struct marrow_emu_wire *w, uint64_t bytes, 
 MARROW_API int marrow_emu_wire_export_mr(struct marrow_emu_wire *w, struct marrow_emu_mr *mr)
 {
 	const char *fn = "marrow_emu_wire_export_mr";
-	const struct emu_mr_slot *s;
+	struct emu_mr_slot slot;
+	const struct emu_mr_slot *s = &slot;
 	uint64_t heap = (uint64_t)(uintptr_t)(w ? w->base + WIRE_HDR_BYTES : NULL);
 	int rc = wire_check(w, fn);
 
@@ -454,9 +455,12 @@ MARROW_API int marrow_emu_wire_export_mr(struct marrow_emu_wire *w, struct marro
 		return rc;
 	if (mr == NULL || mr->magic != EMU_MAGIC_MR)
 		return marrow_fail(MARROW_EINVAL, "%s: not a live MR", fn);
-	s = &mr->pd->dev->mrs[mr->index];
 	if (mr->pd->dev != w->dev)
 		return marrow_fail(MARROW_EINVAL, "%s: MR of another device", fn);
+	/* The table may be reallocated by a registration: read the slot under the lock. */
+	pthread_mutex_lock(&w->dev->ctl_lock);
+	slot = w->dev->mrs[mr->index];
+	pthread_mutex_unlock(&w->dev->ctl_lock);
 	if (s->base < heap || s->base + s->len > (uint64_t)(uintptr_t)(w->base + w->total))
 		return marrow_fail(MARROW_EINVAL, "%s: MR 0x%x [0x%llx, +%llu) is not inside the wire's heap "
 				   "(allocate it with marrow_emu_wire_alloc)", fn, mr->key,
