@@ -383,7 +383,8 @@ public final class GdaCommand {
             ResultRecord rec = error == null ? GdaRecords.record(runs)
                     : GdaRecords.failed(setup, specs.getFirst(), runs, error);
             if (setup.nic() == Nic.SOFTNIC) { // two processes of one host, joined by the shared-memory wire
-                rec.param("peer", setup.mlx5().peer().toString()).param("role", PeerRole.INITIATOR.label())
+                rec.param("gpu_hardware", setup.target() == Target.CUDA).param("nic_hardware", false)
+                        .param("peer", setup.mlx5().peer().toString()).param("role", PeerRole.INITIATOR.label())
                         .param("transport", "softnic shared-memory wire (two processes, one host)")
                         .param("payload_check", "responder: final iteration's bytes in its inbox");
                 if (connection != null) {

@@ -114,7 +114,8 @@ class TwoProcessSoftNicTest {
                 "the header carries the responder's environment: " + lines[0]);
         String rec = lines[1];
         for (String k : new String[] {"\"launcher\":\"" + launcher + "\"", "\"rank\":0", "\"world_size\":2",
-                "\"hardware\":false", "\"valid\":true", "\"payload_errors\":0", "\"role\":\"initiator\"",
+                "\"hardware\":false", "\"gpu_hardware\":false", "\"nic_hardware\":false", "\"valid\":true",
+                "\"payload_errors\":0", "\"role\":\"initiator\"",
                 "shared-memory wire", "rtt_p50_ns"}) {
             assertTrue(rec.contains(k), k + " missing in " + rec);
         }
