@@ -65,7 +65,13 @@ public final class GdaCommand {
                     + "responder's GPU runs the peer role (polls its inbox, writes the word back). The initiator "
                     + "cannot read the other host's memory: after each run the responder checks that its inbox "
                     + "holds the final iteration's bytes and reports it (payload_errors 0 or 1). --sweep with "
-                    + "--peer is not supported (usage error)."})
+                    + "--peer is not supported (usage error).",
+                    "--nic softnic with --peer: two processes of ONE host, each with its own software NIC, joined "
+                    + "by a shared-memory wire (docs/design/two-process.md); results \"hardware\": false.",
+                    "Launchers: without --peer, the variables of Slurm, Open MPI, MPICH/PMIx or torchrun make "
+                    + "this one of two ranks running the same command: rank 0 listens at MASTER_PORT (Slurm: the "
+                    + "first host of the step) and initiates, rank 1 connects and responds; only rank 0 writes "
+                    + "the result, which carries both sides' environment headers."})
     static final class Latency implements Callable<Integer> {
         @Spec
         CommandSpec spec;
