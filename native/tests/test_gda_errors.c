@@ -87,8 +87,9 @@ static void bad_configurations_are_rejected(void)
 	rig_open(&r, &OPTS);
 	r.a.ep.placement = MARROW_GDA_PLACEMENT_GPU;
 	rc = marrow_gda_cpu_run(&cfg, &r.a.ep, NULL, samples, &res);
-	CHECK(rc == MARROW_ENOSYS && strstr(marrow_last_error(), "not implemented: needs DevX umem") != NULL,
-	      "placement gpu: rc %d %s", rc, marrow_last_error());
+	CHECK(rc == MARROW_EINVAL && strstr(marrow_last_error(), "GPU memory") != NULL &&
+	      strstr(marrow_last_error(), "--target cuda") != NULL && res.status == MARROW_EINVAL,
+	      "placement gpu on the CPU runner: rc %d %s", rc, marrow_last_error());
 	r.a.ep.placement = MARROW_GDA_PLACEMENT_HOST;
 
 	cfg.ordering = 7;
@@ -98,7 +99,7 @@ static void bad_configurations_are_rejected(void)
 	cfg.experiment = MARROW_GDA_EXP_ROUND_TRIP;
 	cfg.msg_size = 16;
 	rc = marrow_gda_cpu_run(&cfg, &r.a.ep, &r.b.ep, samples, &res);
-	CHECK(rc == MARROW_EINVAL && strstr(marrow_last_error(), "msg_size must be 8") != NULL,
+	CHECK(rc == MARROW_EINVAL && strstr(marrow_last_error(), "size must be 8") != NULL,
 	      "round trip with 16 bytes: %d %s", rc, marrow_last_error());
 	cfg.msg_size = 8;
 	rc = marrow_gda_cpu_run(&cfg, &r.a.ep, NULL, samples, &res);

@@ -37,6 +37,44 @@ static void chain(void)
 	CHECK(wrs[0].next == NULL && (wrs[0].send_flags & IBV_SEND_SIGNALED) && wrs[0].wr_id == 7);
 }
 
+/* --log-sq counts WQEBBs on both backends: the verbs QPs (64 B inline, so
+ * at most 2 WQEBBs a WRITE) ask for 2^log_sq / 2 work requests; a bad
+ * log_sq is refused before any device is touched, and nothing is attached. */
+static void log_sq(void)
+{
+	struct rig r;
+
+	CHECK(mx_max_wqebbs_per_write(PX_VERBS_INLINE) == 2);   /* 32 + 4 + 64 = 100 B */
+	CHECK(px_verbs_send_wr(1) == 1 && px_verbs_send_wr(2) == 2 && px_verbs_send_wr(10) == 512);
+	CHECK(px_verbs_send_wr(PX_VERBS_LOG_SQ_DEFAULT) == 1024);   /* the old fixed depth */
+	CHECK(px_verbs_send_wr(15) == 16384);
+	CHECK(mx_send_wr_for_wqebbs(1, PX_VERBS_INLINE) == 0);      /* half a WRITE: nothing fits */
+	CHECK(marrow_check_log_sq(0) == MARROW_EINVAL && strstr(marrow_last_error(), "1..15") != NULL);
+	CHECK(marrow_check_log_sq(16) == MARROW_EINVAL);
+	OK(marrow_check_log_sq(1));
+	OK(marrow_check_log_sq(15));
+	rig_open(&r, 1, 1, 2, 4, MARROW_PROXY_TUNED, 4, 65536);
+	{
+		struct marrow_proxy_config cfg = { .size = sizeof(cfg), .workers = 1, .rings = 1, .log_slots = 2,
+						   .batch = 4 };
+		struct marrow_proxy_memory mem = { .size = sizeof(mem), .base = (uint64_t)(uintptr_t)r.buf,
+						   .len = r.len };
+		struct marrow_proxy *px;
+		uint32_t asked = 7, granted = 7;
+		char name[64] = "";
+
+		cfg.cpus[0] = -1;
+		OK(marrow_proxy_create(&cfg, &mem, &px));
+		CHECK(marrow_proxy_attach_verbs_sq(px, NULL, 16, name, sizeof(name), &asked, &granted) == MARROW_EINVAL);
+		CHECK(strstr(marrow_last_error(), "log_sq 16 out of range") != NULL);
+		CHECK(marrow_proxy_attach_verbs_sq(px, NULL, 0, name, sizeof(name), &asked, &granted) == MARROW_EINVAL);
+		CHECK(asked == 7 && granted == 7);   /* untouched on failure */
+		CHECK(marrow_proxy_start(px) == MARROW_EINVAL);   /* nothing attached */
+		OK(marrow_proxy_destroy(px));
+	}
+	rig_close(&r);
+}
+
 /* Returns 1 when the no-device path was exercised, 0 when a device is present. */
 static int unavailable(void)
 {
@@ -88,6 +126,7 @@ static int unavailable(void)
 int main(void)
 {
 	chain();
+	log_sq();
 	if (!unavailable()) {
 		/* Everything else passed, but the no-device path (the one CI has)
 		 * was not run: report a skip (77), not a pass. */

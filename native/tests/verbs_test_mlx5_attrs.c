@@ -23,6 +23,8 @@
 #include "verbs/mlx5_attr.c"
 #include "verbs/mlx5_device.c"
 #include "verbs/mlx5_qp.c"
+#include "verbs/mlx5_devx_qp.c"
+#include "verbs/mlx5_devx_api.c"
 #include "verbs/verbs_abi.c" /* the layout table marrow_abi_query reads */
 
 static int failures;
@@ -364,15 +366,15 @@ static void test_log_sq_to_max_send_wr(void)
 	struct marrow_mlx5_qp_attr qa = { .size = sizeof(qa), .log_sq_wqebb_cnt = 8 };
 
 	qa.max_inline_data = 0;    /* pointer WRITE: ctrl + raddr + data = 3 x 16 B, 1 WQEBB */
-	CHECK(qp_max_wqebbs_per_wr(0) == 1 && qp_max_send_wr(&qa) == 256, "no inline: %u", qp_max_send_wr(&qa));
+	CHECK(mx_max_wqebbs_per_write(0) == 1 && qp_max_send_wr(&qa) == 256, "no inline: %u", qp_max_send_wr(&qa));
 	qa.max_inline_data = 28;   /* 32 + 4 + 28 = 64 B: 1 WQEBB */
-	CHECK(qp_max_wqebbs_per_wr(28) == 1 && qp_max_send_wr(&qa) == 256, "28 B inline: %u", qp_max_send_wr(&qa));
+	CHECK(mx_max_wqebbs_per_write(28) == 1 && qp_max_send_wr(&qa) == 256, "28 B inline: %u", qp_max_send_wr(&qa));
 	qa.max_inline_data = 60;   /* 96 B: 2 WQEBBs */
-	CHECK(qp_max_wqebbs_per_wr(60) == 2 && qp_max_send_wr(&qa) == 128, "60 B inline: %u", qp_max_send_wr(&qa));
+	CHECK(mx_max_wqebbs_per_write(60) == 2 && qp_max_send_wr(&qa) == 128, "60 B inline: %u", qp_max_send_wr(&qa));
 	qa.max_inline_data = 220;  /* 256 B: 4 WQEBBs */
-	CHECK(qp_max_wqebbs_per_wr(220) == 4 && qp_max_send_wr(&qa) == 64, "220 B inline: %u", qp_max_send_wr(&qa));
+	CHECK(mx_max_wqebbs_per_write(220) == 4 && qp_max_send_wr(&qa) == 64, "220 B inline: %u", qp_max_send_wr(&qa));
 	qa.max_inline_data = 150;  /* 186 B: 3 WQEBBs; 85 WRs x 3 fit 256 */
-	CHECK(qp_max_wqebbs_per_wr(150) == 3 && qp_max_send_wr(&qa) == 85, "150 B inline: %u", qp_max_send_wr(&qa));
+	CHECK(mx_max_wqebbs_per_write(150) == 3 && qp_max_send_wr(&qa) == 85, "150 B inline: %u", qp_max_send_wr(&qa));
 }
 
 /* No NIC here: ENODEV with the probe's reason. With one: a QP and views. */
@@ -428,8 +430,41 @@ static void test_open(void)
 	CHECK(marrow_mlx5_device_close(d) == MARROW_OK, "%s", marrow_last_error());
 }
 
+/* The loader's DevX table: where libmlx5 loaded, its reason agrees with
+ * devx_fns_missing of the very table; a GPU QP without a device is refused. */
+static void test_devx_loader(void)
+{
+	const struct verbs_syms *s = verbs_syms_get();
+
+	if (s->mlx5_loaded && s->error[0] == '\0' && s->qp_error[0] == '\0') {
+		const char *missing = devx_fns_missing(&s->devx);
+
+		CHECK(missing[0] == '\0' ? s->devx_error[0] == '\0' : strstr(s->devx_error, missing) != NULL,
+		      "devx_error '%s' vs missing '%s'", s->devx_error, missing);
+		printf("libmlx5 %s: DevX %s%s\n", s->mlx5_version, s->devx_error[0] ? "unavailable: " : "entry points resolved",
+		       s->devx_error);
+	} else {
+		CHECK(s->devx_error[0] != '\0', "without libibverbs/libmlx5 DevX has a reason");
+	}
+	CHECK(marrow_mlx5_gpu_qp_create(NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0) == MARROW_EINVAL,
+	      "NULL arguments refused");
+	CHECK(marrow_mlx5_gpu_qp_indexes(NULL, NULL, NULL) == MARROW_EINVAL, "indexes: NULL refused");
+	CHECK(marrow_mlx5_devx_check(NULL) == MARROW_EINVAL, "devx_check: NULL refused");
+	{
+		struct marrow_mlx5_device d;
+
+		memset(&d, 0, sizeof(d));
+		snprintf(d.name, sizeof(d.name), "mlx5_test");
+		snprintf(d.devx_why, sizeof(d.devx_why), "mlx5dv_open_device(mlx5_test, DEVX) failed: errno 95");
+		CHECK(marrow_mlx5_devx_check(&d) == MARROW_ENODEV &&
+		      (strstr(marrow_last_error(), "errno 95") || strstr(marrow_last_error(), "DevX unavailable")),
+		      "a context without DevX is refused with its reason: %s", marrow_last_error());
+	}
+}
+
 int main(void)
 {
+	test_devx_loader();
 	test_defaults();
 	test_init();
 	test_rtr_ib();

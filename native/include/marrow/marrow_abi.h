@@ -47,6 +47,18 @@ enum marrow_status {
 	MARROW_ECONNRESET = -104, /* peer went away */
 };
 
+/* The SQ size of every QP Marrow creates, as log2 of its WQEBBs (the
+ * --log-sq of every command, on every backend; verbs is asked for the
+ * matching max_send_wr, mx_send_wr_for_wqebbs in mlx5_wqe.h). */
+enum {
+	MARROW_LOG_SQ_MIN = 1,
+	MARROW_LOG_SQ_MAX = 15,
+};
+
+/* MARROW_OK when log_sq is in MARROW_LOG_SQ_MIN..MAX; else MARROW_EINVAL
+ * with the allowed range in marrow_last_error(). */
+MARROW_API int marrow_check_log_sq(uint32_t log_sq);
+
 /* ABI version this library was built with. Never fails. */
 MARROW_API int marrow_abi_version(void);
 

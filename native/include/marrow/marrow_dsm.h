@@ -250,7 +250,7 @@ struct marrow_dsm_lat_params {
 	uint32_t hops;              /* dependent loads per (src, dst); 0 = 1024 */
 	uint32_t reps;              /* launches; out has reps * n * n entries */
 	uint32_t stride_words;      /* odd word stride between ring slots; 0 = 33 */
-	uint32_t reserved;
+	uint32_t timeout_ms;        /* host watchdog for the whole call; 0 = 20000 (was reserved, 0) */
 };
 
 /* sizeof = 56. Index in out: (rep * n + src) * n + dst. */

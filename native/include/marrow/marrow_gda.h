@@ -71,8 +71,10 @@ enum marrow_gda_experiment {
 	MARROW_GDA_EXP_ROUND_TRIP = 2,
 };
 
-/* Where the SQ/CQ/DBR memory lives. Only HOST is implemented; GPU fails with
- * MARROW_ENOSYS ("not implemented: needs DevX umem"). */
+/* Where the SQ/CQ/DBR memory lives. HOST: host memory (the software NIC's
+ * CPU engine, verbs QPs). GPU: GPU memory, today the software NIC's device
+ * engine (marrow_gda_devnic_open); only the CUDA runner reaches it (the CPU
+ * runner answers MARROW_EINVAL). */
 enum marrow_gda_placement {
 	MARROW_GDA_PLACEMENT_HOST = 0,
 	MARROW_GDA_PLACEMENT_GPU = 1,
@@ -160,6 +162,11 @@ struct marrow_gda_result {
  * MARROW_EPROTO (unexpected CQE) or MARROW_EPROTO with payload_errors > 0
  * (wrong bytes delivered) from the run. *res is filled in every case.
  */
+/* Checks a run's parameters alone (experiment, ordering, payload, size, iters, warm-up, timeout):
+ * MARROW_EINVAL with the reason. Both runners run the same check first; it is the one place these
+ * limits are enforced (libmarrow_host.so). */
+MARROW_API int marrow_gda_config_check(const struct marrow_gda_config *cfg);
+
 MARROW_API int marrow_gda_cpu_run(const struct marrow_gda_config *cfg,
 				  const struct marrow_gda_endpoint *ep,
 				  const struct marrow_gda_endpoint *peer,
@@ -203,6 +210,33 @@ MARROW_API int marrow_gda_cuda_serve(const struct marrow_gda_config *cfg,
  * timed run (or a responder's first serve) does not pay for it inside a
  * peer's bounded wait. MARROW_ENODEV without a usable GPU. */
 MARROW_API int marrow_gda_cuda_prepare(int cuda_device);
+
+/*
+ * GPU-resident queues on the software NIC's device engine
+ * (marrow_softnic_device.h; docs/design/device-engine.md), libmarrow_cuda.so:
+ * opens a device engine on nic_sms SMs, two QPs A <-> B with one send CQ
+ * each (log sizes as given; cq_flags of enum marrow_emu_cq_flags), their
+ * SQ, CQ, DBRs and doorbell pages in cudaMalloc memory, four buffers of
+ * buffer_bytes in GPU memory (A's and B's source and inbox, registered),
+ * starts the engine and fills *a and *b (placement GPU) for
+ * marrow_gda_cuda_run. MARROW_ENODEV without a GPU.
+ */
+struct marrow_gda_devnic;
+MARROW_API int marrow_gda_devnic_open(int32_t cuda_device, uint32_t nic_sms, uint32_t log_sq_wqebb_cnt,
+				      uint32_t log_cqe_cnt, uint32_t cq_flags, uint32_t max_inline_data,
+				      uint64_t buffer_bytes, struct marrow_gda_devnic **out,
+				      struct marrow_gda_endpoint *a, struct marrow_gda_endpoint *b);
+/* Stops the engine (bounded) and frees everything. */
+MARROW_API int marrow_gda_devnic_close(struct marrow_gda_devnic *n);
+/* The engine under the session, for marrow_softnic_device_counters/_info/_dump. */
+MARROW_API struct marrow_softnic_device *marrow_gda_devnic_device(struct marrow_gda_devnic *n);
+/* The SMs the engine's blocks ran on (distinct %smid) and the engine
+ * kernel's occupancy (blocks per SM) at its block size. */
+MARROW_API int marrow_gda_devnic_sms(struct marrow_gda_devnic *n, uint32_t *distinct_sms,
+				     uint32_t *max_blocks_per_sm);
+/* Copies len bytes of GPU buffer 0..3 (A source, B source, A inbox, B inbox)
+ * to dst (validation from the host). */
+MARROW_API int marrow_gda_devnic_read(struct marrow_gda_devnic *n, uint32_t buffer, void *dst, uint64_t len);
 
 /* Name of an ordering variant ("gpu-fence", ...) or NULL. */
 MARROW_API const char *marrow_gda_ordering_name(int ordering);

@@ -11,9 +11,11 @@
  * the software NIC's (marrow_qp_view, marrow_cq_view of marrow_softnic.h),
  * so the one poster (gda_post.h) and the same kernels drive either.
  *
- * Queue placement is a parameter; only host memory (libmlx5's own
- * allocation) is implemented. GPU-resident queues (DevX umem) answer
- * MARROW_ENOSYS.
+ * Queue placement: marrow_mlx5_qp_create puts the queues in libmlx5's
+ * host memory (placement 'gpu' there answers MARROW_ENOSYS and names
+ * marrow_mlx5_gpu_qp_create). GPU-resident queues are created through
+ * DevX by the marrow_mlx5_gpu_qp_* calls below, in GPU memory the caller
+ * allocated (docs/design/mlx5-queue-formats.md §7).
  *
  * Like marrow_verbs.h, nothing of rdma-core is linked: libibverbs.so.1 and
  * libmlx5.so.1 are dlopened on the first call. Every call returns a status;
@@ -57,7 +59,7 @@ struct marrow_mlx5_device_attr {
 /* Where the SQ, CQ and doorbell records live. */
 enum marrow_mlx5_placement {
 	MARROW_MLX5_QUEUES_HOST = 0, /* libmlx5's host memory; map into the GPU with marrow_cuda_map.h */
-	MARROW_MLX5_QUEUES_GPU = 1,  /* DevX umem in GPU memory: not implemented (MARROW_ENOSYS) */
+	MARROW_MLX5_QUEUES_GPU = 1,  /* DevX umem in GPU memory: marrow_mlx5_gpu_qp_create */
 };
 
 /* sizeof = 32 */
@@ -191,6 +193,74 @@ MARROW_API int marrow_mlx5_qp_reset(struct marrow_mlx5_qp *qp);
 /* Current state as the NIC sees it (ibv_query_qp): enum ibv_qp_state,
  * same values as enum marrow_qp_state (RESET 0 .. RTS 3, ERR 6). */
 MARROW_API int marrow_mlx5_qp_state(struct marrow_mlx5_qp *qp, int *state);
+
+/* ---- GPU-resident queues through DevX ----------------------------------- */
+
+struct marrow_mlx5_gpu_qp; /* a DevX RC QP and its send CQ, queues in GPU memory */
+
+/* Copies for a host that cannot load/store GPU memory (cudaMemcpy in
+ * libmarrow_cuda): int fn(void *ctx, void *dst, const void *src, size_t n), 0 = done. */
+typedef int (*marrow_mlx5_gpu_copy_fn)(void *ctx, void *dst, const void *src, size_t n);
+
+/*
+ * The caller's GPU memory for one QP. sizeof = 120. Buffers 4 KiB aligned:
+ * sq >= 64 x 2^log_sq_wqebb_cnt bytes, cq >= 64 x 2^log_cqe_cnt, dbr >= 128
+ * (QP DBR at 0, CQ DBR at 64). A dma-buf fd (cuMemGetHandleForAddressRange)
+ * with the buffer's offset in it is used where libmlx5 has
+ * mlx5dv_devx_umem_reg_ex; -1 registers the device pointer (peer memory).
+ */
+struct marrow_mlx5_gpu_queues {
+	uint32_t size;             /* sizeof(*this) */
+	uint32_t comp_mask;        /* 0 */
+	uint64_t sq, sq_len;       /* device pointers and byte lengths */
+	uint64_t cq, cq_len;
+	uint64_t dbr, dbr_len;
+	int32_t sq_dmabuf_fd, cq_dmabuf_fd, dbr_dmabuf_fd; /* -1 = none */
+	uint32_t reserved;         /* 0 */
+	uint64_t sq_dmabuf_offset, cq_dmabuf_offset, dbr_dmabuf_offset;
+	marrow_mlx5_gpu_copy_fn to_gpu;   /* initialises the CQ ring and the DBRs */
+	marrow_mlx5_gpu_copy_fn from_gpu; /* reads the DBRs back (marrow_mlx5_gpu_qp_indexes) */
+	void *copy_ctx;
+};
+
+/* MARROW_OK when dev's context was opened with DevX and libmlx5 has every
+ * DevX entry point the GPU QP needs; MARROW_ENODEV with the reason otherwise. */
+MARROW_API int marrow_mlx5_devx_check(struct marrow_mlx5_device *dev);
+
+/*
+ * DevX: registers the three buffers as umems, allocates a non-cached UAR
+ * (BlueFlame when refused: *note says so), creates the CQ and the QP in
+ * RESET. attr as for marrow_mlx5_qp_create with placement GPU. The views
+ * hold device pointers (sq_buf, dbrec, buf) and the UAR's host MMIO
+ * address (view->uar: map it for kernels with marrow_cuda_host_register,
+ * io_memory 1). note (may be NULL, note_len bytes) names fallbacks taken.
+ * MARROW_ENODEV: no DevX (libmlx5 too old, or the device context was not
+ * opened with DevX: the message says why); MARROW_EIO: a command failed
+ * (status and syndrome in the message). Nothing is left behind on failure.
+ */
+MARROW_API int marrow_mlx5_gpu_qp_create(struct marrow_mlx5_device *dev,
+					 const struct marrow_mlx5_qp_attr *attr,
+					 const struct marrow_mlx5_gpu_queues *mem,
+					 struct marrow_mlx5_gpu_qp **out,
+					 struct marrow_qp_view *view,
+					 struct marrow_cq_view *cq_view,
+					 char *note, uint32_t note_len);
+/* As marrow_mlx5_qp_local_info. */
+MARROW_API int marrow_mlx5_gpu_qp_local_info(struct marrow_mlx5_gpu_qp *qp,
+					     const struct marrow_mlx5_mr *mr,
+					     struct marrow_mlx5_peer_info *out);
+/* RST2INIT, INIT2RTR, RTR2RTS as DevX commands (params NULL = defaults).
+ * RoCE: the destination MAC comes from the peer's GID (link-local: its
+ * interface id; otherwise an address handle the kernel resolves).
+ * InfiniBand with a GRH is refused (MARROW_ENOSYS): only the LID path is encoded. */
+MARROW_API int marrow_mlx5_gpu_qp_connect(struct marrow_mlx5_gpu_qp *qp,
+					  const struct marrow_mlx5_peer_info *peer,
+					  const struct marrow_mlx5_conn_params *params);
+/* Host-side resume: SQ producer counter and CQ consumer index from the
+ * doorbell records in GPU memory (through mem->from_gpu). */
+MARROW_API int marrow_mlx5_gpu_qp_indexes(struct marrow_mlx5_gpu_qp *qp, uint32_t *sq_pi, uint32_t *cq_ci);
+/* QP, CQ, UAR, then the umems; the GPU memory stays the caller's. */
+MARROW_API int marrow_mlx5_gpu_qp_destroy(struct marrow_mlx5_gpu_qp *qp);
 
 #ifdef __cplusplus
 }

@@ -109,6 +109,9 @@ struct marrow_proxy_worker_stats {
 	uint32_t reserved;
 };
 
+/* Checks a configuration against the limits above (MARROW_EINVAL with the reason); marrow_proxy_create
+ * runs the same check. The one place these limits are enforced. */
+MARROW_API int marrow_proxy_config_check(const struct marrow_proxy_config *cfg);
 MARROW_API int marrow_proxy_create(const struct marrow_proxy_config *cfg,
 				   const struct marrow_proxy_memory *mem, struct marrow_proxy **out);
 /* Gives worker `worker` its software-NIC QP (connected, RTS). */
@@ -120,6 +123,16 @@ MARROW_API int marrow_proxy_attach_softnic(struct marrow_proxy *px, uint32_t wor
  * device name. */
 MARROW_API int marrow_proxy_attach_verbs(struct marrow_proxy *px, const char *device,
 					 char *chosen, uint32_t chosen_len);
+/* The same with the SQ size: 2^log_sq WQEBBs (MARROW_LOG_SQ_MIN..MAX, as on
+ * the software NIC), asked of verbs as max_send_wr = 2^log_sq / 2 (the
+ * largest WRITE a worker posts, 64 B inline, takes 2 WQEBBs; 0 WRs: EINVAL).
+ * *send_wr (may be NULL) = the max_send_wr asked; *send_wr_granted (may be
+ * NULL) = the smallest max_send_wr ibv_create_qp granted over the workers
+ * (it may round up). Workers keep at most the asked number outstanding.
+ * marrow_proxy_attach_verbs asks for log_sq 11 (1024 WRs). */
+MARROW_API int marrow_proxy_attach_verbs_sq(struct marrow_proxy *px, const char *device, uint32_t log_sq,
+					    char *chosen, uint32_t chosen_len, uint32_t *send_wr,
+					    uint32_t *send_wr_granted);
 /* Redirects ring `ring`'s completion counter to *target (e.g. GPU memory
  * mapped through GDRCopy). Before start only. NULL restores the default. */
 MARROW_API int marrow_proxy_set_cpl_target(struct marrow_proxy *px, uint32_t ring, uint64_t *target);
@@ -199,6 +212,12 @@ struct marrow_proxy_rate_params {
 	uint64_t warmup;           /* per producer, before the timed region */
 	uint64_t timeout_ns;
 };
+
+/* The one check of an experiment's parameters (the runners call it too): MARROW_EINVAL with the
+ * reason. gpu_producer 1: the limits of the GPU producers (8-byte messages). For a rate check before
+ * the producers are counted, pass producers 1 and the totals. */
+MARROW_API int marrow_proxy_latency_check(const struct marrow_proxy_latency_params *p, uint32_t gpu_producer);
+MARROW_API int marrow_proxy_rate_check(const struct marrow_proxy_rate_params *p);
 
 struct marrow_proxy_rate_result {
 	uint32_t size;             /* sizeof(struct marrow_proxy_rate_result) */

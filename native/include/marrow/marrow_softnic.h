@@ -75,6 +75,45 @@ MARROW_API int marrow_emu_engine_pause(struct marrow_emu_device *dev, int paused
  * before it stay pinned. */
 MARROW_API int marrow_emu_engine_pin(struct marrow_emu_device *dev, const int32_t *cpus, uint32_t n);
 
+/* ---- wire model (docs/design/wire-model.md) ---------------------------- */
+
+/* The software NIC copies memory and has no wire. With a wire model set, a
+ * port of bits_per_s serializes every executed WRITE (payload plus the
+ * per-packet and per-message bytes below) in execution order, and a
+ * successful CQE becomes visible no earlier than the modeled moment its
+ * message's last byte leaves the port. bits_per_s == 0: no model (the
+ * CQEs come as fast as the copy engine makes them). */
+struct marrow_emu_wire_model {
+	uint32_t size;               /* sizeof(struct marrow_emu_wire_model) */
+	uint32_t comp_mask;          /* 0 */
+	uint64_t bits_per_s;         /* port data rate; 0 = no model */
+	uint32_t mtu;                /* payload bytes per packet (IB: 256..4096) */
+	uint32_t packet_overhead;    /* header + trailer bytes of every packet */
+	uint32_t write_overhead;     /* extra bytes of a WRITE's first packet */
+	uint32_t imm_overhead;       /* extra bytes of a WRITE_IMM's last packet */
+};
+
+/* Fills *m with the InfiniBand RC model at bits_per_s: MTU 4096; per packet
+ * LRH 8 + BTH 12 + ICRC 4 + VCRC 2 = 26 bytes; RETH 16 on a WRITE's first
+ * packet; ImmDt 4 on a WRITE_IMM's last. EINVAL for a NULL m. */
+MARROW_API int marrow_emu_wire_ib_defaults(struct marrow_emu_wire_model *m, uint64_t bits_per_s);
+/* Bytes the model puts on the wire for one message of len payload bytes
+ * (with_imm: WRITE_IMM), and the picoseconds they take at m->bits_per_s
+ * (0 when bits_per_s is 0). For records and tests; the engine uses the same
+ * arithmetic. */
+MARROW_API uint64_t marrow_emu_wire_bytes(const struct marrow_emu_wire_model *m, uint64_t len, int with_imm);
+MARROW_API uint64_t marrow_emu_wire_time_ps(const struct marrow_emu_wire_model *m, uint64_t len, int with_imm);
+/* Sets (m->bits_per_s > 0) or clears (m == NULL or bits_per_s == 0) the
+ * device's wire model; a control-path call (the engine is quiesced). The
+ * port's clock and statistics restart. EINVAL for a bad model (mtu not a
+ * power of two in 256..4096, rate above 10 Tb/s). */
+MARROW_API int marrow_emu_device_set_wire(struct marrow_emu_device *dev, const struct marrow_emu_wire_model *m);
+/* What the port carried since the model was set: out[0] messages, out[1]
+ * payload bytes, out[2] wire bytes, out[3] packets, out[4] nanoseconds the
+ * engine held CQEs back for the wire. n: entries wanted (<= 5). All zero
+ * without a model. */
+MARROW_API int marrow_emu_wire_stats(struct marrow_emu_device *dev, uint64_t *out, uint32_t n);
+
 /* ---- protection domain and memory regions ------------------------------ */
 
 MARROW_API int marrow_emu_pd_alloc(struct marrow_emu_device *dev, struct marrow_emu_pd **out);
@@ -305,7 +344,17 @@ struct marrow_emu_bench_result {
 	uint64_t doorbells;        /* doorbells rung in the timed region */
 	uint64_t elapsed_ns;       /* CLOCK_MONOTONIC_RAW */
 	uint64_t cqes;             /* CQEs polled in the timed region */
+	uint32_t cut_short;        /* 1: the budget (marrow_emu_bench_set_budget) ended the run early;
+				    * messages counts what completed (0 when it ended in the warm-up) */
+	uint32_t reserved;
 };
+
+/* Bounds the rate benchmarks called later on THIS thread (their producer
+ * threads inherit it): once budget_ns has passed from now, a run posts no
+ * further WQE, retires what it posted and returns MARROW_OK with
+ * out->cut_short = 1. 0 removes the bound. Checked every few hundred
+ * passes of the posting loop, so a run ends within microseconds of it. */
+MARROW_API int marrow_emu_bench_set_budget(uint64_t budget_ns);
 
 /* Message rate: one CPU producer (the calling thread) streams RDMA WRITEs of
  * msg_size bytes (inline if msg_size <= max_inline_data, else pointer from

@@ -186,6 +186,25 @@ MX_HD uint32_t mx_inline_max_for_wqebbs(uint32_t n)
 	return m < (uint32_t)MX_MAX_INLINE_RC_WRITE ? m : (uint32_t)MX_MAX_INLINE_RC_WRITE;
 }
 
+/* Verbs counts an SQ in work requests, the WQE format in WQEBBs. The
+ * largest RC WRITE a QP posts (one pointer segment, or max_inline bytes
+ * inline, whichever is longer) takes this many WQEBBs; an SQ of sq_wqebbs
+ * WQEBBs holds sq_wqebbs / that many such WQEs, which is the max_send_wr to
+ * ask verbs for (0: not even one fits). libmlx5 sizes the ring from
+ * max_send_wr rounded up to a power of two, so it may grant more. */
+MX_HD uint32_t mx_max_wqebbs_per_write(uint32_t max_inline)
+{
+	uint32_t ds_ptr = mx_ds_pointer_write(1);
+	uint32_t ds_inl = max_inline ? mx_ds_inline_write(max_inline) : 0u;
+
+	return mx_wqebbs(ds_inl > ds_ptr ? ds_inl : ds_ptr);
+}
+
+MX_HD uint32_t mx_send_wr_for_wqebbs(uint32_t sq_wqebbs, uint32_t max_inline)
+{
+	return sq_wqebbs / mx_max_wqebbs_per_write(max_inline);
+}
+
 /* Posting-side check of an inline RC WRITE (what rdma-core does in
  * software; the NIC never sees max_inline_data): 0 and *ds, or MX_ERANGE
  * when len exceeds max_inline or the WQE would need ds > 63. */

@@ -58,6 +58,8 @@ static const struct marrow_abi_entry marrow_status_table[] = {
 #define MARROW_STATUS_ENTRY(n) MARROW_ABI_CONST(MARROW_##n),
 	MARROW_STATUS_LIST(MARROW_STATUS_ENTRY)
 #undef MARROW_STATUS_ENTRY
+	MARROW_ABI_CONST(MARROW_LOG_SQ_MIN),
+	MARROW_ABI_CONST(MARROW_LOG_SQ_MAX),
 	MARROW_ABI_END
 };
 
@@ -94,6 +96,14 @@ MARROW_API int marrow_abi_query(const char *key, int64_t *out)
 		}
 	}
 	return marrow_fail(MARROW_ENOENT, "marrow_abi_query: unknown key '%s'", key);
+}
+
+MARROW_API int marrow_check_log_sq(uint32_t log_sq)
+{
+	if (log_sq < MARROW_LOG_SQ_MIN || log_sq > MARROW_LOG_SQ_MAX)
+		return marrow_fail(MARROW_EINVAL, "log_sq %u out of range %d..%d (the SQ holds 2^log_sq WQEBBs)",
+				   log_sq, MARROW_LOG_SQ_MIN, MARROW_LOG_SQ_MAX);
+	return MARROW_OK;
 }
 
 MARROW_API const char *marrow_status_name(int status)

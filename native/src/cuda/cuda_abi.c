@@ -8,6 +8,9 @@
 #include "common/marrow_common.h"
 #include "marrow/marrow_cuda.h"
 #include "marrow/marrow_gda.h"
+#include "marrow/marrow_gda_rate.h"
+#include "marrow/marrow_gda_goodput.h"
+#include "marrow/marrow_gda_loaded.h"
 /* The DSM structs named by dsm_abi.inc, once their header exists. */
 #if __has_include("marrow/marrow_dsm.h")
 #include "marrow/marrow_dsm.h"
@@ -50,5 +53,8 @@ const struct marrow_abi_entry marrow_abi_table[] = {
 
 #include "dsm/dsm_abi.inc"
 #include "gda/gda_abi.inc"
+#include "gda/gda_rate_abi.inc"
+#include "gda/gda_goodput_abi.inc"
+#include "gda/gda_loaded_abi.inc"
 	MARROW_ABI_END
 };

@@ -130,7 +130,8 @@ extern "C" MARROW_API int marrow_dsm_latency(const struct marrow_dsm_lat_params 
 		rc = marrow_cuda_fail(e, "cudaEventRecord");
 		goto out_free;
 	}
-	rc = marrow_cuda_wait_event(done, (uint64_t)MARROW_DSM_DEFAULT_TIMEOUT_MS * 1000000u, "marrow_dsm_latency", NULL);
+	rc = marrow_cuda_wait_event(done, (uint64_t)(p->timeout_ms ? p->timeout_ms : MARROW_DSM_DEFAULT_TIMEOUT_MS) * 1000000u,
+				    "marrow_dsm_latency", NULL);
 	if (rc)
 		goto out_free;
 	for (uint32_t r = 0; r < p->reps; r++) {

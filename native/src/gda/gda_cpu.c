@@ -259,6 +259,11 @@ static int report(const char *who, struct gda_side *s, int rc, const struct marr
 			   marrow_status_name(rc));
 }
 
+MARROW_API int marrow_gda_config_check(const struct marrow_gda_config *cfg)
+{
+	return gda_check_config("marrow_gda_config_check", cfg);
+}
+
 MARROW_API int marrow_gda_cpu_run(const struct marrow_gda_config *cfg,
 				  const struct marrow_gda_endpoint *ep,
 				  const struct marrow_gda_endpoint *peer,
@@ -270,6 +275,9 @@ MARROW_API int marrow_gda_cpu_run(const struct marrow_gda_config *cfg,
 	int rc, have_peer = 0;
 
 	rc = gda_check_args(fn, cfg, ep, peer, samples_ns, res);
+	if (rc == MARROW_OK)
+		rc = gda_refuse_gpu_placement(fn, "CPU threads cannot reach it; use the CUDA runner (--target cuda)",
+					      ep, cfg->experiment == MARROW_GDA_EXP_ROUND_TRIP ? peer : NULL, res);
 	if (rc)
 		return rc;
 	/* ~2 KiB of staging words: heap, not the caller's stack */
@@ -330,6 +338,8 @@ MARROW_API int marrow_gda_cpu_serve(const struct marrow_gda_config *cfg,
 	int rc;
 
 	rc = gda_check_serve_args(fn, cfg, ep, res);
+	if (rc == MARROW_OK)
+		rc = gda_refuse_gpu_placement(fn, "CPU threads cannot reach it", ep, NULL, res);
 	if (rc)
 		return rc;
 	r = calloc(1, sizeof(*r));

@@ -6,9 +6,17 @@
  * into the GPU with cudaHostRegister(Mapped | Portable), launches the
  * kernel of the requested ordering variant, and copies samples back.
  *
- * Host placement only: the NIC's queues stay in host memory, which is how
- * the software NIC (and a verbs QP from mlx5dv_init_obj) allocates them;
- * every GPU access to them crosses PCIe.
+ * Host placement: the NIC's queues stay in host memory, which is how the
+ * software NIC's CPU engine (and a verbs QP from mlx5dv_init_obj) allocates
+ * them; every GPU access to them crosses PCIe.
+ *
+ * GPU placement (the software NIC's device engine, gda_devnic.cu): the views
+ * already hold GPU addresses; nothing is mapped, the producer/consumer
+ * counters resume from DBRs copied with cudaMemcpyAsync (the host cannot
+ * read GPU memory), and everything runs on a non-blocking stream with the
+ * stream-ordered allocator, because the engine's persistent kernel is
+ * running meanwhile: anything that synchronises the device (cudaFree, the
+ * legacy stream's implicit waits) would wait for it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -154,16 +162,16 @@ int make_side(const host_maps &m, const struct marrow_gda_endpoint *e, gda_kside
 	return MARROW_OK;
 }
 
-cudaError_t launch_kernel(int ord, int blocks, const gda_kargs &a)
+cudaError_t launch_kernel(int ord, int blocks, const gda_kargs &a, cudaStream_t st)
 {
 	switch (ord) {
-	case GDA_ORD_NONE: gda_kernel<GDA_ORD_NONE><<<blocks, 1>>>(a); break;
-	case GDA_ORD_GPU_FENCE: gda_kernel<GDA_ORD_GPU_FENCE><<<blocks, 1>>>(a); break;
-	case GDA_ORD_GPU_FENCE_DBREC: gda_kernel<GDA_ORD_GPU_FENCE_DBREC><<<blocks, 1>>>(a); break;
-	case GDA_ORD_RELEASE_GPU: gda_kernel<GDA_ORD_RELEASE_GPU><<<blocks, 1>>>(a); break;
-	case GDA_ORD_THREADFENCE: gda_kernel<GDA_ORD_THREADFENCE><<<blocks, 1>>>(a); break;
-	case GDA_ORD_RELEASE_SYS: gda_kernel<GDA_ORD_RELEASE_SYS><<<blocks, 1>>>(a); break;
-	default: gda_kernel<GDA_ORD_FENCE_SYS><<<blocks, 1>>>(a); break;
+	case GDA_ORD_NONE: gda_kernel<GDA_ORD_NONE><<<blocks, 1, 0, st>>>(a); break;
+	case GDA_ORD_GPU_FENCE: gda_kernel<GDA_ORD_GPU_FENCE><<<blocks, 1, 0, st>>>(a); break;
+	case GDA_ORD_GPU_FENCE_DBREC: gda_kernel<GDA_ORD_GPU_FENCE_DBREC><<<blocks, 1, 0, st>>>(a); break;
+	case GDA_ORD_RELEASE_GPU: gda_kernel<GDA_ORD_RELEASE_GPU><<<blocks, 1, 0, st>>>(a); break;
+	case GDA_ORD_THREADFENCE: gda_kernel<GDA_ORD_THREADFENCE><<<blocks, 1, 0, st>>>(a); break;
+	case GDA_ORD_RELEASE_SYS: gda_kernel<GDA_ORD_RELEASE_SYS><<<blocks, 1, 0, st>>>(a); break;
+	default: gda_kernel<GDA_ORD_FENCE_SYS><<<blocks, 1, 0, st>>>(a); break;
 	}
 	return cudaGetLastError();
 }
@@ -173,7 +181,7 @@ cudaError_t launch_kernel(int ord, int blocks, const gda_kargs &a)
  * timeout_ns, so a kernel that is still running after
  * (2 * iterations + 1) * timeout_ns + 10 s has stopped making progress. */
 int run_kernel(const char *fn, int ord, int blocks, const gda_kargs &a, struct marrow_gda_result *res,
-	       const char *what)
+	       const char *what, cudaStream_t st = 0)
 {
 	uint64_t its = a.warmup + a.iters;
 	uint64_t bound = marrow_sat_add(marrow_sat_mul(marrow_sat_add(marrow_sat_mul(2, its), 1), a.timeout_ns),
@@ -185,7 +193,7 @@ int run_kernel(const char *fn, int ord, int blocks, const gda_kargs &a, struct m
 
 	if ((e = cudaEventCreateWithFlags(&ev, cudaEventDisableTiming)) != cudaSuccess)
 		return cuda_fail(fn, res, e, "cudaEventCreate");
-	if ((e = launch_kernel(ord, blocks, a)) != cudaSuccess || (e = cudaEventRecord(ev, 0)) != cudaSuccess) {
+	if ((e = launch_kernel(ord, blocks, a, st)) != cudaSuccess || (e = cudaEventRecord(ev, st)) != cudaSuccess) {
 		rc = cuda_fail(fn, res, e, what);
 	} else {
 		snprintf(msg, sizeof(msg), "%s: %s", fn, what);
@@ -234,6 +242,102 @@ int report(const char *who, int rc, uint32_t iter, const struct gda_err &e,
 			   marrow_status_name(rc));
 }
 
+/* GPU placement: the view pointers are GPU addresses already. The counters
+ * resume from the DBRs, copied to the host first (the host cannot read GPU
+ * memory); then the kernel gets the GPU pointers. */
+int make_side_gpu(const char *fn, const struct marrow_gda_endpoint *e, gda_kside *k, cudaStream_t st,
+		  struct marrow_gda_result *res)
+{
+	const struct marrow_qp_view *q = e->qp;
+	const struct marrow_cq_view *c = e->cq;
+	uint32_t sq_dbr[2] = {0, 0}, cq_dbr[2] = {0, 0};
+	cudaError_t err;
+
+	if ((err = cudaMemcpyAsync(sq_dbr, q->dbrec, sizeof(sq_dbr), cudaMemcpyDeviceToHost, st)) != cudaSuccess ||
+	    (err = cudaMemcpyAsync(cq_dbr, c->dbrec, sizeof(cq_dbr), cudaMemcpyDeviceToHost, st)) != cudaSuccess ||
+	    (err = cudaStreamSynchronize(st)) != cudaSuccess)
+		return cuda_fail(fn, res, err, "reading the GPU-resident doorbell records (cudaMemcpyAsync)");
+	memset(k, 0, sizeof(*k));
+	gda_sq_init(&k->sq, q, (uint8_t *)q->sq_buf, sq_dbr, (uint64_t *)q->uar);
+	gda_cq_init(&k->cq, c, (uint8_t *)c->buf, cq_dbr);
+	k->sq.dbrec = q->dbrec;
+	k->cq.dbrec = c->dbrec;
+	k->raddr = e->remote_addr;
+	k->rkey = e->rkey;
+	k->laddr = e->local_addr;
+	k->lkey = e->lkey;
+	k->src_dev = (uint32_t *)(uintptr_t)e->local_addr;
+	k->dst_dev = (const uint8_t *)(uintptr_t)e->remote_addr;
+	k->inbox_dev = e->inbox_addr ? (const uint64_t *)(uintptr_t)e->inbox_addr : nullptr;
+	if (gda_remote_dst(e) || (e->flags & MARROW_GDA_EP_UAR_MMIO))
+		return res->status = marrow_fail(MARROW_EINVAL, "%s: placement 'gpu' endpoints are one-process "
+						 "software-NIC ones (no remote destination, no MMIO doorbell)", fn);
+	return MARROW_OK;
+}
+
+/* marrow_gda_cuda_run for GPU-resident queues: no host mappings, a
+ * non-blocking stream and stream-ordered allocations throughout. */
+int run_gpu_placement(const char *fn, const struct marrow_gda_config *cfg, const struct marrow_gda_endpoint *ep,
+		      const struct marrow_gda_endpoint *peer, int rtt, uint64_t *samples_ns, uint64_t *samples_cycles,
+		      struct marrow_gda_result *res, gda_kout *out)
+{
+	cudaStream_t st = nullptr;
+	gda_kargs a;
+	unsigned long long *d_ns = nullptr, *d_cyc = nullptr;
+	gda_kout *d_out = nullptr;
+	cudaError_t e;
+	int rc;
+
+	if ((e = cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking)) != cudaSuccess)
+		return cuda_fail(fn, res, e, "cudaStreamCreateWithFlags");
+	memset(&a, 0, sizeof(a));
+	rc = make_side_gpu(fn, ep, &a.me, st, res);
+	if (rc == MARROW_OK && rtt)
+		rc = make_side_gpu(fn, peer, &a.peer, st, res);
+	if (rc != MARROW_OK)
+		goto done;
+	a.exp = cfg->experiment;
+	a.payload = cfg->payload;
+	a.msg_size = cfg->msg_size;
+	a.iters = cfg->iters;
+	a.warmup = cfg->warmup;
+	a.timeout_ns = cfg->timeout_ns;
+	if ((e = cudaMallocAsync((void **)&d_ns, cfg->iters * sizeof(*d_ns), st)) != cudaSuccess ||
+	    (e = cudaMallocAsync((void **)&d_cyc, cfg->iters * sizeof(*d_cyc), st)) != cudaSuccess ||
+	    (e = cudaMallocAsync((void **)&d_out, sizeof(*d_out), st)) != cudaSuccess ||
+	    (e = cudaMemsetAsync(d_out, 0, sizeof(*d_out), st)) != cudaSuccess) {
+		rc = cuda_fail(fn, res, e, "cudaMallocAsync of the sample buffers");
+		goto done;
+	}
+	a.samples_ns = d_ns;
+	a.samples_cycles = d_cyc;
+	a.out = d_out;
+	if ((rc = run_kernel(fn, (int)cfg->ordering, rtt ? 2 : 1, a, res, "the mini-gda kernel", st)) != MARROW_OK)
+		goto done;
+	if ((e = cudaMemcpyAsync(out, d_out, sizeof(*out), cudaMemcpyDeviceToHost, st)) != cudaSuccess ||
+	    (e = cudaMemcpyAsync(samples_ns, d_ns, cfg->iters * sizeof(*d_ns), cudaMemcpyDeviceToHost, st)) !=
+		    cudaSuccess ||
+	    (samples_cycles != nullptr &&
+	     (e = cudaMemcpyAsync(samples_cycles, d_cyc, cfg->iters * sizeof(*d_cyc), cudaMemcpyDeviceToHost, st)) !=
+		     cudaSuccess) ||
+	    (e = cudaStreamSynchronize(st)) != cudaSuccess)
+		rc = cuda_fail(fn, res, e, "cudaMemcpyAsync of the samples");
+done:
+	if (rc != MARROW_ETIMEDOUT) {
+		/* After a timeout the kernel may still run: its buffers stay. */
+		if (d_ns)
+			cudaFreeAsync(d_ns, st);
+		if (d_cyc)
+			cudaFreeAsync(d_cyc, st);
+		if (d_out)
+			cudaFreeAsync(d_out, st);
+		cudaStreamSynchronize(st);
+		cudaStreamDestroy(st);
+	}
+	(void)cudaGetLastError();
+	return rc;
+}
+
 /* Selects the configured GPU; MARROW_ENODEV without one. */
 int select_device(const char *fn, int dev, struct marrow_gda_result *res)
 {
@@ -279,6 +383,16 @@ extern "C" MARROW_API int marrow_gda_cuda_run(const struct marrow_gda_config *cf
 	rtt = cfg->experiment == MARROW_GDA_EXP_ROUND_TRIP && !gda_remote_dst(ep);
 	if ((rc = select_device(fn, cfg->cuda_device, res)) != MARROW_OK)
 		return rc;
+	if (ep->placement == MARROW_GDA_PLACEMENT_GPU || (rtt && peer->placement == MARROW_GDA_PLACEMENT_GPU)) {
+		if (rtt && ep->placement != peer->placement)
+			return res->status = marrow_fail(MARROW_EINVAL, "%s: initiator and peer endpoints have different "
+							 "queue placements", fn);
+		memset(&out, 0, sizeof(out));
+		rc = run_gpu_placement(fn, cfg, ep, peer, rtt, samples_ns, samples_cycles, res, &out);
+		if (rc != MARROW_OK)
+			return res->status = rc;
+		goto results;
+	}
 
 	add_side(m, ep, (int)cfg->payload);
 	if (rtt)
@@ -327,6 +441,7 @@ extern "C" MARROW_API int marrow_gda_cuda_run(const struct marrow_gda_config *cf
 		rc = cuda_fail(fn, res, e, "cudaMemcpy of the samples");
 		goto done;
 	}
+results:
 	res->iters_done = out.iters_done;
 	res->posts = out.posts;
 	res->doorbells = out.posts;
@@ -338,11 +453,14 @@ extern "C" MARROW_API int marrow_gda_cuda_run(const struct marrow_gda_config *cf
 	res->ds = cfg->payload == MARROW_GDA_PAYLOAD_INLINE ? mx_ds_inline_write(cfg->msg_size)
 							   : mx_ds_pointer_write(1);
 	res->wqebbs_per_wqe = mx_wqebbs(res->ds);
+	/* The dump reads the queues through the views: host memory only. */
 	if (rtt && out.peer_rc != MARROW_OK &&
 	    (out.rc == MARROW_OK || out.rc == MARROW_ETIMEDOUT || out.rc == MARROW_ECONNRESET))
-		rc = report("peer", out.peer_rc, out.peer_fail_iter, out.peer_err, cfg, res, peer);
+		rc = report("peer", out.peer_rc, out.peer_fail_iter, out.peer_err, cfg, res,
+			    peer->placement == MARROW_GDA_PLACEMENT_GPU ? nullptr : peer);
 	else if (out.rc != MARROW_OK)
-		rc = report("initiator", out.rc, out.fail_iter, out.err, cfg, res, ep);
+		rc = report("initiator", out.rc, out.fail_iter, out.err, cfg, res,
+			    ep->placement == MARROW_GDA_PLACEMENT_GPU ? nullptr : ep);
 	else if (out.payload_errors != 0)
 		rc = res->status = marrow_fail(MARROW_EPROTO,
 					       "%s: payload validation failed in %llu of %llu iterations "
@@ -351,9 +469,14 @@ extern "C" MARROW_API int marrow_gda_cuda_run(const struct marrow_gda_config *cf
 	else
 		rc = MARROW_OK;
 done:
-	cudaFree(d_ns);
-	cudaFree(d_cyc);
-	cudaFree(d_out);
+	/* Only what this path allocated (the GPU-placement path allocates its
+	 * own): cudaFree synchronises, and the device engine may be running. */
+	if (d_ns)
+		cudaFree(d_ns);
+	if (d_cyc)
+		cudaFree(d_cyc);
+	if (d_out)
+		cudaFree(d_out);
 	if (uar_dev[0])
 		(void)marrow_cuda_host_unregister(ep->qp->uar);
 	if (uar_dev[1])
@@ -368,6 +491,10 @@ extern "C" MARROW_API int marrow_gda_cuda_serve(const struct marrow_gda_config *
 {
 	static const char fn[] = "marrow_gda_cuda_serve";
 	int rc = gda_check_serve_args(fn, cfg, ep, res);
+
+	if (rc == MARROW_OK)
+		rc = gda_refuse_gpu_placement(fn, "the two-host responder serves host-resident (verbs) queues only",
+					      ep, nullptr, res);
 	host_maps m;
 	void *uar_dev = nullptr;
 	gda_kargs a;

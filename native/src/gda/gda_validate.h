@@ -35,14 +35,9 @@ static inline int gda_check_endpoint(const char *fn, const char *who,
 	if (e->size < sizeof(*e))
 		return marrow_fail(MARROW_EINVAL, "%s: %s endpoint size %u < %zu (stale caller?)",
 				   fn, who, e->size, sizeof(*e));
-	if (e->placement == MARROW_GDA_PLACEMENT_GPU)
-		return marrow_fail(MARROW_ENOSYS,
-				   "%s: queue placement 'gpu' is not implemented: needs DevX umem "
-				   "(SQ/CQ/DBR in GPU memory registered with mlx5dv_devx_umem_reg); "
-				   "use placement 'host'", fn);
 	if (e->flags & ~(uint32_t)(MARROW_GDA_EP_UAR_MMIO | MARROW_GDA_EP_REMOTE_DST))
 		return marrow_fail(MARROW_EINVAL, "%s: %s endpoint has unknown flags 0x%x", fn, who, e->flags);
-	if (e->placement != MARROW_GDA_PLACEMENT_HOST)
+	if (e->placement != MARROW_GDA_PLACEMENT_HOST && e->placement != MARROW_GDA_PLACEMENT_GPU)
 		return marrow_fail(MARROW_EINVAL, "%s: unknown queue placement %u", fn, e->placement);
 	q = e->qp;
 	c = e->cq;
@@ -88,6 +83,38 @@ static inline int gda_check_payload(const char *fn, const char *who, const struc
 	return MARROW_OK;
 }
 
+/*
+ * The run's parameters alone (no endpoint): the one check of the mini-gda
+ * limits. The runners call it first; marrow_gda_config_check exports it so
+ * that Java refuses a bad command line with this message before anything is
+ * built. Counts are printed signed: a negative command-line value reads as
+ * what was typed.
+ */
+static inline int gda_check_config(const char *fn, const struct marrow_gda_config *cfg)
+{
+	if (cfg == NULL || cfg->size < sizeof(*cfg))
+		return marrow_fail(MARROW_EINVAL, "%s: config missing or too small", fn);
+	if (cfg->ordering >= GDA_ORD_COUNT)
+		return marrow_fail(MARROW_EINVAL, "%s: unknown ordering %u (0..%d)", fn, cfg->ordering,
+				   GDA_ORD_COUNT - 1);
+	if (cfg->payload > MARROW_GDA_PAYLOAD_POINTER)
+		return marrow_fail(MARROW_EINVAL, "%s: unknown payload mode %u", fn, cfg->payload);
+	if (cfg->experiment > MARROW_GDA_EXP_ROUND_TRIP)
+		return marrow_fail(MARROW_EINVAL, "%s: unknown experiment %u", fn, cfg->experiment);
+	if (cfg->msg_size < 1 || cfg->msg_size > MX_MAX_MSG_LEN)
+		return marrow_fail(MARROW_EINVAL, "size %d must be 1..%d bytes", (int)cfg->msg_size, MX_MAX_MSG_LEN);
+	if (cfg->experiment == MARROW_GDA_EXP_ROUND_TRIP && cfg->msg_size != 8)
+		return marrow_fail(MARROW_EINVAL, "round trip polls one 8-byte data word: size must be 8, not %u",
+				   cfg->msg_size);
+	if (cfg->iters < 1 || cfg->iters > 0xffffffffull)
+		return marrow_fail(MARROW_EINVAL, "iters %lld must be 1..2^32-1", (long long)cfg->iters);
+	if (cfg->warmup > 0xffffffffull)
+		return marrow_fail(MARROW_EINVAL, "warmup %lld must be 0..2^32-1", (long long)cfg->warmup);
+	if ((int64_t)cfg->timeout_ns <= 0)
+		return marrow_fail(MARROW_EINVAL, "timeout %lld ns must be > 0", (long long)cfg->timeout_ns);
+	return MARROW_OK;
+}
+
 static inline int gda_check_args(const char *fn, const struct marrow_gda_config *cfg,
 				 const struct marrow_gda_endpoint *ep,
 				 const struct marrow_gda_endpoint *peer,
@@ -99,31 +126,17 @@ static inline int gda_check_args(const char *fn, const struct marrow_gda_config 
 		return marrow_fail(MARROW_EINVAL, "%s: result struct missing or too small", fn);
 	memset(res, 0, sizeof(*res));
 	res->size = sizeof(*res);
-	if (cfg == NULL || cfg->size < sizeof(*cfg))
-		return res->status = marrow_fail(MARROW_EINVAL, "%s: config missing or too small", fn);
 	if (samples_ns == NULL)
 		return res->status = marrow_fail(MARROW_EINVAL, "%s: samples_ns is NULL", fn);
-	if (cfg->ordering >= GDA_ORD_COUNT)
-		return res->status = marrow_fail(MARROW_EINVAL, "%s: unknown ordering %u (0..6)", fn, cfg->ordering);
-	if (cfg->payload > MARROW_GDA_PAYLOAD_POINTER)
-		return res->status = marrow_fail(MARROW_EINVAL, "%s: unknown payload mode %u", fn, cfg->payload);
-	if (cfg->experiment > MARROW_GDA_EXP_ROUND_TRIP)
-		return res->status = marrow_fail(MARROW_EINVAL, "%s: unknown experiment %u", fn, cfg->experiment);
-	if (cfg->msg_size < 1 || cfg->msg_size > MX_MAX_MSG_LEN)
-		return res->status = marrow_fail(MARROW_EINVAL, "%s: msg_size %u out of range", fn, cfg->msg_size);
-	if (cfg->iters < 1 || cfg->iters > 0xffffffffull || cfg->warmup > 0xffffffffull)
-		return res->status = marrow_fail(MARROW_EINVAL, "%s: iters must be 1..2^32-1 and warmup < 2^32", fn);
-	if (cfg->timeout_ns == 0)
-		return res->status = marrow_fail(MARROW_EINVAL, "%s: timeout_ns must be > 0", fn);
+	rc = gda_check_config(fn, cfg);
+	if (rc != MARROW_OK)
+		return res->status = rc;
 	rc = gda_check_endpoint(fn, "initiator", ep);
 	if (rc == MARROW_OK)
 		rc = gda_check_payload(fn, "initiator", cfg, ep);
 	if (rc == MARROW_OK && cfg->experiment == MARROW_GDA_EXP_ROUND_TRIP && gda_remote_dst(ep)) {
 		/* two hosts: the peer role runs there (marrow_gda_*_serve) */
-		if (cfg->msg_size != 8)
-			rc = marrow_fail(MARROW_EINVAL, "%s: round trip polls one 8-byte data word: "
-					 "msg_size must be 8, not %u", fn, cfg->msg_size);
-		else if (peer != NULL)
+		if (peer != NULL)
 			rc = marrow_fail(MARROW_EINVAL, "%s: the initiator's destination is remote "
 					 "(MARROW_GDA_EP_REMOTE_DST): the round-trip peer runs on the other host "
 					 "(marrow_gda_*_serve there), so pass no peer endpoint", fn);
@@ -131,10 +144,7 @@ static inline int gda_check_args(const char *fn, const struct marrow_gda_config 
 			rc = marrow_fail(MARROW_EINVAL, "%s: round trip needs an 8-byte aligned inbox word "
 					 "on the initiator (where the remote peer's reply lands)", fn);
 	} else if (rc == MARROW_OK && cfg->experiment == MARROW_GDA_EXP_ROUND_TRIP) {
-		if (cfg->msg_size != 8)
-			rc = marrow_fail(MARROW_EINVAL, "%s: round trip polls one 8-byte data word: "
-					 "msg_size must be 8, not %u", fn, cfg->msg_size);
-		if (rc == MARROW_OK && peer != NULL && gda_remote_dst(peer))
+		if (peer != NULL && gda_remote_dst(peer))
 			rc = marrow_fail(MARROW_EINVAL, "%s: the peer endpoint's destination is remote "
 					 "(MARROW_GDA_EP_REMOTE_DST) but the initiator's is local: one process "
 					 "runs both sides of a round trip only on one host", fn);
@@ -161,25 +171,14 @@ static inline int gda_check_serve_args(const char *fn, const struct marrow_gda_c
 		return marrow_fail(MARROW_EINVAL, "%s: result struct missing or too small", fn);
 	memset(res, 0, sizeof(*res));
 	res->size = sizeof(*res);
-	if (cfg == NULL || cfg->size < sizeof(*cfg))
-		return res->status = marrow_fail(MARROW_EINVAL, "%s: config missing or too small", fn);
-	if (cfg->ordering >= GDA_ORD_COUNT)
-		return res->status = marrow_fail(MARROW_EINVAL, "%s: unknown ordering %u (0..6)", fn, cfg->ordering);
-	if (cfg->payload > MARROW_GDA_PAYLOAD_POINTER)
-		return res->status = marrow_fail(MARROW_EINVAL, "%s: unknown payload mode %u", fn, cfg->payload);
+	rc = gda_check_config(fn, cfg);
+	if (rc != MARROW_OK)
+		return res->status = rc;
 	if (cfg->experiment != MARROW_GDA_EXP_ROUND_TRIP)
 		return res->status = marrow_fail(MARROW_EINVAL, "%s: only the round trip has a peer role "
 						 "(experiment %u): issue and put+completion need nothing from the "
 						 "destination's host but a connected QP and a registered inbox",
 						 fn, cfg->experiment);
-	if (cfg->msg_size != 8)
-		return res->status = marrow_fail(MARROW_EINVAL, "%s: round trip polls one 8-byte data word: "
-						 "msg_size must be 8, not %u", fn, cfg->msg_size);
-	if (cfg->iters < 1 || cfg->iters > 0xffffffffull || cfg->warmup > 0xffffffffull)
-		return res->status = marrow_fail(MARROW_EINVAL, "%s: iters must be 1..2^32-1 and warmup < 2^32 "
-						 "(the initiator's count: it is the stop condition)", fn);
-	if (cfg->timeout_ns == 0)
-		return res->status = marrow_fail(MARROW_EINVAL, "%s: timeout_ns must be > 0", fn);
 	rc = gda_check_endpoint(fn, "peer", ep);
 	if (rc == MARROW_OK)
 		rc = gda_check_payload(fn, "peer", cfg, ep);
@@ -188,6 +187,18 @@ static inline int gda_check_serve_args(const char *fn, const struct marrow_gda_c
 				 "set and 8-byte aligned", fn);
 	res->status = rc;
 	return rc;
+}
+
+/* GPU-resident queues (placement gpu) are out of reach of CPU threads, and
+ * the two-host responder has only host-resident queues. */
+static inline int gda_refuse_gpu_placement(const char *fn, const char *why, const struct marrow_gda_endpoint *ep,
+					   const struct marrow_gda_endpoint *peer, struct marrow_gda_result *res)
+{
+	if ((ep != NULL && ep->placement == MARROW_GDA_PLACEMENT_GPU) ||
+	    (peer != NULL && peer->placement == MARROW_GDA_PLACEMENT_GPU))
+		return res->status = marrow_fail(MARROW_EINVAL, "%s: queue placement 'gpu' keeps the SQ, CQ and "
+						 "DBRs in GPU memory: %s", fn, why);
+	return MARROW_OK;
 }
 
 static inline void gda_sq_init(struct gda_sq *s, const struct marrow_qp_view *q, uint8_t *buf,

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "proxy_internal.h"
+#include "proxy_params_check.h"
 
 static uint8_t *buf(const struct marrow_proxy *px) { return (uint8_t *)(uintptr_t)px->mem.base; }
 static uint64_t half_of(const struct marrow_proxy *px) { return (px->mem.len / 2) & ~63ull; }
@@ -128,6 +129,16 @@ static int wait_flag(struct marrow_proxy *px, const uint64_t *flag, uint64_t v, 
 	return MARROW_OK;
 }
 
+MARROW_API int marrow_proxy_latency_check(const struct marrow_proxy_latency_params *p, uint32_t gpu_producer)
+{
+	return px_check_latency_params(p, gpu_producer != 0);
+}
+
+MARROW_API int marrow_proxy_rate_check(const struct marrow_proxy_rate_params *p)
+{
+	return px_check_rate_params(p);
+}
+
 MARROW_API int marrow_proxy_cpu_latency(struct marrow_proxy *px, const struct marrow_proxy_latency_params *p,
 					uint64_t *issue_ns, uint64_t *putc_ns, uint64_t *rtt_ns)
 {
@@ -139,9 +150,8 @@ MARROW_API int marrow_proxy_cpu_latency(struct marrow_proxy *px, const struct ma
 		return marrow_fail(MARROW_EINVAL, "marrow_proxy_cpu_latency: bad arguments");
 	if (!px->running)
 		return marrow_fail(MARROW_EINVAL, "marrow_proxy_cpu_latency: workers are not running");
-	if (p->msg_size < 8 || p->msg_size > 64 || p->iters == 0)
-		return marrow_fail(MARROW_EINVAL, "marrow_proxy_cpu_latency: msg_size %u must be 8..64, iters >= 1",
-				   p->msg_size);
+	if ((rc = px_check_latency_params(p, 0)) != MARROW_OK)
+		return rc;
 	half = half_of(px);
 	if (half < MARROW_PROXY_AREA_LAT)
 		return marrow_fail(MARROW_EINVAL, "marrow_proxy_cpu_latency: buffer %llu bytes < %d",
@@ -322,8 +332,8 @@ MARROW_API int marrow_proxy_cpu_rate(struct marrow_proxy *px, const struct marro
 		return marrow_fail(MARROW_EINVAL, "marrow_proxy_cpu_rate: bad arguments");
 	if (!px->running)
 		return marrow_fail(MARROW_EINVAL, "marrow_proxy_cpu_rate: workers are not running");
-	if (p->producers == 0 || p->msg_size < 8 || p->msg_size % 8 || p->messages == 0)
-		return marrow_fail(MARROW_EINVAL, "marrow_proxy_cpu_rate: producers >= 1, msg_size a multiple of 8, messages >= 1");
+	if ((rc = px_check_rate_params(p)) != MARROW_OK)
+		return rc;
 	if (px->cfg.handoff == MARROW_PROXY_TUNED && p->producers > R)
 		return marrow_fail(MARROW_EINVAL, "tuned handoff needs one producer per ring: producers %u > rings %u",
 				   p->producers, R);

@@ -20,24 +20,39 @@
  * references it before libmarrow_common is scanned. */
 static const void *const px_abi_anchor __attribute__((used)) = marrow_abi_table;
 
-static int check_config(const struct marrow_proxy_config *c, const struct marrow_proxy_memory *m)
+MARROW_API int marrow_proxy_config_check(const struct marrow_proxy_config *c)
 {
-	if (c == NULL || m == NULL)
-		return marrow_fail(MARROW_EINVAL, "marrow_proxy_create: NULL argument");
-	if (c->size < sizeof(*c) || m->size < sizeof(*m))
-		return marrow_fail(MARROW_EINVAL, "marrow_proxy_create: struct size mismatch (config %u, memory %u)",
-				   c->size, m->size);
+	/* The limits of marrow_proxy.h, checked here only: Java shows this message as the usage error.
+	 * Printed signed, so that a negative command-line value reads as what was typed. */
+	if (c == NULL)
+		return marrow_fail(MARROW_EINVAL, "marrow_proxy_config_check: NULL config");
+	if (c->size < sizeof(*c))
+		return marrow_fail(MARROW_EINVAL, "marrow_proxy_config: struct size %u < %zu", c->size, sizeof(*c));
 	if (c->workers < 1 || c->workers > MARROW_PROXY_MAX_WORKERS)
-		return marrow_fail(MARROW_EINVAL, "workers %u must be 1..%d", c->workers, MARROW_PROXY_MAX_WORKERS);
+		return marrow_fail(MARROW_EINVAL, "workers %d must be 1..%d", (int)c->workers, MARROW_PROXY_MAX_WORKERS);
 	if (c->rings < c->workers || c->rings > MARROW_PROXY_MAX_RINGS)
-		return marrow_fail(MARROW_EINVAL, "rings %u must be >= workers (%u) and <= %d (each worker owns a ring)",
-				   c->rings, c->workers, MARROW_PROXY_MAX_RINGS);
+		return marrow_fail(MARROW_EINVAL, "rings %d must be >= workers (%d) and <= %d (each worker owns a ring)",
+				   (int)c->rings, (int)c->workers, MARROW_PROXY_MAX_RINGS);
 	if (c->log_slots < 1 || c->log_slots > MPR_MAX_LOG_SLOTS)
-		return marrow_fail(MARROW_EINVAL, "log_slots %u must be 1..%d", c->log_slots, MPR_MAX_LOG_SLOTS);
+		return marrow_fail(MARROW_EINVAL, "log-slots %d must be 1..%d", (int)c->log_slots, MPR_MAX_LOG_SLOTS);
 	if (c->batch < 1 || c->batch > MARROW_PROXY_MAX_BATCH)
-		return marrow_fail(MARROW_EINVAL, "batch %u must be 1..%d", c->batch, MARROW_PROXY_MAX_BATCH);
+		return marrow_fail(MARROW_EINVAL, "batch %d must be 1..%d", (int)c->batch, MARROW_PROXY_MAX_BATCH);
 	if (c->handoff > MARROW_PROXY_TUNED)
 		return marrow_fail(MARROW_EINVAL, "handoff %u must be 0 (baseline) or 1 (tuned)", c->handoff);
+	return MARROW_OK;
+}
+
+static int check_config(const struct marrow_proxy_config *c, const struct marrow_proxy_memory *m)
+{
+	int rc;
+
+	if (c == NULL || m == NULL)
+		return marrow_fail(MARROW_EINVAL, "marrow_proxy_create: NULL argument");
+	if (m->size < sizeof(*m))
+		return marrow_fail(MARROW_EINVAL, "marrow_proxy_create: struct size mismatch (memory %u)", m->size);
+	rc = marrow_proxy_config_check(c);
+	if (rc != MARROW_OK)
+		return rc;
 	if (m->base == 0 || m->len == 0 || m->len > 0xffffffffull)
 		return marrow_fail(MARROW_EINVAL, "buffer must be non-empty and at most 4 GiB (offsets are 32-bit)");
 	return MARROW_OK;
@@ -128,13 +143,28 @@ MARROW_API int marrow_proxy_attach_softnic(struct marrow_proxy *px, uint32_t wor
 MARROW_API int marrow_proxy_attach_verbs(struct marrow_proxy *px, const char *device, char *chosen,
 					 uint32_t chosen_len)
 {
+	return marrow_proxy_attach_verbs_sq(px, device, PX_VERBS_LOG_SQ_DEFAULT, chosen, chosen_len, NULL,
+					    NULL);
+}
+
+MARROW_API int marrow_proxy_attach_verbs_sq(struct marrow_proxy *px, const char *device, uint32_t log_sq,
+					    char *chosen, uint32_t chosen_len, uint32_t *send_wr,
+					    uint32_t *send_wr_granted)
+{
 	if (px == NULL)
 		return marrow_fail(MARROW_EINVAL, "marrow_proxy_attach_verbs: NULL proxy");
 	if (px->running)
 		return marrow_fail(MARROW_EBUSY, "marrow_proxy_attach_verbs: workers are running");
 	if (px->backend != MARROW_PROXY_BACKEND_NONE)
 		return marrow_fail(MARROW_EINVAL, "marrow_proxy_attach_verbs: proxy already has a backend");
-	return px_verbs_attach(px, device, chosen, chosen_len);
+	if (marrow_check_log_sq(log_sq) != MARROW_OK)
+		return marrow_fail(MARROW_EINVAL, "marrow_proxy_attach_verbs: log_sq %u out of range %d..%d",
+				   log_sq, MARROW_LOG_SQ_MIN, MARROW_LOG_SQ_MAX);
+	if (px_verbs_send_wr(log_sq) == 0)
+		return marrow_fail(MARROW_EINVAL, "marrow_proxy_attach_verbs: an SQ of 2^%u WQEBBs cannot hold one "
+				   "WRITE of %u WQEBBs (%d B inline)", log_sq,
+				   mx_max_wqebbs_per_write(PX_VERBS_INLINE), PX_VERBS_INLINE);
+	return px_verbs_attach(px, device, log_sq, chosen, chosen_len, send_wr, send_wr_granted);
 }
 
 MARROW_API int marrow_proxy_set_cpl_target(struct marrow_proxy *px, uint32_t ring, uint64_t *target)

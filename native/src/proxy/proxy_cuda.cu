@@ -36,6 +36,7 @@
 #include "cuda/gdrcopy.h"
 #include "marrow/marrow_proxy.h"
 #include "marrow/proxy_ring.h"
+#include "proxy/proxy_params_check.h"
 #include "proxy/proxy_cuda.cuh"
 
 /* ---- host side --------------------------------------------------------------------- */
@@ -255,10 +256,10 @@ extern "C" MARROW_API int marrow_proxy_cuda_latency(struct marrow_proxy_cuda_ctx
 	cudaEvent_t ev = NULL;
 	int rc = MARROW_OK;
 
-	if (c == NULL || p == NULL || p->size < sizeof(*p) || p->iters == 0)
+	if (c == NULL)
 		return marrow_fail(MARROW_EINVAL, "marrow_proxy_cuda_latency: bad arguments");
-	if (p->msg_size != 8)
-		return marrow_fail(MARROW_EINVAL, "marrow_proxy_cuda_latency: GPU producers send 8-byte messages only");
+	if ((rc = px_check_latency_params(p, 1)) != MARROW_OK)
+		return rc;
 	if (rtt_ns && c->d.rings < 2)
 		return marrow_fail(MARROW_EINVAL, "round trips need rings >= 2 (ring 1 carries PE 1's replies)");
 	total = (uint64_t)p->warmup + p->iters;
@@ -349,8 +350,8 @@ extern "C" MARROW_API int marrow_proxy_cuda_rate(struct marrow_proxy_cuda_ctx *c
 
 	if (c == NULL || p == NULL || res == NULL || p->size < sizeof(*p) || res->size < sizeof(*res))
 		return marrow_fail(MARROW_EINVAL, "marrow_proxy_cuda_rate: bad arguments");
-	if (p->producers == 0 || p->msg_size < 8 || p->msg_size % 8 || p->messages == 0)
-		return marrow_fail(MARROW_EINVAL, "marrow_proxy_cuda_rate: producers >= 1, msg_size a multiple of 8, messages >= 1");
+	if ((rc = px_check_rate_params(p)) != MARROW_OK)
+		return rc;
 	if (c->d.handoff == MARROW_PROXY_TUNED && p->producers > R)
 		return marrow_fail(MARROW_EINVAL, "tuned handoff needs one producer per ring: producers %u > rings %u",
 				   p->producers, R);

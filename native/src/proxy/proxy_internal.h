@@ -15,6 +15,7 @@
 #include "common/marrow_dump.h"
 #include "marrow/marrow_proxy.h"
 #include "marrow/proxy_ring.h"
+#include "marrow/mlx5_wqe.h"
 
 #define PX_LIKELY(x) __builtin_expect(!!(x), 1)
 #define PX_UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -120,8 +121,21 @@ int px_softnic_create(const struct marrow_proxy_softnic_qp *qp, const struct mar
 		      void **out, uint32_t *sq_depth);
 extern const struct px_backend_ops px_softnic_ops;
 
-/* proxy_verbs.c */
-int px_verbs_attach(struct marrow_proxy *px, const char *device, char *chosen, uint32_t chosen_len);
+/* proxy_verbs.c. The verbs QPs ask for max_inline_data PX_VERBS_INLINE; an
+ * SQ of 2^log_sq WQEBBs is asked of verbs as px_verbs_send_wr(log_sq) work
+ * requests (the largest WRITE, 64 B inline, takes 2 WQEBBs). The old entry
+ * point (no log_sq) keeps its 1024 WRs: log_sq PX_VERBS_LOG_SQ_DEFAULT. */
+enum { PX_VERBS_INLINE = 64, PX_VERBS_LOG_SQ_DEFAULT = 11 };
+
+static inline uint32_t px_verbs_send_wr(uint32_t log_sq)
+{
+	return mx_send_wr_for_wqebbs(1u << log_sq, PX_VERBS_INLINE);
+}
+
+/* *send_wr = what was asked, *send_wr_granted = the smallest max_send_wr
+ * verbs granted over the workers' QPs (either may be NULL). */
+int px_verbs_attach(struct marrow_proxy *px, const char *device, uint32_t log_sq, char *chosen,
+		    uint32_t chosen_len, uint32_t *send_wr, uint32_t *send_wr_granted);
 void px_verbs_release(struct marrow_proxy *px);
 
 /* proxy_producer.c: one enqueue with an explicit handoff; a ring-full wait

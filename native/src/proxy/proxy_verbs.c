@@ -18,7 +18,7 @@
 
 #include "proxy_verbs.h"
 
-enum { PXV_CQ_POLL = 32, PXV_INLINE = 64 };
+enum { PXV_CQ_POLL = 32 };
 
 struct px_verbs {
 	struct px_ibv f;
@@ -203,10 +203,12 @@ static int open_device(struct px_verbs *v, const char *want, char *chosen, uint3
 	return rc;
 }
 
-int px_verbs_attach(struct marrow_proxy *px, const char *device, char *chosen, uint32_t chosen_len)
+int px_verbs_attach(struct marrow_proxy *px, const char *device, uint32_t log_sq, char *chosen,
+		    uint32_t chosen_len, uint32_t *send_wr, uint32_t *send_wr_granted)
 {
 	struct px_verbs *v = calloc(1, sizeof(*v));
-	uint32_t depth = 1024;
+	uint32_t depth = px_verbs_send_wr(log_sq);   /* log_sq checked by the caller */
+	uint32_t granted = UINT32_MAX;
 	int rc;
 
 	if (v == NULL)
@@ -248,7 +250,7 @@ int px_verbs_attach(struct marrow_proxy *px, const char *device, char *chosen, u
 		qa.cap.max_recv_wr = 1;
 		qa.cap.max_send_sge = 1;
 		qa.cap.max_recv_sge = 1;
-		qa.cap.max_inline_data = PXV_INLINE;
+		qa.cap.max_inline_data = PX_VERBS_INLINE;
 		q->qp = q->cq ? v->f.create_qp(v->pd, &qa) : NULL;
 		if (q->wrs == NULL || q->sges == NULL || q->qp == NULL) {
 			rc = marrow_fail(MARROW_EIO, "verbs backend: cannot create CQ/QP %u", w);
@@ -256,6 +258,8 @@ int px_verbs_attach(struct marrow_proxy *px, const char *device, char *chosen, u
 			break;
 		}
 		q->inline_max = qa.cap.max_inline_data;
+		if (qa.cap.max_send_wr < granted)
+			granted = qa.cap.max_send_wr;   /* ibv_create_qp wrote what it granted */
 		rc = connect_self(v, q->qp);
 		if (rc == MARROW_OK)
 			rc = px_worker_setup(&px->workers[w], &px_verbs_ops, q, depth);
@@ -276,6 +280,10 @@ int px_verbs_attach(struct marrow_proxy *px, const char *device, char *chosen, u
 		return rc;
 	}
 	px->backend = MARROW_PROXY_BACKEND_VERBS;
+	if (send_wr)
+		*send_wr = depth;
+	if (send_wr_granted)
+		*send_wr_granted = granted;
 	return MARROW_OK;
 }
 

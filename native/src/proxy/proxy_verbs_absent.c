@@ -8,10 +8,14 @@
  */
 #include "proxy_internal.h"
 
-int px_verbs_attach(struct marrow_proxy *px, const char *device, char *chosen, uint32_t chosen_len)
+int px_verbs_attach(struct marrow_proxy *px, const char *device, uint32_t log_sq, char *chosen,
+		    uint32_t chosen_len, uint32_t *send_wr, uint32_t *send_wr_granted)
 {
 	(void)px;
 	(void)device;
+	(void)log_sq;
+	(void)send_wr;
+	(void)send_wr_granted;
 	if (chosen && chosen_len)
 		chosen[0] = '\0';
 	return marrow_fail(MARROW_ENODEV, "verbs backend unavailable: libmarrow_host was built without the rdma-core "

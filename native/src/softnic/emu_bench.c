@@ -141,15 +141,39 @@ static int timeout_fail(struct bench *b, uint64_t timeout_ns)
 	return bench_dump(b, b->retired, 1);
 }
 
-/* Streams `messages` WQEs, `batch` per doorbell, keeping the SQ full. */
+/* The caller's --max-seconds, per thread: set right before a bench call on
+ * the same thread, copied into the producers of the parallel bench. */
+static _Thread_local uint64_t bench_deadline_ns;
+
+MARROW_API int marrow_emu_bench_set_budget(uint64_t budget_ns)
+{
+	bench_deadline_ns = budget_ns ? emu_now_ns() + budget_ns : 0;
+	return MARROW_OK;
+}
+
+/* Outer-loop passes between two deadline checks: a clock read every pass
+ * would sit inside the timed region. */
+#define DEADLINE_CHECK_PASSES 256u
+
+/* Streams `messages` WQEs, `batch` per doorbell, keeping the SQ full. Past
+ * b->deadline_ns it posts nothing more, retires what it posted and sets
+ * b->cut_short. */
 static int run_rate(struct bench *b, uint64_t messages, uint32_t batch, uint64_t timeout_ns)
 {
 	uint64_t posted = 0, goal = b->completed + messages;
 	uint64_t stall_start = 0;
-	uint32_t spins = 0;
+	uint32_t spins = 0, passes = 0;
 
 	while (b->completed < goal) {
 		int progress = 0, r;
+
+		if (b->deadline_ns && ++passes % DEADLINE_CHECK_PASSES == 0 && posted < messages &&
+		    emu_now_ns() >= b->deadline_ns) {
+			goal -= messages - posted; /* only what is already posted */
+			messages = posted;
+			b->cut_short = 1;
+			continue;
+		}
 
 		while (posted < messages) {
 			uint32_t k = messages - posted < batch ? (uint32_t)(messages - posted) : batch;
@@ -204,6 +228,7 @@ MARROW_API int marrow_emu_bench_rate(struct marrow_emu_qp *qp, struct marrow_emu
 			 timeout_ns);
 	if (rc)
 		return rc;
+	b.deadline_ns = bench_deadline_ns;
 	if (warmup) {
 		rc = run_rate(&b, warmup, batch, timeout_ns);
 		if (rc)
@@ -223,6 +248,7 @@ MARROW_API int marrow_emu_bench_rate(struct marrow_emu_qp *qp, struct marrow_emu
 	out->doorbells = b.doorbells - db0;
 	out->cqes = b.cqes - cqe0;
 	out->elapsed_ns = t1 - t0;
+	out->cut_short = (uint32_t)b.cut_short;
 	return MARROW_OK;
 }
 
@@ -396,7 +422,7 @@ MARROW_API int marrow_emu_bench_rate_parallel_pinned(struct marrow_emu_device *d
 	struct par_producer *ps = NULL;
 	int go = 0;
 	uint64_t t0 = 0, t_end = 0, done = 0, dbs = 0, cqes = 0;
-	uint32_t started = 0;
+	uint32_t started = 0, cut = 0;
 	int rc = emu_dev_check(dev, fn);
 
 	if (rc)
@@ -427,6 +453,7 @@ MARROW_API int marrow_emu_bench_rate_parallel_pinned(struct marrow_emu_device *d
 			p->messages = messages;
 			p->batch = batch;
 			p->timeout_ns = timeout_ns;
+			p->b.deadline_ns = bench_deadline_ns;
 			p->b.doorbells = p->b.cqes = 0;
 			p->b.completed = 0;
 			if (pthread_create(&p->tid, NULL, par_main, p) != 0) {
@@ -445,6 +472,7 @@ MARROW_API int marrow_emu_bench_rate_parallel_pinned(struct marrow_emu_device *d
 				break;
 			}
 			done += ps[i].b.completed;
+			cut |= ps[i].b.cut_short;
 			dbs += ps[i].b.doorbells;
 			cqes += ps[i].b.cqes;
 			if (ps[i].end_ns > t_end)
@@ -457,6 +485,7 @@ MARROW_API int marrow_emu_bench_rate_parallel_pinned(struct marrow_emu_device *d
 			out->doorbells = dbs;
 			out->cqes = cqes;
 			out->elapsed_ns = t_end - t0;
+			out->cut_short = cut;
 		}
 	}
 	for (uint32_t i = 0; i < producers; i++)

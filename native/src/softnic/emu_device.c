@@ -137,6 +137,7 @@ static void free_device(struct marrow_emu_device *dev)
 		}
 	}
 	free(dev->threads);
+	emu_wire_free(dev);
 	free(dev->mrs);
 	free(dev->mr_variant);
 	free(dev->qps);

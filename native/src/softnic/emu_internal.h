@@ -26,6 +26,22 @@
 #include "marrow/marrow_softnic.h"
 #include "marrow/mlx5_wqe.h"
 
+/* The execution core (emu_exec_core.h) is also compiled by nvcc for the
+ * device engine (docs/design/device-engine.md): these spellings keep this
+ * header valid C++ and give the tiny load helpers a device form. */
+#ifdef __cplusplus
+#define EMU_STATIC_ASSERT(c, m) static_assert(c, m)
+#define EMU_ALIGNOF(t) alignof(t)
+#else
+#define EMU_STATIC_ASSERT(c, m) _Static_assert(c, m)
+#define EMU_ALIGNOF(t) _Alignof(t)
+#endif
+#if defined(__CUDACC__)
+#define EMU_HD static __host__ __device__ __forceinline__
+#else
+#define EMU_HD static inline
+#endif
+
 #define EMU_LIKELY(x) __builtin_expect(!!(x), 1)
 #define EMU_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
@@ -165,7 +181,7 @@ struct marrow_emu_qp {
 	uint64_t retry_at_ns;      /* next retry of the waiting WQE */
 	uint32_t dbr_seen;         /* recovery: DBR send counter at the last sweep, +1<<16 if valid */
 	struct marrow_emu_qp *peer;
-	struct emu_wire_link *wire; /* peer in another process (emu_shmwire.c), else NULL */
+	struct emu_shmwire_link *shmwire; /* peer in another process (emu_shmwire.c), else NULL */
 	struct marrow_emu_cq *scq;
 	struct marrow_emu_cq *rcq;
 	struct marrow_emu_pd *pd;
@@ -226,6 +242,7 @@ struct marrow_emu_device {
 	uint32_t sweep_every;
 	int32_t engine_cpu;
 	uint32_t time_divisor;     /* QP timers run this many times faster (1 = ConnectX) */
+	struct emu_wire *wire;     /* wire model (emu_wire.c) or NULL; set while quiesced */
 	/* MR table: read by the engine, resized only while quiesced */
 	struct emu_mr_slot *mrs;
 	uint32_t mr_cap;
@@ -255,16 +272,16 @@ struct marrow_emu_device {
 /* No false sharing on the hot path (docs/design/softnic-fidelity.md §5):
  * per-engine and per-QP state written by one engine thread sits on cache
  * lines of its own, as do a CQ's producer fields and each counter block. */
-_Static_assert(sizeof(struct emu_thread) % 64 == 0, "engine threads share a line");
-_Static_assert(offsetof(struct emu_thread, local) % 64 == 0, "counters share a line");
-_Static_assert(offsetof(struct emu_thread, pub) % 64 == 0, "counter block shares a line");
-_Static_assert(_Alignof(struct marrow_emu_qp) == 64 && sizeof(struct marrow_emu_qp) % 64 == 0,
+EMU_STATIC_ASSERT(sizeof(struct emu_thread) % 64 == 0, "engine threads share a line");
+EMU_STATIC_ASSERT(offsetof(struct emu_thread, local) % 64 == 0, "counters share a line");
+EMU_STATIC_ASSERT(offsetof(struct emu_thread, pub) % 64 == 0, "counter block shares a line");
+EMU_STATIC_ASSERT(EMU_ALIGNOF(struct marrow_emu_qp) == 64 && sizeof(struct marrow_emu_qp) % 64 == 0,
 	       "QPs share a line");
-_Static_assert(_Alignof(struct emu_uar) == 64, "doorbell page descriptors share a line");
-_Static_assert(offsetof(struct marrow_emu_cq, prod) % 64 == 0 &&
+EMU_STATIC_ASSERT(EMU_ALIGNOF(struct emu_uar) == 64, "doorbell page descriptors share a line");
+EMU_STATIC_ASSERT(offsetof(struct marrow_emu_cq, prod) % 64 == 0 &&
 	       offsetof(struct marrow_emu_cq, magic) - offsetof(struct marrow_emu_cq, prod) >= 64 &&
 	       sizeof(struct marrow_emu_cq) % 64 == 0, "CQ producer fields share a line");
-_Static_assert(sizeof(struct emu_ctr_block) % 64 == 0, "counter blocks share a line");
+EMU_STATIC_ASSERT(sizeof(struct emu_ctr_block) % 64 == 0, "counter blocks share a line");
 
 /* ---- helpers ---------------------------------------------------------------- */
 
@@ -279,19 +296,24 @@ static inline void emu_cpu_relax(void)
 #endif
 }
 
-static inline uint32_t emu_ld32(const void *p)
+/* p is 4-byte aligned wherever the engine reads a WQE or doorbell field. */
+EMU_HD uint32_t emu_ld32(const void *p)
 {
+#if defined(__CUDA_ARCH__)
+	return *(const uint32_t *)p;
+#else
 	uint32_t v;
 	__builtin_memcpy(&v, p, 4);
 	return v;
+#endif
 }
 
-static inline uint32_t emu_be32(const void *p)
+EMU_HD uint32_t emu_be32(const void *p)
 {
 	return mx_be32toh(emu_ld32(p));
 }
 
-static inline uint64_t emu_be64(const void *p)
+EMU_HD uint64_t emu_be64(const void *p)
 {
 	return ((uint64_t)emu_be32(p) << 32) | emu_be32((const uint8_t *)p + 4);
 }
@@ -362,7 +384,7 @@ void emu_engine_activate(struct emu_thread *t, struct marrow_emu_qp *qp);
 uint64_t emu_ack_timeout_ns(const struct marrow_emu_device *dev, uint32_t timeout);
 uint64_t emu_rnr_timer_ns(const struct marrow_emu_device *dev, uint32_t code);
 
-/* emu_cq.c */
+/* emu_exec_core.h (compiled into emu_exec.c for the CPU engine) */
 void emu_cqe_post(struct emu_thread *t, struct marrow_emu_cq *cq, uint8_t cqe_opcode,
 		  uint8_t sop, const struct marrow_emu_qp *qp, uint16_t wqe_counter,
 		  uint32_t byte_cnt, uint32_t imm_be, uint8_t synd, uint8_t vsynd);
@@ -376,6 +398,18 @@ int emu_pd_check(const struct marrow_emu_pd *pd, const char *fn);
 
 /* emu_qp.c */
 int emu_qp_check(const struct marrow_emu_qp *qp, const char *fn);
+
+/* emu_wire.c: the wire model (docs/design/wire-model.md). EMU_WIRE_SENT
+ * after every executed message; emu_wire_hold before a successful CQE. */
+struct emu_wire;
+void emu_wire_account(struct emu_thread *t, uint64_t len, int with_imm);
+void emu_wire_hold(struct emu_thread *t);
+void emu_wire_free(struct marrow_emu_device *dev);
+#define EMU_WIRE_SENT(t, len, imm)                                        \
+	do {                                                              \
+		if (EMU_UNLIKELY((t)->dev->wire != NULL))                 \
+			emu_wire_account((t), (len), (imm));              \
+	} while (0)
 
 /* emu_counters.c */
 void emu_counters_publish(struct emu_thread *t);

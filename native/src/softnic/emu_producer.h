@@ -48,6 +48,8 @@ struct bench {
 	uint32_t cq_ci;          /* CQ consumer counter */
 	uint32_t sig_out;        /* signaled WQEs without a CQE yet */
 	uint64_t completed;      /* messages retired */
+	uint64_t deadline_ns;    /* CLOCK_MONOTONIC_RAW; 0 = none (marrow_emu_bench_set_budget) */
+	int cut_short;           /* run_rate stopped posting at deadline_ns */
 	uint64_t doorbells;
 	uint64_t cqes;
 };
@@ -61,50 +63,90 @@ int emu_bench_setup(struct bench *b, const char *fn, struct marrow_emu_qp *qp,
 /* Fails with the error CQE's fields in the message (cold path). */
 int emu_bench_cqe_error(struct bench *b, const uint8_t *cqe);
 
-/* Writes one RDMA WRITE WQE at producer counter c. */
-static inline void put_wqe(struct bench *b, uint16_t c, uint8_t fm_ce_se)
-{
-	uint8_t *w = b->sq + (size_t)(c & b->sq_mask) * MX_WQEBB_SIZE;
+/* What every WQE of a run shares, in registers for the posting loop: the
+ * WQE stores (volatile, through uint32_t pointers) may alias the bench
+ * struct, so fields read from it would be reloaded after every store. */
+struct wqe_tmpl {
+	uint8_t *sq;
+	uint32_t sq_mask;
+	uint32_t qpn;
+	uint32_t ds;
+	uint32_t len;
+	int inl;
+	const uint8_t *payload;
+	uint64_t laddr;
+	uint32_t lkey;
+	uint64_t raddr;
+	uint32_t rkey;
+	uint32_t sq_cnt;
+};
 
-	mx_set_ctrl_seg(w, c, MX_OPCODE_RDMA_WRITE, 0, b->qpn, fm_ce_se, (uint8_t)b->ds, 0, 0);
-	mx_set_raddr_seg(w + MX_CTRL_SEG_SIZE, b->raddr, b->rkey);
-	if (!b->inl) {
-		mx_set_data_seg(w + 32, b->len, b->lkey, b->laddr);
+static inline struct wqe_tmpl wqe_tmpl_of(const struct bench *b)
+{
+	struct wqe_tmpl m = {
+		.sq = b->sq, .sq_mask = b->sq_mask, .qpn = b->qpn, .ds = b->ds, .len = b->len,
+		.inl = b->inl, .payload = b->payload, .laddr = b->laddr, .lkey = b->lkey,
+		.raddr = b->raddr, .rkey = b->rkey, .sq_cnt = b->sq_cnt,
+	};
+	return m;
+}
+
+/* Writes one RDMA WRITE WQE at producer counter c, with mlx5_wqe.h. */
+static inline void put_wqe(const struct wqe_tmpl *m, uint16_t c, uint8_t fm_ce_se)
+{
+	uint8_t *w = m->sq + (size_t)(c & m->sq_mask) * MX_WQEBB_SIZE;
+
+	mx_set_ctrl_seg(w, c, MX_OPCODE_RDMA_WRITE, 0, m->qpn, fm_ce_se, (uint8_t)m->ds, 0, 0);
+	mx_set_raddr_seg(w + MX_CTRL_SEG_SIZE, m->raddr, m->rkey);
+	if (!m->inl) {
+		mx_set_data_seg(w + 32, m->len, m->lkey, m->laddr);
 		return;
 	}
-	mx_set_inline_hdr(w + 32, b->len);
-	if (b->len == 0 || b->payload == NULL)
+	mx_set_inline_hdr(w + 32, m->len);
+	if (m->len == 0 || m->payload == NULL)
 		return;
-	if (b->len <= MX_WQEBB_SIZE - 36) {
+	if (EMU_LIKELY(m->len == 8)) {
+		/* The benchmarks' common size: one 8-byte load and store. */
+		uint64_t v;
+
+		__builtin_memcpy(&v, m->payload, 8);
+		__builtin_memcpy(w + 36, &v, 8);
+		return;
+	}
+	if (m->len <= MX_WQEBB_SIZE - 36) {
 		/* Inside this WQEBB: cannot run past the ring end. */
-		emu_copy_small(w + 36, b->payload, b->len);
+		emu_copy_small(w + 36, m->payload, m->len);
 		return;
 	}
 	/* The payload may run past the ring end: continue at slot 0. */
-	size_t ring = (size_t)b->sq_cnt * MX_WQEBB_SIZE;
-	size_t off = (size_t)(c & b->sq_mask) * MX_WQEBB_SIZE + 36;
-	size_t first = b->len < ring - off ? b->len : ring - off;
+	size_t ring = (size_t)m->sq_cnt * MX_WQEBB_SIZE;
+	size_t off = (size_t)(c & m->sq_mask) * MX_WQEBB_SIZE + 36;
+	size_t first = m->len < ring - off ? m->len : ring - off;
 
-	memcpy(b->sq + off, b->payload, first);
-	if (first < b->len)
-		memcpy(b->sq, b->payload + first, b->len - first);
+	memcpy(m->sq + off, m->payload, first);
+	if (first < m->len)
+		memcpy(m->sq, m->payload + first, m->len - first);
 }
 
 /* k WQEs, last one signaled, one dbrec update and one doorbell. */
 static inline void post_batch(struct bench *b, uint32_t k)
 {
+	const struct wqe_tmpl m = wqe_tmpl_of(b);
+	const uint32_t nbb = b->nbb;
 	uint16_t c = b->pi;
 
-	for (uint32_t i = 0; i < k; i++) {
-		put_wqe(b, c, i + 1 == k ? MX_CTRL_CQ_UPDATE : 0);
-		c = (uint16_t)(c + b->nbb);
+	for (uint32_t i = 0; i + 1 < k; i++) {
+		put_wqe(&m, c, 0);
+		c = (uint16_t)(c + nbb);
 	}
+	put_wqe(&m, c, MX_CTRL_CQ_UPDATE);
+	c = (uint16_t)(c + nbb);
 	b->pi = c;
 	b->sig_out++;
 	/* WQEs before the dbrec (a release store: the order a release fence and
 	 * a relaxed store give, in a form ThreadSanitizer checks). */
 	__atomic_store_n(&b->dbrec[MX_DBR_SND], mx_dbrec_send_value(c), __ATOMIC_RELEASE);
-	__atomic_store_n(b->uar, mx_doorbell_value(c, 0, b->qpn, 0), __ATOMIC_RELEASE);
+	__atomic_store_n(b->uar, mx_doorbell_value(c, 0, m.qpn, 0), __ATOMIC_RELEASE);
 	b->doorbells++;
 }
 

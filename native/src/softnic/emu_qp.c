@@ -64,9 +64,9 @@ static int check_attr(const struct marrow_emu_pd *pd, const struct marrow_emu_qp
 	if (a->send_cq->dev != pd->dev)
 		return marrow_fail(MARROW_EINVAL, "%s: send_cq 0x%x belongs to another device", fn,
 				   a->send_cq->cqn);
-	if (a->log_sq_wqebb_cnt < 1 || a->log_sq_wqebb_cnt > 15)
-		return marrow_fail(MARROW_EINVAL, "%s: log_sq_wqebb_cnt %u out of range 1..15", fn,
-				   a->log_sq_wqebb_cnt);
+	if (marrow_check_log_sq(a->log_sq_wqebb_cnt) != MARROW_OK)
+		return marrow_fail(MARROW_EINVAL, "%s: log_sq_wqebb_cnt %u out of range %d..%d", fn,
+				   a->log_sq_wqebb_cnt, MARROW_LOG_SQ_MIN, MARROW_LOG_SQ_MAX);
 	if (a->log_rq_wqe_cnt > 15)
 		return marrow_fail(MARROW_EINVAL, "%s: log_rq_wqe_cnt %u out of range 0..15", fn,
 				   a->log_rq_wqe_cnt);
@@ -311,7 +311,7 @@ static void reset_qp(struct marrow_emu_qp *qp)
 	qp->dbr_seen = 0;
 	qp->rq_ci = 0;
 	qp->peer = NULL;
-	qp->wire = NULL;
+	qp->shmwire = NULL;
 	qp->dbrec_page[0] = 0;
 	qp->dbrec_page[1] = 0;
 	/* A doorbell of this QP not yet taken belongs to the old incarnation. */

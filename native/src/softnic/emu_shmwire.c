@@ -104,7 +104,7 @@ struct marrow_emu_wire {
 	struct emu_thread *poster;       /* CQE writer identity of the wire thread */
 };
 
-struct emu_wire_link {
+struct emu_shmwire_link {
 	struct marrow_emu_wire_peer *peer;
 	struct wire_port *port;
 	uint32_t remote_qpn;
@@ -117,7 +117,7 @@ struct marrow_emu_wire_peer {
 	uint64_t total;
 	uint64_t dead_after_ns;
 	int pid_checkable;      /* same pid namespace: the owner's pid means something here */
-	struct emu_wire_link links[MARROW_EMU_WIRE_MAX_QPS];
+	struct emu_shmwire_link links[MARROW_EMU_WIRE_MAX_QPS];
 	uint32_t nlinks;
 };
 
@@ -178,7 +178,7 @@ uint32_t emu_shmwire_write(struct emu_thread *t, struct marrow_emu_qp *qp, const
 			   const struct emu_piece *pc, uint32_t n, uint64_t inl, uint64_t gat,
 			   int with_imm)
 {
-	struct emu_wire_link *l = qp->wire;
+	struct emu_shmwire_link *l = qp->shmwire;
 	struct marrow_emu_wire_peer *p = l->peer;
 	struct wire_port *port = l->port;
 	uint64_t total = inl + gat;
@@ -194,10 +194,10 @@ uint32_t emu_shmwire_write(struct emu_thread *t, struct marrow_emu_qp *qp, const
 			 (pst != MARROW_QPS_RTS && pst != MARROW_QPS_RTR)))
 		return EMU_WAIT_ACK;
 	if (EMU_UNLIKELY(!(port->access & MARROW_ACCESS_REMOTE_WRITE)))
-		return remote_fail(port, WIRE_RES_ERR(MX_SYND_REMOTE_ACCESS, 0xE7));
+		return remote_fail(port, WIRE_RES_ERR(MX_SYND_REMOTE_ACCESS, EMU_VSYND_QP_RIGHTS));
 	if (with_imm) {
 		if (EMU_UNLIKELY(port->rq_cnt == 0))
-			return remote_fail(port, WIRE_RES_ERR(MX_SYND_REMOTE_INVAL_REQ, 0xEE));
+			return remote_fail(port, WIRE_RES_ERR(MX_SYND_REMOTE_INVAL_REQ, EMU_VSYND_PEER_NO_RQ));
 		/* A free receive WQE and a free mailbox slot, or RNR. */
 		for (;;) {
 			uint32_t pi = __atomic_load_n(&port->rq_pi, __ATOMIC_ACQUIRE);
@@ -218,17 +218,17 @@ uint32_t emu_shmwire_write(struct emu_thread *t, struct marrow_emu_qp *qp, const
 
 		m = remote_mr(p, rkey);
 		if (EMU_UNLIKELY(m == NULL))
-			res = WIRE_RES_ERR(MX_SYND_REMOTE_ACCESS, 0xE4);
+			res = WIRE_RES_ERR(MX_SYND_REMOTE_ACCESS, EMU_VSYND_BAD_RKEY);
 		else if (EMU_UNLIKELY(!(m->access & MARROW_ACCESS_REMOTE_WRITE)))
-			res = WIRE_RES_ERR(MX_SYND_REMOTE_ACCESS, 0xE6);
+			res = WIRE_RES_ERR(MX_SYND_REMOTE_ACCESS, EMU_VSYND_RKEY_RIGHTS);
 		else if (EMU_UNLIKELY(total > m->len || raddr - m->base > m->len - total ||
 				      m->off + m->len > p->total))
-			res = WIRE_RES_ERR(MX_SYND_REMOTE_ACCESS, 0xE5);
+			res = WIRE_RES_ERR(MX_SYND_REMOTE_ACCESS, EMU_VSYND_RKEY_RANGE);
 		if (res == 0) {
 			__atomic_fetch_add(&m->in_flight, 1, __ATOMIC_SEQ_CST);
 			if (__atomic_load_n(&m->key, __ATOMIC_SEQ_CST) != rkey) {
 				__atomic_fetch_sub(&m->in_flight, 1, __ATOMIC_RELEASE);
-				res = WIRE_RES_ERR(MX_SYND_REMOTE_ACCESS, 0xE4);   /* withdrawn meanwhile */
+				res = WIRE_RES_ERR(MX_SYND_REMOTE_ACCESS, EMU_VSYND_BAD_RKEY);   /* withdrawn meanwhile */
 			}
 		}
 		if (EMU_UNLIKELY(res != 0)) {
@@ -252,6 +252,7 @@ uint32_t emu_shmwire_write(struct emu_thread *t, struct marrow_emu_qp *qp, const
 	CTR(t, inline_bytes) += inl;
 	CTR(t, gather_bytes) += gat;
 	CTR(t, payload_bytes_tx) += total;
+	EMU_WIRE_SENT(t, total, with_imm);   /* the wire model, if one is set */
 	if (with_imm) {
 		struct wire_imm_slot *s = &port->slot[claim % WIRE_IMM_SLOTS];
 
@@ -300,7 +301,7 @@ static void serve_port(struct marrow_emu_wire *w, uint32_t i)
 			rq_ci = __atomic_fetch_add(&qp->rq_ci, 1, __ATOMIC_ACQ_REL);
 			if (s->byte_cnt == UINT32_MAX)
 				emu_cqe_post(w->poster, qp->rcq, MX_CQE_RESP_ERR, 0, qp, (uint16_t)rq_ci, 0, 0,
-					     MX_SYND_WR_FLUSH, 0xEF);
+					     MX_SYND_WR_FLUSH, EMU_VSYND_FLUSH);
 			else
 				emu_cqe_post(w->poster, qp->rcq, MX_CQE_RESP_WR_IMM, 0, qp, (uint16_t)rq_ci,
 					     s->byte_cnt, s->imm_be, 0, 0);
@@ -695,8 +696,8 @@ static void unlink_qps(struct marrow_emu_wire_peer *p)
 	struct marrow_emu_device *dev = p->dev;
 
 	for (uint32_t i = 0; i < dev->qps_len; i++)
-		if (dev->qps[i]->wire && dev->qps[i]->wire->peer == p)
-			dev->qps[i]->wire = NULL;   /* its WQEs now time out: RETRY_EXC */
+		if (dev->qps[i]->shmwire && dev->qps[i]->shmwire->peer == p)
+			dev->qps[i]->shmwire = NULL;   /* its WQEs now time out: RETRY_EXC */
 }
 
 MARROW_API int marrow_emu_wire_detach(struct marrow_emu_wire_peer *p)
@@ -722,7 +723,7 @@ MARROW_API int marrow_emu_qp_connect_wire(struct marrow_emu_qp *qp, struct marro
 	const char *fn = "marrow_emu_qp_connect_wire";
 	struct marrow_emu_device *dev;
 	struct wire_port *port = NULL;
-	struct emu_wire_link *l = NULL;
+	struct emu_shmwire_link *l = NULL;
 	int rc = emu_qp_check(qp, fn);
 
 	if (rc)
@@ -757,7 +758,7 @@ MARROW_API int marrow_emu_qp_connect_wire(struct marrow_emu_qp *qp, struct marro
 		rc = marrow_fail(MARROW_EINVAL, "%s: QP 0x%x must be in INIT", fn, qp->qpn);
 	} else {
 		qp->peer = NULL;
-		qp->wire = l;
+		qp->shmwire = l;
 		__atomic_store_n(&qp->state, MARROW_QPS_RTR, __ATOMIC_RELEASE);
 	}
 	emu_unquiesce(dev);

@@ -2,7 +2,8 @@
  * Copyright (c) 2026 The Marrow authors
  *
  * The engine's side of the shared-memory wire (emu_shmwire.c,
- * docs/design/two-process.md): the one call emu_exec.c makes when a QP's
+ * docs/design/two-process.md): the one call the host engine's exec_write
+ * (emu_exec_core.h, compiled in emu_exec.c) makes when a QP's
  * peer lives in another process.
  */
 #ifndef MARROW_EMU_SHMWIRE_H
@@ -10,8 +11,8 @@
 
 #include "emu_internal.h"
 
-/* What a QP connected through a wire points at (qp->wire). */
-struct emu_wire_link;
+/* What a QP connected through a wire points at (qp->shmwire). */
+struct emu_shmwire_link;
 
 /* Places one validated RDMA WRITE / WRITE_IMM at the remote peer: the
  * requester's gather pieces (pc[0..n), inl + gat bytes) go to the rkey and

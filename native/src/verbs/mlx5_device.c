@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <infiniband/mlx5dv.h>
 #include "common/marrow_common.h"
 #include "marrow/marrow_verbs.h"
 #include "mlx5_internal.h"
@@ -126,8 +127,25 @@ static int mlx5_open_ctx(const struct verbs_syms *s, struct ibv_device *ibdev,
 	struct ibv_port_attr pa;
 	int err;
 
+	/* DevX (GPU-resident queues) needs a context opened for it; verbs
+	 * objects work on such a context too. Without it, verbs only. */
+	if (s->devx_error[0] == '\0') {
+		struct mlx5dv_context_attr da = { .flags = MLX5DV_CONTEXT_FLAGS_DEVX };
+
+		errno = 0;
+		d->ctx = s->devx.open_device(ibdev, &da);
+		err = errno ? errno : EIO;
+		d->devx = d->ctx != NULL;
+		if (d->ctx == NULL)
+			snprintf(d->devx_why, sizeof(d->devx_why), "mlx5dv_open_device(%.64s, DEVX) failed: errno %d (%.60s)%s",
+				 d->name, err, strerror(err), err == EOPNOTSUPP || err == EPROTONOSUPPORT ?
+				 ": kernel or firmware without DevX" : err == EPERM ? ": DevX needs more privilege" : "");
+	} else {
+		snprintf(d->devx_why, sizeof(d->devx_why), "%s", s->devx_error);
+	}
 	errno = 0;
-	d->ctx = s->open_device(ibdev);
+	if (d->ctx == NULL)
+		d->ctx = s->open_device(ibdev);
 	if (d->ctx == NULL) {
 		err = errno ? errno : EIO;
 		return marrow_fail(mlx5_status_from_errno(err), "ibv_open_device(%s) failed: errno %d (%s)%s",

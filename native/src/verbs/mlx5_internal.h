@@ -31,6 +31,8 @@ struct marrow_mlx5_device {
 	uint8_t port;
 	int gid_index;
 	struct ibv_device_attr dattr;
+	int devx;               /* ctx opened with MLX5DV_CONTEXT_FLAGS_DEVX */
+	char devx_why[256];     /* why not, when devx == 0 */
 	int n_qp;               /* live QPs and MRs: close refuses while > 0 */
 	int n_mr;
 };

@@ -18,24 +18,12 @@
 #define QP_VIEW_SQ_STRIDE 64 /* one WQEBB; the poster assumes it */
 #define CQE64 64
 
-/* WQEBBs of the largest WQE the gda poster writes on this QP: an inline
- * RDMA WRITE of max_inline bytes, or a one-SGE pointer WRITE. */
-static uint32_t qp_max_wqebbs_per_wr(uint32_t max_inline)
-{
-	uint32_t ds_ptr = mx_ds_pointer_write(1);
-	uint32_t ds_inl = max_inline ? mx_ds_inline_write(max_inline) : 0;
-
-	return mx_wqebbs(ds_inl > ds_ptr ? ds_inl : ds_ptr);
-}
-
 /* log_sq_wqebb_cnt counts WQEBBs (as on the software NIC); verbs counts
- * work requests. Each WR is at most n WQEBBs, so 2^log / n WRs fit, and
- * libmlx5 (which sizes the ring as max_send_wr x its WQE size, rounded up
- * to a power of two) then allocates 2^log WQEBBs: view.sq_wqe_cnt says what
- * it granted. 0 when one WQE does not fit. */
+ * work requests: mx_send_wr_for_wqebbs (mlx5_wqe.h) translates, and
+ * view.sq_wqe_cnt says what libmlx5 granted. 0 when one WQE does not fit. */
 static uint32_t qp_max_send_wr(const struct marrow_mlx5_qp_attr *a)
 {
-	return (1u << a->log_sq_wqebb_cnt) / qp_max_wqebbs_per_wr(a->max_inline_data);
+	return mx_send_wr_for_wqebbs(1u << a->log_sq_wqebb_cnt, a->max_inline_data);
 }
 
 static int qp_check_attr(const struct marrow_mlx5_device *d, const struct marrow_mlx5_qp_attr *a)
@@ -44,18 +32,18 @@ static int qp_check_attr(const struct marrow_mlx5_device *d, const struct marrow
 		return marrow_fail(MARROW_EINVAL, "marrow_mlx5_qp_create: attr size %u < %zu or comp_mask 0x%x != 0",
 				   a->size, sizeof(*a), a->comp_mask);
 	if (a->placement == MARROW_MLX5_QUEUES_GPU)
-		return marrow_fail(MARROW_ENOSYS, "marrow_mlx5_qp_create: queue placement 'gpu' (DevX umem) "
-				   "is not implemented yet; use 'host'");
+		return marrow_fail(MARROW_ENOSYS, "marrow_mlx5_qp_create: queue placement 'gpu' is created by "
+				   "marrow_mlx5_gpu_qp_create (DevX, in GPU memory the caller allocates)");
 	if (a->placement != MARROW_MLX5_QUEUES_HOST)
 		return marrow_fail(MARROW_EINVAL, "marrow_mlx5_qp_create: unknown placement %u", a->placement);
-	if (a->log_sq_wqebb_cnt < 1 || a->log_sq_wqebb_cnt > 15 ||
+	if (a->log_sq_wqebb_cnt < MARROW_LOG_SQ_MIN || a->log_sq_wqebb_cnt > MARROW_LOG_SQ_MAX ||
 	    (1 << a->log_sq_wqebb_cnt) > d->dattr.max_qp_wr)
 		return marrow_fail(MARROW_EINVAL, "marrow_mlx5_qp_create: log_sq_wqebb_cnt %u outside 1..15 "
 				   "or above the device's max_qp_wr %d", a->log_sq_wqebb_cnt, d->dattr.max_qp_wr);
 	if (qp_max_send_wr(a) == 0)
 		return marrow_fail(MARROW_EINVAL, "marrow_mlx5_qp_create: an SQ of 2^%u WQEBBs cannot hold one WQE "
 				   "of %u WQEBBs (inline WRITE of max_inline_data %u bytes)", a->log_sq_wqebb_cnt,
-				   qp_max_wqebbs_per_wr(a->max_inline_data), a->max_inline_data);
+				   mx_max_wqebbs_per_write(a->max_inline_data), a->max_inline_data);
 	if (a->log_cqe_cnt < 1 || a->log_cqe_cnt > 22 || (1 << a->log_cqe_cnt) > d->dattr.max_cqe)
 		return marrow_fail(MARROW_EINVAL, "marrow_mlx5_qp_create: log_cqe_cnt %u outside 1..22 "
 				   "or above the device's max_cqe %d", a->log_cqe_cnt, d->dattr.max_cqe);

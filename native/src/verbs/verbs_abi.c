@@ -15,6 +15,7 @@ _Static_assert(sizeof(struct marrow_mlx5_device_attr) == 80, "mlx5 device_attr l
 _Static_assert(sizeof(struct marrow_mlx5_qp_attr) == 32, "mlx5 qp_attr layout");
 _Static_assert(sizeof(struct marrow_mlx5_peer_info) == 72, "mlx5 peer_info layout");
 _Static_assert(sizeof(struct marrow_mlx5_conn_params) == 56, "mlx5 conn_params layout");
+_Static_assert(sizeof(struct marrow_mlx5_gpu_queues) == 120, "mlx5 gpu_queues layout");
 
 const struct marrow_abi_entry marrow_abi_table[] = {
 	MARROW_ABI_SIZEOF(marrow_verbs_probe_info),
@@ -62,6 +63,26 @@ const struct marrow_abi_entry marrow_abi_table[] = {
 	MARROW_ABI_OFFSETOF(marrow_mlx5_qp_attr, access),
 	MARROW_ABI_OFFSETOF(marrow_mlx5_qp_attr, placement),
 	MARROW_ABI_OFFSETOF(marrow_mlx5_qp_attr, sq_psn),
+
+	MARROW_ABI_SIZEOF(marrow_mlx5_gpu_queues),
+	MARROW_ABI_OFFSETOF(marrow_mlx5_gpu_queues, size),
+	MARROW_ABI_OFFSETOF(marrow_mlx5_gpu_queues, comp_mask),
+	MARROW_ABI_OFFSETOF(marrow_mlx5_gpu_queues, sq),
+	MARROW_ABI_OFFSETOF(marrow_mlx5_gpu_queues, sq_len),
+	MARROW_ABI_OFFSETOF(marrow_mlx5_gpu_queues, cq),
+	MARROW_ABI_OFFSETOF(marrow_mlx5_gpu_queues, cq_len),
+	MARROW_ABI_OFFSETOF(marrow_mlx5_gpu_queues, dbr),
+	MARROW_ABI_OFFSETOF(marrow_mlx5_gpu_queues, dbr_len),
+	MARROW_ABI_OFFSETOF(marrow_mlx5_gpu_queues, sq_dmabuf_fd),
+	MARROW_ABI_OFFSETOF(marrow_mlx5_gpu_queues, cq_dmabuf_fd),
+	MARROW_ABI_OFFSETOF(marrow_mlx5_gpu_queues, dbr_dmabuf_fd),
+	MARROW_ABI_OFFSETOF(marrow_mlx5_gpu_queues, reserved),
+	MARROW_ABI_OFFSETOF(marrow_mlx5_gpu_queues, sq_dmabuf_offset),
+	MARROW_ABI_OFFSETOF(marrow_mlx5_gpu_queues, cq_dmabuf_offset),
+	MARROW_ABI_OFFSETOF(marrow_mlx5_gpu_queues, dbr_dmabuf_offset),
+	MARROW_ABI_OFFSETOF(marrow_mlx5_gpu_queues, to_gpu),
+	MARROW_ABI_OFFSETOF(marrow_mlx5_gpu_queues, from_gpu),
+	MARROW_ABI_OFFSETOF(marrow_mlx5_gpu_queues, copy_ctx),
 
 	MARROW_ABI_SIZEOF(marrow_mlx5_peer_info),
 	MARROW_ABI_OFFSETOF(marrow_mlx5_peer_info, size),

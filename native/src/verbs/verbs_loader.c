@@ -126,10 +126,35 @@ static void load_ibverbs(void)
 	RESOLVE(h, modify_qp, "ibv_modify_qp", "IBVERBS_1.1");
 	RESOLVE(h, query_qp, "ibv_query_qp", "IBVERBS_1.1");
 	RESOLVE(h, query_gid, "ibv_query_gid", "IBVERBS_1.1");
+	/* Optional (RoCE MACs of routable GIDs on the DevX path). */
+	syms.devx.create_ah = (__typeof__(syms.devx.create_ah))sym(h, "ibv_create_ah", "IBVERBS_1.1");
+	syms.devx.destroy_ah = (__typeof__(syms.devx.destroy_ah))sym(h, "ibv_destroy_ah", "IBVERBS_1.1");
 	if (missing != NULL)
 		snprintf(syms.qp_error, sizeof(syms.qp_error),
 			 "%.160s lacks symbol %.40s: rdma-core too old for the mlx5 QP path",
 			 syms.ibverbs_path[0] ? syms.ibverbs_path : "libibverbs", missing);
+}
+
+#define DEVX_SYM(h, field, name, version) \
+	(syms.devx.field = (__typeof__(syms.devx.field))sym(h, name, version))
+
+/* DevX entry points (MLX5_1.7, the dma-buf umem MLX5_1.19); which one is
+ * missing is decided by devx_fns_missing, so tests judge the same table. */
+static void load_devx(void *h)
+{
+	DEVX_SYM(h, open_device, "mlx5dv_open_device", "MLX5_1.7");
+	DEVX_SYM(h, umem_reg, "mlx5dv_devx_umem_reg", "MLX5_1.7");
+	DEVX_SYM(h, umem_reg_ex, "mlx5dv_devx_umem_reg_ex", "MLX5_1.19");
+	DEVX_SYM(h, umem_dereg, "mlx5dv_devx_umem_dereg", "MLX5_1.7");
+	DEVX_SYM(h, alloc_uar, "mlx5dv_devx_alloc_uar", "MLX5_1.7");
+	DEVX_SYM(h, free_uar, "mlx5dv_devx_free_uar", "MLX5_1.7");
+	DEVX_SYM(h, obj_create, "mlx5dv_devx_obj_create", "MLX5_1.7");
+	DEVX_SYM(h, obj_modify, "mlx5dv_devx_obj_modify", "MLX5_1.7");
+	DEVX_SYM(h, obj_query, "mlx5dv_devx_obj_query", "MLX5_1.7");
+	DEVX_SYM(h, obj_destroy, "mlx5dv_devx_obj_destroy", "MLX5_1.7");
+	DEVX_SYM(h, query_eqn, "mlx5dv_devx_query_eqn", "MLX5_1.7");
+	DEVX_SYM(h, general_cmd, "mlx5dv_devx_general_cmd", "MLX5_1.7");
+	DEVX_SYM(h, init_obj, "mlx5dv_init_obj", "MLX5_1.2");
 }
 
 /* libmlx5 is optional here: the probe only asks whether a device is mlx5. */
@@ -149,6 +174,7 @@ static void load_mlx5(void)
 	/* MLX5_1.2 is the current layout; MLX5_1.0 is a compat alias. */
 	syms.mlx5dv_init_obj = (__typeof__(syms.mlx5dv_init_obj))
 		sym(h, "mlx5dv_init_obj", "MLX5_1.2");
+	load_devx(h);
 }
 
 static void load_once(void)
@@ -164,6 +190,17 @@ static void load_once(void)
 			snprintf(syms.qp_error, sizeof(syms.qp_error),
 				 "%.160s lacks mlx5dv_init_obj: rdma-core too old",
 				 syms.mlx5_path[0] ? syms.mlx5_path : "libmlx5");
+	}
+	if (syms.qp_error[0] != '\0' || syms.error[0] != '\0') {
+		snprintf(syms.devx_error, sizeof(syms.devx_error), "%.250s",
+			 syms.error[0] ? syms.error : syms.qp_error);
+	} else {
+		const char *missing = devx_fns_missing(&syms.devx);
+
+		if (missing[0] != '\0')
+			snprintf(syms.devx_error, sizeof(syms.devx_error),
+				 "DevX unavailable: %.160s lacks %.40s (rdma-core too old)",
+				 syms.mlx5_path[0] ? syms.mlx5_path : "libmlx5", missing);
 	}
 	/* Handles stay open for the life of the process, like every
 	 * dlopen-based rdma-core user: device lists may outlive a probe. */
@@ -193,5 +230,16 @@ int verbs_require_qp(const struct verbs_syms **out)
 		return rc;
 	if ((*out)->qp_error[0] != '\0')
 		return marrow_fail(MARROW_ENODEV, "%s", (*out)->qp_error);
+	return MARROW_OK;
+}
+
+int verbs_require_devx(const struct verbs_syms **out)
+{
+	int rc = verbs_require_qp(out);
+
+	if (rc)
+		return rc;
+	if ((*out)->devx_error[0] != '\0')
+		return marrow_fail(MARROW_ENODEV, "%s", (*out)->devx_error);
 	return MARROW_OK;
 }

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <infiniband/verbs.h>
 #include "marrow/marrow_verbs.h"
+#include "mlx5_devx.h"
 
 struct mlx5dv_obj; /* infiniband/mlx5dv.h; only pointers pass through here */
 
@@ -53,6 +54,11 @@ struct verbs_syms {
 			 union ibv_gid *gid);
 	int (*mlx5dv_init_obj)(struct mlx5dv_obj *obj, uint64_t obj_type); /* libmlx5 */
 
+	/* DevX (GPU-resident queues, mlx5_devx.h): libmlx5's entry points and
+	 * the two verbs calls for address handles; ->devx_error says why the
+	 * path is unusable ("" when usable). */
+	struct devx_fns devx;
+
 	int ibverbs_loaded;
 	int mlx5_loaded;
 	char ibverbs_path[MARROW_VERBS_PATH_MAX];
@@ -61,6 +67,7 @@ struct verbs_syms {
 	char mlx5_version[MARROW_VERBS_VERSION_MAX];
 	char error[384]; /* why libibverbs is unusable; "" when usable */
 	char qp_error[256]; /* why the QP path is unusable; "" when usable */
+	char devx_error[256]; /* why the DevX path is unusable; "" when usable */
 };
 
 /*
@@ -80,5 +87,11 @@ int verbs_require(const struct verbs_syms **out);
  * mlx5dv_init_obj included); MARROW_ENODEV with ->qp_error otherwise.
  */
 int verbs_require_qp(const struct verbs_syms **out);
+
+/*
+ * As verbs_require_qp, and also needs libmlx5's DevX entry points;
+ * MARROW_ENODEV with ->devx_error otherwise.
+ */
+int verbs_require_devx(const struct verbs_syms **out);
 
 #endif /* MARROW_VERBS_LOADER_H */

@@ -8,18 +8,21 @@ package dev.marrow.api;
 public class NativeException extends MarrowException {
     private final int status;
     private final String function;
+    private final String detail;
 
     public NativeException(int status, String statusName, String function, String detail) {
         super(function + " failed: " + statusName + " (" + status + ")"
                 + (detail == null || detail.isEmpty() ? "" : ": " + detail));
         this.status = status;
         this.function = function;
+        this.detail = detail == null ? "" : detail;
     }
 
     private NativeException(NativeException e, String more) {
         super(e.getMessage() + more, e);
         this.status = e.status;
         this.function = e.function;
+        this.detail = e.detail + more;
     }
 
     /**
@@ -47,6 +50,18 @@ public class NativeException extends MarrowException {
      */
     public MarrowException unavailableIfNoDevice(String message) {
         return is(Status.ENODEV) ? new BackendUnavailableException(message, this) : this;
+    }
+
+    /**
+     * The one translation of a native argument check's refusal (MARROW_EINVAL,
+     * MARROW_ERANGE from a *_check entry point): an IllegalArgumentException
+     * (a usage error, exit 2) whose message is the C side's text; any other
+     * status stays this exception. The C check is the only check of those
+     * limits (docs/design/architecture.md §3).
+     */
+    public RuntimeException usageIfInvalid() {
+        return is(Status.EINVAL) || is(Status.ERANGE)
+                ? new IllegalArgumentException(detail.isEmpty() ? getMessage() : detail, this) : this;
     }
 
     public String function() {

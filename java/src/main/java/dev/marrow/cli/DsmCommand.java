@@ -87,9 +87,27 @@ public final class DsmCommand {
                         + "(.v2.u32) or 16 (.v4.u32); BATCHED loads only 16. Default: ${DEFAULT-VALUE}")
         int loadWidth;
 
+        @Option(names = "--sanitize",
+                description = {"A small configuration for compute-sanitizer (memcheck, racecheck, synccheck): "
+                        + "--reps " + Sanitize.REPS + ", --warmup 0, tiles of " + Sanitize.FROM_KIB + " and "
+                        + Sanitize.TO_KIB + " KiB, a latency chase of " + Sanitize.HOPS + " hops x "
+                        + Sanitize.LAUNCHES + " launch, and a host watchdog of " + Sanitize.WATCHDOG_MS / 1000
+                        + " s per native call. Records say profile=sanitize: correctness only, no measurement"})
+        boolean sanitize;
+
+        /** The --sanitize profile: every loop short enough for a sanitizer's instrumentation. */
+        static final class Sanitize {
+            static final int REPS = 2;
+            static final int FROM_KIB = 16;
+            static final int TO_KIB = 24;
+            static final int HOPS = 32;
+            static final int LAUNCHES = 1;
+            static final int WATCHDOG_MS = 180_000;
+        }
 
         /** How the device is opened; tests replace it to run without a GPU. */
-        IntFunction<DsmDevice> opener = dev -> NativeDsmDevice.open(dev, config());
+        IntFunction<DsmDevice> opener = dev -> NativeDsmDevice.open(dev, config())
+                .withWatchdogMs(sanitize ? Sanitize.WATCHDOG_MS : 0);
 
         /**
          * The kernel knobs of the parsed options; IllegalArgumentException
@@ -122,15 +140,50 @@ public final class DsmCommand {
                 throw new IllegalArgumentException("--reps must be at least 2");
             }
             config();
+            RunProgress progress = out.progress("dsm run", chosen.size()); // checks --max-seconds before the GPU
             DsmDevice dev = opener.apply(device);
-            DsmContext ctx = new DsmContext(dev, reps, warmup, DsmContext.DEFAULT_SIZES, out.run.quiet ? null : err);
-            List<ResultRecord> records = new ArrayList<>();
-            for (Experiment e : chosen) {
-                ctx.progress(e.id() + " " + e.name() + ": " + e.title());
-                records.addAll(e.run(ctx));
+            DsmContext ctx = new DsmContext(dev, sanitize ? Sanitize.REPS : reps, sanitize ? 0 : warmup,
+                    sanitize ? DsmContext.sizes(Sanitize.FROM_KIB, Sanitize.TO_KIB, 8) : DsmContext.DEFAULT_SIZES,
+                    out.run.quiet ? null : err).withDeadline(progress::expired);
+            if (sanitize) {
+                ctx.withLatencyChase(Sanitize.HOPS, Sanitize.LAUNCHES);
             }
+            List<ResultRecord> records = new ArrayList<>();
+            List<String> done = new ArrayList<>();
+            String cut = null;
+            for (Experiment e : chosen) {
+                if (progress.expired()) {
+                    break;
+                }
+                ctx.progress(e.id() + " " + e.name() + ": " + e.title());
+                try {
+                    records.addAll(e.run(ctx));
+                } catch (DsmContext.OutOfTime t) {
+                    cut = e.id(); // its partial series are dropped: an experiment's records come from all of them
+                    break;
+                }
+                done.add(e.id());
+                progress.step();
+            }
+            progress.close();
             if (!ctx.rejections().isEmpty()) {
                 ctx.progress("rejected launches by reason: " + ctx.rejections());
+            }
+            if (sanitize) {
+                for (ResultRecord r : records) {
+                    r.param("profile", "sanitize (correctness only: not a measurement)");
+                }
+            }
+            if (progress.truncated()) {
+                List<String> notRun = chosen.stream().map(Experiment::id)
+                        .filter(id -> !done.contains(id)).toList();
+                records.add(new ResultRecord("dsm.run_summary", dev.backend(), dev.hardware()).param("row", "summary")
+                        .param("max_seconds", out.run.maxSeconds)
+                        .metric("experiments_done", done).metric("experiment_cut", cut == null ? "none" : cut)
+                        .metric("experiments_not_run", notRun));
+                progress.tag(records);
+                err.println("marrow: dsm: --max-seconds reached: done " + done + ", not run " + notRun
+                        + (cut == null ? "" : " (" + cut + " was cut short; its partial series are dropped)"));
             }
             Map<String, Object> env = Environment.capture();
             String text = format == OutputFormat.TABLE ? DsmTable.render(records, env)

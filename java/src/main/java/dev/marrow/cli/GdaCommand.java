@@ -22,6 +22,9 @@ import dev.marrow.gda.Target;
 import dev.marrow.launch.LaunchEnv;
 import dev.marrow.mlx5.NicTopology;
 import dev.marrow.mlx5.PeerAddress;
+import dev.marrow.presets.Knob;
+import dev.marrow.presets.PresetRules;
+import dev.marrow.presets.Presets;
 import dev.marrow.results.ResultRecord;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -37,7 +40,8 @@ import java.util.concurrent.Callable;
 /** mini-gda: single-operation costs of RDMA WRITEs posted by the thread that owns the QP. */
 @Command(name = "gda", mixinStandardHelpOptions = true,
         description = "mini-gda: GPU- (or CPU-) submitted RDMA WRITEs, single-operation costs (\"GPU-Initiated Communication: Dissecting Down to the Bone\" §4.1, Tables 3-4).",
-        subcommands = {GdaCommand.Latency.class})
+        subcommands = {GdaCommand.Latency.class, GdaRateCommand.class, GdaClockSweepCommand.class,
+                GdaGoodputCommand.class, GdaLoadedCommand.class})
 public final class GdaCommand {
 
     /** The inline sizes of the paper's Fig. 3a. */
@@ -71,7 +75,11 @@ public final class GdaCommand {
                     "Launchers: without --peer, the variables of Slurm, Open MPI, MPICH/PMIx or torchrun make "
                     + "this one of two ranks running the same command: rank 0 listens at MASTER_PORT (Slurm: the "
                     + "first host of the step) and initiates, rank 1 connects and responds; only rank 0 writes "
-                    + "the result, which carries both sides' environment headers."})
+                    + "the result, which carries both sides' environment headers.",
+                    "--preset NAME (marrow presets list): a GPU-submitted library's choices (ordering; QPs per "
+                    + "peer, completion scope, doorbell batch and publication must be what this command does: one "
+                    + "QP, one thread, a doorbell per WQE, else the preset is refused with the knob named). "
+                    + "Explicit flags override the preset; records carry \"preset\"."})
     static final class Latency implements Callable<Integer> {
         @Spec
         CommandSpec spec;
@@ -116,8 +124,15 @@ public final class GdaCommand {
 
         @Option(names = "--placement", defaultValue = "host", converter = CliNames.Placements.class,
                 completionCandidates = CliNames.Placements.class,
-                description = "Queue memory: ${COMPLETION-CANDIDATES} (gpu needs DevX umem: not implemented). Default: ${DEFAULT-VALUE}")
+                description = "Queue memory: ${COMPLETION-CANDIDATES}. gpu: SQ, CQ, DBRs and doorbell pages in GPU "
+                        + "memory, served by the software NIC's device engine (a persistent kernel on --nic-sms "
+                        + "SMs; --target cuda; records say nic=softnic-device, hardware=false). Default: ${DEFAULT-VALUE}")
         Placement placement;
+
+        @Option(names = "--nic-sms", paramLabel = "N",
+                description = "--placement gpu: SMs the device engine's persistent kernel takes (one block of 32 "
+                        + "engine threads each; recorded as nic_sms). Default: 1")
+        Integer nicSms;
 
         @Option(names = "--experiments", split = ",", converter = CliNames.Experiments.class,
                 completionCandidates = CliNames.Experiments.class,
@@ -127,6 +142,11 @@ public final class GdaCommand {
         @Option(names = "--sweep", converter = Sweeps.class, completionCandidates = Sweeps.class,
                 description = "ordering (ordering x {inline, pointer}) or size (inline 8..220 B)")
         Sweep sweep;
+
+        @Option(names = "--log-sq", defaultValue = "8", paramLabel = "N",
+                description = "log2 of each QP's SQ size in WQEBBs, on both NICs (verbs is asked for the matching "
+                        + "max_send_wr; the record's sq_wqebbs says what was granted). Default: ${DEFAULT-VALUE}")
+        int logSq;
 
         @Option(names = "--max-inline", defaultValue = "220", description = "QP max_inline_data. Default: ${DEFAULT-VALUE}")
         int maxInline;
@@ -164,6 +184,13 @@ public final class GdaCommand {
                         + "Default: implied by --peer (:PORT responder, HOST:PORT initiator)")
         PeerRole peerRole;
 
+        @Option(names = "--preset", paramLabel = "NAME",
+                description = "A library preset (marrow presets list); explicit flags override its choices")
+        String preset;
+
+        /** What --preset set (records carry it); NONE without one. */
+        PresetRules.Applied presetApplied = PresetRules.Applied.NONE;
+
         @Option(names = "--peer-timeout-s", defaultValue = "60", paramLabel = "S",
                 description = "Bound of every wait on the peer (connect/accept, exchange, barriers; the "
                         + "responder's wait for the next run). Default: ${DEFAULT-VALUE}")
@@ -172,17 +199,28 @@ public final class GdaCommand {
         @Override
         public Integer call() {
             out.format();
-            if (iters < 1 || warmup < 0 || timeoutMs <= 0) {
-                throw new IllegalArgumentException("--iters must be >= 1, --warmup >= 0, --timeout-ms > 0");
-            }
+            applyPreset();
+            GdaSetup.requireLogSq(logSq, "--log-sq");
             Nic theNic = nic;
-            GdaSetup setup = GdaSetup.defaults(target).withNic(theNic)
+            if (nicSms != null && placement != Placement.GPU) {
+                throw new IllegalArgumentException("--nic-sms applies to --placement gpu (the software NIC's device "
+                        + "engine) only");
+            }
+            if (nicSms != null && (nicSms < 1 || nicSms > 1024)) {
+                throw new IllegalArgumentException("--nic-sms must be 1..1024 (and at most the GPU's SMs), not "
+                        + nicSms);
+            }
+            GdaSetup setup = GdaSetup.defaults(target).withNic(theNic).withNicSms(nicSms == null ? 1 : nicSms)
                     .withPlacement(placement).withMaxInline(maxInline)
                     .withEngineCpu(engineCpu).withCudaDevice(cudaDevice).withPollMode(SoftNic.PollMode.HOT)
                     .withBufferBytes(Math.max(64 * 1024, ((long) size + 4095) / 4096 * 4096))
                     .withMlx5(mlx5Options(theNic));
+            setup = setup.withQueues(logSq, setup.logCq(), setup.collapsedCq());
             for (Point p : points()) { // before any device is opened
                 OrderingPolicy.requireAllowed(setup.nic(), setup.placement(), p.ordering, allowUnsafeOrdering);
+                for (Experiment e : experiments(sweep != null)) {
+                    spec(e, p, timeoutNs()); // the runners' limits (marrow_gda_config_check): a usage error now
+                }
             }
             if (setup.mlx5().twoHost()) {
                 return twoHost(setup);
@@ -190,7 +228,7 @@ public final class GdaCommand {
             List<Experiment> exps = experiments(sweep != null);
             // cpu target: initiator + software NIC engine (+ the round-trip peer); cuda: the engine
             int spinning = (setup.target() == Target.CPU ? 1 + (exps.contains(Experiment.ROUND_TRIP) ? 1 : 0) : 0)
-                    + (setup.nic() == Nic.SOFTNIC ? 1 : 0);
+                    + (setup.nic() == Nic.SOFTNIC && !setup.deviceEngine() ? 1 : 0); // the device engine is a GPU kernel
             CpuBudget.check(spinning, "initiator, peer, NIC engine", spec.commandLine().getErr());
             setup = setup.withPollMode(CpuBudget.pollMode(SoftNic.PollMode.HOT, spinning));
             List<ResultRecord> records = new ArrayList<>();
@@ -208,8 +246,7 @@ public final class GdaCommand {
                 String error = null;
                 try (MiniGda g = MiniGda.open(setup)) {
                     for (Experiment e : exps) {
-                        runs.add(g.run(new GdaRunSpec(e, p.ordering, p.payload, p.size, iters, warmup,
-                                progress.capTimeoutNs(timeoutMs * 1_000_000L))));
+                        runs.add(g.run(spec(e, p, progress.capTimeoutNs(timeoutNs()))));
                         progress.step();
                     }
                 } catch (NativeException e) {
@@ -224,12 +261,12 @@ public final class GdaCommand {
                 }
                 allValid &= error == null && runs.stream().allMatch(GdaRun::valid);
                 ResultRecord rec = error == null ? GdaRecords.record(runs)
-                        : GdaRecords.failed(setup, new GdaRunSpec(exps.getFirst(), p.ordering, p.payload, p.size, iters,
-                        warmup, timeoutMs * 1_000_000L), runs, error);
+                        : GdaRecords.failed(setup, spec(exps.getFirst(), p, timeoutNs()), runs, error);
                 CpuBudget.tag(rec, spinning);
-                if (setup.nic() == Nic.SOFTNIC) {
+                presetApplied.tag(rec);
+                if (setup.nic() == Nic.SOFTNIC && !setup.deviceEngine()) {
                     CpuBudget.tagPollMode(rec, SoftNic.PollMode.HOT, spinning);
-                } else {
+                } else if (setup.nic() == Nic.MLX5) {
                     rec.param("mlx5_device_choice", deviceChoice);
                 }
                 records.add(rec);
@@ -243,6 +280,36 @@ public final class GdaCommand {
                 return ExitCodes.FAILED;
             }
             return ExitCodes.OK;
+        }
+
+        /**
+         * The knobs of gda latency (docs/design/presets.md): the ordering is a flag; one QP to the
+         * peer, one publishing thread and a doorbell per WQE are what it always does, so a preset
+         * that needs more is refused with the knob named (the throughput command brings them).
+         */
+        static PresetRules presetRules(Latency l) {
+            return new PresetRules("gda latency", "gda")
+                    .knob(Knob.ORDERING, "--ordering", (v, p) -> null, v -> l.ordering = (Ordering) v)
+                    .fixed(Knob.QPS_PER_PEER, 1, "posts through one QP to its peer")
+                    .knob(Knob.COMPLETION_SCOPE, null, (v, p) -> p.value(Knob.QPS_PER_PEER).orElse(1).equals(1) ? null
+                            : "gda latency completes its one QP; a scope over several QPs needs the QP-count knob",
+                            v -> {
+                            }) // with one QP every scope waits for the same queue
+                    .fixed(Knob.DOORBELL_BATCH, 1, "rings the doorbell for every WQE (one outstanding put)")
+                    .fixed(Knob.PUBLICATION, "per-thread", "posts from one thread");
+        }
+
+        private void applyPreset() {
+            if (preset == null) {
+                return;
+            }
+            var parsed = spec.commandLine().getParseResult();
+            var p = Presets.get(preset);
+            if (sweep == Sweep.ORDERING && p.value(Knob.ORDERING).isPresent() && !parsed.hasMatchedOption("--ordering")) {
+                throw new IllegalArgumentException("--sweep ordering runs every ordering: it cannot take preset "
+                        + preset + "'s ordering (drop one of them)");
+            }
+            presetApplied = presetRules(this).apply(p, parsed::hasMatchedOption);
         }
 
         /**
@@ -348,6 +415,10 @@ public final class GdaCommand {
                 setup = setup.withPollMode(CpuBudget.pollMode(SoftNic.PollMode.HOT, spinning));
             }
             if (setup.mlx5().role() == PeerRole.RESPONDER) {
+                if (out.run.maxSeconds != null) { // the initiator's flags bound the runs; its --max-seconds applies
+                    throw new IllegalArgumentException("--max-seconds applies to the initiator; the responder "
+                            + "serves until the initiator is done (bounded by --peer-timeout-s)");
+                }
                 try (MiniGda g = MiniGda.open(setup)) {
                     err.println("marrow: gda responder: connected " + g.connection());
                     err.println("marrow: gda responder: serving the initiator's runs (the initiator's flags decide "
@@ -365,11 +436,11 @@ public final class GdaCommand {
             }
             List<GdaRunSpec> specs = new ArrayList<>(); // parsed before connecting: bad arguments stay usage errors
             for (Experiment e : experiments(false)) {
-                specs.add(new GdaRunSpec(e, ordering(), payload, size, iters, warmup,
-                        timeoutMs * 1_000_000L));
+                specs.add(spec(e, new Point(ordering(), payload, size), timeoutNs()));
             }
             List<GdaRun> runs = new ArrayList<>();
             String error = null;
+            boolean truncated = false;
             java.util.Map<String, Object> peerEnv = java.util.Map.of();
             String connection = null;
             try (MiniGda g = MiniGda.open(setup)) {
@@ -377,17 +448,32 @@ public final class GdaCommand {
                 err.flush();
                 peerEnv = g.peerEnvironment();
                 connection = g.connection();
+                RunProgress progress = out.progress("gda latency", specs.size());
                 for (GdaRunSpec r : specs) {
-                    runs.add(g.run(r));
+                    if (progress.expired()) {
+                        break; // --max-seconds: no further experiment
+                    }
+                    runs.add(g.run(r.withTimeoutNs(progress.capTimeoutNs(r.timeoutNs()))));
+                    progress.step();
                 }
+                progress.close();
+                truncated = progress.truncated();
             } catch (NativeException e) {
                 if (!isFinding(e)) { // an error CQE is a finding, as on one host
                     throw e;
                 }
                 error = e.getMessage();
             }
+            if (runs.isEmpty() && error == null) {
+                err.println("marrow: --max-seconds reached before the first run");
+                return ExitCodes.OK;
+            }
             ResultRecord rec = error == null ? GdaRecords.record(runs)
                     : GdaRecords.failed(setup, specs.getFirst(), runs, error);
+            presetApplied.tag(rec);
+            if (truncated) {
+                rec.param("truncated", true);
+            }
             if (setup.nic() == Nic.SOFTNIC) { // two processes of one host, joined by the shared-memory wire
                 rec.param("gpu_hardware", setup.target() == Target.CUDA).param("nic_hardware", false)
                         .param("peer", setup.mlx5().peer().toString()).param("role", PeerRole.INITIATOR.label())
@@ -448,6 +534,14 @@ public final class GdaCommand {
                 }
             }
             return pts;
+        }
+
+        GdaRunSpec spec(Experiment e, Point p, long timeoutNs) {
+            return new GdaRunSpec(e, p.ordering, p.payload, p.size, iters, warmup, timeoutNs);
+        }
+
+        long timeoutNs() {
+            return timeoutMs * 1_000_000L;
         }
 
         /** --ordering, or the placement's default (OrderingPolicy). */

@@ -8,7 +8,7 @@ import picocli.CommandLine.Command;
 /** Entry point of scripts/marrow. Only main() calls System.exit. */
 @Command(name = "marrow", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         description = "Dissects GPU-initiated communication: mini-gda, mini-proxy, the software NIC and DSM.",
-        subcommands = {DoctorCommand.class, QuickstartCommand.class, SoftnicCommand.class, DsmCommand.class, GdaCommand.class, ProxyCommand.class, ReportCommand.class,
+        subcommands = {DoctorCommand.class, QuickstartCommand.class, SoftnicCommand.class, DsmCommand.class, GdaCommand.class, ProxyCommand.class, PresetsCommand.class, ReportCommand.class,
                 CommandLine.HelpCommand.class})
 public final class Main {
     /** Exit code for "backend unavailable" ({@link ExitCodes#UNAVAILABLE}). */

@@ -10,6 +10,9 @@ import dev.marrow.proxy.MiniProxy;
 import dev.marrow.proxy.ProxyConfig;
 import dev.marrow.proxy.RateResult;
 import dev.marrow.proxy.WorkerStats;
+import dev.marrow.presets.Knob;
+import dev.marrow.presets.PresetRules;
+import dev.marrow.presets.Presets;
 import dev.marrow.results.OutputFormat;
 import dev.marrow.results.ResultRecord;
 import dev.marrow.results.Stats;
@@ -29,7 +32,8 @@ import java.util.concurrent.Callable;
 @Command(name = "proxy", mixinStandardHelpOptions = true,
         description = "mini-proxy (CPU proxy): GPU or CPU producers hand 16-byte descriptors to pinned CPU workers "
                 + "that post chains of RDMA WRITEs. Results on the software NIC are labelled EMULATED.",
-        subcommands = {ProxyCommand.Latency.class, ProxyCommand.Rate.class})
+        subcommands = {ProxyCommand.Latency.class, ProxyCommand.Rate.class, ProxyClockSweepCommand.class,
+                ProxyGoodputCommand.class, ProxyLoadedCommand.class})
 public final class ProxyCommand {
 
     static final String EXPERIMENT_LATENCY = "proxy.latency";
@@ -85,10 +89,31 @@ public final class ProxyCommand {
         @Option(names = "--timeout-ms", defaultValue = "10000", description = "Bound of every wait. Default: ${DEFAULT-VALUE}")
         long timeoutMs;
 
-        void validate() {
-            if (timeoutMs <= 0) {
-                throw new IllegalArgumentException("--timeout-ms must be positive");
+        @Option(names = "--preset", paramLabel = "NAME",
+                description = "A proxy library's choices (marrow presets list): workers, rings, batch, chaining, "
+                        + "producer; explicit flags override them, a choice this command lacks refuses the run")
+        String preset;
+
+        /** What --preset set (records carry it); NONE without one. */
+        PresetRules.Applied presetApplied = PresetRules.Applied.NONE;
+
+        /** Applies --preset through the command's rules; explicit options win. */
+        void applyPreset(PresetRules rules, CommandSpec spec) {
+            if (preset != null) {
+                presetApplied = rules.apply(Presets.get(preset), spec.commandLine().getParseResult()::hasMatchedOption);
             }
+        }
+
+        /** Both commands take the producer and the mini-proxy's own chaining from a preset. */
+        PresetRules rules(String command) {
+            return new PresetRules(command, "proxy")
+                    .knob(Knob.PRODUCER, "--producer", (v, p) -> null,
+                            v -> producer = CliNames.Producer.valueOf(((String) v).toUpperCase()))
+                    // a worker chains the requests it finds ready, up to the batch: adaptive chains
+                    .fixed(Knob.CHAINING, "adaptive", "chains what a worker finds ready, up to --batch");
+        }
+
+        void validate() {
             if (!(preconditionSeconds >= 0 && preconditionSeconds <= MAX_PRECONDITION_SECONDS)) {
                 throw new IllegalArgumentException("--precondition-seconds must be 0.." + (int) MAX_PRECONDITION_SECONDS
                         + ", not " + preconditionSeconds);
@@ -115,10 +140,13 @@ public final class ProxyCommand {
         }
 
         ResultRecord record(String experiment, MiniProxy px, Handoff h) {
-            return new ResultRecord(experiment, px.hardware() ? "verbs" : "softnic", px.hardware())
+            ResultRecord r = new ResultRecord(experiment, px.hardware() ? "verbs" : "softnic", px.hardware())
                     .param("nic", px.hardware() ? px.nicName() : "softnic (EMULATED)")
                     .param("producer", producer.label()).param("handoff", h.label())
                     .param("precondition_s", preconditionSeconds);
+            px.sqShape().forEach(r::param);
+            presetApplied.tag(r);
+            return r;
         }
     }
 
@@ -148,6 +176,15 @@ public final class ProxyCommand {
                     "Timed in C (CLOCK_MONOTONIC_RAW) or in the kernel (clock64, calibrated against %%globaltimer).",
                     "Statistic: nearest-rank percentiles over --iters samples after --warmup."})
     static final class Latency implements Callable<Integer> {
+        /** The knobs of proxy latency (docs/design/presets.md). */
+        static PresetRules presetRules(Latency l) {
+            return l.common.rules("proxy latency")
+                    .knob(Knob.WORKERS, "--workers", (v, p) -> null, v -> l.workers = (Integer) v)
+                    .knob(Knob.BATCH, "--batch", (v, p) -> null, v -> l.batch = (Integer) v)
+                    .fixed(Knob.RINGS_PER_PE, 1, "uses one ring per PE (ring 0: PE 0's requests; ring 1: PE 1's "
+                            + "replies)");
+        }
+
         @Spec
         CommandSpec spec;
         @Mixin
@@ -178,10 +215,9 @@ public final class ProxyCommand {
         @Override
         public Integer call() {
             OutputFormat fmt = out.format();
+            common.applyPreset(presetRules(this), spec);
+            MiniProxy.checkLatency(iters, warmup, size, common.timeoutNs(), common.producer == CliNames.Producer.CUDA);
             common.validate();
-            if (iters < 1 || warmup < 0 || size < 8 || size > 64 || (common.producer == CliNames.Producer.CUDA && size != 8)) {
-                throw new IllegalArgumentException("--iters >= 1, --warmup >= 0, --size 8..64 (cuda: 8)");
-            }
             List<ResultRecord> records = new ArrayList<>();
             // producer (cpu) + workers + engine threads + the round-trip responder
             int spinning = (common.producer == CliNames.Producer.CPU ? 1 : 0) + workers + common.engineThreads + 1;
@@ -248,6 +284,15 @@ public final class ProxyCommand {
                     "Per point: M msg/s, mean chain length, posts/s and empty-poll ratio of the workers.",
                     "--sweep: T in {1,2,4,8} x B in {1,2,4,8,16,32} x R in {1,8,32} (points with R < T skipped)."})
     static final class Rate implements Callable<Integer> {
+        /** The knobs of proxy rate (docs/design/presets.md); rings per worker scale R with every T. */
+        static PresetRules presetRules(Rate r) {
+            return r.common.rules("proxy rate")
+                    .knob(Knob.WORKERS, "--workers", (v, p) -> null, v -> r.workers = new int[] {(Integer) v})
+                    .knob(Knob.BATCH, "--batch", (v, p) -> null, v -> r.batches = new int[] {(Integer) v})
+                    .knob(Knob.RINGS_PER_PE, "--rings", (v, p) -> null, v -> r.rings = new int[] {(Integer) v})
+                    .knob(Knob.RINGS_PER_WORKER, "--rings", (v, p) -> null, v -> r.ringsPerWorker = (Integer) v);
+        }
+
         @Spec
         CommandSpec spec;
         @Mixin
@@ -284,20 +329,25 @@ public final class ProxyCommand {
         @Option(names = "--sweep", description = "Run the T x B x R sweep and print one table")
         boolean sweep;
 
+        /** A preset's rings per worker: R = this x T at every T (null: --rings). */
+        Integer ringsPerWorker;
+
         @Override
         public Integer call() {
             OutputFormat fmt = out.format();
-            common.validate();
-            if (messages < 1 || warmup < 0 || size < 8 || size % 8 != 0) {
-                throw new IllegalArgumentException("--messages >= 1, --warmup >= 0, --size a multiple of 8");
+            if (sweep && common.preset != null) {
+                throw new IllegalArgumentException("--sweep sets T, B and R itself: it cannot take --preset");
             }
+            common.applyPreset(presetRules(this), spec);
+            MiniProxy.checkRate(messages, warmup, size, common.timeoutNs());
+            common.validate();
             int[] ts = sweep ? new int[] {1, 2, 4, 8} : workers;
             int[] bs = sweep ? new int[] {1, 2, 4, 8, 16, 32} : batches;
             int[] rs = sweep ? new int[] {1, 8, 32} : rings;
             List<ResultRecord> records = new ArrayList<>();
             List<int[]> points = new ArrayList<>();
             for (int t : ts) {
-                for (int r : rs) {
+                for (int r : ringsPerWorker != null ? new int[] {ringsPerWorker * t} : rs) {
                     if (r < t) {
                         continue; // every worker owns at least one ring
                     }

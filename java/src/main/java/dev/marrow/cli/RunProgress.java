@@ -57,9 +57,24 @@ final class RunProgress implements AutoCloseable {
         return Math.max(1_000_000L, Math.min(timeoutNs, left));
     }
 
+    /** Nanoseconds left of --max-seconds (0 once past it), or -1 without a bound. */
+    long remainingNs() {
+        return budgetNs < 0 ? -1 : Math.max(0, budgetNs - (System.nanoTime() - startNs));
+    }
+
+    /** A point or repetition that a native budget ended early: the run is truncated. */
+    void markTruncated() {
+        truncated = true;
+    }
+
     /** One point or repetition done. */
     void step() {
-        done++;
+        advance(1);
+    }
+
+    /** k more units done (e.g. the iterations of one chunk); one redraw. */
+    void advance(long k) {
+        done += k;
         long elapsed = System.nanoTime() - startNs;
         if (!enabled) {
             return;

@@ -163,81 +163,88 @@ public final class SoftnicCommand {
             }
             Backend.SOFTNIC.ensureAvailability();
             List<ResultRecord> records = new ArrayList<>();
-            if (producers > 1 || engineThreads > 1 || producerCpus != null) {
-                rateParallel(records);
-                out.emit(records, spec.commandLine().getOut(), spec.commandLine().getErr());
-                return 0;
-            }
-            try (LoopbackRig rig = new LoopbackRig(common.options(), logSq, 16, common.maxInline, Math.max(4096, common.size))) {
-                if (engineCpus != null) {
-                    rig.nic().pinEngines(engineCpus);
-                }
-                for (int b : batches) {
-                    SoftNicCounters before = rig.nic().counters();
-                    double[] rates = new double[repeats];
-                    long doorbells = 0;
-                    for (int r = 0; r < repeats; r++) {
-                        SoftNicBench.RateResult res = SoftNicBench.rate(rig.qp(), common.size, b, messages, warmup,
-                                rig.source(), rig.destination(), common.timeoutMs * 1_000_000L);
-                        rates[r] = res.rateMmsgPerSec();
-                        doorbells += res.doorbells();
+            RunProgress progress = out.progress("softnic rate", (long) batches.length * repeats);
+            boolean parallel = producers > 1 || engineThreads > 1 || producerCpus != null;
+            if (parallel) {
+                SoftNic.Options o = common.options().withEngineThreads(engineThreads);
+                try (SoftNic nic = SoftNic.open(o)) {
+                    if (engineCpus != null) {
+                        nic.pinEngines(engineCpus);
                     }
-                    SoftNicCounters d = rig.nic().counters().minus(before);
-                    double[] sorted = rates.clone();
-                    Arrays.sort(sorted);
-                    records.add(pinning(new ResultRecord(EXPERIMENT_RATE, "softnic", false))
-                            .param("size_bytes", common.size).param("batch", b).param("payload", common.payload())
-                            .param("messages", messages).param("warmup", warmup).param("repeats", repeats)
-                            .param("poll", CliNames.word(common.poll)).param("log_sq", logSq)
-                            .param("producers", 1).param("engine_threads", 1)
-                            .metric("rate_mmsg_s", ResultRecord.round(Stats.median(rates), 3))
-                            .metric("rate_min_mmsg_s", ResultRecord.round(sorted[0], 3))
-                            .metric("rate_max_mmsg_s", ResultRecord.round(sorted[sorted.length - 1], 3))
-                            .metric("doorbells_rung", doorbells)
-                            .metric("emu_doorbells_observed", d.get("emu_doorbells_observed"))
-                            .metric("emu_busy_passes", d.get("emu_busy_passes"))
-                            .metric("emu_idle_passes", d.get("emu_idle_passes")));
+                    sweep(records, progress, nic, b -> producerCpus == null
+                            ? SoftNicBench.rateParallel(nic, producers, common.size, b, logSq,
+                                    common.maxInline, messages, warmup, common.timeoutMs * 1_000_000L)
+                            : SoftNicBench.rateParallel(nic, producers, common.size, b, logSq,
+                                    common.maxInline, messages, warmup, common.timeoutMs * 1_000_000L,
+                                    producerCpus));
+                }
+            } else {
+                try (LoopbackRig rig = new LoopbackRig(common.options(), logSq, 16, common.maxInline, Math.max(4096, common.size))) {
+                    if (engineCpus != null) {
+                        rig.nic().pinEngines(engineCpus);
+                    }
+                    sweep(records, progress, rig.nic(), b -> SoftNicBench.rate(rig.qp(), common.size, b, messages, warmup,
+                            rig.source(), rig.destination(), common.timeoutMs * 1_000_000L));
                 }
             }
+            progress.close();
+            if (progress.truncated()) {
+                spec.commandLine().getErr().println("marrow: --max-seconds reached: " + records.size() + " of "
+                        + batches.length + " batch point(s) have a record (truncated=true, repeats_done says how many "
+                        + "repeats each ran)");
+            }
+            progress.tag(records);
             out.emit(records, spec.commandLine().getOut(), spec.commandLine().getErr());
             return ExitCodes.OK;
         }
 
-        /** Several producers, one QP each, over engineThreads engine threads (the C bench makes the QPs). */
-        private void rateParallel(List<ResultRecord> records) {
-            SoftNic.Options o = common.options().withEngineThreads(engineThreads);
-            try (SoftNic nic = SoftNic.open(o)) {
-                if (engineCpus != null) {
-                    nic.pinEngines(engineCpus);
-                }
-                for (int b : batches) {
-                    SoftNicCounters before = nic.counters();
-                    double[] rates = new double[repeats];
-                    long doorbells = 0;
-                    for (int r = 0; r < repeats; r++) {
-                        SoftNicBench.RateResult res = producerCpus == null
-                                ? SoftNicBench.rateParallel(nic, producers, common.size, b, logSq,
-                                        common.maxInline, messages, warmup, common.timeoutMs * 1_000_000L)
-                                : SoftNicBench.rateParallel(nic, producers, common.size, b, logSq,
-                                        common.maxInline, messages, warmup, common.timeoutMs * 1_000_000L, producerCpus);
-                        rates[r] = res.rateMmsgPerSec();
-                        doorbells += res.doorbells();
+        /**
+         * Every batch point, --repeats runs each; stops between runs at
+         * --max-seconds, and the native loop stops posting at it (a run it
+         * ends early is dropped: its rate would cover a shorter run). A
+         * point with no complete run has no record. Waits keep the full
+         * --timeout-ms: the budget stops posting, and retiring what was
+         * posted must not turn into a timeout.
+         */
+        private void sweep(List<ResultRecord> records, RunProgress progress, SoftNic nic,
+                           java.util.function.IntFunction<SoftNicBench.RateResult> run) {
+            for (int b : batches) {
+                SoftNicCounters before = nic.counters();
+                double[] rates = new double[repeats];
+                int done = 0;
+                long doorbells = 0;
+                while (done < repeats && !progress.expired()) {
+                    int batch = b;
+                    SoftNicBench.RateResult res = SoftNicBench.withBudget(progress.remainingNs(), () -> run.apply(batch));
+                    if (res.cutShort()) {
+                        progress.markTruncated();
+                        break;
                     }
-                    SoftNicCounters d = nic.counters().minus(before);
-                    double[] sorted = rates.clone();
-                    Arrays.sort(sorted);
-                    records.add(pinning(new ResultRecord(EXPERIMENT_RATE, "softnic", false))
-                            .param("size_bytes", common.size).param("batch", b).param("payload", common.payload())
-                            .param("messages", messages).param("warmup", warmup).param("repeats", repeats)
-                            .param("poll", CliNames.word(common.poll)).param("log_sq", logSq)
-                            .param("producers", producers).param("engine_threads", engineThreads)
-                            .metric("rate_mmsg_s", ResultRecord.round(Stats.median(rates), 3))
-                            .metric("rate_min_mmsg_s", ResultRecord.round(sorted[0], 3))
-                            .metric("rate_max_mmsg_s", ResultRecord.round(sorted[sorted.length - 1], 3))
-                            .metric("doorbells_rung", doorbells)
-                            .metric("emu_doorbells_observed", d.get("emu_doorbells_observed"))
-                            .metric("emu_busy_passes", d.get("emu_busy_passes"))
-                            .metric("emu_idle_passes", d.get("emu_idle_passes")));
+                    rates[done++] = res.rateMmsgPerSec();
+                    doorbells += res.doorbells();
+                    progress.step();
+                }
+                if (done == 0) {
+                    break;
+                }
+                SoftNicCounters d = nic.counters().minus(before);
+                double[] sorted = Arrays.copyOf(rates, done);
+                Arrays.sort(sorted);
+                records.add(pinning(new ResultRecord(EXPERIMENT_RATE, "softnic", false))
+                        .param("size_bytes", common.size).param("batch", b).param("payload", common.payload())
+                        .param("messages", messages).param("warmup", warmup).param("repeats", repeats)
+                        .param("poll", CliNames.word(common.poll)).param("log_sq", logSq)
+                        .param("producers", producers).param("engine_threads", engineThreads)
+                        .metric("repeats_done", done)
+                        .metric("rate_mmsg_s", ResultRecord.round(Stats.median(sorted), 3))
+                        .metric("rate_min_mmsg_s", ResultRecord.round(sorted[0], 3))
+                        .metric("rate_max_mmsg_s", ResultRecord.round(sorted[sorted.length - 1], 3))
+                        .metric("doorbells_rung", doorbells)
+                        .metric("emu_doorbells_observed", d.get("emu_doorbells_observed"))
+                        .metric("emu_busy_passes", d.get("emu_busy_passes"))
+                        .metric("emu_idle_passes", d.get("emu_idle_passes")));
+                if (done < repeats) {
+                    break;
                 }
             }
         }
@@ -270,19 +277,58 @@ public final class SoftnicCommand {
             }
             Backend.SOFTNIC.ensureAvailability();
             List<ResultRecord> records = new ArrayList<>();
+            // The timed iterations run in chunks so that --max-seconds can end the run between two native
+            // calls; every sample is one independent put+completion, so chunking leaves them unchanged. Chunks
+            // aim at CHUNK_TARGET_NS each (the first is small: idle polling can make an iteration slow).
+            RunProgress progress = out.progress("softnic latency", iters);
+            List<long[]> parts = new ArrayList<>();
+            int done = 0;
+            int chunk = 256;
             try (LoopbackRig rig = new LoopbackRig(common.options(), 8, 12, common.maxInline, Math.max(4096, common.size))) {
-                long[] samples = SoftNicBench.latency(rig.qp(), common.size, iters, warmup, rig.source(), rig.destination(),
-                        common.timeoutMs * 1_000_000L);
-                verifyPayload(rig, common.size);
-                records.add(new ResultRecord(EXPERIMENT_LATENCY, "softnic", false)
-                        .param("size_bytes", common.size).param("payload", common.payload())
-                        .param("iters", iters).param("warmup", warmup).param("poll", CliNames.word(common.poll))
-                        .param("percentiles", Stats.PERCENTILE_DEFINITION)
-                        .latency("putc", Stats.of(samples)));
+                while (done < iters && !progress.expired()) {
+                    int n = Math.min(chunk, iters - done);
+                    long t0 = System.nanoTime();
+                    parts.add(SoftNicBench.latency(rig.qp(), common.size, n, done == 0 ? warmup : 0, rig.source(),
+                            rig.destination(), common.timeoutMs * 1_000_000L));
+                    long took = Math.max(1, System.nanoTime() - t0);
+                    done += n;
+                    chunk = (int) Math.clamp((double) n * CHUNK_TARGET_NS / took, 64, Math.min(2L * n, MAX_CHUNK));
+                    progress.advance(n);
+                }
+                progress.close();
+                if (done > 0) {
+                    verifyPayload(rig, common.size);
+                    records.add(new ResultRecord(EXPERIMENT_LATENCY, "softnic", false)
+                            .param("size_bytes", common.size).param("payload", common.payload())
+                            .param("iters", iters).param("warmup", warmup).param("poll", CliNames.word(common.poll))
+                            .param("percentiles", Stats.PERCENTILE_DEFINITION)
+                            .metric("iters_done", done)
+                            .latency("putc", Stats.of(concat(parts, done))));
+                }
             }
+            if (progress.truncated()) {
+                spec.commandLine().getErr().println("marrow: --max-seconds reached after " + done + " of " + iters
+                        + " iterations (truncated=true)");
+            }
+            progress.tag(records);
             out.emit(records, spec.commandLine().getOut(), spec.commandLine().getErr());
             return ExitCodes.OK;
         }
+    }
+
+    /** Latency chunks aim at this long, so that --max-seconds ends a run within about this much of it. */
+    static final long CHUNK_TARGET_NS = 20_000_000L;
+    /** ... and hold at most this many iterations (a slow stretch of one chunk must stay short), growing at most 2x. */
+    static final int MAX_CHUNK = 2048;
+
+    static long[] concat(List<long[]> parts, int n) {
+        long[] all = new long[n];
+        int at = 0;
+        for (long[] p : parts) {
+            System.arraycopy(p, 0, all, at, p.length);
+            at += p.length;
+        }
+        return all;
     }
 
     /** The destination must hold exactly the source bytes after the run. */

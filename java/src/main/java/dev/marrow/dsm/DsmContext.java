@@ -29,6 +29,52 @@ public final class DsmContext {
     private int runId = 1;
     private final Map<String, Object> cache = new HashMap<>();
     private final Map<String, Integer> rejections = new TreeMap<>();
+    private java.util.function.BooleanSupplier expired = () -> false;
+    private int latencyHops = 1024;
+    private int latencyLaunches = 5;
+
+    /** Thrown by the next native call once the run's time is up (--max-seconds); the finished experiments stand. */
+    public static final class OutOfTime extends RuntimeException {
+        OutOfTime() {
+            super("the run's time (--max-seconds) is up", null, false, false);
+        }
+    }
+
+    /** Every later native call first asks expired; when it says true, the call throws {@link OutOfTime} instead. */
+    public DsmContext withDeadline(java.util.function.BooleanSupplier expired) {
+        this.expired = expired;
+        return this;
+    }
+
+    /** The latency chase (E1): dependent loads per (src, dst) and launches per cluster size. */
+    public DsmContext withLatencyChase(int hops, int launches) {
+        if (hops < 1 || launches < 1) {
+            throw new IllegalArgumentException("latency chase: hops and launches must be >= 1");
+        }
+        this.latencyHops = hops;
+        this.latencyLaunches = launches;
+        return this;
+    }
+
+    public int latencyHops() {
+        return latencyHops;
+    }
+
+    public int latencyLaunches() {
+        return latencyLaunches;
+    }
+
+    /** The latency chase of an n-CTA cluster with this context's hops and launches. */
+    public List<LatSample> latency(int n) {
+        checkTime();
+        return device.latency(n, latencyLaunches, latencyHops);
+    }
+
+    private void checkTime() {
+        if (expired.getAsBoolean()) {
+            throw new OutOfTime();
+        }
+    }
 
     public DsmContext(DsmDevice device, int reps, int warmup, int[] sizes, PrintWriter progress) {
         if (reps < 1 || warmup < 0 || sizes.length < 2) {
@@ -81,6 +127,7 @@ public final class DsmContext {
         List<Launch> ok = new ArrayList<>(need);
         int rejected = 0;
         while (ok.size() < need) {
+            checkTime();
             int ask = need - ok.size();
             List<Launch> got = device.run(spec, tileBytes, ask, warmup, runId);
             runId += ask;

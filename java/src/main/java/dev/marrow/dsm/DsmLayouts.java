@@ -58,7 +58,7 @@ public final class DsmLayouts {
             i64("pressure_ops"), i64("burst_busy_cycles"), i64("burst_first_cycles"), i64("burst_min_cycles"));
 
     public static final StructLayout LAT_PARAMS = layout(LIB, "marrow_dsm_lat_params",
-            i32("device"), i32("cluster_size"), i32("hops"), i32("reps"), i32("stride_words"));
+            i32("device"), i32("cluster_size"), i32("hops"), i32("reps"), i32("stride_words"), i32("timeout_ms"));
 
     public static final StructLayout LAT_SAMPLE = layout(LIB, "marrow_dsm_lat_sample",
             i32("rep"), i32("src"), i32("dst"), i32("smid_src"), i32("smid_dst"), i32("flags"), i64("cycles"),

@@ -11,12 +11,10 @@ import java.util.List;
 /**
  * E1: placement and the load-latency matrix. One thread per CTA chases 1024
  * dependent ld.shared::cluster.u32 through each rank's ring (itself too), in
- * clusters of 16 and of 2, 5 launches each.
+ * clusters of 16 and of 2, 5 launches each (the context's chase: `dsm run
+ * --sanitize` asks for a much shorter one).
  */
 public final class E1Latency implements Experiment {
-    static final int HOPS = 1024;
-    static final int LAUNCHES = 5;
-
     public String id() {
         return "E1";
     }
@@ -31,7 +29,7 @@ public final class E1Latency implements Experiment {
 
     /** The 16-rank matrix, measured once per context (E9 correlates with it). */
     public static LatencyMatrix matrix(DsmContext ctx, int n) {
-        return ctx.cached("E1:" + n, () -> LatencyMatrix.of(n, ctx.device().latency(n, LAUNCHES, HOPS), HOPS));
+        return ctx.cached("E1:" + n, () -> LatencyMatrix.of(n, ctx.latency(n), ctx.latencyHops()));
     }
 
     public List<ResultRecord> run(DsmContext ctx) {
@@ -43,8 +41,8 @@ public final class E1Latency implements Experiment {
             Arrays.sort(sorted);
             ResultRecord r = Report.record(ctx, id(), "summary", "latency cluster " + n)
                     .param("cluster_size", n)
-                    .param("hops", HOPS)
-                    .param("launches", LAUNCHES)
+                    .param("hops", ctx.latencyHops())
+                    .param("launches", ctx.latencyLaunches())
                     .param("placement", placement(m.smid()))
                     .metric("self_cycles_per_hop", Report.round(m.self(), 1))
                     .metric("remote_min_cycles_per_hop", Report.round(sorted[0], 1))

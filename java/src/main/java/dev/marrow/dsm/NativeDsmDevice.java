@@ -28,6 +28,8 @@ public final class NativeDsmDevice implements DsmDevice {
     private final int ordinal;
     private final DeviceInfo info;
     private final KernelConfig config;
+    /** Host watchdog of every native call in ms; 0: the library's default (MARROW_DSM_DEFAULT_TIMEOUT_MS). */
+    private volatile int watchdogMs;
 
     private NativeDsmDevice(int ordinal, DeviceInfo info, KernelConfig config) {
         this.ordinal = ordinal;
@@ -50,6 +52,19 @@ public final class NativeDsmDevice implements DsmDevice {
     }
 
     /** As {@link #open(int, int, int)}, with every kernel knob (load kernel, store and load width). */
+    /**
+     * A longer host watchdog for every later call (ms, 0 = the library's
+     * default): a sanitizer's instrumentation slows the kernels far beyond
+     * what the default bound expects.
+     */
+    public NativeDsmDevice withWatchdogMs(int ms) {
+        if (ms < 0) {
+            throw new IllegalArgumentException("watchdog " + ms + " ms");
+        }
+        watchdogMs = ms;
+        return this;
+    }
+
     public static NativeDsmDevice open(int ordinal, KernelConfig config) {
         if (!Backend.CUDA.isAvailable()) {
             Throwable c = Backend.CUDA.unavailabilityCause();
@@ -111,6 +126,7 @@ public final class NativeDsmDevice implements DsmDevice {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment p = a.allocate(P);
             writeParams(p, ordinal, config, spec, tileBytes, reps, warmup, runId);
+            setInt(p, P, "timeout_ms", watchdogMs);
             int count = reps * n;
             MemorySegment out = a.allocate(S, count);
             int rc = (int) DsmFfi.RUN.invokeExact(p, out, count);
@@ -202,6 +218,7 @@ public final class NativeDsmDevice implements DsmDevice {
             setInt(p, P, "cluster_size", clusterSize);
             setInt(p, P, "hops", hops);
             setInt(p, P, "reps", reps);
+            setInt(p, P, "timeout_ms", watchdogMs);
             int count = reps * clusterSize * clusterSize;
             MemorySegment out = a.allocate(S, count);
             int rc = (int) DsmFfi.LATENCY.invokeExact(p, out, count);

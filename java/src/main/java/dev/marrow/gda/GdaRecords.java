@@ -48,7 +48,7 @@ public final class GdaRecords {
     private static ResultRecord record(GdaSetup s, GdaRunSpec spec, List<GdaRun> runs) {
         ResultRecord r = new ResultRecord(EXPERIMENT, s.backendName(), s.nic().hardware())
                 .param("target", s.target().label())
-                .param("nic", s.nic().label())
+                .param("nic", s.nicLabel())
                 .param("ordering", spec.ordering().label())
                 .param("payload", spec.payload().label())
                 .param("size_bytes", spec.size())
@@ -57,6 +57,10 @@ public final class GdaRecords {
                 .param("placement", s.placement().label())
                 .param("sq_wqebbs", 1 << s.logSq()) // mlx5: what libmlx5 granted
                 .param("ordering_safe_on_hardware", OrderingPolicy.safeOnHardware(spec.ordering(), s.placement()));
+        if (s.deviceEngine()) { // the NIC is a persistent kernel on this many SMs of the GPU under test
+            r.param("nic_sms", s.nicSms()).param("nic_engine", "device (persistent CUDA kernel)")
+                    .param("gpu_hardware", true).param("nic_hardware", false);
+        }
         if (s.nic() == Nic.MLX5) { // real hardware: say which NIC and how the two QPs were connected
             Mlx5Options o = s.mlx5();
             r.param("mlx5_device", o.device()).param("mlx5_port", o.port()).param("gid_index", o.gidIndex())

@@ -1,25 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.gda;
 
+import java.util.Objects;
+
 /**
  * One measurement: experiment, ordering variant, payload form and size,
  * timed iterations, untimed warm-up iterations, and the bound of every wait.
+ * The limits are the runners' (marrow_gda_config_check): a spec they would
+ * refuse is refused here with their message, as an IllegalArgumentException.
  */
 public record GdaRunSpec(Experiment experiment, Ordering ordering, Payload payload, int size, int iters, int warmup,
                          long timeoutNs) {
     public GdaRunSpec {
-        if (size < 1) {
-            throw new IllegalArgumentException("size must be >= 1 byte, not " + size);
-        }
-        if (iters < 1 || warmup < 0) {
-            throw new IllegalArgumentException("iters must be >= 1 and warmup >= 0 (got " + iters + ", " + warmup + ")");
-        }
-        if (timeoutNs <= 0) {
-            throw new IllegalArgumentException("timeout must be positive");
-        }
-        if (experiment == Experiment.ROUND_TRIP && size != 8) {
-            throw new IllegalArgumentException("round trip polls one 8-byte data word: size must be 8, not " + size);
-        }
+        Objects.requireNonNull(experiment, "experiment");
+        Objects.requireNonNull(ordering, "ordering");
+        Objects.requireNonNull(payload, "payload");
+        GdaConfigs.check(experiment, ordering, payload, size, iters, warmup, timeoutNs);
     }
 
     public static GdaRunSpec of(Experiment e, Ordering o, Payload p, int size) {

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.gda;
 
-import dev.marrow.internal.ffi.CStruct;
 import dev.marrow.api.Backend;
 import dev.marrow.api.BackendUnavailableException;
 import dev.marrow.api.MarrowException;
@@ -42,9 +41,6 @@ import static dev.marrow.internal.ffi.CStruct.getLong;
 import static dev.marrow.internal.ffi.CStruct.setAddress;
 import static dev.marrow.internal.ffi.CStruct.setInt;
 import static dev.marrow.internal.ffi.CStruct.setLong;
-import static dev.marrow.gda.internal.GdaLayouts.off;
-import static java.lang.foreign.ValueLayout.ADDRESS;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
@@ -91,53 +87,30 @@ public final class MiniGda implements AutoCloseable {
 
     private final GdaSetup setup;
     private final Arena arena;
-    private final SoftNic nic;                 // softnic sessions
-    private final Mlx5Device device;           // mlx5 sessions
-    private final List<Mlx5QueuePair> qps;     // mlx5: closed first
-    private final List<Mlx5MemoryRegion> mrs;  // mlx5: closed after the QPs
-    private final PeerExchange exchange;       // two hosts
-    private final String connection;           // mlx5: what was connected to what
-    private final MemorySegment epA;
-    private final MemorySegment epB;           // null for two hosts
-    private final MemorySegment inboxA;
-    private final MemorySegment inboxB;        // null for two hosts
-    private final String rttRefusal;           // two-host responder: why it cannot serve a round trip, or null
-    private Runnable reconnect;                // one host: both QPs RESET -> RTS after a failed run (null: two hosts)
+    private final GdaMode mode;
     private int runSeq;                        // two hosts: RUN sequence number
     private boolean peerDone;
     private boolean closed;
-    private Map<String, Object> peerEnv = Map.of(); // two processes: the peer's environment header
 
-    private MiniGda(GdaSetup setup, Arena arena, SoftNic nic, Mlx5Device device, List<Mlx5QueuePair> qps,
-                    List<Mlx5MemoryRegion> mrs, PeerExchange exchange, String connection, MemorySegment epA,
-                    MemorySegment epB, MemorySegment inboxA, MemorySegment inboxB, String rttRefusal) {
+    private MiniGda(GdaSetup setup, Arena arena, GdaMode mode) {
         this.setup = setup;
         this.arena = arena;
-        this.nic = nic;
-        this.device = device;
-        this.qps = qps;
-        this.mrs = mrs;
-        this.exchange = exchange;
-        this.connection = connection;
-        this.epA = epA;
-        this.epB = epB;
-        this.inboxA = inboxA;
-        this.inboxB = inboxB;
-        this.rttRefusal = rttRefusal;
+        this.mode = mode;
     }
 
     /**
      * Checks that the target and NIC can run here and builds the queues.
      *
-     * @throws BackendUnavailableException when the GPU or the NIC is missing (the message says why)
-     * @throws UnsupportedOperationException for queue placement gpu
+     * @throws BackendUnavailableException when the GPU or the NIC is missing (the message says why),
+     *                                     for GPU-resident queues on mlx5 without DevX, and (still) with
+     *                                     DevX, whose QPs gda does not drive yet
      * @throws IllegalArgumentException for a combination that is not supported (cpu + mlx5,
-     *                                  --peer on the software NIC, a collapsed CQ on mlx5)
+     *                                  --peer with placement gpu on the software NIC, a collapsed CQ
+     *                                  on mlx5, placement gpu with the cpu target)
      */
     public static MiniGda open(GdaSetup setup) {
         if (setup.placement() == Placement.GPU) {
-            throw new UnsupportedOperationException("queue placement 'gpu' is not implemented: needs DevX umem "
-                    + "(SQ/CQ/DBR in GPU memory registered with mlx5dv_devx_umem_reg); use --placement host");
+            return openDeviceEngine(setup);
         }
         if (setup.nic() == Nic.MLX5) {
             return openMlx5(setup);
@@ -175,15 +148,14 @@ public final class MiniGda implements AutoCloseable {
                     new Buffers(srcA.address(), n, srcA.lkey(), inA.address(), inB.address(), n, inB.rkey()));
             MemorySegment epB = endpoint(arena, Nic.SOFTNIC, setup.placement(), qpView(arena, b), cqView(arena, cqB),
                     new Buffers(srcB.address(), n, srcB.lkey(), inB.address(), inA.address(), n, inA.rkey()));
-            MiniGda g = new MiniGda(setup, arena, nic, null, List.of(), List.of(), null, null, epA, epB,
-                    inA.memory(), inB.memory(), null);
-            g.reconnect = () -> {
+            Runnable reconnect = () -> {
                 a.modify(QpState.RESET, 0);
                 b.modify(QpState.RESET, 0);
                 a.connect(b);
                 b.connect(a);
             };
-            return g;
+            return new MiniGda(setup, arena, new GdaMode.SoftNicPair(nic,
+                    new GdaMode.LocalPair(epA, epB, inA.memory(), inB.memory(), reconnect)));
         } catch (RuntimeException e) {
             nic.close();
             arena.close();
@@ -203,7 +175,6 @@ public final class MiniGda implements AutoCloseable {
      */
     private static MiniGda openSoftNicPeer(GdaSetup setup) {
         Mlx5Options o = setup.mlx5();
-        boolean responder = o.role() == PeerRole.RESPONDER;
         if (setup.target() == Target.CUDA) {
             Backend.CUDA.ensureAvailability();
         }
@@ -252,10 +223,7 @@ public final class MiniGda implements AutoCloseable {
                             remote.rkey()), true);
             String conn = String.format("softnic QP 0x%x <-> peer process QP 0x%x over shared-memory wire %s "
                     + "(%s, peer %s)", qp.qpn(), remote.qpn(), peerWire, o.role(), x.peerName());
-            MiniGda g = new MiniGda(setup, arena, nic, null, List.of(), List.of(), x, conn, ep, null, in.memory(),
-                    null, null);
-            g.peerEnv = peerEnv;
-            return g;
+            return new MiniGda(setup, arena, new GdaMode.SoftNicPeer(nic, x, conn, ep, in.memory(), peerEnv));
         } catch (RuntimeException e) {
             if (x != null) {
                 x.close();
@@ -264,6 +232,88 @@ public final class MiniGda implements AutoCloseable {
             arena.close();
             throw e;
         }
+    }
+
+    /**
+     * Placement gpu: SQ, CQ, DBRs and doorbell pages in GPU memory, served by
+     * the software NIC's device engine (a persistent kernel on setup.nicSms()
+     * SMs); GPU-scope orderings are sufficient there. The data buffers are
+     * GPU memory too; the kernel validates every iteration's bytes itself.
+     */
+    private static MiniGda openDeviceEngine(GdaSetup setup) {
+        if (setup.target() != Target.CUDA) {
+            throw new IllegalArgumentException("--placement gpu puts the queues in GPU memory, which CPU threads "
+                    + "cannot reach: use --target cuda");
+        }
+        if (setup.nic() == Nic.MLX5) {
+            return openMlx5Gpu(setup);
+        }
+        if (setup.mlx5().twoHost()) {
+            throw new IllegalArgumentException("--peer with --placement gpu needs --nic mlx5: the software NIC's "
+                    + "device engine connects its two QPs inside this process (two processes run the CPU engine: "
+                    + "--placement host)");
+        }
+        Backend.CUDA.ensureAvailability();
+        Backend.SOFTNIC.ensureAvailability(); // the counter names
+        if (GdaFfi.Cuda.LIB == null) {
+            throw new MarrowException("mini-gda CUDA runner library not loaded");
+        }
+        Arena arena = Arena.ofShared();
+        try {
+            int cqFlags = setup.collapsedCq()
+                    ? dev.marrow.api.softnic.CqFlag.COLLAPSED.code() | dev.marrow.api.softnic.CqFlag.OVERRUN_IGNORE.code()
+                    : 0;
+            DeviceEngineSession d = DeviceEngineSession.open(setup, arena, cqFlags);
+            return new MiniGda(setup, arena, new GdaMode.DeviceEngine(d, d.endpointA(), d.endpointB()));
+        } catch (RuntimeException e) {
+            arena.close();
+            throw e;
+        }
+    }
+
+    /**
+     * mlx5 + placement gpu: the SQ, CQ and doorbell records in GPU memory, created through DevX
+     * (marrow_mlx5_gpu_qp_create; docs/design/mlx5-queue-formats.md §7). Checks, in order: the GPU,
+     * libibverbs/libmlx5 and an mlx5 device, DevX on the opened device; each missing one ends the run
+     * as unavailable with its reason. The GPU data buffers and the endpoints that would drive the DevX
+     * QPs from the gda kernels are not wired in this build: with everything present the run is still
+     * refused, and the message says exactly that.
+     */
+    private static MiniGda openMlx5Gpu(GdaSetup setup) {
+        final String what = "--nic mlx5 --placement gpu (queues in GPU memory through DevX): ";
+        if (setup.collapsedCq()) {
+            throw new IllegalArgumentException("collapsed CQs are a software NIC option: the mlx5 QP's send CQ "
+                    + "is created without collapse/overrun-ignore");
+        }
+        if (!Backend.CUDA.isAvailable()) {
+            throw new BackendUnavailableException(what + Backend.CUDA.unavailabilityCause().getMessage(),
+                    Backend.CUDA.unavailabilityCause());
+        }
+        if (!Backend.VERBS.isAvailable()) {
+            throw new BackendUnavailableException(what + Backend.VERBS.unavailabilityCause().getMessage(),
+                    Backend.VERBS.unavailabilityCause());
+        }
+        Mlx5Options o = setup.mlx5();
+        try (Mlx5Device dev = Mlx5Device.open(o.device(), o.port(), o.gidIndex())) {
+            dev.requireDevx();
+        } catch (NativeException e) { // ENODEV: no (mlx5) device, or no DevX on it
+            throw e.unavailableIfNoDevice(what + e.getMessage());
+        }
+        throw new BackendUnavailableException(what + "DevX is available, and the C runtime creates and connects "
+                + "GPU-resident QPs (marrow_mlx5_gpu_qp_*), but this build does not yet wire gda's GPU data "
+                + "buffers and endpoints to them: use --placement host on mlx5, or --nic softnic for "
+                + "GPU-resident queues", null);
+    }
+
+    /** The device engine: distinct SMs its blocks ran on; -1 on any other NIC. */
+    public int nicSmsUsed() {
+        return mode instanceof GdaMode.DeviceEngine d ? d.engine().distinctSms() : -1;
+    }
+
+    /** The device engine's connection text; null elsewhere. */
+    private static String deviceEngineText(GdaSetup setup, DeviceEngineSession d) {
+        return String.format("software NIC device engine on %d SM(s) (%d distinct, occupancy %d block(s)/SM)",
+                setup.nicSms(), d.distinctSms(), d.blocksPerSm());
     }
 
     /** cuda + mlx5: verbs QPs, views from mlx5dv_init_obj, one host (loopback pair) or two (--peer). */
@@ -327,15 +377,14 @@ public final class MiniGda implements AutoCloseable {
                         buffers(srcB, inB, infoA));
                 String conn = String.format("%s port %d: QP 0x%x <-> QP 0x%x (one host)", dev.name(), dev.port(),
                         a.qpn(), b.qpn());
-                MiniGda g = new MiniGda(opened, arena, null, dev, qps, mrs, null, conn, epA, epB, inA.buffer(),
-                        inB.buffer(), null);
-                g.reconnect = () -> {
+                Runnable reconnect = () -> {
                     a.reset();
                     b.reset();
                     a.connect(infoB, null);
                     b.connect(infoA, null);
                 };
-                return g;
+                return new MiniGda(opened, arena, new GdaMode.Mlx5Pair(new GdaMode.Mlx5Queues(dev, qps, mrs), conn,
+                        new GdaMode.LocalPair(epA, epB, inA.buffer(), inB.buffer(), reconnect)));
             }
             Mlx5QueuePair qp = add(qps, dev.createQueuePair(qpConfig(setup)));
             opened = granted(opened, qp);
@@ -358,10 +407,8 @@ public final class MiniGda implements AutoCloseable {
                     buffers(src, in, remote), true);
             String conn = String.format("%s port %d: QP 0x%x <-> peer QP 0x%x at %s (%s)", dev.name(), dev.port(),
                     qp.qpn(), remote.qpn(), x.peerName(), o.role());
-            MiniGda g = new MiniGda(opened, arena, null, dev, qps, mrs, x, conn, ep, null, in.buffer(), null,
-                    rttRefusal);
-            g.peerEnv = peerEnv;
-            return g;
+            return new MiniGda(opened, arena, new GdaMode.Mlx5Peer(new GdaMode.Mlx5Queues(dev, qps, mrs), x, conn, ep,
+                    in.buffer(), rttRefusal, peerEnv));
         } catch (RuntimeException e) {
             if (x != null) {
                 x.close();
@@ -404,6 +451,10 @@ public final class MiniGda implements AutoCloseable {
     }
 
     /** Close order: QPs, then MRs, then the device, then the memory they covered. */
+    private static void release(GdaMode.Mlx5Queues hw, Arena arena, Throwable first) {
+        release(hw.qps(), hw.mrs(), hw.device(), arena, first);
+    }
+
     private static void release(List<Mlx5QueuePair> qps, List<Mlx5MemoryRegion> mrs, Mlx5Device dev, Arena arena,
                                 Throwable first) {
         List<AutoCloseable> order = new ArrayList<>();
@@ -444,38 +495,68 @@ public final class MiniGda implements AutoCloseable {
 
     /** The software NIC behind the queues (e.g. to pause its engine in a test). */
     public SoftNic softNic() {
+        if (mode instanceof GdaMode.DeviceEngine) {
+            throw new IllegalStateException("placement gpu: the software NIC runs as the device engine, "
+                    + "without the CPU engine's SoftNic object");
+        }
+        SoftNic nic = cpuEngineNic();
         if (nic == null) {
             throw new IllegalStateException("no software NIC: this session runs on " + setup.backendName());
         }
         return nic;
     }
 
+    /** The CPU engine's SoftNic (one process, or one side of two); null on other NICs. */
+    private SoftNic cpuEngineNic() {
+        return switch (mode) {
+            case GdaMode.SoftNicPair s -> s.nic();
+            case GdaMode.SoftNicPeer p -> p.nic();
+            default -> null;
+        };
+    }
+
     /** Two processes or hosts: the peer's environment header (ENV message); empty otherwise. */
     public Map<String, Object> peerEnvironment() {
-        return peerEnv;
+        return mode instanceof GdaMode.TwoSided t ? t.peerEnv() : Map.of();
     }
 
     /** mlx5, or two processes: which QPs were connected (and to which peer); null on a one-process software NIC. */
     public String connection() {
-        return connection;
+        return switch (mode) {
+            case GdaMode.SoftNicPair s -> null;
+            case GdaMode.DeviceEngine d -> deviceEngineText(setup, d.engine());
+            case GdaMode.Mlx5Pair p -> p.connection();
+            case GdaMode.TwoSided p -> p.connection();
+        };
     }
 
     /** The 8-byte-aligned buffer where B's writes land (round-trip replies); two hosts: this side's inbox. */
     public MemorySegment inboxA() {
-        return inboxA;
+        return mode.inbox();
     }
 
     /** The initiator's struct marrow_gda_endpoint (tests: to post with a bad key and see the session recover). */
     MemorySegment initiatorEndpoint() {
-        return epA;
+        return mode.initiator();
+    }
+
+    /** The peer's struct marrow_gda_endpoint (QP B answering into A's inbox; null for two hosts), for GdaLoaded. */
+    MemorySegment peerEndpoint() {
+        if (mode instanceof GdaMode.DeviceEngine d) {
+            return d.epB();
+        }
+        return localPair() instanceof GdaMode.LocalPair p ? p.epB() : null;
     }
 
     /** The buffer A writes into: after a run it holds the last iteration's payload. */
     public MemorySegment inboxB() {
-        if (inboxB == null) {
+        if (mode instanceof GdaMode.DeviceEngine d) {
+            return d.inbox(); // throws: GPU memory
+        }
+        if (!(localPair() instanceof GdaMode.LocalPair p)) {
             throw new IllegalStateException("A writes into the peer host's inbox");
         }
-        return inboxB;
+        return p.inboxB();
     }
 
     /**
@@ -495,8 +576,9 @@ public final class MiniGda implements AutoCloseable {
         if (closed) {
             throw new IllegalStateException("MiniGda is closed");
         }
-        if (exchange == null) {
-            return runNative(spec, spec.experiment() == Experiment.ROUND_TRIP ? epB : MemorySegment.NULL);
+        if (!(mode instanceof GdaMode.TwoSided peer)) {
+            return runNative(spec, spec.experiment() == Experiment.ROUND_TRIP
+                    ? peerEndpoint() : MemorySegment.NULL);
         }
         if (setup.mlx5().role() == PeerRole.RESPONDER) {
             throw new UnsupportedOperationException("the responder runs no experiments of its own: it serves "
@@ -505,8 +587,8 @@ public final class MiniGda implements AutoCloseable {
         if (peerDone) {
             throw new IllegalStateException("the closing barrier with the responder was passed: no more runs");
         }
-        return GdaPeerProtocol.initiate(exchange, ++runSeq, spec, s -> {
-            inboxA.fill((byte) 0); // the round trip's reply lands here: no stale word from an earlier run
+        return GdaPeerProtocol.initiate(peer.exchange(), ++runSeq, spec, s -> {
+            peer.inbox().fill((byte) 0); // the round trip's reply lands here: no stale word from an earlier run
             return GdaPeerProtocol.LocalOutcome.of(runNative(s, MemorySegment.NULL));
         });
     }
@@ -521,21 +603,22 @@ public final class MiniGda implements AutoCloseable {
         if (closed) {
             throw new IllegalStateException("MiniGda is closed");
         }
-        if (exchange == null || setup.mlx5().role() != PeerRole.RESPONDER) {
+        if (!(mode instanceof GdaMode.TwoSided peer) || setup.mlx5().role() != PeerRole.RESPONDER) {
             throw new UnsupportedOperationException("serve() is the responder's side of a two-host session "
                     + "(--peer :PORT)");
         }
         if (peerDone) {
             throw new IllegalStateException("the closing barrier with the initiator was passed");
         }
-        int n = GdaPeerProtocol.serve(exchange, new GdaPeerProtocol.Responder() {
+        MemorySegment inboxA = peer.inbox();
+        int n = GdaPeerProtocol.serve(peer.exchange(), new GdaPeerProtocol.Responder() {
             @Override
             public String refusal(GdaRunSpec spec) {
                 if (spec.size() > inboxA.byteSize()) {
                     return "the run writes " + spec.size() + " bytes, this side's inbox has " + inboxA.byteSize()
                             + ": start the responder with --size " + spec.size() + " (or more)";
                 }
-                return spec.experiment() == Experiment.ROUND_TRIP ? rttRefusal : null;
+                return spec.experiment() == Experiment.ROUND_TRIP ? peer.rttRefusal() : null;
             }
 
             @Override
@@ -558,16 +641,8 @@ public final class MiniGda implements AutoCloseable {
     }
 
     private MemorySegment config(Arena a, GdaRunSpec spec) {
-        MemorySegment cfg = CStruct.allocate(a, GdaLayouts.CONFIG);
-        setInt(cfg, GdaLayouts.CONFIG, "experiment", spec.experiment().code());
-        setInt(cfg, GdaLayouts.CONFIG, "ordering", spec.ordering().code());
-        setInt(cfg, GdaLayouts.CONFIG, "payload", spec.payload().code());
-        setInt(cfg, GdaLayouts.CONFIG, "msg_size", spec.size());
-        setLong(cfg, GdaLayouts.CONFIG, "iters", spec.iters());
-        setLong(cfg, GdaLayouts.CONFIG, "warmup", spec.warmup());
-        setLong(cfg, GdaLayouts.CONFIG, "timeout_ns", spec.timeoutNs());
-        setInt(cfg, GdaLayouts.CONFIG, "cuda_device", setup.cudaDevice());
-        return cfg;
+        return GdaConfigs.fill(a, spec.experiment(), spec.ordering(), spec.payload(), spec.size(), spec.iters(),
+                spec.warmup(), spec.timeoutNs(), setup.cudaDevice());
     }
 
     /** The round trip's peer role on this side's GPU (responder); failures are returned, not thrown. */
@@ -575,8 +650,8 @@ public final class MiniGda implements AutoCloseable {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment res = CStruct.allocate(a, GdaLayouts.RESULT);
             boolean cuda = setup.target() == Target.CUDA;
-            int rc = cuda ? (int) GdaFfi.Cuda.CUDA_SERVE.invokeExact(config(a, spec), epA, res)
-                    : (int) GdaFfi.Host.CPU_SERVE.invokeExact(config(a, spec), epA, res);
+            int rc = cuda ? (int) GdaFfi.Cuda.CUDA_SERVE.invokeExact(config(a, spec), mode.initiator(), res)
+                    : (int) GdaFfi.Host.CPU_SERVE.invokeExact(config(a, spec), mode.initiator(), res);
             long posts = getLong(res, GdaLayouts.RESULT, "peer_posts");
             try {
                 (cuda ? GdaFfi.Cuda.LIB : GdaFfi.Host.LIB).check(rc, cuda ? "marrow_gda_cuda_serve"
@@ -599,7 +674,11 @@ public final class MiniGda implements AutoCloseable {
             MemorySegment ns = a.allocate(JAVA_LONG, spec.iters());
             MemorySegment cyc = cuda ? a.allocate(JAVA_LONG, spec.iters()) : MemorySegment.NULL;
 
+            SoftNic nic = cpuEngineNic();
+            MemorySegment epA = mode.initiator();
             SoftNicCounters before = nic == null ? null : nic.counters();
+            DeviceEngineSession dev = mode instanceof GdaMode.DeviceEngine d ? d.engine() : null;
+            Map<String, Long> devBefore = dev == null ? null : dev.counters();
             int rc;
             NativeLib lib;
             if (cuda) {
@@ -614,22 +693,21 @@ public final class MiniGda implements AutoCloseable {
                 try {
                     lib.check(rc, cuda ? "marrow_gda_cuda_run" : "marrow_gda_cpu_run");
                 } catch (NativeException e) {
-                    NativeException v = withEngineView(e); // before recovery resets the QPs
+                    NativeException v = withEngineView(e, nic, dev); // before recovery resets the QPs
                     recover(v);
                     throw v;
                 }
             }
-            Map<String, Long> emu = nic == null ? Map.of() : nic.counters().minus(before).values();
-            return new GdaRun(setup, spec, ns.toArray(JAVA_LONG), cuda ? cyc.toArray(JAVA_LONG) : null,
-                    getLong(res, GdaLayouts.RESULT, "posts"),
-                    getLong(res, GdaLayouts.RESULT, "doorbells"),
-                    getLong(res, GdaLayouts.RESULT, "cqes"),
-                    getLong(res, GdaLayouts.RESULT, "peer_posts"),
-                    payloadErrors,
-                    getLong(res, GdaLayouts.RESULT, "timed_ns"),
-                    getLong(res, GdaLayouts.RESULT, "timed_cycles"),
-                    getInt(res, GdaLayouts.RESULT, "ds"),
-                    getInt(res, GdaLayouts.RESULT, "wqebbs_per_wqe"), emu);
+            Map<String, Long> emu = nic != null ? nic.counters().minus(before).values()
+                    : dev != null ? minus(dev.counters(), devBefore) : Map.of();
+            GdaRun.Samples samples = new GdaRun.Samples(ns.toArray(JAVA_LONG), cuda ? cyc.toArray(JAVA_LONG) : null,
+                    getLong(res, GdaLayouts.RESULT, "timed_ns"), getLong(res, GdaLayouts.RESULT, "timed_cycles"));
+            GdaRun.Counters counters = new GdaRun.Counters(getLong(res, GdaLayouts.RESULT, "posts"),
+                    getLong(res, GdaLayouts.RESULT, "doorbells"), getLong(res, GdaLayouts.RESULT, "cqes"),
+                    getLong(res, GdaLayouts.RESULT, "peer_posts"), payloadErrors);
+            GdaRun.WqeShape wqe = new GdaRun.WqeShape(getInt(res, GdaLayouts.RESULT, "ds"),
+                    getInt(res, GdaLayouts.RESULT, "wqebbs_per_wqe"));
+            return new GdaRun(setup, spec, samples, counters, wqe, emu);
         } catch (RuntimeException | Error e) {
             throw e;
         } catch (Throwable t) {
@@ -647,11 +725,12 @@ public final class MiniGda implements AutoCloseable {
      */
     private void recover(NativeException e) {
         boolean posted = e.is(Status.EIO) || e.is(Status.EPROTO) || e.isTimeout() || e.is(Status.ECONNRESET);
-        if (reconnect == null || !posted) {
+        GdaMode.LocalPair pair = localPair();
+        if (pair == null || !posted) {
             return;
         }
         try {
-            reconnect.run();
+            pair.reconnect().run();
         } catch (RuntimeException r) {
             e.addSuppressed(r);
         }
@@ -662,7 +741,15 @@ public final class MiniGda implements AutoCloseable {
      * waited (qpn); the engine's own view of it goes after the dump
      * (docs/design/watchdog.md). Any other failure is returned as it is.
      */
-    private NativeException withEngineView(NativeException e) {
+    private static NativeException withEngineView(NativeException e, SoftNic nic, DeviceEngineSession dev) {
+        if (e.isTimeout() && dev != null) {
+            try {
+                return e.withMore(" " + dev.dump(0));
+            } catch (RuntimeException dumpFailed) {
+                e.addSuppressed(dumpFailed);
+                return e;
+            }
+        }
         if (!e.isTimeout() || nic == null || !(TimeoutDump.parse(e.getMessage()).get("qpn") instanceof String qpn)) {
             return e;
         }
@@ -673,6 +760,23 @@ public final class MiniGda implements AutoCloseable {
             e.addSuppressed(dumpFailed);
             return e;
         }
+    }
+
+    /** Both sides in this process (software NIC or one mlx5 host); null across hosts. */
+    private GdaMode.LocalPair localPair() {
+        return switch (mode) {
+            case GdaMode.SoftNicPair s -> s.pair();
+            case GdaMode.Mlx5Pair p -> p.pair();
+            case GdaMode.DeviceEngine d -> null;
+            case GdaMode.TwoSided p -> null;
+        };
+    }
+
+    /** Counter deltas (the device engine's counters are running totals). */
+    private static Map<String, Long> minus(Map<String, Long> after, Map<String, Long> before) {
+        Map<String, Long> m = new java.util.LinkedHashMap<>();
+        after.forEach((k, v) -> m.put(k, v - before.getOrDefault(k, 0L)));
+        return m;
     }
 
     /** Where one endpoint's writes come from (lkey) and go to (rkey), and where the peer's writes land. */
@@ -752,11 +856,11 @@ public final class MiniGda implements AutoCloseable {
      * timeout) without serving runs. A no-op on one host or once passed.
      */
     public void awaitPeerDone() {
-        if (exchange == null || peerDone) {
+        if (!(mode instanceof GdaMode.TwoSided peer) || peerDone) {
             return;
         }
         peerDone = true;
-        exchange.barrier();
+        peer.exchange().barrier();
     }
 
     @Override
@@ -765,40 +869,62 @@ public final class MiniGda implements AutoCloseable {
             return;
         }
         closed = true;
-        if (nic != null) {
-            RuntimeException first = null;
-            try {
-                awaitPeerDone(); // two processes: the peer keeps its side alive until this side is done
-            } catch (RuntimeException e) {
-                first = e;
-            } finally {
-                if (exchange != null) {
-                    exchange.close();
-                }
+        switch (mode) {
+            case GdaMode.SoftNicPair s -> {
                 try {
-                    nic.close(); // the wire first: nothing lands in the inbox after this
+                    s.nic().close();
                 } finally {
                     arena.close();
                 }
             }
-            if (first != null) {
-                throw first;
+            case GdaMode.DeviceEngine d -> {
+                try {
+                    d.engine().close();
+                } finally {
+                    arena.close();
+                }
             }
-            return;
+            case GdaMode.Mlx5Pair p -> release(p.hw(), arena, null);
+            case GdaMode.Mlx5Peer p -> {
+                RuntimeException first = closePeerExchange(p);
+                release(p.hw(), arena, first);
+                if (first != null) {
+                    throw first;
+                }
+            }
+            case GdaMode.SoftNicPeer p -> {
+                RuntimeException first = closePeerExchange(p);
+                try {
+                    p.nic().close(); // the wire first: nothing lands in the inbox after this
+                } catch (RuntimeException e) {
+                    if (first == null) {
+                        first = e;
+                    } else {
+                        first.addSuppressed(e);
+                    }
+                } finally {
+                    arena.close();
+                }
+                if (first != null) {
+                    throw first;
+                }
+            }
         }
-        RuntimeException first = null;
+    }
+
+    /**
+     * Two processes or hosts: the closing barrier (the peer keeps its side
+     * alive until this side is done), then the exchange. Returns the
+     * barrier's failure, or null; the exchange is closed either way.
+     */
+    private RuntimeException closePeerExchange(GdaMode.TwoSided p) {
         try {
-            awaitPeerDone(); // the peer keeps its side alive until this side is done
+            awaitPeerDone();
+            return null;
         } catch (RuntimeException e) {
-            first = e;
+            return e;
         } finally {
-            if (exchange != null) {
-                exchange.close();
-            }
-        }
-        release(qps, mrs, device, arena, first);
-        if (first != null) {
-            throw first;
+            p.exchange().close();
         }
     }
 }

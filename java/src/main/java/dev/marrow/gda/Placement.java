@@ -4,9 +4,11 @@ package dev.marrow.gda;
 import dev.marrow.internal.ffi.CEnum;
 
 /**
- * Where the SQ, CQ and doorbell records live. Only {@link #HOST} is
- * implemented; {@link #GPU} needs DevX umem registration of GPU memory
- * (docs/design/mlx5-queue-formats.md §5.1) and is rejected with that reason.
+ * Where the SQ, CQ and doorbell records live. {@link #HOST}: host memory
+ * (the software NIC's CPU engine, verbs QPs). {@link #GPU}: GPU memory,
+ * served by the software NIC's device engine (docs/design/device-engine.md);
+ * on mlx5 the QPs come from DevX with GPU memory as umems
+ * (docs/design/mlx5-queue-formats.md §7; gda does not drive them yet).
  */
 public enum Placement implements CEnum {
     HOST("host"), GPU("gpu");

@@ -92,6 +92,20 @@ public final class Mlx5Device implements AutoCloseable {
         }
     }
 
+    /**
+     * Whether GPU-resident queues can be created on this device: its context was opened
+     * with DevX and libmlx5 has the DevX entry points.
+     *
+     * @throws dev.marrow.api.NativeException with status ENODEV and the reason otherwise
+     */
+    public void requireDevx() {
+        try {
+            Mlx5Ffi.V.LIB.check((int) Mlx5Ffi.V.DEVX_CHECK.invokeExact(handle), "marrow_mlx5_devx_check");
+        } catch (Throwable t) {
+            throw Mlx5Ffi.rethrow(t);
+        }
+    }
+
     public Mlx5QueuePair createQueuePair(Mlx5QueuePair.Config config) {
         return Mlx5QueuePair.create(this, config);
     }

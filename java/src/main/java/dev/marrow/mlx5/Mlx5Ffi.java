@@ -67,6 +67,7 @@ public final class Mlx5Ffi {
         static final MethodHandle QP_CONNECT = h("marrow_mlx5_qp_connect", JAVA_INT, ADDRESS, ADDRESS, ADDRESS);
         static final MethodHandle QP_STATE = h("marrow_mlx5_qp_state", JAVA_INT, ADDRESS, ADDRESS);
         static final MethodHandle QP_RESET = h("marrow_mlx5_qp_reset", JAVA_INT, ADDRESS);
+        static final MethodHandle DEVX_CHECK = h("marrow_mlx5_devx_check", JAVA_INT, ADDRESS);
 
         private static NativeLib load() {
             NativeLib lib = L.VERBS;

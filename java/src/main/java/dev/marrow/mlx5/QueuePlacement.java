@@ -7,7 +7,7 @@ import dev.marrow.internal.ffi.CEnum;
 public enum QueuePlacement implements CEnum {
     /** libmlx5's host memory, mapped into the GPU with {@link GpuMapping}. */
     HOST,
-    /** GPU memory through DevX umem: not implemented yet (the C side answers ENOSYS). */
+    /** GPU memory through DevX umem: created by marrow_mlx5_gpu_qp_create (marrow_mlx5_qp_create answers ENOSYS). */
     GPU;
 
     @Override

@@ -41,6 +41,8 @@ public final class MiniProxy implements AutoCloseable {
     private final SoftNic nic;               // null for verbs
     private final MemorySegment handle;
     private final String verbsDevice;
+    private int sendWr;                      // verbs: max_send_wr asked (2^logSq / 2)
+    private int sendWrGranted;               // verbs: the smallest max_send_wr ibv_create_qp granted
     private boolean running;
     private boolean closed;
 
@@ -81,31 +83,26 @@ public final class MiniProxy implements AutoCloseable {
             List<CompletionQueue> cqs = new ArrayList<>();
             if (c.nic().equals("softnic")) {
                 Backend.SOFTNIC.ensureAvailability();
-                nic = SoftNic.open(new SoftNic.Options(c.hotEngine() ? SoftNic.PollMode.HOT : SoftNic.PollMode.IDLE,
-                        c.engineThreads(), c.engineCpu(), true));
+                ProxyConfig.Engine e = c.engine();
+                nic = SoftNic.open(new SoftNic.Options(e.hot() ? SoftNic.PollMode.HOT : SoftNic.PollMode.IDLE,
+                        e.threads(), e.cpu(), true));
                 MemoryRegion mr = nic.registerMemory(buf, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
                 lkey = mr.lkey();
                 rkey = mr.rkey();
-                for (int w = 0; w < c.workers(); w++) {
-                    CompletionQueue cq = nic.createCompletionQueue(c.logSq(), false, false);
-                    QueuePair qp = nic.createQueuePair(QueuePair.Config.of(cq).withLogSqWqebbs(c.logSq()).withMaxInlineData(64));
-                    qp.connect(qp);
-                    cqs.add(cq);
-                    qps.add(qp);
+                try { // the software NIC checks --log-sq: its refusal is a usage error
+                    for (int w = 0; w < c.workers(); w++) {
+                        CompletionQueue cq = nic.createCompletionQueue(c.logSq(), false, false);
+                        QueuePair qp = nic.createQueuePair(QueuePair.Config.of(cq).withLogSqWqebbs(c.logSq())
+                                .withMaxInlineData(64));
+                        qp.connect(qp);
+                        cqs.add(cq);
+                        qps.add(qp);
+                    }
+                } catch (NativeException refused) {
+                    throw refused.usageIfInvalid();
                 }
             }
-            MemorySegment cfg = CStruct.allocate(tmp, ProxyFfi.CONFIG);
-            setInt(cfg, ProxyFfi.CONFIG, "workers", c.workers());
-            setInt(cfg, ProxyFfi.CONFIG, "rings", c.rings());
-            setInt(cfg, ProxyFfi.CONFIG, "log_slots", c.logSlots());
-            setInt(cfg, ProxyFfi.CONFIG, "batch", c.batch());
-            setInt(cfg, ProxyFfi.CONFIG, "handoff", c.handoff().code());
-            setInt(cfg, ProxyFfi.CONFIG, "check_order", c.checkOrder() ? 1 : 0);
-            setInt(cfg, ProxyFfi.CONFIG, "yield_idle", c.yieldIdle() ? 1 : 0);
-            MemorySegment cpus = CStruct.slice(cfg, ProxyFfi.CONFIG, "cpus");
-            for (int w = 0; w < cpus.byteSize() / JAVA_INT.byteSize(); w++) {
-                cpus.setAtIndex(JAVA_INT, w, w < c.cpus().length ? c.cpus()[w] : -1);
-            }
+            MemorySegment cfg = ProxyFfi.config(tmp, c.geometry(), c.handoff(), c.workerOptions());
             MemorySegment mem = CStruct.allocate(tmp, ProxyFfi.MEMORY);
             setLong(mem, ProxyFfi.MEMORY, "base", buf.address());
             setLong(mem, ProxyFfi.MEMORY, "len", bytes);
@@ -115,6 +112,8 @@ public final class MiniProxy implements AutoCloseable {
             ProxyFfi.check((int) ProxyFfi.CREATE.invokeExact(cfg, mem, out), "marrow_proxy_create");
             px = out.get(ADDRESS, 0);
             String device = null;
+            int sendWr = 0;
+            int sendWrGranted = 0;
             if (nic != null) {
                 for (int w = 0; w < c.workers(); w++) {
                     MemorySegment q = CStruct.allocate(tmp, ProxyFfi.SOFTNIC_QP);
@@ -134,17 +133,23 @@ public final class MiniProxy implements AutoCloseable {
             } else {
                 MemorySegment name = tmp.allocate(64);
                 MemorySegment want = c.verbsDevice() == null ? MemorySegment.NULL : tmp.allocateFrom(c.verbsDevice());
-                int rc = (int) ProxyFfi.ATTACH_VERBS.invokeExact(px, want, name, 64);
+                MemorySegment asked = tmp.allocate(JAVA_INT);
+                MemorySegment granted = tmp.allocate(JAVA_INT);
+                int rc = (int) ProxyFfi.ATTACH_VERBS_SQ.invokeExact(px, want, c.logSq(), name, 64, asked, granted);
                 if (rc != 0) {
                     String why = ProxyFfi.LIB.lastError();
-                    throw ProxyFfi.LIB.exception(rc, "marrow_proxy_attach_verbs").unavailableIfNoDevice(why);
+                    throw ProxyFfi.LIB.exception(rc, "marrow_proxy_attach_verbs_sq").unavailableIfNoDevice(why);
                 }
                 device = name.getString(0);
+                sendWr = asked.get(JAVA_INT, 0);
+                sendWrGranted = granted.get(JAVA_INT, 0);
                 if (c.cpus().length == 0) {
                     pinToNicNode(px, device, c.workers());
                 }
             }
             made = new MiniProxy(c, buf, nic, px, device);
+            made.sendWr = sendWr;
+            made.sendWrGranted = sendWrGranted;
             made.sharedArena = shared;
             return made;
         } catch (Throwable t) {
@@ -193,6 +198,28 @@ public final class MiniProxy implements AutoCloseable {
 
     public boolean hardware() {
         return nic == null;
+    }
+
+    /**
+     * The SQ shape for result records: log_sq and sq_wqebbs on both backends
+     * (--log-sq counts WQEBBs); with verbs also the max_send_wr asked
+     * (2^logSq / 2: a 64 B inline WRITE takes 2 WQEBBs) and the smallest one
+     * ibv_create_qp granted (it may round up).
+     */
+    public java.util.Map<String, Object> sqShape() {
+        java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
+        m.put("log_sq", config.logSq());
+        m.put("sq_wqebbs", 1 << config.logSq());
+        if (nic == null) {
+            m.put("max_send_wr", sendWr);
+            m.put("max_send_wr_granted", sendWrGranted);
+        }
+        return m;
+    }
+
+    /** The software NIC behind the workers (its wire model: docs/design/wire-model.md); empty on verbs. */
+    public java.util.Optional<SoftNic> softNic() {
+        return java.util.Optional.ofNullable(nic);
     }
 
     public MemorySegment buffer() {
@@ -280,6 +307,37 @@ public final class MiniProxy implements AutoCloseable {
             MemorySegment rt = rtt ? a.allocate(JAVA_LONG, iters) : MemorySegment.NULL;
             ProxyFfi.check((int) ProxyFfi.CPU_LATENCY.invokeExact(handle, p, is, pc, rt), "marrow_proxy_cpu_latency");
             return new LatencySamples(arr(is), arr(pc), arr(rt));
+        } catch (Throwable t) {
+            throw ProxyFfi.rethrow(t);
+        }
+    }
+
+    /**
+     * The library's check of a latency run's parameters (marrow_proxy_latency_check, the one place
+     * these limits live): a refusal is an IllegalArgumentException with its message.
+     */
+    public static void checkLatency(int iters, int warmup, int msgSize, long timeoutNs, boolean gpuProducer) {
+        try (Arena a = Arena.ofConfined()) {
+            int rc = (int) ProxyFfi.LATENCY_CHECK.invokeExact(latencyParams(a, iters, warmup, msgSize, timeoutNs),
+                    gpuProducer ? 1 : 0);
+            if (rc != 0) {
+                throw ProxyFfi.LIB.exception(rc, "marrow_proxy_latency_check").usageIfInvalid();
+            }
+        } catch (Throwable t) {
+            throw ProxyFfi.rethrow(t);
+        }
+    }
+
+    /**
+     * The library's check of a rate run's totals (marrow_proxy_rate_check with one producer, before
+     * the producers are counted): a refusal is an IllegalArgumentException with its message.
+     */
+    public static void checkRate(long messages, long warmup, int msgSize, long timeoutNs) {
+        try (Arena a = Arena.ofConfined()) {
+            int rc = (int) ProxyFfi.RATE_CHECK.invokeExact(rateParams(a, 1, messages, warmup, msgSize, timeoutNs));
+            if (rc != 0) {
+                throw ProxyFfi.LIB.exception(rc, "marrow_proxy_rate_check").usageIfInvalid();
+            }
         } catch (Throwable t) {
             throw ProxyFfi.rethrow(t);
         }

@@ -3,7 +3,11 @@ package dev.marrow.proxy;
 
 import dev.marrow.internal.ffi.NativeLib;
 
+import dev.marrow.internal.ffi.CStruct;
+
+import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
 import java.lang.invoke.MethodHandle;
 
@@ -13,6 +17,7 @@ import static dev.marrow.internal.ffi.CStruct.i64;
 import static dev.marrow.internal.ffi.CStruct.ints;
 import static dev.marrow.internal.ffi.CStruct.layout;
 import static dev.marrow.internal.ffi.CStruct.ptr;
+import static dev.marrow.internal.ffi.CStruct.setInt;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
@@ -72,8 +77,8 @@ final class ProxyFfi {
     static final MethodHandle CREATE = h("marrow_proxy_create", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
     static final MethodHandle ATTACH_SOFTNIC = h("marrow_proxy_attach_softnic",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS));
-    static final MethodHandle ATTACH_VERBS = h("marrow_proxy_attach_verbs",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, JAVA_INT));
+    static final MethodHandle ATTACH_VERBS_SQ = h("marrow_proxy_attach_verbs_sq",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, ADDRESS));
     static final MethodHandle SET_CPL_TARGET = h("marrow_proxy_set_cpl_target",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS));
     static final MethodHandle SET_CPUS = h("marrow_proxy_set_cpus", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
@@ -105,6 +110,48 @@ final class ProxyFfi {
 
     static void check(int rc, String fn) {
         LIB.check(rc, fn);
+    }
+
+    static final MethodHandle CONFIG_CHECK = h("marrow_proxy_config_check", I_P);
+    static final MethodHandle LATENCY_CHECK = h("marrow_proxy_latency_check",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
+    static final MethodHandle RATE_CHECK = h("marrow_proxy_rate_check", I_P);
+
+    /** A struct marrow_proxy_config in a. */
+    static MemorySegment config(Arena a, ProxyConfig.Geometry g, Handoff h, ProxyConfig.WorkerOptions w) {
+        MemorySegment cfg = CStruct.allocate(a, CONFIG);
+        setInt(cfg, CONFIG, "workers", g.workers());
+        setInt(cfg, CONFIG, "rings", g.rings());
+        setInt(cfg, CONFIG, "log_slots", g.logSlots());
+        setInt(cfg, CONFIG, "batch", g.batch());
+        setInt(cfg, CONFIG, "handoff", h.code());
+        setInt(cfg, CONFIG, "check_order", w.checkOrder() ? 1 : 0);
+        setInt(cfg, CONFIG, "yield_idle", w.yieldIdle() ? 1 : 0);
+        MemorySegment cpus = CStruct.slice(cfg, CONFIG, "cpus");
+        int[] pinned = w.cpus();
+        for (int i = 0; i < cpus.byteSize() / JAVA_INT.byteSize(); i++) {
+            cpus.setAtIndex(JAVA_INT, i, i < pinned.length ? pinned[i] : -1);
+        }
+        return cfg;
+    }
+
+    /**
+     * The library's check of a configuration (marrow_proxy_config_check: the
+     * MARROW_PROXY_MAX_* limits live there); its refusal is a usage error
+     * carrying the library's message.
+     */
+    static void checkConfig(ProxyConfig.Geometry g, Handoff h, ProxyConfig.WorkerOptions w) {
+        if (g == null || h == null) {
+            throw new IllegalArgumentException("a proxy config needs its ring geometry and a handoff");
+        }
+        try (Arena a = Arena.ofConfined()) {
+            int rc = (int) CONFIG_CHECK.invokeExact(config(a, g, h, w));
+            if (rc != 0) {
+                throw LIB.exception(rc, "marrow_proxy_config_check").usageIfInvalid();
+            }
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
     }
 
     /** libmarrow_cuda.so entry points, resolved on first use. */

@@ -80,17 +80,25 @@ class CliFuzzTest {
         FAST.put("softnic rate", List.of("--messages", "2000", "--warmup", "100", "--repeats", "1"));
         FAST.put("softnic latency", List.of("--iters", "200", "--warmup", "10"));
         FAST.put("gda latency", List.of("--iters", "100", "--warmup", "10", "--peer-timeout-s", "1"));
+        FAST.put("gda rate", List.of("--messages", "64", "--warmup", "0", "--repeats", "1"));
         // proxy runs at least four spinning threads: on a 2-core machine a
         // handful of operations already takes seconds (see HEAVY_BUDGET_NS)
         FAST.put("proxy latency", List.of("--iters", "5", "--warmup", "1", "--poll", "idle", "--precondition-seconds", "0"));
         FAST.put("proxy rate", List.of("--messages", "64", "--warmup", "0", "--poll", "idle", "--precondition-seconds", "0"));
         FAST.put("dsm run", List.of("--reps", "1", "--warmup", "0"));
+        FAST.put("gda goodput", List.of("--sizes", "8,64", "--bytes-per-point", "4096", "--iters", "10", "--warmup", "2"));
+        FAST.put("gda loaded", List.of("--background", "1", "--queue", "reserved", "--iters", "5", "--warmup", "1"));
+        FAST.put("proxy goodput", List.of("--sizes", "8,64", "--bytes-per-point", "4096", "--poll", "idle",
+                "--precondition-seconds", "0"));
+        FAST.put("proxy loaded", List.of("--background", "0,1", "--iters", "5", "--warmup", "1", "--poll", "idle",
+                "--precondition-seconds", "0"));
     }
 
     /** Options whose valid values would make a case slow or reach the network: junk values only. */
     static final Set<String> JUNK_ONLY = Set.of("--peer", "--peer-timeout-s", "--precondition-seconds", "--sweep");
     /** The same, for one command: a hot-polling proxy run oversubscribes small machines for minutes. */
-    static final Set<String> JUNK_ONLY_IN = Set.of("proxy latency --poll", "proxy rate --poll");
+    static final Set<String> JUNK_ONLY_IN = Set.of("proxy latency --poll", "proxy rate --poll", "proxy goodput --poll",
+            "proxy loaded --poll");
     /**
      * Time that runs which got past parsing may take in all (a proxy or gda
      * run takes seconds on a loaded 2-core machine); once spent, cases of

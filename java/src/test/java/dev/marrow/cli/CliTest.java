@@ -139,6 +139,30 @@ class CliTest {
     }
 
     @Test
+    void gdaLogSqCountsWqebbsAndIsRangeCheckedByC() throws Exception {
+        Run r = run("gda", "latency", "--target", "cpu", "--experiments", "putc", "--log-sq", "6", "--iters", "100",
+                "--warmup", "10", "--format", "json");
+        assertEquals(0, r.code(), r.err());
+        JsonNode rec = JsonMapper.builder().build().readTree(r.out().strip().split("\n")[1]);
+        assertEquals(64, rec.get("sq_wqebbs").asInt(), rec.toString());
+        for (String bad : new String[] {"0", "16"}) {
+            Run b = run("gda", "latency", "--target", "cpu", "--log-sq", bad);
+            assertEquals(2, b.code(), b.err());
+            assertTrue(b.err().contains("--log-sq " + bad) && b.err().contains("out of range 1..15"), b.err());
+        }
+    }
+
+    @Test
+    void proxyRecordsItsSqShape() throws Exception {
+        Run r = run("proxy", "latency", "--log-sq", "9", "--iters", "200", "--warmup", "20", "--format", "json");
+        assertEquals(0, r.code(), r.err());
+        JsonNode rec = JsonMapper.builder().build().readTree(r.out().strip().split("\n")[1]);
+        assertEquals(9, rec.get("log_sq").asInt(), rec.toString());
+        assertEquals(512, rec.get("sq_wqebbs").asInt(), rec.toString());
+        assertFalse(rec.has("max_send_wr"), "no verbs QP on the software NIC: " + rec);
+    }
+
+    @Test
     void softnicLatencyTableSaysEmulated() {
         Run r = run("softnic", "latency", "--iters", "500", "--warmup", "50", "--poll", "idle");
         assertEquals(0, r.code(), r.err());

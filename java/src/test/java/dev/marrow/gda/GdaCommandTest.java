@@ -11,6 +11,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
@@ -130,10 +131,30 @@ class GdaCommandTest {
     }
 
     @Test
-    void gpuPlacementFailsClearly() {
-        Out r = run("gda", "latency", "--placement", "gpu");
-        assertTrue(r.exit() != 0);
-        assertTrue(r.err().contains("needs DevX umem"), r.err());
+    void gpuPlacementNeedsTheCudaTargetAndSkipsWithTheReasonWithoutAGpu() {
+        Out r = run("gda", "latency", "--placement", "gpu", "--iters", "10", "--warmup", "1");
+        assertEquals(2, r.exit(), r.err());
+        assertTrue(r.err().contains("--target cuda"), r.err());
+        Out sms = run("gda", "latency", "--nic-sms", "2", "--iters", "10", "--warmup", "1");
+        assertEquals(2, sms.exit(), sms.err());
+        assertTrue(sms.err().contains("--nic-sms applies to --placement gpu"), sms.err());
+        Out zero = run("gda", "latency", "--target", "cuda", "--placement", "gpu", "--nic-sms", "0");
+        assertEquals(2, zero.exit(), zero.err());
+        Out mlx5 = run("gda", "latency", "--target", "cuda", "--nic", "mlx5", "--placement", "gpu", "--iters", "10");
+        assertEquals(77, mlx5.exit(), mlx5.err());
+        assertTrue(mlx5.err().contains("--placement gpu (queues in GPU memory through DevX)"), mlx5.err());
+        // The first missing piece, in order: GPU, then libibverbs/mlx5 device, then DevX on it.
+        if (!Backend.CUDA.isAvailable()) {
+            assertTrue(mlx5.err().contains(Backend.CUDA.unavailabilityCause().getMessage()), mlx5.err());
+        } else if (!Backend.VERBS.isAvailable()) {
+            assertTrue(mlx5.err().contains(Backend.VERBS.unavailabilityCause().getMessage()), mlx5.err());
+        }
+        org.junit.jupiter.api.Assumptions.assumeFalse(Backend.CUDA.isAvailable(),
+                "a GPU is present: MiniGdaDeviceEngineTest runs placement gpu there");
+        Out g = run("gda", "latency", "--target", "cuda", "--placement", "gpu", "--iters", "10", "--warmup", "1");
+        assertEquals(77, g.exit(), g.err());
+        assertFalse(g.err().contains("not implemented"), g.err());
+        assertFalse(g.err().isBlank(), "the skip names its reason");
     }
 
     @Test

@@ -51,7 +51,8 @@ class GdaPeerProtocolTest {
         long total = (long) s.iters() + s.warmup();
         long[] ns = new long[s.iters()];
         Arrays.fill(ns, 1000);
-        return new GdaRun(SETUP, s, ns, ns.clone(), total, total, total, 0, 0, 20_000, 30_000, 3, 1, java.util.Map.of());
+        return new GdaRun(SETUP, s, new GdaRun.Samples(ns, ns.clone(), 20_000, 30_000),
+                new GdaRun.Counters(total, total, total, 0, 0), new GdaRun.WqeShape(3, 1), java.util.Map.of());
     }
 
     /** The "RDMA WRITE" of every iteration into the responder's inbox; lastIt: what the final write holds. */
@@ -419,10 +420,10 @@ class GdaPeerProtocolTest {
         assertMsg(() -> GdaPeerProtocol.decodeRun(rtt16), "invalid RUN: round trip polls one 8-byte data word");
         byte[] noIters = run.clone();
         ByteBuffer.wrap(noIters).putInt(16, 0);
-        assertMsg(() -> GdaPeerProtocol.decodeRun(noIters), "invalid RUN: iters must be >= 1");
+        assertMsg(() -> GdaPeerProtocol.decodeRun(noIters), "invalid RUN: iters 0 must be 1..2^32-1");
         byte[] noTimeout = run.clone();
         ByteBuffer.wrap(noTimeout).putLong(28, 0);
-        assertMsg(() -> GdaPeerProtocol.decodeRun(noTimeout), "invalid RUN: timeout must be positive");
+        assertMsg(() -> GdaPeerProtocol.decodeRun(noTimeout), "invalid RUN: timeout 0 ns must be > 0");
 
         assertMsg(() -> GdaPeerProtocol.decodeReady(new byte[3]), "READY message is truncated");
         byte[] ready = GdaPeerProtocol.encodeReady(1, true, "abc");

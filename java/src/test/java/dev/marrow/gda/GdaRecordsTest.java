@@ -19,10 +19,10 @@ class GdaRecordsTest {
         GdaSetup s = GdaSetup.defaults(Target.CPU);
         GdaRunSpec issue = GdaRunSpec.of(Experiment.ISSUE, Ordering.RELEASE_GPU, Payload.POINTER, 8).withIters(5, 2);
         long[] ns = {50, 10, 40, 20, 30};
-        GdaRun r1 = new GdaRun(s, issue, ns, null, 7, 7, 7, 0, 0, 150, 0, 3, 1,
-                Map.of("emu_wqe_rdma_write", 7L, "emu_cqe_req", 7L, "emu_cqe_req_err", 0L));
-        GdaRun r2 = new GdaRun(s, issue.withExperiment(Experiment.PUT_COMPLETION), new long[] {100, 300, 200, 400, 500},
-                null, 7, 7, 7, 0, 1, 1500, 0, 3, 1, Map.of("emu_wqe_rdma_write", 7L));
+        GdaRun r1 = new GdaRun(s, issue, new GdaRun.Samples(ns, null, 150, 0),
+                new GdaRun.Counters(7, 7, 7, 0, 0), new GdaRun.WqeShape(3, 1), Map.of("emu_wqe_rdma_write", 7L, "emu_cqe_req", 7L, "emu_cqe_req_err", 0L));
+        GdaRun r2 = new GdaRun(s, issue.withExperiment(Experiment.PUT_COMPLETION), new GdaRun.Samples(new long[] {100, 300, 200, 400, 500}, null, 1500, 0),
+                new GdaRun.Counters(7, 7, 7, 0, 1), new GdaRun.WqeShape(3, 1), Map.of("emu_wqe_rdma_write", 7L));
         ResultRecord rec = GdaRecords.record(List.of(r1, r2));
         assertFalse(rec.hardware(), "softnic results are emulated");
         assertEquals("cpu+softnic", rec.backend());
@@ -44,8 +44,8 @@ class GdaRecordsTest {
     void gpuRunsReportCyclesAndTheEffectiveClock() {
         GdaSetup s = GdaSetup.defaults(Target.CUDA);
         GdaRunSpec spec = GdaRunSpec.of(Experiment.ISSUE, Ordering.GPU_FENCE, Payload.INLINE, 8).withIters(3, 0);
-        GdaRun r = new GdaRun(s, spec, new long[] {700, 800, 900}, new long[] {1400, 1600, 1800}, 3, 3, 3, 0, 0,
-                2000, 3960, 3, 1, Map.of());
+        GdaRun r = new GdaRun(s, spec, new GdaRun.Samples(new long[] {700, 800, 900}, new long[] {1400, 1600, 1800}, 2000, 3960),
+                new GdaRun.Counters(3, 3, 3, 0, 0), new GdaRun.WqeShape(3, 1), Map.of());
         ResultRecord rec = GdaRecords.record(List.of(r));
         assertEquals(1600L, rec.metric("issue_p50_cycles"));
         assertEquals(1.98, rec.metric("issue_sm_clock_ghz"));
@@ -57,8 +57,8 @@ class GdaRecordsTest {
         GdaRunSpec spec = GdaRunSpec.of(Experiment.PUT_COMPLETION, Ordering.GPU_FENCE, Payload.INLINE, 8).withIters(3, 0);
         for (Target t : Target.values()) {
             GdaSetup soft = GdaSetup.defaults(t);
-            ResultRecord rec = GdaRecords.record(List.of(new GdaRun(soft, spec, new long[] {1, 2, 3}, null, 3, 3, 3,
-                    0, 0, 6, 0, 3, 1, Map.of("emu_wqe_rdma_write", 3L))));
+            ResultRecord rec = GdaRecords.record(List.of(new GdaRun(soft, spec, new GdaRun.Samples(new long[] {1, 2, 3}, null, 6, 0),
+                new GdaRun.Counters(3, 3, 3, 0, 0), new GdaRun.WqeShape(3, 1), Map.of("emu_wqe_rdma_write", 3L))));
             assertFalse(rec.hardware(), t + "+softnic stays emulated");
             assertEquals(t.label() + "+softnic", rec.backend());
             assertEquals(3L, rec.metric("emu_wqe_rdma_write"));
@@ -66,8 +66,8 @@ class GdaRecordsTest {
         }
         GdaSetup hw = GdaSetup.defaults(Target.CUDA).withNic(Nic.MLX5)
                 .withMlx5(Mlx5Options.defaults().withDevice("mlx5_1", 3));
-        ResultRecord rec = GdaRecords.record(List.of(new GdaRun(hw, spec, new long[] {1, 2, 3}, new long[] {2, 4, 6},
-                3, 3, 3, 0, 0, 6, 12, 3, 1, Map.of())));
+        ResultRecord rec = GdaRecords.record(List.of(new GdaRun(hw, spec, new GdaRun.Samples(new long[] {1, 2, 3}, new long[] {2, 4, 6}, 6, 12),
+                new GdaRun.Counters(3, 3, 3, 0, 0), new GdaRun.WqeShape(3, 1), Map.of())));
         assertTrue(rec.hardware(), "mlx5 runs are hardware, not emulated");
         assertEquals(true, rec.flat().get("hardware"));
         assertEquals("cuda+mlx5", rec.backend());

@@ -118,10 +118,11 @@ class MiniGdaCpuTest {
     }
 
     @Test
-    void gpuPlacementSaysWhatIsMissing() {
-        UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class,
+    void gpuPlacementNeedsTheCudaTarget() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> MiniGda.open(cpu().withPlacement(Placement.GPU)));
-        assertTrue(e.getMessage().contains("not implemented: needs DevX umem"), e.getMessage());
+        assertTrue(e.getMessage().contains("GPU memory") && e.getMessage().contains("--target cuda"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> cpu().withNicSms(0));
     }
 
     @Test

@@ -68,10 +68,10 @@ class OrderingPolicyTest {
     @Test
     void recordsCarryTheFlagComputedForThePlacementOnTheSoftwareNicToo() {
         GdaSetup s = GdaSetup.defaults(Target.CPU);
-        GdaRun unsafe = new GdaRun(s, GdaRunSpec.of(Experiment.ISSUE, Ordering.GPU_FENCE, Payload.INLINE, 8),
-                new long[] {1, 2, 3}, null, 3, 3, 3, 0, 0, 3, 0, 2, 1, java.util.Map.of());
-        GdaRun safe = new GdaRun(s, GdaRunSpec.of(Experiment.ISSUE, Ordering.FENCE_SYS, Payload.INLINE, 8),
-                new long[] {1, 2, 3}, null, 3, 3, 3, 0, 0, 3, 0, 2, 1, java.util.Map.of());
+        GdaRun unsafe = new GdaRun(s, GdaRunSpec.of(Experiment.ISSUE, Ordering.GPU_FENCE, Payload.INLINE, 8), new GdaRun.Samples(new long[] {1, 2, 3}, null, 3, 0),
+                new GdaRun.Counters(3, 3, 3, 0, 0), new GdaRun.WqeShape(2, 1), java.util.Map.of());
+        GdaRun safe = new GdaRun(s, GdaRunSpec.of(Experiment.ISSUE, Ordering.FENCE_SYS, Payload.INLINE, 8), new GdaRun.Samples(new long[] {1, 2, 3}, null, 3, 0),
+                new GdaRun.Counters(3, 3, 3, 0, 0), new GdaRun.WqeShape(2, 1), java.util.Map.of());
         assertEquals(false, GdaRecords.record(java.util.List.of(unsafe)).params().get("ordering_safe_on_hardware"));
         assertEquals(true, GdaRecords.record(java.util.List.of(safe)).params().get("ordering_safe_on_hardware"));
         assertEquals(1 << s.logSq(), GdaRecords.record(java.util.List.of(safe)).params().get("sq_wqebbs"),

@@ -110,8 +110,19 @@ class MiniProxyTest {
 
     @Test
     void configRejectsImpossibleShapes() {
-        assertThrows(IllegalArgumentException.class, () -> ProxyConfig.softnic(4, 2, 8, Handoff.TUNED));
-        assertThrows(IllegalArgumentException.class, () -> ProxyConfig.softnic(1, 1, 0, Handoff.TUNED));
+        // The library's check (marrow_proxy_config_check) is the only one: its text is the usage error.
+        IllegalArgumentException rings = assertThrows(IllegalArgumentException.class,
+                () -> ProxyConfig.softnic(4, 2, 8, Handoff.TUNED));
+        assertTrue(rings.getMessage().startsWith("rings 2 must be >= workers (4)"), rings.getMessage());
+        IllegalArgumentException batch = assertThrows(IllegalArgumentException.class,
+                () -> ProxyConfig.softnic(1, 1, 0, Handoff.TUNED));
+        assertTrue(batch.getMessage().startsWith("batch 0 must be 1.."), batch.getMessage());
+        IllegalArgumentException slots = assertThrows(IllegalArgumentException.class,
+                () -> small(1, 1, 4, Handoff.TUNED).withLogSlots(-1));
+        assertTrue(slots.getMessage().startsWith("log-slots -1 must be 1..20"), slots.getMessage());
+        IllegalArgumentException sq = assertThrows(IllegalArgumentException.class,
+                () -> MiniProxy.open(small(1, 1, 4, Handoff.TUNED).withLogSq(16)).close());
+        assertTrue(sq.getMessage().contains("16"), "the software NIC's refusal names the value: " + sq.getMessage());
         try (MiniProxy px = MiniProxy.open(small(1, 1, 4, Handoff.TUNED))) {
             px.start();
             NativeException e = assertThrows(NativeException.class, () -> px.cpuRate(2, 10, 0, 8, TIMEOUT));

@@ -99,6 +99,36 @@ public final class SoftNic implements AutoCloseable {
         }
     }
 
+    /**
+     * Sets the wire model ({@link WireModel#NONE} clears it); the port's
+     * clock and statistics restart. docs/design/wire-model.md.
+     */
+    public void setWire(WireModel w) {
+        ensureOpen();
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment m = w.enabled() ? w.segment(a) : MemorySegment.NULL;
+            EmuFfi.LIB.check((int) EmuFfi.DEVICE_SET_WIRE.invokeExact(dev, m), "marrow_emu_device_set_wire");
+        } catch (Throwable t) {
+            throw NativeLib.rethrow(t);
+        }
+    }
+
+    /** What the modeled port carried since the model was set (all zero without one). */
+    public record WireStats(long messages, long payloadBytes, long wireBytes, long packets, long heldNs) {
+    }
+
+    public WireStats wireStats() {
+        ensureOpen();
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment out = a.allocate(JAVA_LONG, 5);
+            EmuFfi.LIB.check((int) EmuFfi.WIRE_STATS.invokeExact(dev, out, 5), "marrow_emu_wire_stats");
+            return new WireStats(out.getAtIndex(JAVA_LONG, 0), out.getAtIndex(JAVA_LONG, 1),
+                    out.getAtIndex(JAVA_LONG, 2), out.getAtIndex(JAVA_LONG, 3), out.getAtIndex(JAVA_LONG, 4));
+        } catch (Throwable t) {
+            throw NativeLib.rethrow(t);
+        }
+    }
+
     /** The native device, for the C benchmarks of this package. */
     MemorySegment deviceHandle() {
         ensureOpen();

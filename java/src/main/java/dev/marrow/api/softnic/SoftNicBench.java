@@ -26,8 +26,12 @@ public final class SoftNicBench {
     private SoftNicBench() {
     }
 
-    /** What a rate run did, as counted by the C producer. */
-    public record RateResult(long messages, long doorbells, long cqes, long elapsedNs) {
+    /**
+     * What a rate run did, as counted by the C producer. cutShort: the time
+     * budget ({@link #withBudget}) ended it before all its messages were
+     * posted; messages counts what completed.
+     */
+    public record RateResult(long messages, long doorbells, long cqes, long elapsedNs, boolean cutShort) {
         public double rateMmsgPerSec() {
             return messages * 1e3 / elapsedNs;
         }
@@ -47,7 +51,29 @@ public final class SoftNicBench {
                     warmup, local.address(), local.lkey(), remote.address(), remote.rkey(), timeoutNs, out);
             EmuFfi.LIB.check(rc, "marrow_emu_bench_rate");
             return new RateResult(getLong(out, l, "messages"), getLong(out, l, "doorbells"), getLong(out, l, "cqes"),
-                    getLong(out, l, "elapsed_ns"));
+                    getLong(out, l, "elapsed_ns"), CStruct.getInt(out, l, "cut_short") != 0);
+        } catch (Throwable t) {
+            throw NativeLib.rethrow(t);
+        }
+    }
+
+    /**
+     * Runs body with the rate benchmarks it calls on this thread bounded by
+     * budgetNs (a run past it stops posting and comes back cutShort);
+     * budgetNs < 0: no bound. The bound is removed afterwards.
+     */
+    public static <T> T withBudget(long budgetNs, java.util.function.Supplier<T> body) {
+        setBudget(budgetNs < 0 ? 0 : Math.max(1, budgetNs)); // 0 means "no bound" to C
+        try {
+            return body.get();
+        } finally {
+            setBudget(0);
+        }
+    }
+
+    private static void setBudget(long ns) {
+        try {
+            EmuFfi.LIB.check((int) EmuFfi.BENCH_SET_BUDGET.invokeExact(ns), "marrow_emu_bench_set_budget");
         } catch (Throwable t) {
             throw NativeLib.rethrow(t);
         }
@@ -77,7 +103,7 @@ public final class SoftNicBench {
                     messages, warmup, timeoutNs, out);
             EmuFfi.LIB.check(rc, "marrow_emu_bench_rate_parallel");
             return new RateResult(getLong(out, l, "messages"), getLong(out, l, "doorbells"), getLong(out, l, "cqes"),
-                    getLong(out, l, "elapsed_ns"));
+                    getLong(out, l, "elapsed_ns"), CStruct.getInt(out, l, "cut_short") != 0);
         } catch (Throwable t) {
             throw NativeLib.rethrow(t);
         }
@@ -102,7 +128,7 @@ public final class SoftNicBench {
                     maxInline, messages, warmup, timeoutNs, cpus, out);
             EmuFfi.LIB.check(rc, "marrow_emu_bench_rate_parallel_pinned");
             return new RateResult(getLong(out, l, "messages"), getLong(out, l, "doorbells"), getLong(out, l, "cqes"),
-                    getLong(out, l, "elapsed_ns"));
+                    getLong(out, l, "elapsed_ns"), CStruct.getInt(out, l, "cut_short") != 0);
         } catch (Throwable t) {
             throw NativeLib.rethrow(t);
         }

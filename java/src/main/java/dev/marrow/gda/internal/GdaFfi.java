@@ -8,6 +8,7 @@ import java.lang.invoke.MethodHandle;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
  * Downcall handles of the two mini-gda runners. Each holder class loads its
@@ -30,6 +31,9 @@ public final class GdaFfi {
         /** int marrow_gda_cpu_serve(cfg*, ep*, result*): the round trip's peer role alone */
         public static final MethodHandle CPU_SERVE = LIB.handle("marrow_gda_cpu_serve",
                 FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
+        /** int marrow_gda_config_check(cfg*): the one check of a run's parameters */
+        public static final MethodHandle CONFIG_CHECK = LIB.handle("marrow_gda_config_check",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS));
 
         private static NativeLib load() {
             NativeLib lib = NativeLib.shared("host");
@@ -54,6 +58,28 @@ public final class GdaFfi {
         /** int marrow_gda_cuda_prepare(int device): select it and create its context */
         public static final MethodHandle CUDA_PREPARE = LIB.handle("marrow_gda_cuda_prepare",
                 FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+        /**
+         * int marrow_gda_devnic_open(int cuda_device, uint32 nic_sms, uint32 log_sq, uint32 log_cq,
+         * uint32 cq_flags, uint32 max_inline, uint64 buffer_bytes, devnic **out, ep *a, ep *b)
+         */
+        public static final MethodHandle DEVNIC_OPEN = LIB.handle("marrow_gda_devnic_open",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG,
+                        ADDRESS, ADDRESS, ADDRESS));
+        /** int marrow_gda_devnic_close(devnic*) */
+        public static final MethodHandle DEVNIC_CLOSE = LIB.handle("marrow_gda_devnic_close",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        /** struct marrow_softnic_device *marrow_gda_devnic_device(devnic*) */
+        public static final MethodHandle DEVNIC_DEVICE = LIB.handle("marrow_gda_devnic_device",
+                FunctionDescriptor.of(ADDRESS, ADDRESS));
+        /** int marrow_gda_devnic_sms(devnic*, uint32 *distinct_sms, uint32 *max_blocks_per_sm) */
+        public static final MethodHandle DEVNIC_SMS = LIB.handle("marrow_gda_devnic_sms",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
+        /** int marrow_softnic_device_counters(dev*, uint64 *values, uint32 n) */
+        public static final MethodHandle SNDEV_COUNTERS = LIB.handle("marrow_softnic_device_counters",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
+        /** int marrow_softnic_device_dump(dev*, uint32 qp, char *buf, uint32 len) */
+        public static final MethodHandle SNDEV_DUMP = LIB.handle("marrow_softnic_device_dump",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, JAVA_INT));
 
         private static NativeLib load() {
             NativeLib lib = NativeLib.shared("cuda");

@@ -36,8 +36,18 @@ public final class EmuFfi {
     private static final FunctionDescriptor I_PP = FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS);
     private static final FunctionDescriptor I_PPPP = FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS);
 
+    /** marrow_check_log_sq (marrow_abi.h): the SQ-size range of every backend, in C. */
+    public static final MethodHandle CHECK_LOG_SQ = h("marrow_check_log_sq", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
     public static final MethodHandle DEVICE_OPEN = h("marrow_emu_device_open", I_PP);
     public static final MethodHandle DEVICE_CLOSE = h("marrow_emu_device_close", I_P);
+    /** Wire model (docs/design/wire-model.md). */
+    public static final MethodHandle WIRE_IB_DEFAULTS = h("marrow_emu_wire_ib_defaults",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG));
+    public static final MethodHandle WIRE_TIME_PS = h("marrow_emu_wire_time_ps",
+            FunctionDescriptor.of(JAVA_LONG, ADDRESS, JAVA_LONG, JAVA_INT));
+    public static final MethodHandle DEVICE_SET_WIRE = h("marrow_emu_device_set_wire", I_PP);
+    public static final MethodHandle WIRE_STATS = h("marrow_emu_wire_stats",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
     public static final MethodHandle ENGINE_PAUSE = h("marrow_emu_engine_pause", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
     public static final MethodHandle ENGINE_PIN = h("marrow_emu_engine_pin", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
     public static final MethodHandle PD_ALLOC = h("marrow_emu_pd_alloc", I_PP);
@@ -61,6 +71,8 @@ public final class EmuFfi {
     public static final MethodHandle BENCH_RATE = h("marrow_emu_bench_rate",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG,
                     JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, ADDRESS));
+    public static final MethodHandle BENCH_SET_BUDGET = h("marrow_emu_bench_set_budget",
+            FunctionDescriptor.of(JAVA_INT, JAVA_LONG));
     public static final MethodHandle BENCH_LATENCY = h("marrow_emu_bench_latency",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT, JAVA_LONG, JAVA_LONG,
                     JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, ADDRESS));

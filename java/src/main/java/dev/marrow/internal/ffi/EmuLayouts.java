@@ -37,7 +37,11 @@ public final class EmuLayouts {
             ptr("sq_buf"), ptr("rq_buf"), ptr("dbrec"), ptr("uar"), i64("uar_size"));
 
     public static final StructLayout BENCH_RESULT = layout(LIB, "marrow_emu_bench_result",
-            i64("messages"), i64("doorbells"), i64("elapsed_ns"), i64("cqes"));
+            i64("messages"), i64("doorbells"), i64("elapsed_ns"), i64("cqes"), i32("cut_short"));
 
-    public static final List<StructLayout> ALL = List.of(DEVICE_ATTR, CQ_ATTR, CQ_VIEW, QP_ATTR, QP_VIEW, BENCH_RESULT);
+    public static final StructLayout WIRE_MODEL = layout(LIB, "marrow_emu_wire_model",
+            i64("bits_per_s"), i32("mtu"), i32("packet_overhead"), i32("write_overhead"), i32("imm_overhead"));
+
+    public static final List<StructLayout> ALL = List.of(DEVICE_ATTR, CQ_ATTR, CQ_VIEW, QP_ATTR, QP_VIEW, BENCH_RESULT,
+            WIRE_MODEL);
 }

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.marrow.cli;
+
+import dev.marrow.clock.ClockController;
+import dev.marrow.clock.ClockFits;
+import dev.marrow.clock.ClockGuard;
+import dev.marrow.clock.ClockRecords;
+import dev.marrow.clock.ClockSample;
+import dev.marrow.clock.ClockSweep;
+import dev.marrow.report.ResultFile;
+import dev.marrow.results.ResultRecord;
+import dev.marrow.results.Stats;
+import picocli.CommandLine.Model.CommandSpec;
+
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.IntFunction;
+import java.util.function.Supplier;
+
+/**
+ * What `gda clock-sweep` and `proxy clock-sweep` share: consent, the clock
+ * guard, the shuffled plan, the cell and fit records, and --fit-only. The
+ * commands supply only how one cell is measured.
+ */
+final class ClockSweepDriver {
+    /** Where the commands get their clock controller; tests put a fake here. */
+    static IntFunction<ClockController> controllers = dev.marrow.clock.NvidiaSmiClockController::forDevice;
+
+    private ClockSweepDriver() {
+    }
+
+    /** What a command measures. */
+    record Target(String family, String backend, boolean hardware, String group, int gpu,
+                  Runnable ensureAvailable, Supplier<ClockSweep.Measurement> measurement) {
+    }
+
+    static int run(CommandSpec spec, OutputOptions out, ClockSweepOptions o, Target t) {
+        out.format();
+        if (o.fitOnly != null) {
+            o.validateFitOnly();
+            return fitOnly(spec, out, o.fitOnly, t.family());
+        }
+        o.validateSweep(); // usage errors, consent included, before anything is touched
+        ClockController controller = controllers.apply(t.gpu());
+        controller.checkCanLock(); // 77 with the reason: not root, no nvidia-smi
+        t.ensureAvailable().run(); // 77 without a GPU
+        long seed = o.seed != null ? o.seed : System.nanoTime();
+        List<ClockSweep.Visit> plan = ClockSweep.plan(o.clocks, o.passes, seed);
+        ClockSweep.Measurement m = t.measurement().get();
+        PrintWriter err = spec.commandLine().getErr();
+        List<ResultRecord> records = new ArrayList<>();
+        ClockSweep.Outcome outcome;
+        RunProgress progress = out.progress(t.family() + " clock-sweep", plan.size());
+        try (ClockGuard guard = ClockGuard.open(controller)) {
+            err.println("marrow: locking SM clocks through " + controller.describe() + "; restored at the end");
+            err.flush();
+            outcome = ClockSweep.run(guard, plan, m, o.settleMs, progress::expired, progress::step);
+        } finally {
+            progress.close();
+        }
+        List<ClockSample> samples = new ArrayList<>();
+        for (int i = 0; i < outcome.cells().size(); i++) {
+            ClockSweep.Visit v = outcome.visited().get(i);
+            ClockSweep.Cell c = outcome.cells().get(i);
+            ResultRecord r = cellRecord(t, v, c, seed, o);
+            records.add(r);
+            for (Map.Entry<String, Double> e : c.latencyUs().entrySet()) {
+                samples.add(new ClockSample(t.group(), e.getKey(), v.clockMhz(), c.clockMhz().get(e.getKey()),
+                        e.getValue()));
+            }
+        }
+        for (ClockFits.Outcome f : ClockFits.fit(samples)) {
+            records.add(ClockFits.record(t.family() + ".clock_sweep.fit", t.backend(), t.hardware(), f)
+                    .param("seed", seed).param("passes", o.passes).param("cells_run", outcome.cells().size())
+                    .param("cells_planned", plan.size()));
+        }
+        if (outcome.cutShort()) {
+            for (ResultRecord r : records) {
+                r.param("truncated", true);
+            }
+        }
+        out.emit(records, spec.commandLine().getOut(), err);
+        return ExitCodes.OK;
+    }
+
+    private static ResultRecord cellRecord(Target t, ClockSweep.Visit v, ClockSweep.Cell c, long seed,
+                                           ClockSweepOptions o) {
+        ResultRecord r = new ResultRecord(t.family() + ".clock_sweep.cell", t.backend(), t.hardware());
+        c.detail().params().forEach(r::param);
+        r.param("pass", v.pass()).param("position", v.position()).param("locked_clock_mhz", v.clockMhz())
+                .param("seed", seed).param("settle_ms", o.settleMs)
+                .param("sm_clock_source", "measured: clock64 cycles / globaltimer ns over the timed kernel");
+        c.latencyUs().forEach((seq, us) -> r.metric(seq + "_p50_us", ResultRecord.round(us, 4)));
+        c.clockMhz().forEach((seq, mhz) -> r.metric(seq + "_sm_clock_mhz", ResultRecord.round(mhz, 1)));
+        r.metric("sm_clock_mhz", ResultRecord.round(Stats.median(
+                c.clockMhz().values().stream().mapToDouble(Double::doubleValue).toArray()), 1));
+        c.detail().metrics().forEach((k, val) -> {
+            if (!r.metrics().containsKey(k)) {
+                r.metric(k, val);
+            }
+        });
+        return r;
+    }
+
+    /** --fit-only: samples from existing records, one fit record per configuration and sequence. */
+    static int fitOnly(CommandSpec spec, OutputOptions out, List<Path> files, String family) {
+        PrintWriter err = spec.commandLine().getErr();
+        List<ClockSample> samples = new ArrayList<>();
+        int skipped = 0;
+        int invalid = 0;
+        String backend = null;
+        boolean hardware = false;
+        for (Path f : files) {
+            ResultFile rf = ResultFile.read(f);
+            for (int i = 0; i < rf.records().size(); i++) {
+                Map<String, Object> rec = rf.records().get(i);
+                if (!ClockRecords.usable(rec) || !String.valueOf(rec.get("experiment")).startsWith(family + ".")) {
+                    skipped++;
+                    continue;
+                }
+                if (Boolean.FALSE.equals(rec.get("valid"))) {
+                    invalid++;
+                    continue;
+                }
+                samples.addAll(ClockRecords.samples(rec, f + ": record " + (i + 1)));
+                backend = backend == null ? String.valueOf(rec.get("backend")) : backend;
+                hardware |= Boolean.TRUE.equals(rec.get("hardware"));
+            }
+        }
+        if (skipped + invalid > 0) {
+            err.println("marrow: --fit-only skipped " + skipped + " record(s) of other experiments and " + invalid
+                    + " with valid=false");
+        }
+        if (samples.isEmpty()) {
+            throw new IllegalArgumentException("--fit-only: no " + family + " latency records with a measured SM "
+                    + "clock in " + files);
+        }
+        List<ResultRecord> records = new ArrayList<>();
+        boolean any = false;
+        for (ClockFits.Outcome o : ClockFits.fit(samples)) {
+            records.add(ClockFits.record(family + ".clock_sweep.fit", backend, hardware, o)
+                    .param("source_files", files.stream().map(Path::toString).toList()));
+            any |= o.fitted();
+        }
+        out.emit(records, spec.commandLine().getOut(), err);
+        if (!any) {
+            err.println("marrow: no configuration could be fitted (see not_fitted_reason): a fit needs "
+                    + "records at several SM clocks");
+            return ExitCodes.FAILED;
+        }
+        return ExitCodes.OK;
+    }
+}

@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.marrow.cli;
+
+import dev.marrow.api.NativeException;
+import dev.marrow.api.softnic.SoftNic;
+import dev.marrow.api.softnic.WireModel;
+import dev.marrow.gda.Experiment;
+import dev.marrow.gda.GdaGoodput;
+import dev.marrow.gda.GdaRecords;
+import dev.marrow.gda.GdaRun;
+import dev.marrow.gda.GdaRunSpec;
+import dev.marrow.gda.GdaSetup;
+import dev.marrow.gda.MiniGda;
+import dev.marrow.gda.Ordering;
+import dev.marrow.gda.OrderingPolicy;
+import dev.marrow.gda.Payload;
+import dev.marrow.gda.Placement;
+import dev.marrow.gda.Target;
+import dev.marrow.results.ResultRecord;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+/** gda goodput: pipelined pointer-WRITE goodput vs size (Fig. 8), or single-op put+completion vs size (Fig. 11). */
+@Command(name = "goodput", mixinStandardHelpOptions = true,
+        description = {"mini-gda goodput on the software NIC: one poster thread keeps a window of pointer RDMA "
+                + "WRITEs outstanding on ONE QP and signals every --signal-every-th; GB/s of payload per size, and "
+                + "the first size reaching 90 %% of the wire model's line rate (\"GPU-Initiated Communication: "
+                + "Dissecting Down to the Bone\" Fig. 8).",
+                "--single-op: put+completion latency of ONE pointer WRITE per size instead (Fig. 11).",
+                "--wire-gbps (default 200, 0 = none): the software NIC's wire model (docs/design/wire-model.md); "
+                        + "records name it under wire_model and say hardware=false. Timing: docs/design/methods.md."})
+final class GdaGoodputCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+    @Mixin
+    OutputOptions out;
+
+    @Option(names = "--target", defaultValue = "cpu", converter = CliNames.Targets.class,
+            completionCandidates = CliNames.Targets.class, description = "${COMPLETION-CANDIDATES}. Default: ${DEFAULT-VALUE}")
+    Target target;
+
+    @Option(names = "--ordering", converter = CliNames.Orderings.class, completionCandidates = CliNames.Orderings.class,
+            description = "${COMPLETION-CANDIDATES}. Default: release-sys (host-resident queues, docs/design/orderings.md §3)")
+    Ordering ordering;
+
+    @Option(names = "--wire-gbps", defaultValue = "200", paramLabel = "GBPS",
+            description = "Wire model rate in Gb/s (0: no model). Default: ${DEFAULT-VALUE}")
+    double wireGbps;
+
+    @Option(names = "--sizes", paramLabel = "LIST|LO-HI",
+            description = "Bytes per WRITE: a list (8,64,4096) or a power-of-two range. Default: 8-4194304, "
+                    + "--single-op 8-1048576")
+    String sizes;
+
+    @Option(names = "--single-op", description = "Fig. 11: put+completion of one pointer WRITE per size")
+    boolean singleOp;
+
+    @Option(names = "--window", defaultValue = "128", description = "WQEs outstanding. Default: ${DEFAULT-VALUE}")
+    int window;
+
+    @Option(names = "--signal-every", defaultValue = "32", description = "Signal every Nth WQE. Default: ${DEFAULT-VALUE}")
+    int signalEvery;
+
+    @Option(names = "--bytes-per-point", defaultValue = "268435456",
+            description = "Timed payload per size (messages = bytes / size, 64..1000000). Default: ${DEFAULT-VALUE}")
+    long bytesPerPoint;
+
+    @Option(names = "--iters", defaultValue = "2000", description = "--single-op: timed operations per size. Default: ${DEFAULT-VALUE}")
+    int iters;
+
+    @Option(names = "--warmup", defaultValue = "200", description = "Untimed WRITEs (or operations) first. Default: ${DEFAULT-VALUE}")
+    int warmup;
+
+    @Option(names = "--timeout-ms", defaultValue = "5000", description = "Bound of every single wait. Default: ${DEFAULT-VALUE}")
+    long timeoutMs;
+
+    @Option(names = "--engine-cpu", defaultValue = "-1", description = "Pin the software NIC engine to this CPU. Default: ${DEFAULT-VALUE}")
+    int engineCpu;
+
+    @Option(names = "--cuda-device", defaultValue = "0", description = "CUDA device ordinal. Default: ${DEFAULT-VALUE}")
+    int cudaDevice;
+
+    static final int MAX_SIZE = 4 << 20;
+
+    @Override
+    public Integer call() {
+        out.format();
+        if (window < 1 || window > 256 || signalEvery < 1 || signalEvery > window || warmup < 0 || timeoutMs <= 0
+                || iters < 1 || bytesPerPoint < 1 || bytesPerPoint > (1L << 30) || wireGbps < 0) {
+            throw new IllegalArgumentException("--window 1..256, --signal-every 1..window, --iters >= 1, --warmup >= 0, "
+                    + "--timeout-ms > 0, --bytes-per-point 1..1073741824, --wire-gbps >= 0");
+        }
+        List<Integer> sz = GoodputMath.sizes(sizes != null ? sizes : singleOp ? "8-1048576" : "8-4194304", MAX_SIZE);
+        WireModel wire = WireModel.ofGbps(wireGbps);
+        Ordering ord = ordering != null ? ordering : OrderingPolicy.defaultFor(Placement.HOST);
+        int maxSize = sz.stream().mapToInt(Integer::intValue).max().orElse(8);
+        int spinning = (target == Target.CPU ? 1 : 0) + 1;   // poster (cpu) + the NIC engine
+        CpuBudget.check(spinning, "poster, NIC engine", spec.commandLine().getErr());
+        GdaSetup setup = GdaSetup.defaults(target).withEngineCpu(engineCpu).withCudaDevice(cudaDevice)
+                .withPollMode(CpuBudget.pollMode(SoftNic.PollMode.HOT, spinning))
+                .withBufferBytes(Math.max(1L << 20, 4L * ((maxSize + 4095L) / 4096 * 4096)));
+        List<ResultRecord> records = new ArrayList<>();
+        List<Double> gbs = new ArrayList<>();
+        List<Integer> done = new ArrayList<>();
+        boolean allValid = true;
+        RunProgress progress = out.progress(singleOp ? "gda goodput --single-op" : "gda goodput", sz.size());
+        try (MiniGda g = MiniGda.open(setup)) {
+            g.softNic().setWire(wire);
+            for (int size : sz) {
+                if (progress.expired()) {
+                    break;
+                }
+                long timeout = progress.capTimeoutNs(timeoutMs * 1_000_000L);
+                SoftNic.WireStats w0 = g.softNic().wireStats();
+                ResultRecord r;
+                if (singleOp) {
+                    GdaRun run = g.run(new GdaRunSpec(Experiment.PUT_COMPLETION, ord, Payload.POINTER, size, iters,
+                            warmup, timeout));
+                    r = GdaRecords.record(List.of(run)).param("sweep", "single-op put+completion vs size (Fig. 11)");
+                    allValid &= run.valid();
+                    r.param("wire_model", wire.describe());
+                } else {
+                    long messages = GoodputMath.messagesFor(size, bytesPerPoint, 64, 1_000_000);
+                    GdaGoodput.Run run = GdaGoodput.run(g, new GdaGoodput.Spec(ord, size, window, signalEvery, messages,
+                            warmup, timeout));
+                    allValid &= run.valid();
+                    r = new ResultRecord("gda.goodput", setup.backendName(), false)
+                            .param("target", target.label()).param("nic", "softnic").param("ordering", ord.label())
+                            .param("payload", Payload.POINTER.label()).param("size_bytes", size)
+                            .param("qps", 1).param("poster_threads", 1).param("window", window)
+                            .param("signal_every", signalEvery).param("messages", messages).param("warmup", warmup)
+                            .metric("goodput_gbps", ResultRecord.round(run.gbPerS(), 4))
+                            .metric("messages_per_s", Math.round(run.messagesPerS()))
+                            .metric("timed_ns", run.timedNs()).metric("doorbells", run.doorbells())
+                            .metric("cqes", run.cqes()).metric("slots_checked", run.slots())
+                            .metric("payload_errors", run.payloadErrors()).metric("valid", run.valid())
+                            .metric("emu_wqe_rdma_write", run.emuCounters().getOrDefault("emu_wqe_rdma_write", 0L));
+                    GoodputMath.tagWire(r, wire, size, run.gbPerS());
+                    gbs.add(run.gbPerS());
+                    done.add(size);
+                }
+                SoftNic.WireStats w1 = g.softNic().wireStats();
+                if (wire.enabled()) {
+                    r.metric("wire_bytes", w1.wireBytes() - w0.wireBytes()).metric("wire_cqe_hold_ns", w1.heldNs() - w0.heldNs());
+                }
+                tagProvenance(r);
+                CpuBudget.tag(r, spinning);
+                CpuBudget.tagPollMode(r, SoftNic.PollMode.HOT, spinning);
+                records.add(r);
+                progress.step();
+            }
+        } catch (NativeException e) {
+            progress.close();
+            throw e;
+        }
+        progress.close();
+        if (!singleOp && !records.isEmpty()) {
+            ResultRecord s = GoodputMath.summary("gda.goodput", setup.backendName(), wire, done, gbs, records.getFirst());
+            tagProvenance(s);
+            records.add(s);
+        }
+        progress.tag(records);
+        out.emit(records, spec.commandLine().getOut(), spec.commandLine().getErr());
+        if (!allValid) {
+            spec.commandLine().getErr().println("marrow: FAILED rows have valid=false: wrong bytes delivered (payload_errors)");
+            return ExitCodes.FAILED;
+        }
+        return ExitCodes.OK;
+    }
+
+    private void tagProvenance(ResultRecord r) {
+        if (target == Target.CUDA) {
+            r.param("gpu_hardware", true).param("nic_hardware", false);
+        }
+    }
+}

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.marrow.cli;
+
+import dev.marrow.api.softnic.SoftNic;
+import dev.marrow.api.softnic.WireModel;
+import dev.marrow.gda.GdaLoaded;
+import dev.marrow.gda.GdaSetup;
+import dev.marrow.gda.MiniGda;
+import dev.marrow.gda.Ordering;
+import dev.marrow.gda.OrderingPolicy;
+import dev.marrow.gda.Placement;
+import dev.marrow.gda.Target;
+import dev.marrow.gda.internal.LoadedFfi;
+import dev.marrow.results.ResultRecord;
+import dev.marrow.results.Stats;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+/** gda loaded: 8 B probe round trip while background streams post (Fig. 6 / Table 11). */
+@Command(name = "loaded", mixinStandardHelpOptions = true,
+        description = {"mini-gda round trip under load on the software NIC: an 8-byte probe round trip (p50/p99/p999) "
+                + "while N background streams post 8-byte WRITEs, on the probe's QP (shared) or on QPs of their own "
+                + "(reserved); the background rate carried during the probe is reported beside it (\"GPU-Initiated "
+                + "Communication: Dissecting Down to the Bone\" Fig. 6, Table 11).",
+                "One host. --target cpu: probe, peer and streams are CPU threads; --target cuda: one-thread blocks "
+                        + "(probe, peer, background CTAs). Timing: docs/design/methods.md."})
+final class GdaLoadedCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+    @Mixin
+    OutputOptions out;
+    @Mixin
+    LoadedOptions load;
+
+    @Option(names = "--target", defaultValue = "cpu", converter = CliNames.Targets.class,
+            completionCandidates = CliNames.Targets.class, description = "${COMPLETION-CANDIDATES}. Default: ${DEFAULT-VALUE}")
+    Target target;
+
+    @Option(names = "--ordering", converter = CliNames.Orderings.class, completionCandidates = CliNames.Orderings.class,
+            description = "${COMPLETION-CANDIDATES}. Default: release-sys (host-resident queues)")
+    Ordering ordering;
+
+    @Option(names = "--iters", defaultValue = "2000", description = "Timed probe round trips per point. Default: ${DEFAULT-VALUE}")
+    int iters;
+
+    @Option(names = "--warmup", defaultValue = "200", description = "Untimed probes first. Default: ${DEFAULT-VALUE}")
+    int warmup;
+
+    @Option(names = "--window", defaultValue = "64", description = "Background WQEs outstanding per QP. Default: ${DEFAULT-VALUE}")
+    int window;
+
+    @Option(names = "--signal-every", defaultValue = "16", description = "Signal every Nth WQE of a QP. Default: ${DEFAULT-VALUE}")
+    int signalEvery;
+
+    @Option(names = "--timeout-ms", defaultValue = "10000", description = "Bound of every single wait. Default: ${DEFAULT-VALUE}")
+    long timeoutMs;
+
+    @Option(names = "--engine-cpu", defaultValue = "-1", description = "Pin the software NIC engine to this CPU. Default: ${DEFAULT-VALUE}")
+    int engineCpu;
+
+    @Override
+    public Integer call() {
+        out.format();
+        if (iters < 1 || warmup < 0 || timeoutMs <= 0 || window < 1 || window > 256 || signalEvery < 1
+                || signalEvery > window || load.wireGbps < 0) {
+            throw new IllegalArgumentException("--iters >= 1, --warmup >= 0, --timeout-ms > 0, --window 1..256, "
+                    + "--signal-every 1..window, --wire-gbps >= 0");
+        }
+        List<Integer> bgs = load.backgrounds(LoadedFfi.MAX_STREAMS);
+        List<String> queues = load.queues();
+        long pace = load.paceMsgsPerS();
+        WireModel wire = WireModel.ofGbps(load.wireGbps);
+        Ordering ord = ordering != null ? ordering : OrderingPolicy.defaultFor(Placement.HOST);
+        List<ResultRecord> records = new ArrayList<>();
+        boolean allValid = true;
+        RunProgress progress = out.progress("gda loaded", (long) bgs.size() * queues.size());
+        run:
+        for (String qn : queues) {
+            for (int n : bgs) {
+                if (progress.expired()) {
+                    break run;
+                }
+                if (n == 0 && qn.equals("reserved") && queues.size() > 1) {
+                    progress.step(); // idle: one row (the shared row) says it
+                    continue;
+                }
+                // cpu: probe, peer, streams and the NIC engine spin on cores; cuda: the engine only
+                int spinning = target == Target.CPU ? 3 + n : 1;
+                CpuBudget.check(spinning, "probe, peer, NIC engine, background streams", spec.commandLine().getErr());
+                GdaSetup setup = GdaSetup.defaults(target).withEngineCpu(engineCpu)
+                        .withPollMode(CpuBudget.pollMode(SoftNic.PollMode.HOT, spinning)).withQueues(8, 10, false);
+                GdaLoaded.Queue queue = qn.equals("shared") ? GdaLoaded.Queue.SHARED : GdaLoaded.Queue.RESERVED;
+                GdaLoaded.Run run;
+                try (MiniGda g = MiniGda.open(setup)) {
+                    g.softNic().setWire(wire);
+                    run = GdaLoaded.run(g, new GdaLoaded.Spec(ord, queue, n, pace, window, signalEvery, iters, warmup,
+                            progress.capTimeoutNs(timeoutMs * 1_000_000L)));
+                }
+                Stats st = run.stats();
+                allValid &= run.valid();
+                ResultRecord r = new ResultRecord("gda.loaded", setup.backendName(), false)
+                        .param("target", target.label()).param("nic", "softnic").param("ordering", ord.label())
+                        .param("queue", n == 0 ? "idle" : queue.label()).param("background_streams", n)
+                        .param("pace_msgs_per_s", pace).param("probe_size_bytes", 8).param("background_size_bytes", 8)
+                        .param("window", window).param("signal_every", signalEvery).param("iters", iters)
+                        .param("warmup", warmup).param("hosts", 1).param("wire_model", wire.describe())
+                        .param("background_unit", target == Target.CUDA ? "one-thread CTA" : "CPU thread")
+                        .param("percentiles", Stats.PERCENTILE_DEFINITION)
+                        .metric("probe_p50_ns", st.p50()).metric("probe_p99_ns", st.p99())
+                        .metric("probe_p999_ns", st.p999()).metric("probe_min_ns", st.min()).metric("probe_max_ns", st.max())
+                        .metric("background_mmsg_s", ResultRecord.round(run.bgRateMmsgPerS(), 3))
+                        .metric("background_in_window", run.bgInWindow()).metric("background_posted", run.bgPosted())
+                        .metric("background_slot_errors", run.bgSlotErrors()).metric("valid", run.valid());
+                if (target == Target.CUDA) {
+                    r.param("gpu_hardware", true).param("nic_hardware", false);
+                }
+                CpuBudget.tag(r, spinning);
+                CpuBudget.tagPollMode(r, SoftNic.PollMode.HOT, spinning);
+                records.add(r);
+                progress.step();
+            }
+        }
+        progress.close();
+        progress.tag(records);
+        out.emit(records, spec.commandLine().getOut(), spec.commandLine().getErr());
+        if (!allValid) {
+            spec.commandLine().getErr().println("marrow: FAILED rows have valid=false: background slots held wrong bytes");
+            return ExitCodes.FAILED;
+        }
+        return ExitCodes.OK;
+    }
+}

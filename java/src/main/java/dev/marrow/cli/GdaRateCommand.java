@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.marrow.cli;
+
+import dev.marrow.gda.Ordering;
+import dev.marrow.gda.Payload;
+import dev.marrow.gda.Target;
+import dev.marrow.gda.rate.CompletionScope;
+import dev.marrow.gda.rate.DoorbellMode;
+import dev.marrow.gda.rate.GdaRate;
+import dev.marrow.gda.rate.Publication;
+import dev.marrow.gda.rate.QpMapping;
+import dev.marrow.gda.rate.RateExperiment;
+import dev.marrow.gda.rate.RateNic;
+import dev.marrow.gda.rate.RateRecords;
+import dev.marrow.gda.rate.RateResult;
+import dev.marrow.gda.rate.RateSpec;
+import dev.marrow.results.ResultRecord;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+/** gda rate: mini-gda message rate and completion scope (docs/design/methods.md, "mini-gda message rate"). */
+@Command(name = "rate", mixinStandardHelpOptions = true,
+        description = {"mini-gda throughput (\"GPU-Initiated Communication: Dissecting Down to the Bone\" §4.3.1, "
+                + "Table 5, Fig. 3b, Fig. 4): blocks x threads post RDMA WRITEs over --qps RC QPs, --batch WQEs per "
+                + "doorbell, every --signal-period-th WQE signaled and reclaimed, at most --window WQEs outstanding "
+                + "per QP.",
+                "--experiment rate: timed from the first post after each thread's warm-up (earliest thread) to "
+                        + "the last QP drained (its final CQE), in C / CUDA (%%globaltimer on the GPU); rate = timed "
+                        + "messages / that span. Untimed: queue set-up, pointer-source staging, the check of every "
+                        + "destination slot after the run. Statistic: median rate over --repeats runs (min, max "
+                        + "too).",
+                "--experiment scope: one thread posts one signaled 8-byte WRITE on QP 0 per iteration, then "
+                        + "completes the --scope (all-qp: every configured QP's CQ; used-qp: the QPs posted to; "
+                        + "per-qp: QP 0; signal: a peer thread echoes the word back through its own QP); one "
+                        + "sample per iteration, nearest-rank percentiles.",
+                "--doorbell host: GPU threads build WQEs and publish a host-visible producer index; a CPU thread "
+                        + "(--doorbell-cpu) rings. Compare with --doorbell device for the added latency.",
+                "Records: which side limited the rate (limited_by), ns per message per thread, doorbells per "
+                        + "message, the posters' time waiting for ring space (sq_full_*) and publication, the "
+                        + "software NIC engine's busy/idle ratio. --nic softnic results are EMULATED "
+                        + "(\"hardware\": false; cuda records gpu_hardware=true, nic_hardware=false).",
+                "--nic softnic-device: the GPU-resident software NIC engine (exit 77 when this build lacks it); "
+                        + "--nic mlx5: ConnectX QPs (cuda only; exit 77 without a NIC)."})
+final class GdaRateCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+    @Mixin
+    OutputOptions out;
+
+    @Option(names = "--target", defaultValue = "cpu", converter = CliNames.Targets.class,
+            completionCandidates = CliNames.Targets.class, description = "${COMPLETION-CANDIDATES}. Default: ${DEFAULT-VALUE}")
+    Target target;
+
+    @Option(names = "--nic", defaultValue = "softnic", converter = Nics.class, completionCandidates = Nics.class,
+            description = "${COMPLETION-CANDIDATES}. Default: ${DEFAULT-VALUE}")
+    RateNic nic;
+
+    @Option(names = "--experiment", defaultValue = "rate", converter = Experiments.class,
+            completionCandidates = Experiments.class, description = "${COMPLETION-CANDIDATES}. Default: ${DEFAULT-VALUE}")
+    RateExperiment experiment;
+
+    @Option(names = "--publication", defaultValue = "slot", converter = Publications.class,
+            completionCandidates = Publications.class,
+            description = "lock (per-WQE SQ lock), slot (per-thread reservation, in-order ready head), warp "
+                    + "(warp-cooperative). Default: ${DEFAULT-VALUE}")
+    Publication publication;
+
+    @Option(names = "--qp-map", defaultValue = "block", converter = QpMaps.class, completionCandidates = QpMaps.class,
+            description = "QP per block, warp or thread, or shared (every poster rotates over all). Default: ${DEFAULT-VALUE}")
+    QpMapping qpMap;
+
+    @Option(names = "--doorbell", defaultValue = "device", converter = Doorbells.class,
+            completionCandidates = Doorbells.class,
+            description = "device (the posting thread rings) or host (a CPU thread rings). Default: ${DEFAULT-VALUE}")
+    DoorbellMode doorbell;
+
+    @Option(names = "--scope", split = ",", defaultValue = "all-qp", converter = Scopes.class,
+            completionCandidates = Scopes.class,
+            description = "--experiment scope: comma list of ${COMPLETION-CANDIDATES}. Default: ${DEFAULT-VALUE}")
+    List<CompletionScope> scopes;
+
+    @Option(names = "--ordering", defaultValue = "release-sys", converter = CliNames.Orderings.class,
+            completionCandidates = CliNames.Orderings.class,
+            description = "Ordering variant of each doorbell (docs/design/orderings.md). Default: ${DEFAULT-VALUE}")
+    Ordering ordering;
+
+    @Option(names = "--blocks", split = ",", defaultValue = "1", description = "Blocks (SMs), 1..132; comma list sweeps. Default: ${DEFAULT-VALUE}")
+    int[] blocks;
+
+    @Option(names = "--threads", defaultValue = "1", description = "Threads per block, 1..1024. Default: ${DEFAULT-VALUE}")
+    int threads;
+
+    @Option(names = "--qps", split = ",", defaultValue = "1", description = "QPs, 1..512; comma list sweeps (scope: QPs per peer). Default: ${DEFAULT-VALUE}")
+    int[] qps;
+
+    @Option(names = "--batch", split = ",", defaultValue = "1", description = "WQEs per doorbell, 1..256; comma list sweeps. Default: ${DEFAULT-VALUE}")
+    int[] batches;
+
+    @Option(names = "--signal-period", defaultValue = "16", description = "Every K-th WQE of a QP is signaled (clipped to window - batch + 1). Default: ${DEFAULT-VALUE}")
+    int signalPeriod;
+
+    @Option(names = "--window", defaultValue = "512", description = "Outstanding WQEs per QP (clipped to the SQ). Default: ${DEFAULT-VALUE}")
+    int window;
+
+    @Option(names = "--payload", defaultValue = "inline", converter = CliNames.Payloads.class,
+            completionCandidates = CliNames.Payloads.class, description = "${COMPLETION-CANDIDATES}. Default: ${DEFAULT-VALUE}")
+    Payload payload;
+
+    @Option(names = "--size", split = ",", defaultValue = "8", description = "Bytes per WRITE: inline 8..220, pointer 8..4096; comma list sweeps. Default: ${DEFAULT-VALUE}")
+    int[] sizes;
+
+    @Option(names = "--messages", defaultValue = "20000", description = "Timed WQEs per thread (scope: iterations). Default: ${DEFAULT-VALUE}")
+    long messages;
+
+    @Option(names = "--warmup", defaultValue = "2000", description = "Untimed WQEs per thread first (scope: iterations). Default: ${DEFAULT-VALUE}")
+    long warmup;
+
+    @Option(names = "--repeats", defaultValue = "1", description = "Runs per point (rate: median reported). Default: ${DEFAULT-VALUE}")
+    int repeats;
+
+    @Option(names = "--log-sq", defaultValue = "10", description = "log2 of SQ WQEBBs (and CQ entries) per QP, 4..15. Default: ${DEFAULT-VALUE}")
+    int logSq;
+
+    @Option(names = "--engine-threads", defaultValue = "1", description = "Software NIC engine threads, 1..64 (QPs are sharded over them). Default: ${DEFAULT-VALUE}")
+    int engineThreads;
+
+    @Option(names = "--engine-cpus", split = ",", description = "Pin engine thread i to the i-th CPU (one per engine thread; -1: not pinned). Default: not pinned")
+    int[] engineCpus;
+
+    @Option(names = "--doorbell-cpu", defaultValue = "-1", description = "--doorbell host: pin the ringing thread to this CPU (-1: not pinned). Default: ${DEFAULT-VALUE}")
+    int doorbellCpu;
+
+    @Option(names = "--timeout-ms", defaultValue = "5000", description = "Bound of every single wait. Default: ${DEFAULT-VALUE}")
+    long timeoutMs;
+
+    @Option(names = "--cuda-device", defaultValue = "0", description = "CUDA device ordinal. Default: ${DEFAULT-VALUE}")
+    int cudaDevice;
+
+    @Override
+    public Integer call() {
+        out.format();
+        if (repeats < 1) {
+            throw new IllegalArgumentException("--repeats must be >= 1, not " + repeats);
+        }
+        if (timeoutMs <= 0) {
+            throw new IllegalArgumentException("--timeout-ms must be > 0");
+        }
+        List<RateSpec> points = points();
+        for (RateSpec p : points) {
+            p.validate(); // every point before the first run: a bad flag is a usage error
+        }
+        int spinning = spinning(points.getFirst());
+        CpuBudget.check(spinning, "posters, NIC engine, doorbell thread", spec.commandLine().getErr());
+        List<ResultRecord> records = new ArrayList<>();
+        boolean allValid = true;
+        RunProgress progress = out.progress("gda rate", (long) points.size() * repeats);
+        for (RateSpec p : points) {
+            if (progress.expired()) {
+                break;
+            }
+            RateSpec run = p.withRun(p.ordering(), progress.capTimeoutNs(p.timeoutNs()), p.cudaDevice())
+                    .withIdlePoll(CpuBudget.oversubscribed(spinning(p)));
+            List<RateResult> rs = new ArrayList<>();
+            for (int i = 0; i < repeats; i++) {
+                rs.add(GdaRate.run(run));
+                progress.step();
+            }
+            rs.sort(Comparator.comparingDouble(RateResult::rateMmsgPerSec));
+            RateResult mid = rs.get(rs.size() / 2);
+            ResultRecord rec = RateRecords.record(mid).param("repeats", repeats);
+            if (p.experiment() == RateExperiment.RATE) {
+                rec.metric("rate_min_mmsg_s", ResultRecord.round(rs.getFirst().rateMmsgPerSec(), 3))
+                        .metric("rate_max_mmsg_s", ResultRecord.round(rs.getLast().rateMmsgPerSec(), 3));
+            }
+            allValid &= rs.stream().allMatch(RateResult::exactlyOnce);
+            CpuBudget.tag(rec, spinning(p));
+            records.add(rec);
+        }
+        progress.close();
+        progress.tag(records);
+        out.emit(records, spec.commandLine().getOut(), spec.commandLine().getErr());
+        if (!allValid) {
+            spec.commandLine().getErr().println("marrow: FAILED rows have valid=false: wrong bytes or a WRITE count "
+                    + "that differs from the WQEs posted");
+            return ExitCodes.FAILED;
+        }
+        return ExitCodes.OK;
+    }
+
+    /** Busy threads on this host: CPU posters (cpu target), engine threads (softnic), the doorbell thread. */
+    private static int spinning(RateSpec p) {
+        int posters = p.target() == Target.CPU ? (p.publication() == Publication.WARP && p.experiment() == RateExperiment.RATE
+                ? p.blocks() * ((p.threads() + 31) / 32) : p.totalThreads()
+                + (p.scope() == CompletionScope.SIGNAL && p.experiment() == RateExperiment.SCOPE ? 1 : 0)) : 0;
+        return posters + (p.nic() == RateNic.SOFTNIC ? p.engineThreads() : 0)
+                + (p.doorbell() == DoorbellMode.HOST ? 1 : 0);
+    }
+
+    /** The cartesian product of the list flags, in the order the flags are listed. */
+    List<RateSpec> points() {
+        List<RateSpec> pts = new ArrayList<>();
+        List<CompletionScope> sc = experiment == RateExperiment.SCOPE ? scopes : List.of(scopes.getFirst());
+        for (CompletionScope s : sc) {
+            for (int b : blocks) {
+                for (int q : qps) {
+                    for (int bt : batches) {
+                        for (int sz : sizes) {
+                            pts.add(RateSpec.defaults(target).withNic(nic, engineThreads, engineCpus)
+                                    .withScope(experiment, s)
+                                    .with(publication, qpMap, b, threads, q, experiment == RateExperiment.SCOPE ? 1 : bt)
+                                    .withQueues(signalPeriod, window, logSq).withPayload(payload, sz)
+                                    .withMessages(messages, warmup).withDoorbell(doorbell, doorbellCpu)
+                                    .withRun(ordering, timeoutMs * 1_000_000L, cudaDevice));
+                        }
+                    }
+                }
+            }
+        }
+        return pts;
+    }
+
+    static final class Nics extends CliNames.FlagWords<RateNic> {
+        Nics() {
+            super("--nic", RateNic.values(), RateNic::label);
+        }
+    }
+
+    static final class Experiments extends CliNames.FlagWords<RateExperiment> {
+        Experiments() {
+            super("--experiment", RateExperiment.values(), RateExperiment::label);
+        }
+    }
+
+    static final class Publications extends CliNames.FlagWords<Publication> {
+        Publications() {
+            super("--publication", Publication.values(), Publication::label);
+        }
+    }
+
+    static final class QpMaps extends CliNames.FlagWords<QpMapping> {
+        QpMaps() {
+            super("--qp-map", QpMapping.values(), QpMapping::label);
+        }
+    }
+
+    static final class Doorbells extends CliNames.FlagWords<DoorbellMode> {
+        Doorbells() {
+            super("--doorbell", DoorbellMode.values(), DoorbellMode::label);
+        }
+    }
+
+    static final class Scopes extends CliNames.FlagWords<CompletionScope> {
+        Scopes() {
+            super("--scope", CompletionScope.values(), CompletionScope::label);
+        }
+    }
+}

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.marrow.cli;
+
+import dev.marrow.api.softnic.WireModel;
+import dev.marrow.proxy.Handoff;
+import dev.marrow.proxy.MiniProxy;
+import dev.marrow.proxy.ProxyConfig;
+import dev.marrow.proxy.ProxyLoaded;
+import dev.marrow.results.ResultRecord;
+import dev.marrow.results.Stats;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+/** proxy loaded: 8 B probe round trip while background producers stream (Fig. 6 / Table 11). */
+@Command(name = "loaded", mixinStandardHelpOptions = true,
+        description = {"mini-proxy round trip under load on the software NIC: an 8-byte probe round trip on ring 0 "
+                + "(p50/p99/p999) while N background producer threads stream 8-byte WRITEs into the probe's ring "
+                + "(shared; baseline handoff, several producers per ring) or into rings of their own (reserved); the "
+                + "background rate carried during the probe is reported beside it (\"GPU-Initiated Communication: "
+                + "Dissecting Down to the Bone\" Fig. 6, Table 11).",
+                "One host; CPU producers (--producer cuda is a seam, not written yet). Timing: docs/design/methods.md."})
+final class ProxyLoadedCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+    @Mixin
+    OutputOptions out;
+    @Mixin
+    ProxyCommand.Common common;
+    @Mixin
+    LoadedOptions load;
+
+    @Option(names = "--workers", defaultValue = "1", description = "T. Default: ${DEFAULT-VALUE}")
+    int workers;
+
+    @Option(names = "--rings", defaultValue = "0", description = "R (0: 2 + the most background streams, at least 3). Default: ${DEFAULT-VALUE}")
+    int rings;
+
+    @Option(names = "--batch", defaultValue = "16", description = "B. Default: ${DEFAULT-VALUE}")
+    int batch;
+
+    @Option(names = "--handoff", defaultValue = "baseline", paramLabel = "baseline|tuned",
+            description = "Handoff for every ring (shared needs baseline). Default: ${DEFAULT-VALUE}")
+    String handoff;
+
+    @Option(names = "--iters", defaultValue = "2000", description = "Timed probe round trips per point. Default: ${DEFAULT-VALUE}")
+    int iters;
+
+    @Option(names = "--warmup", defaultValue = "200", description = "Untimed probes first. Default: ${DEFAULT-VALUE}")
+    int warmup;
+
+    @Override
+    public Integer call() {
+        out.format();
+        common.validate();
+        if (common.producer != CliNames.Producer.CPU) {
+            throw new IllegalArgumentException("proxy loaded: --producer cpu only so far (GPU background producers "
+                    + "are not written yet)");
+        }
+        Handoff h = switch (handoff) {
+            case "baseline" -> Handoff.BASELINE;
+            case "tuned" -> Handoff.TUNED;
+            default -> throw new IllegalArgumentException("--handoff must be baseline or tuned, not \"" + handoff + "\"");
+        };
+        List<Integer> bgs = load.backgrounds(ProxyLoaded.MAX_STREAMS);
+        List<String> queues = load.queues();
+        if (iters < 1 || warmup < 0 || workers < 1 || batch < 1 || load.wireGbps < 0) {
+            throw new IllegalArgumentException("--iters >= 1, --warmup >= 0, --workers >= 1, --batch >= 1, --wire-gbps >= 0");
+        }
+        int maxBg = bgs.stream().mapToInt(Integer::intValue).max().orElse(0);
+        int r = rings > 0 ? rings : Math.max(3, Math.max(workers, 2 + maxBg));
+        if (r < Math.max(2, workers)) {
+            throw new IllegalArgumentException("--rings must be >= max(2, workers)");
+        }
+        boolean anyBackground = maxBg > 0;
+        if (h == Handoff.TUNED && anyBackground && queues.contains("shared")) {
+            throw new IllegalArgumentException("a shared ring has several producers: use --handoff baseline "
+                    + "(tuned allows one producer per ring)");
+        }
+        if (anyBackground && queues.contains("reserved") && (r < 3 || (h == Handoff.TUNED && maxBg > r - 2))) {
+            throw new IllegalArgumentException("reserved background rings are 2..R-1: --rings " + r + " is too few for "
+                    + maxBg + " streams" + (h == Handoff.TUNED ? " with the tuned handoff" : ""));
+        }
+        long pace = load.paceMsgsPerS();
+        WireModel wire = WireModel.ofGbps(load.wireGbps);
+        List<ResultRecord> records = new ArrayList<>();
+        RunProgress progress = out.progress("proxy loaded", (long) bgs.size() * queues.size());
+        run:
+        for (String qn : queues) {
+            for (int n : bgs) {
+                if (progress.expired()) {
+                    break run;
+                }
+                if (n == 0 && qn.equals("reserved") && queues.size() > 1) {
+                    progress.step();
+                    continue;
+                }
+                int spinning = 2 + n + workers + common.engineThreads; // probe, responder, streams, workers, engine
+                CpuBudget.check(spinning, "probe, responder, background producers, workers, NIC engine",
+                        spec.commandLine().getErr());
+                long minBuffer = Math.max(ProxyLoaded.bufferBytes(n), MiniProxy.bufferBytes(r, common.logSlots, 8));
+                ProxyConfig cfg = common.config(workers, r, batch, h, minBuffer, spinning);
+                ProxyLoaded.Run run;
+                String backend;
+                boolean hardware;
+                String nicName;
+                try (MiniProxy px = MiniProxy.open(cfg)) {
+                    px.softNic().ifPresent(nic -> nic.setWire(wire));
+                    px.start();
+                    px.precondition(common.precondition());
+                    run = ProxyLoaded.run(px, qn.equals("shared"), n, pace, iters, warmup,
+                            progress.capTimeoutNs(common.timeoutNs()));
+                    backend = px.hardware() ? "verbs" : "softnic";
+                    hardware = px.hardware();
+                    nicName = px.hardware() ? px.nicName() : "softnic (EMULATED)";
+                }
+                Stats st = run.stats();
+                ResultRecord rec = new ResultRecord("proxy.loaded", backend, hardware)
+                        .param("nic", nicName).param("producer", "cpu").param("handoff", h.label())
+                        .param("workers", workers).param("rings", r).param("batch", batch)
+                        .param("queue", n == 0 ? "idle" : qn).param("background_streams", n)
+                        .param("pace_msgs_per_s", pace).param("probe_size_bytes", 8).param("background_size_bytes", 8)
+                        .param("iters", iters).param("warmup", warmup).param("hosts", 1)
+                        .param("percentiles", Stats.PERCENTILE_DEFINITION);
+                if (!hardware) {
+                    rec.param("wire_model", wire.describe());
+                }
+                rec.metric("probe_p50_ns", st.p50()).metric("probe_p99_ns", st.p99()).metric("probe_p999_ns", st.p999())
+                        .metric("probe_min_ns", st.min()).metric("probe_max_ns", st.max())
+                        .metric("background_mmsg_s", ResultRecord.round(run.bgRateMmsgPerS(), 3))
+                        .metric("background_in_window", run.bgInWindow()).metric("background_posted", run.bgPosted())
+                        .metric("background_slot_errors", run.bgSlotErrors()).metric("valid", run.bgSlotErrors() == 0);
+                CpuBudget.tag(rec, spinning);
+                CpuBudget.tagPollMode(rec, common.poll, spinning);
+                records.add(rec);
+                progress.step();
+            }
+        }
+        progress.close();
+        progress.tag(records);
+        out.emit(records, spec.commandLine().getOut(), spec.commandLine().getErr());
+        return ExitCodes.OK;
+    }
+}

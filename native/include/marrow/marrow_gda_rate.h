@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright (c) 2026 The Marrow authors
+ *
+ * mini-gda throughput: many posting threads over many RC QPs, batched
+ * doorbells, unsignaled WQEs with periodic reclamation, three ways of
+ * publishing WQEs on a shared SQ, the completion scope of a quiet, and
+ * doorbells rung by a host thread for GPU-built WQEs (§4.3.1, Table 5,
+ * Fig. 3b, Fig. 4 of "GPU-Initiated Communication: Dissecting Down to the
+ * Bone"). What each experiment times: docs/design/methods.md ("mini-gda
+ * message rate"). The posting algorithms are gda_rate_post.h (one source,
+ * compiled for CUDA and for host C).
+ *
+ * Queues come as an array of struct marrow_gda_endpoint (marrow_gda.h), one
+ * per QP, any backend's (software NIC, ConnectX views). Every QP must be
+ * connected so that its writes land in [remote_addr, remote_addr+remote_len)
+ * (all endpoints of one run name the same destination and source buffers);
+ * the runner partitions that buffer into one slot range per posting thread
+ * and checks every slot after the run (payload_errors).
+ *
+ * Every wait is bounded by cfg->timeout_ns; a timeout returns
+ * MARROW_ETIMEDOUT with a watchdog dump (docs/design/watchdog.md) of the QP
+ * it waited on in marrow_last_error().
+ */
+#ifndef MARROW_GDA_RATE_H
+#define MARROW_GDA_RATE_H
+
+#include "marrow/marrow_gda.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* How posting threads put WQEs on a (possibly shared) SQ. */
+enum marrow_gda_rate_publication {
+	/* per-thread, one SQ lock held from reservation to doorbell */
+	MARROW_GDA_RATE_PUB_LOCK = 0,
+	/* per-thread slot reservation (atomic add on the reservation counter),
+	 * then in-order publication through the ready head before the doorbell */
+	MARROW_GDA_RATE_PUB_SLOT = 1,
+	/* warp-cooperative: one lane reserves the warp's run of slots, every
+	 * lane fills its own, one lane publishes and rings once */
+	MARROW_GDA_RATE_PUB_WARP = 2,
+};
+
+/* Which QP a posting thread uses. */
+enum marrow_gda_rate_qp_map {
+	MARROW_GDA_RATE_QP_PER_BLOCK = 0,  /* block b -> QP b % qps */
+	MARROW_GDA_RATE_QP_PER_WARP = 1,   /* global warp w -> QP w % qps */
+	MARROW_GDA_RATE_QP_PER_THREAD = 2, /* global thread t -> QP t % qps */
+	MARROW_GDA_RATE_QP_SHARED = 3,     /* every poster rotates over all QPs, one QP per round */
+};
+
+/* Who stores the doorbell record and rings the doorbell. */
+enum marrow_gda_rate_doorbell {
+	MARROW_GDA_RATE_DB_DEVICE = 0, /* the posting thread */
+	MARROW_GDA_RATE_DB_HOST = 1,   /* the poster publishes a host-visible producer index; a CPU thread rings */
+};
+
+enum marrow_gda_rate_experiment {
+	/* message rate: every thread posts warmup + messages WQEs */
+	MARROW_GDA_RATE_EXP_RATE = 0,
+	/* completion scope: one thread, one signaled put per iteration on QP 0,
+	 * then the scope's completion; one latency sample per iteration */
+	MARROW_GDA_RATE_EXP_SCOPE = 1,
+};
+
+enum marrow_gda_rate_scope {
+	MARROW_GDA_RATE_SCOPE_ALL_QP = 0,  /* walk every configured QP's completion state */
+	MARROW_GDA_RATE_SCOPE_USED_QP = 1, /* only the QPs posted to since the last quiet */
+	MARROW_GDA_RATE_SCOPE_PER_QP = 2,  /* the one QP named by the caller (QP 0) */
+	MARROW_GDA_RATE_SCOPE_SIGNAL = 3,  /* signal round trip: a peer thread echoes a word (endpoint[qps]) */
+};
+
+struct marrow_gda_rate_config {
+	uint32_t size;            /* sizeof(struct marrow_gda_rate_config) */
+	uint32_t comp_mask;       /* 0 */
+	uint32_t experiment;      /* enum marrow_gda_rate_experiment */
+	uint32_t publication;     /* enum marrow_gda_rate_publication */
+	uint32_t qp_map;          /* enum marrow_gda_rate_qp_map */
+	uint32_t doorbell;        /* enum marrow_gda_rate_doorbell */
+	uint32_t blocks;          /* 1..132 */
+	uint32_t threads;         /* per block, 1..1024 */
+	uint32_t qps;             /* 1..512 */
+	uint32_t batch;           /* WQEs per doorbell, 1..256 */
+	uint32_t signal_period;   /* every K-th WQE of a QP is signaled (>= 1) */
+	uint32_t window;          /* outstanding WQEs per QP (>= batch; clipped to the SQ) */
+	uint32_t payload;         /* enum marrow_gda_payload */
+	uint32_t msg_size;        /* inline 8..220, pointer 8..4096 */
+	uint32_t scope;           /* enum marrow_gda_rate_scope (EXP_SCOPE) */
+	uint32_t ordering;        /* enum marrow_gda_ordering of each publication */
+	uint64_t messages;        /* RATE: timed WQEs per thread; SCOPE: timed iterations */
+	uint64_t warmup;          /* untimed WQEs per thread / iterations first */
+	uint64_t timeout_ns;      /* bound of every single wait (> 0) */
+	int32_t cuda_device;      /* CUDA ordinal (cuda runner) */
+	int32_t doorbell_cpu;     /* DB_HOST: pin the ringing thread to this CPU (-1: not pinned) */
+};
+
+struct marrow_gda_rate_result {
+	uint32_t size;             /* sizeof(struct marrow_gda_rate_result) */
+	uint32_t comp_mask;
+	uint64_t messages;         /* timed WQEs posted (all threads) */
+	uint64_t posts;            /* every WQE posted, warm-up included */
+	uint64_t doorbells;        /* doorbells rung, warm-up included */
+	uint64_t signaled;         /* signaled WQEs, warm-up included */
+	uint64_t cqes;             /* CQEs consumed */
+	uint64_t elapsed_ns;       /* RATE: first timed post of any thread -> last QP drained */
+	uint64_t sq_full_waits;    /* reservations that had to wait for ring space / the window */
+	uint64_t sq_full_ticks;    /* summed over threads: time spent in those waits */
+	uint64_t publish_ticks;    /* summed: waiting for the lock (LOCK) or the ready head (SLOT, WARP) */
+	uint64_t reap_ticks;       /* summed: reaping CQEs (polls included) */
+	uint64_t post_ticks;       /* summed: each thread's timed span (the denominator of the shares) */
+	uint64_t slots_checked;    /* destination slots compared after the run */
+	uint64_t payload_errors;   /* slots holding wrong bytes */
+	uint64_t host_rings;       /* DB_HOST: doorbells the CPU thread wrote */
+	uint64_t host_polls;       /* DB_HOST: passes of the CPU thread over the producer indexes */
+	uint32_t ticks_are_cycles; /* 1: *_ticks are GPU %clock64 cycles; 0: CPU nanoseconds */
+	uint32_t signal_period_effective; /* min(signal_period, window - batch + 1): see gda_rate_post.h */
+	uint32_t window_effective; /* min(window, SQ WQEs) */
+	uint32_t wqebbs_per_wqe;
+	int32_t status;            /* 0 or the failing status */
+	uint32_t fail_thread;      /* global thread id whose wait failed */
+	uint32_t fail_qp;          /* QP index it waited on */
+	uint32_t fail_wait;        /* enum gda_rate_wait of gda_rate_post.h */
+	int32_t cuda_error;
+	uint32_t reserved;
+};
+
+/*
+ * CPU executor (libmarrow_host.so): each GPU warp of the configuration is
+ * one pthread (WARP publication: it plays the warp's lanes in lock step)
+ * or, for LOCK and SLOT, each GPU thread is one pthread; they run the same
+ * gda_rate_post.h steps against the same queues. eps[0..n_eps): n_eps ==
+ * qps (RATE) or qps + 1 (SCOPE; endpoint[qps] is the signal peer's QP).
+ * samples_ns: SCOPE only, cfg->messages entries. MARROW_EINVAL for a bad
+ * configuration (named in the message) before anything is posted;
+ * MARROW_ETIMEDOUT / MARROW_EIO / MARROW_EPROTO from the run.
+ */
+MARROW_API int marrow_gda_rate_cpu_run(const struct marrow_gda_rate_config *cfg,
+				       const struct marrow_gda_endpoint *eps, uint32_t n_eps,
+				       uint64_t *samples_ns, struct marrow_gda_rate_result *res);
+
+/* The same on a GPU (libmarrow_cuda.so): blocks x threads, the queue
+ * memory mapped into the GPU per run; SCOPE runs the signal peer in
+ * block 1. MARROW_ENODEV without a GPU. */
+MARROW_API int marrow_gda_rate_cuda_run(const struct marrow_gda_rate_config *cfg,
+					const struct marrow_gda_endpoint *eps, uint32_t n_eps,
+					uint64_t *samples_ns, struct marrow_gda_rate_result *res);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MARROW_GDA_RATE_H */

@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright (c) 2026 The Marrow authors
+ *
+ * The software NIC's device engine (libmarrow_cuda.so): the NIC's execution
+ * loop as a persistent CUDA kernel on a chosen number of SMs, serving
+ * mlx5-format SQs, CQs, doorbell records and doorbell pages that live in
+ * GPU memory (cudaMalloc) or in mapped pinned host memory. It executes WQEs
+ * with the same execution core as the CPU engine threads (emu_exec_core.h),
+ * so WQE checks, error and flush CQEs and counters are the CPU engine's.
+ * Design, limits and what it does not model: docs/design/device-engine.md.
+ *
+ * Life cycle: open -> create CQs and QPs, register MRs, connect QPs ->
+ * start (launches the kernel) -> ... -> stop (bounded) -> close. Objects
+ * are created and connected only while the engine is stopped (EBUSY
+ * otherwise): the kernel reads a copy of them taken at start.
+ *
+ * Every result measured on it is emulated: records say "hardware": false and
+ * "nic": "softnic-device".
+ */
+#ifndef MARROW_SOFTNIC_DEVICE_H
+#define MARROW_SOFTNIC_DEVICE_H
+
+#include <stdint.h>
+
+#include "marrow/marrow_abi.h"
+#include "marrow/marrow_softnic.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct marrow_softnic_device;
+
+/* Where the queues (SQ, CQ, DBRs, doorbell pages) of the device live. */
+enum marrow_softnic_device_memory {
+	/* cudaMalloc: only GPU threads (and cudaMemcpy) reach them; the
+	 * engine orders its accesses at GPU scope. */
+	MARROW_SNDEV_QUEUES_GPU = 0,
+	/* cudaHostAlloc(Mapped): CPU producers can drive the device engine
+	 * (fidelity tests); the engine orders at system scope. */
+	MARROW_SNDEV_QUEUES_HOST = 1,
+};
+
+struct marrow_softnic_device_attr {
+	uint32_t size;              /* sizeof(struct marrow_softnic_device_attr) */
+	uint32_t comp_mask;         /* 0 */
+	uint32_t nic_sms;           /* blocks of the engine kernel = SMs it takes (>= 1) */
+	uint32_t threads_per_sm;    /* engine threads per block, 1..1024 (0 = 32) */
+	uint32_t queue_memory;      /* enum marrow_softnic_device_memory */
+	int32_t cuda_device;        /* CUDA ordinal */
+	uint32_t max_qps;           /* QP capacity, 1..4096 (0 = 64) */
+	uint32_t max_mrs;           /* MR capacity, 1..65535 (0 = 64) */
+	uint64_t max_run_ns;        /* the kernel ends itself after this long (0 = 600 s) */
+	uint32_t quiet;             /* 1 = no emulator banner on stderr */
+	uint32_t reserved;          /* 0 */
+};
+
+/* What the started engine reports about itself. */
+struct marrow_softnic_device_info {
+	uint32_t size;              /* sizeof(struct marrow_softnic_device_info) */
+	uint32_t comp_mask;
+	uint32_t nic_sms;           /* blocks launched */
+	uint32_t threads_per_sm;
+	uint32_t distinct_sms;      /* distinct %smid the blocks reported (0 before they ran) */
+	uint32_t max_blocks_per_sm; /* occupancy of the engine kernel at this block size */
+	uint32_t device_sms;        /* SMs of the GPU */
+	uint32_t running;           /* 1 between start and stop */
+	uint64_t passes;            /* engine passes of block 0 so far (heartbeat) */
+	int32_t exit_reason;        /* 0 running/never ran, 1 stop request, 2 max_run_ns reached */
+	uint32_t reserved;
+};
+
+MARROW_API int marrow_softnic_device_open(const struct marrow_softnic_device_attr *attr,
+					  struct marrow_softnic_device **out);
+/* Stops the engine (bounded as in _stop) and frees everything. */
+MARROW_API int marrow_softnic_device_close(struct marrow_softnic_device *dev);
+
+/* A CQ (log_cqe_cnt 0..16, flags of enum marrow_emu_cq_flags); *index names
+ * it below. The view's pointers are addresses of queue_memory. */
+MARROW_API int marrow_softnic_device_cq_create(struct marrow_softnic_device *dev, uint32_t log_cqe_cnt,
+					       uint32_t flags, uint32_t *index, struct marrow_cq_view *view);
+/* An RC QP without receive queue (log_sq_wqebb_cnt 1..15, max_inline_data
+ * 0..972, access of enum marrow_emu_access), sending to CQ send_cq. */
+MARROW_API int marrow_softnic_device_qp_create(struct marrow_softnic_device *dev, uint32_t send_cq,
+					       uint32_t log_sq_wqebb_cnt, uint32_t max_inline_data,
+					       uint32_t access, uint32_t *index, struct marrow_qp_view *view);
+/* RESET -> RTS with peer (a QP of this device; itself for loopback). */
+MARROW_API int marrow_softnic_device_qp_connect(struct marrow_softnic_device *dev, uint32_t qp, uint32_t peer);
+/* Registers [addr, addr + len) of GPU memory or of mapped host memory (a
+ * pointer the GPU can dereference); lkey = rkey = *key. */
+MARROW_API int marrow_softnic_device_mr_reg(struct marrow_softnic_device *dev, uint64_t addr, uint64_t len,
+					    uint32_t access, uint32_t *key);
+
+/* Mapped pinned host memory (cudaHostAlloc, zeroed) that both the CPU and
+ * the engine reach at the same address: payload buffers of CPU-driven
+ * tests, or a destination in host memory. Freed by close. */
+MARROW_API int marrow_softnic_device_host_alloc(struct marrow_softnic_device *dev, uint64_t bytes, void **out);
+
+/* Launches the persistent engine kernel on its own non-blocking stream:
+ * attr.nic_sms blocks of attr.threads_per_sm threads. EINVAL when more SMs
+ * are asked than the GPU has or the kernel cannot be resident at that block
+ * size (occupancy 0); EBUSY when already running. */
+MARROW_API int marrow_softnic_device_start(struct marrow_softnic_device *dev);
+/* Asks the kernel to stop and waits at most timeout_ns. ETIMEDOUT with the
+ * engine's state in the message (docs/design/watchdog.md) when it did not;
+ * the kernel still ends by max_run_ns. MARROW_OK when not running. */
+MARROW_API int marrow_softnic_device_stop(struct marrow_softnic_device *dev, uint64_t timeout_ns);
+MARROW_API int marrow_softnic_device_info(struct marrow_softnic_device *dev,
+					  struct marrow_softnic_device_info *info);
+
+/* Counters (MARROW_EMU_COUNTERS order, n >= MARROW_EMU_CTR_COUNT) summed
+ * over engine threads: exact once stopped; while running, a live copy. */
+MARROW_API int marrow_softnic_device_counters(struct marrow_softnic_device *dev, uint64_t *values, uint32_t n);
+/* The engine's view of QP qp as one line of key=value pairs (watchdog). */
+MARROW_API int marrow_softnic_device_dump(struct marrow_softnic_device *dev, uint32_t qp, char *buf,
+					  uint32_t len);
+
+/* ---- the device engine's ceiling ------------------------------------------
+ * A feeder kernel (one GPU thread and block per QP) posts msgs_per_qp 8-byte
+ * inline RDMA WRITEs on each of nqps loopback QPs, batch WQEs per doorbell,
+ * the last of each batch signaled, at most the SQ (2^log_sq WQEBBs)
+ * outstanding; the engine runs on nic_sms SMs. Timed on the GPU from the
+ * first WQE to the last CQE. The engine's counters must show every WRITE
+ * executed and no error CQE (else MARROW_EPROTO). Other producers (a
+ * rate benchmark of their own) use the API above the same way. */
+struct marrow_softnic_device_rate_config {
+	uint32_t size;              /* sizeof(struct marrow_softnic_device_rate_config) */
+	uint32_t comp_mask;         /* 0 */
+	int32_t cuda_device;
+	uint32_t nic_sms;
+	uint32_t threads_per_sm;    /* 0 = 32 */
+	uint32_t nqps;              /* 1..1024 */
+	uint32_t log_sq;            /* 1..15 */
+	uint32_t batch;             /* WQEs per doorbell, 1..2^log_sq */
+	uint64_t msgs_per_qp;
+	uint64_t timeout_ns;        /* bound of every feeder wait */
+};
+
+struct marrow_softnic_device_rate_result {
+	uint32_t size;              /* sizeof(struct marrow_softnic_device_rate_result) */
+	uint32_t comp_mask;
+	uint64_t messages;          /* WRITEs posted (and executed) */
+	uint64_t elapsed_ns;        /* first WQE to last CQE, %globaltimer */
+	uint64_t cqes;
+	uint64_t engine_writes;     /* the engine's emu_wqe_rdma_write */
+	uint64_t engine_error_cqes;
+	uint64_t busy_passes, idle_passes;
+	uint32_t nic_sms;
+	uint32_t distinct_sms;      /* SMs the engine's blocks reported */
+	uint32_t max_blocks_per_sm;
+	uint32_t device_sms;
+	int32_t status;
+	uint32_t reserved;
+};
+
+MARROW_API int marrow_softnic_device_bench_rate(const struct marrow_softnic_device_rate_config *cfg,
+						struct marrow_softnic_device_rate_result *res);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MARROW_SOFTNIC_DEVICE_H */

@@ -1,0 +1,1031 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright (c) 2026 The Marrow authors
+ *
+ * The software NIC's execution core: per-QP doorbell handling, WQE fetch,
+ * WQE parsing and validation (ds, opcode, QPN, index), MR lkey/rkey and
+ * bounds checks, the payload copy, CQE writing (error and flush CQEs
+ * included), RQ flush and the counters. ONE copy of these rules, compiled
+ * twice:
+ *  - by the C compiler into emu_exec.c, for the CPU engine threads
+ *    (emu_engine.c): every memory access below then expands to exactly the
+ *    __atomic builtin the CPU engine always used;
+ *  - by nvcc into the device engine (src/softnic_dev/), where one GPU
+ *    thread plays one engine thread over queues in GPU memory or in mapped
+ *    pinned host memory (docs/design/device-engine.md).
+ * The rules themselves, and which ConnectX behaviour each follows, are in
+ * docs/design/software-nic.md §4-§8 and docs/design/softnic-fidelity.md.
+ *
+ * The memory-access abstraction (what differs between the two targets):
+ *   EMU_LD_ACQ / EMU_LD_RLX (p)          32/64-bit acquire / relaxed load
+ *   EMU_ST_REL / EMU_ST_RLX (p, v)       release / relaxed store
+ *   EMU_CAS (p, &expected, desired)      32-bit acq_rel compare-and-swap
+ *   EMU_XCHG_ACQ / EMU_XCHG_REL (p, v)   exchange
+ *   EMU_FADD_RLX (p, v)                  32-bit fetch-and-add
+ *   EMU_MEMCPY / EMU_MEMMOVE / EMU_COPY_SMALL (d, s, n)
+ *   EMU_NOW_NS() / EMU_CQE_CLOCK()       timers (ns; CQE timestamp clock)
+ *   EMU_PUBLISH(t)                       publish t's counters before a CQE
+ *   EMU_ACTIVATE(t, qp)                  tell t's scheduler qp has news
+ *   EMU_RELAX()                          spin-wait hint
+ * Device scope: the includer defines EMU_DEV_SYS (0: GPU scope, queues in
+ * GPU memory; 1: system scope, queues in host memory a CPU also touches)
+ * and includes this file once per scope inside its own namespace, so this
+ * file has no include guard on the device side.
+ *
+ * Prerequisites: emu_internal.h (and, on the device, gpu_prims.h) are
+ * included first.
+ */
+#if !defined(__CUDACC__)
+#ifndef MARROW_EMU_EXEC_CORE_H
+#define MARROW_EMU_EXEC_CORE_H
+#include <string.h>
+
+#define EMU_CORE_INLINE static inline
+#define EMU_CORE_FN static
+#define EMU_CORE_API
+#define EMU_CORE_TABLE static const
+#define EMU_LD_ACQ(p) __atomic_load_n(p, __ATOMIC_ACQUIRE)
+#define EMU_LD_RLX(p) __atomic_load_n(p, __ATOMIC_RELAXED)
+#define EMU_ST_REL(p, v) __atomic_store_n(p, v, __ATOMIC_RELEASE)
+#define EMU_ST_RLX(p, v) __atomic_store_n(p, v, __ATOMIC_RELAXED)
+#define EMU_CAS(p, e, d) __atomic_compare_exchange_n(p, e, d, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)
+#define EMU_XCHG_ACQ(p, v) __atomic_exchange_n(p, v, __ATOMIC_ACQUIRE)
+#define EMU_XCHG_REL(p, v) __atomic_exchange_n(p, v, __ATOMIC_RELEASE)
+#define EMU_FADD_RLX(p, v) __atomic_fetch_add(p, v, __ATOMIC_RELAXED)
+#define EMU_MEMCPY(d, s, n) memcpy(d, s, n)
+#define EMU_MEMMOVE(d, s, n) memmove(d, s, n)
+#define EMU_COPY_SMALL(d, s, n) emu_copy_small(d, s, n)
+#define EMU_NOW_NS() emu_now_ns()
+#if defined(__x86_64__)
+#define EMU_CQE_CLOCK() __builtin_ia32_rdtsc()
+#else
+#define EMU_CQE_CLOCK() emu_now_ns()
+#endif
+#define EMU_PUBLISH(t) emu_counters_publish(t)
+#define EMU_ACTIVATE(t, qp) emu_engine_activate(t, qp)
+#define EMU_RELAX() emu_cpu_relax()
+/* The wire model (emu_wire.c, docs/design/wire-model.md): account every
+ * executed message; hold a successful CQE until its last byte left the port. */
+#define EMU_CORE_WIRE_SENT(t, len, imm) EMU_WIRE_SENT(t, len, imm)
+#define EMU_CORE_WIRE_HOLD(t, synd)                                        \
+	do {                                                              \
+		if (EMU_UNLIKELY((t)->dev->wire != NULL) && (synd) == 0) \
+			emu_wire_hold(t);                                 \
+	} while (0)
+#define EMU_CORE_BODY 1
+#endif /* MARROW_EMU_EXEC_CORE_H */
+
+#else /* __CUDACC__: the device engine */
+
+#ifndef EMU_DEV_SYS
+#error "define EMU_DEV_SYS (0 = GPU scope, 1 = system scope) before including emu_exec_core.h"
+#endif
+#undef EMU_CORE_INLINE
+#undef EMU_CORE_FN
+#undef EMU_CORE_API
+#undef EMU_CORE_TABLE
+#define EMU_CORE_INLINE static __device__ __forceinline__
+#define EMU_CORE_FN static __device__
+#define EMU_CORE_API static __device__
+#define EMU_CORE_TABLE static __device__ const
+
+/* Scoped accesses from gpu_prims.h; RMWs are CUDA atomics (relaxed) with the
+ * fences that give them the acquire / release half the CPU builtins have. */
+static __device__ __forceinline__ void emu_d_fence(void)
+{
+	if (EMU_DEV_SYS) gpu_fence_acq_rel_sys(); else gpu_fence_acq_rel_gpu();
+}
+static __device__ __forceinline__ uint32_t emu_d_ld_acq(const uint32_t *p)
+{
+	return EMU_DEV_SYS ? gpu_ld_acquire_sys_u32(p) : gpu_ld_acquire_gpu_u32(p);
+}
+static __device__ __forceinline__ uint64_t emu_d_ld_acq(const uint64_t *p)
+{
+	return EMU_DEV_SYS ? gpu_ld_acquire_sys_u64(p) : gpu_ld_acquire_gpu_u64(p);
+}
+static __device__ __forceinline__ uint32_t emu_d_ld_rlx(const uint32_t *p)
+{
+	return EMU_DEV_SYS ? gpu_ld_relaxed_sys_u32(p) : gpu_ld_relaxed_gpu_u32(p);
+}
+static __device__ __forceinline__ uint64_t emu_d_ld_rlx(const uint64_t *p)
+{
+	return EMU_DEV_SYS ? gpu_ld_relaxed_sys_u64(p) : gpu_ld_relaxed_gpu_u64(p);
+}
+static __device__ __forceinline__ void emu_d_st_rel(uint32_t *p, uint32_t v)
+{
+	if (EMU_DEV_SYS) gpu_st_release_sys_u32(p, v); else gpu_st_release_gpu_u32(p, v);
+}
+/* exec_ci: read only for information (snapshots of a stopped engine). */
+static __device__ __forceinline__ void emu_d_st_rel(uint16_t *p, uint16_t v)
+{
+	*(volatile uint16_t *)p = v;
+}
+static __device__ __forceinline__ void emu_d_st_rlx(uint32_t *p, uint32_t v)
+{
+	if (EMU_DEV_SYS) gpu_st_relaxed_sys_u32(p, v); else gpu_st_relaxed_gpu_u32(p, v);
+}
+static __device__ __forceinline__ bool emu_d_cas(uint32_t *p, uint32_t *expected, uint32_t desired)
+{
+	uint32_t want = *expected, old;
+
+	emu_d_fence();
+	old = EMU_DEV_SYS ? atomicCAS_system((unsigned int *)p, want, desired)
+			  : atomicCAS((unsigned int *)p, want, desired);
+	emu_d_fence();
+	if (old == want)
+		return true;
+	*expected = old;
+	return false;
+}
+static __device__ __forceinline__ uint64_t emu_d_xchg(uint64_t *p, uint64_t v)
+{
+	return EMU_DEV_SYS ? atomicExch_system((unsigned long long *)p, v)
+			   : atomicExch((unsigned long long *)p, v);
+}
+static __device__ __forceinline__ uint32_t emu_d_xchg(uint32_t *p, uint32_t v)
+{
+	return EMU_DEV_SYS ? atomicExch_system((unsigned int *)p, v) : atomicExch((unsigned int *)p, v);
+}
+static __device__ __forceinline__ uint64_t emu_d_xchg_acq(uint64_t *p, uint64_t v)
+{
+	uint64_t old = emu_d_xchg(p, v);
+	emu_d_fence();
+	return old;
+}
+static __device__ __forceinline__ uint32_t emu_d_xchg_acq(uint32_t *p, uint32_t v)
+{
+	uint32_t old = emu_d_xchg(p, v);
+	emu_d_fence();
+	return old;
+}
+static __device__ __forceinline__ uint32_t emu_d_xchg_rel(uint32_t *p, uint32_t v)
+{
+	emu_d_fence();
+	return emu_d_xchg(p, v);
+}
+static __device__ __forceinline__ uint32_t emu_d_fadd(uint32_t *p, uint32_t v)
+{
+	return EMU_DEV_SYS ? atomicAdd_system((unsigned int *)p, v) : atomicAdd((unsigned int *)p, v);
+}
+
+/* Copies with the widest access the alignment of both ends and the length
+ * allow (a GPU faults on a misaligned access). */
+static __device__ __forceinline__ void emu_d_copy(void *dst, const void *src, size_t n)
+{
+	uintptr_t a = (uintptr_t)dst | (uintptr_t)src | (uintptr_t)n;
+	uint8_t *d = (uint8_t *)dst;
+	const uint8_t *s = (const uint8_t *)src;
+
+	if ((a & 15) == 0) {
+		for (size_t i = 0; i < n; i += 16)
+			*(uint4 *)(d + i) = *(const uint4 *)(s + i);
+	} else if ((a & 7) == 0) {
+		for (size_t i = 0; i < n; i += 8)
+			*(uint64_t *)(d + i) = *(const uint64_t *)(s + i);
+	} else if ((a & 3) == 0) {
+		for (size_t i = 0; i < n; i += 4)
+			*(uint32_t *)(d + i) = *(const uint32_t *)(s + i);
+	} else {
+		for (size_t i = 0; i < n; i++)
+			d[i] = s[i];
+	}
+}
+static __device__ __forceinline__ void emu_d_move(void *dst, const void *src, size_t n)
+{
+	uint8_t *d = (uint8_t *)dst;
+	const uint8_t *s = (const uint8_t *)src;
+
+	if (d + n <= s || s + n <= d || d == s) {
+		if (d != s)
+			emu_d_copy(d, s, n);
+	} else if (d < s) {
+		for (size_t i = 0; i < n; i++)
+			d[i] = s[i];
+	} else {
+		for (size_t i = n; i-- > 0;)
+			d[i] = s[i];
+	}
+}
+
+#undef EMU_LD_ACQ
+#undef EMU_LD_RLX
+#undef EMU_ST_REL
+#undef EMU_ST_RLX
+#undef EMU_CAS
+#undef EMU_XCHG_ACQ
+#undef EMU_XCHG_REL
+#undef EMU_FADD_RLX
+#undef EMU_MEMCPY
+#undef EMU_MEMMOVE
+#undef EMU_COPY_SMALL
+#undef EMU_NOW_NS
+#undef EMU_CQE_CLOCK
+#undef EMU_PUBLISH
+#undef EMU_ACTIVATE
+#undef EMU_RELAX
+#define EMU_LD_ACQ(p) emu_d_ld_acq(p)
+#define EMU_LD_RLX(p) emu_d_ld_rlx(p)
+#define EMU_ST_REL(p, v) emu_d_st_rel(p, v)
+#define EMU_ST_RLX(p, v) emu_d_st_rlx(p, v)
+#define EMU_CAS(p, e, d) emu_d_cas(p, e, d)
+#define EMU_XCHG_ACQ(p, v) emu_d_xchg_acq(p, v)
+#define EMU_XCHG_REL(p, v) emu_d_xchg_rel(p, v)
+#define EMU_FADD_RLX(p, v) emu_d_fadd(p, v)
+#define EMU_MEMCPY(d, s, n) emu_d_copy(d, s, n)
+#define EMU_MEMMOVE(d, s, n) emu_d_move(d, s, n)
+#define EMU_COPY_SMALL(d, s, n) emu_d_copy(d, s, n)
+#define EMU_NOW_NS() gpu_globaltimer_ns()
+#define EMU_CQE_CLOCK() gpu_globaltimer_ns()
+/* Device counters are read from a stopped engine (or as a live estimate). */
+#define EMU_PUBLISH(t) ((void)(t))
+/* The device engine polls every QP it owns on every pass. */
+#define EMU_ACTIVATE(t, qp) ((void)(t), (void)(qp))
+#define EMU_RELAX() __nanosleep(32)
+/* The device engine has no wire model (docs/design/device-engine.md). */
+#define EMU_CORE_WIRE_SENT(t, len, imm) ((void)0)
+#define EMU_CORE_WIRE_HOLD(t, synd) ((void)0)
+/* Device names of the entry points: distinct from the CPU engine's
+ * declarations in emu_internal.h, which argument-dependent lookup would
+ * otherwise also find. */
+#define emu_qp_poll emu_dev_qp_poll
+#define emu_qp_recover emu_dev_qp_recover
+#define emu_cqe_post emu_dev_cqe_post
+#define emu_cqe_clock emu_dev_cqe_clock
+#define emu_rnr_timer_ns emu_dev_rnr_timer_ns
+#define emu_ack_timeout_ns emu_dev_ack_timeout_ns
+#undef EMU_CORE_BODY
+#define EMU_CORE_BODY 1
+#endif /* __CUDACC__ */
+
+#if defined(EMU_CORE_BODY) && !defined(EMU_CORE_BODY_DONE_HOST)
+#if !defined(__CUDACC__)
+#define EMU_CORE_BODY_DONE_HOST 1
+#endif
+
+/* RES_WAIT_*: the WQE at exec_ci cannot run yet (EMU_WAIT_* kind). */
+enum { RES_OK = 0, RES_WAIT_RNR = EMU_WAIT_RNR, RES_WAIT_ACK = EMU_WAIT_ACK };
+
+#if defined(__CUDACC__)
+/* The CPU engine has these declarations from emu_internal.h. */
+EMU_CORE_API void emu_cqe_post(struct emu_thread *t, struct marrow_emu_cq *cq, uint8_t cqe_opcode,
+			       uint8_t sop, const struct marrow_emu_qp *qp, uint16_t wqe_counter,
+			       uint32_t byte_cnt, uint32_t imm_be, uint8_t synd, uint8_t vsynd);
+#endif
+
+/* Error result: syndrome in bits 15..8, vendor syndrome in bits 7..0. */
+#define RES_ERR(synd, vsynd) (((uint32_t)(synd) << 8) | (uint32_t)(vsynd))
+
+/* The slot of a live MR of pd with this key, or NULL. One table load. */
+EMU_CORE_INLINE const struct emu_mr_slot *mr_lookup(const struct marrow_emu_device *dev, uint32_t key,
+						  const struct marrow_emu_pd *pd)
+{
+	uint32_t idx = key >> 8;
+	const struct emu_mr_slot *s;
+
+	if (EMU_UNLIKELY(idx >= dev->mr_cap))
+		return NULL;
+	s = &dev->mrs[idx];
+	if (EMU_UNLIKELY(EMU_LD_ACQ(&s->key) != key || s->pd != pd))
+		return NULL;
+	return s;
+}
+
+/* exec_ci is also read (for information) outside the engine thread. */
+EMU_CORE_INLINE void set_exec_ci(struct marrow_emu_qp *qp, uint16_t v)
+{
+	EMU_ST_REL(&qp->exec_ci, v);
+}
+
+/* [addr, addr + len) inside the MR, without overflow: an addr below base
+ * wraps addr - base past any MR length. */
+EMU_CORE_INLINE int mr_covers(const struct emu_mr_slot *s, uint64_t addr, uint64_t len)
+{
+	return len <= s->len && addr - s->base <= s->len - len;
+}
+
+/* RDMA_WRITE / RDMA_WRITE_IMM: gather (pointer and/or inline segments),
+ * validate everything, then place the bytes at the peer. */
+EMU_CORE_FN uint32_t exec_write(struct emu_thread *t, struct marrow_emu_qp *qp, const uint8_t *w,
+			   uint32_t ds, int with_imm)
+{
+	const struct marrow_emu_device *dev = t->dev;
+	const uint8_t *end = w + ds * MX_DS_SIZE;
+	const uint8_t *seg = w + MX_CTRL_SEG_SIZE + MX_RADDR_SEG_SIZE;
+	struct emu_piece *pc = t->pieces;
+	uint64_t inl = 0, gat = 0, total;
+	uint32_t n = 0, rq_ci = 0;
+	struct marrow_emu_qp *peer;
+	uint32_t pst;
+	uint8_t *dst = NULL;
+
+	if (EMU_UNLIKELY(ds < 2)) {
+		CTR(t, wqe_sanity_fail)++;
+		return RES_ERR(MX_SYND_LOCAL_QP_OP, EMU_VSYND_MALFORMED);
+	}
+	while (seg < end) {
+		uint32_t bc = emu_be32(seg);
+
+		if (bc & MX_INLINE_SEG_FLAG) {
+			uint32_t len = bc & ~MX_INLINE_SEG_FLAG;
+			uint32_t sz;
+
+			inl += len;
+			sz = (MX_INLINE_HDR_SIZE + len + 15u) & ~15u;
+			if (EMU_UNLIKELY(sz > (uint32_t)(end - seg))) {
+				CTR(t, wqe_sanity_fail)++;
+				return RES_ERR(MX_SYND_LOCAL_QP_OP, EMU_VSYND_MALFORMED);
+			}
+			if (len) {
+				pc[n].src = seg + MX_INLINE_HDR_SIZE;
+				pc[n++].len = len;
+			}
+			seg += sz;
+		} else {
+			uint32_t lkey = emu_be32(seg + 4);
+			uint64_t addr = emu_be64(seg + 8);
+			const struct emu_mr_slot *s;
+
+			seg += MX_DATA_SEG_SIZE;
+			if (bc == 0)
+				continue;   /* zero-length SGE: nothing to gather */
+			s = mr_lookup(dev, lkey, qp->pd);
+			if (EMU_UNLIKELY(s == NULL))
+				return RES_ERR(MX_SYND_LOCAL_PROT, EMU_VSYND_BAD_LKEY);
+			if (EMU_UNLIKELY(!mr_covers(s, addr, bc)))
+				return RES_ERR(MX_SYND_LOCAL_PROT, EMU_VSYND_LKEY_RANGE);
+			gat += bc;
+			pc[n].src = (const uint8_t *)(uintptr_t)addr;
+			pc[n++].len = bc;
+		}
+	}
+	total = inl + gat;
+	if (EMU_UNLIKELY(total > EMU_MSG_MAX))
+		return RES_ERR(MX_SYND_LOCAL_LENGTH, EMU_VSYND_MSG_LEN);
+
+#if defined(EMU_HAS_SHMWIRE) && !defined(__CUDA_ARCH__)
+	/* A peer in another process: the wire checks and places (emu_shmwire.c).
+	 * Host engine only; such a QP has no local peer, so fast_run never takes it. */
+	if (EMU_UNLIKELY(qp->shmwire != NULL))
+		return emu_shmwire_write(t, qp, w, pc, n, inl, gat, with_imm);
+#endif
+	/* Responder checks, in rxe order: state, QP rights, RQ, rkey. */
+	peer = qp->peer;
+	pst = peer ? EMU_LD_ACQ(&peer->state) : MARROW_QPS_RESET;
+	if (EMU_UNLIKELY(pst != MARROW_QPS_RTS && pst != MARROW_QPS_RTR))
+		return RES_WAIT_ACK;   /* no ACK comes back: the requester times out */
+	if (EMU_UNLIKELY(!(peer->access & MARROW_ACCESS_REMOTE_WRITE)))
+		return RES_ERR(MX_SYND_REMOTE_ACCESS, EMU_VSYND_QP_RIGHTS);
+	if (with_imm) {
+		if (EMU_UNLIKELY(peer->rq_cnt == 0))
+			return RES_ERR(MX_SYND_REMOTE_INVAL_REQ, EMU_VSYND_PEER_NO_RQ);
+		uint16_t rq_pi = (uint16_t)mx_be32toh(EMU_LD_ACQ(&peer->dbrec[MX_DBR_RCV]));
+		rq_ci = EMU_LD_ACQ(&peer->rq_ci);
+		if ((uint16_t)(rq_pi - rq_ci) == 0)
+			return RES_WAIT_RNR;
+	}
+	if (total) {
+		/* A zero-length write carries no usable rkey (rxe skips it too). */
+		uint64_t raddr = emu_be64(w + MX_CTRL_SEG_SIZE);
+		uint32_t rkey = emu_be32(w + MX_CTRL_SEG_SIZE + 8);
+		const struct emu_mr_slot *s = mr_lookup(dev, rkey, peer->pd);
+
+		if (EMU_UNLIKELY(s == NULL))
+			return RES_ERR(MX_SYND_REMOTE_ACCESS, EMU_VSYND_BAD_RKEY);
+		if (EMU_UNLIKELY(!(s->access & MARROW_ACCESS_REMOTE_WRITE)))
+			return RES_ERR(MX_SYND_REMOTE_ACCESS, EMU_VSYND_RKEY_RIGHTS);
+		if (EMU_UNLIKELY(!mr_covers(s, raddr, total)))
+			return RES_ERR(MX_SYND_REMOTE_ACCESS, EMU_VSYND_RKEY_RANGE);
+		dst = (uint8_t *)(uintptr_t)raddr;
+	}
+	if (with_imm) {
+		/* Claim the RQ WQE; another requester of this peer may race. */
+		while (!EMU_CAS(&peer->rq_ci, &rq_ci, rq_ci + 1)) {
+			uint16_t rq_pi = (uint16_t)mx_be32toh(EMU_LD_ACQ(&peer->dbrec[MX_DBR_RCV]));
+
+			if ((uint16_t)(rq_pi - rq_ci) == 0)
+				return RES_WAIT_RNR;
+		}
+	}
+
+	for (uint32_t i = 0; i < n; i++) {
+		EMU_MEMMOVE(dst, pc[i].src, pc[i].len);
+		dst += pc[i].len;
+	}
+	CTR(t, inline_bytes) += inl;
+	CTR(t, gather_bytes) += gat;
+	CTR(t, payload_bytes_tx) += total;
+	CTR(t, payload_bytes_rx) += total;
+	EMU_CORE_WIRE_SENT(t, total, with_imm);
+	if (with_imm)
+		emu_cqe_post(t, peer->rcq, MX_CQE_RESP_WR_IMM, 0, peer, (uint16_t)rq_ci,
+			     (uint32_t)total, mx_ctrl_imm_be(w), 0, 0);
+	return RES_OK;
+}
+
+/* The common case: a run of RDMA WRITEs of one WQEBB whose only data
+ * segment is one inline segment filling the WQE (ds 3 or 4, 1..28 bytes),
+ * to a peer in RTR/RTS, with no retry pending. Executes such WQEs from
+ * exec_ci on, with the checks of exec_write, and stops at the first WQE that
+ * is anything else (malformed ones included), which execute() then handles
+ * with the authoritative checks; a WQE it stops at is left untouched.
+ * Returns the number of WQEs executed.
+ *
+ * Why a loop of its own: the general loop is too large to keep its state
+ * in registers, and the payload stores (which may alias anything) force
+ * reloads of whatever lives in memory. Here everything that holds for the
+ * whole run is loaded once: the peer pointer, its rights and PD and the MR
+ * table change only while the engine is parked (emu_internal.h), and a live
+ * MR slot keeps its key, base, length and rights until a deregistration,
+ * which parks the engine too; so the last rkey's checked slot is reused.
+ * The peer's state is read for every WQE (another engine thread may move
+ * it to ERR). Counters and exec_ci are written before every CQE (a poller
+ * that sees a CQE sees counters and exec_ci that include it) and at the
+ * end of the run (docs/design/software-nic.md section 6.1). */
+#ifndef __CUDA_ARCH__
+__attribute__((noinline))
+#endif
+EMU_CORE_FN uint32_t fast_run(struct emu_thread *t, struct marrow_emu_qp *qp, uint16_t fetch_pi)
+{
+	const struct marrow_emu_qp *const peer = qp->peer;
+	const uint8_t *const shadow = qp->shadow;
+	const uint32_t sh_mask = qp->sh_mask, w1_ds3 = (qp->qpn << 8) | 3u;
+	const uint16_t start = qp->exec_ci;
+	uint16_t ci = start, counted = start;
+	uint32_t rkey_ok = 0;
+	uint64_t mr_base = 0, mr_len = 0, bytes = 0;
+	int have_mr = 0;
+
+	if (peer == NULL || !(peer->access & MARROW_ACCESS_REMOTE_WRITE))
+		return 0;
+	while (ci != fetch_pi) {
+		const uint8_t *w = shadow + (size_t)(ci & sh_mask) * MX_WQEBB_SIZE;
+		uint32_t w0 = emu_be32(w), w1 = emu_be32(w + 4);
+		uint32_t bc = emu_be32(w + MX_CTRL_SEG_SIZE + MX_RADDR_SEG_SIZE);
+		uint32_t len = bc - MX_INLINE_SEG_FLAG;   /* flag clear: wraps to >= 2^31 */
+		uint32_t rkey, pst;
+		uint64_t raddr;
+
+		/* Opcode and WQE index (opmod ignored, as in execute()); QPN with
+		 * ds 3 or 4; an inline segment of 1..28 bytes whose padded size is
+		 * exactly the rest of the WQE: 1..12 bytes with ds 3, 13..28 with 4. */
+		if (EMU_UNLIKELY((w0 & 0xffffffu) != (((uint32_t)ci << 8) | MX_OPCODE_RDMA_WRITE) ||
+				 w1 - w1_ds3 > 1u || len - 1u > 27u ||
+				 (len + MX_INLINE_HDR_SIZE + 15u) / MX_DS_SIZE != (w1 & 0x3f) - 2u))
+			break;
+		pst = EMU_LD_ACQ(&peer->state);
+		if (EMU_UNLIKELY(pst != MARROW_QPS_RTS && pst != MARROW_QPS_RTR))
+			break;
+		raddr = emu_be64(w + MX_CTRL_SEG_SIZE);
+		rkey = emu_be32(w + MX_CTRL_SEG_SIZE + 8);
+		if (EMU_UNLIKELY(!have_mr || rkey != rkey_ok)) {
+			const struct emu_mr_slot *s = mr_lookup(t->dev, rkey, peer->pd);
+
+			if (s == NULL || !(s->access & MARROW_ACCESS_REMOTE_WRITE))
+				break;
+			have_mr = 1;
+			rkey_ok = rkey;
+			mr_base = s->base;
+			mr_len = s->len;
+		}
+		if (EMU_UNLIKELY(len > mr_len || raddr - mr_base > mr_len - len))
+			break;
+		EMU_COPY_SMALL((uint8_t *)(uintptr_t)raddr,
+			       w + MX_CTRL_SEG_SIZE + MX_RADDR_SEG_SIZE + MX_INLINE_HDR_SIZE, len);
+		bytes += len;
+		EMU_CORE_WIRE_SENT(t, len, 0);
+		ci++;
+		if (mx_ctrl_fm_ce_se(w) & MX_CTRL_CQ_UPDATE) {
+			set_exec_ci(qp, ci);
+			CTR(t, wqe_rdma_write) += (uint16_t)(ci - counted);
+			CTR(t, inline_bytes) += bytes;
+			CTR(t, payload_bytes_tx) += bytes;
+			CTR(t, payload_bytes_rx) += bytes;
+			counted = ci;
+			bytes = 0;
+			emu_cqe_post(t, qp->scq, MX_CQE_REQ, MX_OPCODE_RDMA_WRITE, qp, (uint16_t)(ci - 1),
+				     0, 0, 0, 0);
+		}
+	}
+	if (ci != counted) {
+		set_exec_ci(qp, ci);
+		CTR(t, wqe_rdma_write) += (uint16_t)(ci - counted);
+		CTR(t, inline_bytes) += bytes;
+		CTR(t, payload_bytes_tx) += bytes;
+		CTR(t, payload_bytes_rx) += bytes;
+	}
+	return (uint16_t)(ci - start);
+}
+
+/* First error of a QP: error CQE even if unsignaled, QP to ERR. */
+EMU_CORE_FN void qp_fail(struct emu_thread *t, struct marrow_emu_qp *qp, uint8_t opcode, uint16_t ci,
+		    uint32_t res)
+{
+	uint8_t synd = (uint8_t)(res >> 8);
+	struct marrow_emu_qp *peer = qp->peer;
+
+	emu_cqe_post(t, qp->scq, MX_CQE_REQ_ERR, opcode, qp, ci, 0, 0, synd, (uint8_t)res);
+	EMU_ST_REL(&qp->state, MARROW_QPS_ERR);
+	if ((synd == MX_SYND_REMOTE_ACCESS || synd == MX_SYND_REMOTE_INVAL_REQ) && peer && peer != qp) {
+		uint32_t s = EMU_LD_ACQ(&peer->state);
+
+		while ((s == MARROW_QPS_RTR || s == MARROW_QPS_RTS) &&
+		       !EMU_CAS(&peer->state, &s, MARROW_QPS_ERR))
+			;
+	}
+}
+
+/* Copies WQEBBs [fetch_pi, min(target, exec_ci + shadow size)) out of the
+ * SQ ring, once; a run is one contiguous read of the ring. */
+EMU_CORE_FN void fetch(struct emu_thread *t, struct marrow_emu_qp *qp, uint16_t target)
+{
+	uint32_t want = (uint16_t)(target - qp->exec_ci);
+	uint32_t have = (uint16_t)(qp->fetch_pi - qp->exec_ci);
+	uint32_t n;
+	uint16_t c = qp->fetch_pi;
+
+	if (want > qp->sh_cnt)
+		want = qp->sh_cnt;
+	if (have >= want)
+		return;
+	n = want - have;
+	CTR(t, wqebb_fetched) += n;
+	CTR(t, fetch_runs) += ((c & qp->sq_mask) + n > qp->sq_cnt) ? 2 : 1;
+	while (n) {
+		uint32_t sq_slot = c & qp->sq_mask, sh_slot = c & qp->sh_mask;
+		uint32_t k = n;
+
+		if (k > qp->sq_cnt - sq_slot)
+			k = qp->sq_cnt - sq_slot;
+		if (k > qp->sh_cnt - sh_slot)
+			k = qp->sh_cnt - sh_slot;
+		EMU_MEMCPY(qp->shadow + (size_t)sh_slot * MX_WQEBB_SIZE,
+		       qp->sq + (size_t)sq_slot * MX_WQEBB_SIZE, (size_t)k * MX_WQEBB_SIZE);
+		c = (uint16_t)(c + k);
+		n -= k;
+	}
+	qp->fetch_pi = c;
+}
+
+/* WQEBBs to skip for a WQE that is not executed: its ds if plausible,
+ * else one WQEBB (the rest is parsed as the next WQE). */
+EMU_CORE_INLINE uint32_t skip_bbs(uint32_t ds, uint32_t avail)
+{
+	uint32_t nbb = (ds + 3) / 4;
+
+	if (ds == 0)
+		return 1;
+	return nbb < avail ? nbb : avail;
+}
+
+/* IB RNR timer codes (min_rnr_timer) in units of 10 us; code 0 = 655.36 ms. */
+EMU_CORE_TABLE uint32_t rnr_timer_10us[32] = {
+	65536, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192,
+	256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288, 16384, 24576, 32768, 49152,
+};
+
+EMU_CORE_API uint64_t emu_rnr_timer_ns(const struct marrow_emu_device *dev, uint32_t code)
+{
+	return (uint64_t)rnr_timer_10us[code & 31] * 10000u / dev->time_divisor;
+}
+
+/* Local ACK timeout 4.096 us * 2^timeout; 0 means no timeout at all. */
+EMU_CORE_API uint64_t emu_ack_timeout_ns(const struct marrow_emu_device *dev, uint32_t timeout)
+{
+	if (timeout == 0)
+		return UINT64_MAX / 4;
+	return ((uint64_t)4096u << timeout) / dev->time_divisor;
+}
+
+/* The WQE at exec_ci could not run (no RQ WQE at the peer: RNR NAK; peer
+ * silent: ACK timeout). Starts or continues the retry schedule the QP's
+ * attributes give; returns RES_OK to keep waiting, or the error once the
+ * retries are used up. Called at the first attempt and at each retry time. */
+EMU_CORE_FN uint32_t wait_or_fail(struct emu_thread *t, struct marrow_emu_qp *qp, uint32_t kind)
+{
+	const struct marrow_emu_device *dev = t->dev;
+	uint64_t now = EMU_NOW_NS();
+	uint64_t gap = kind == EMU_WAIT_RNR ? emu_rnr_timer_ns(dev, qp->min_rnr_timer)
+					    : emu_ack_timeout_ns(dev, qp->timeout);
+
+	if (qp->wait_kind != kind) {
+		/* First NAK / first silence for this WQE. */
+		qp->wait_kind = (uint8_t)kind;
+		qp->rnr_wait = 1;
+		if (kind == EMU_WAIT_RNR) {
+			CTR(t, rnr_waits)++;
+			if (qp->rnr_retry == 0)
+				goto fail;
+			qp->tries_left = qp->rnr_retry;
+		} else {
+			qp->tries_left = (uint8_t)(qp->retry_cnt + 1);
+		}
+		qp->retry_at_ns = now + gap;
+		return RES_OK;
+	}
+	if (kind == EMU_WAIT_RNR) {
+		CTR(t, rnr_naks)++;
+		if (qp->rnr_retry != 7 && --qp->tries_left == 0)
+			goto fail;
+	} else {
+		CTR(t, ack_timeouts)++;
+		if (--qp->tries_left == 0)
+			goto fail;
+	}
+	/* Retries keep their schedule even when the engine looked late. */
+	qp->retry_at_ns += gap;
+	return RES_OK;
+fail:
+	qp->wait_kind = EMU_WAIT_NONE;
+	qp->rnr_wait = 0;
+	return kind == EMU_WAIT_RNR ? RES_ERR(MX_SYND_RNR_RETRY_EXC, EMU_VSYND_RNR)
+				    : RES_ERR(MX_SYND_TRANSPORT_RETRY_EXC, EMU_VSYND_PEER_DOWN);
+}
+
+/* Executes fetched WQEs in order; in ERR, flushes them instead. */
+EMU_CORE_FN int execute(struct emu_thread *t, struct marrow_emu_qp *qp, uint32_t st)
+{
+	/* Nothing below moves fetch_pi or the rings; keep them in registers
+	 * (the payload stores would otherwise force reloads). */
+	const uint16_t fetch_pi = qp->fetch_pi;
+	const uint8_t *const shadow = qp->shadow;
+	const uint32_t sh_mask = qp->sh_mask, sq_cnt = qp->sq_cnt, qpn = qp->qpn;
+	int work = 0;
+
+	while (qp->exec_ci != fetch_pi) {
+		/* One WQEBB is always complete and never waits for retries. */
+		if (EMU_LIKELY(st == MARROW_QPS_RTS && qp->wait_kind == EMU_WAIT_NONE) &&
+		    fast_run(t, qp, fetch_pi)) {
+			work = 1;
+			if (qp->exec_ci == fetch_pi)
+				break;
+		}
+		uint16_t ci = qp->exec_ci;
+		uint32_t avail = (uint16_t)(fetch_pi - ci);
+		uint32_t slot = ci & sh_mask;
+		const uint8_t *w = shadow + (size_t)slot * MX_WQEBB_SIZE;
+		uint32_t w0 = emu_be32(w), w1 = emu_be32(w + 4);
+		uint8_t opcode = (uint8_t)w0;
+		uint32_t ds = w1 & 0x3f;   /* 6 bits, as a ConnectX reads it */
+		uint32_t nbb = (ds + 3) / 4;
+		uint32_t res;
+
+		if (st == MARROW_QPS_ERR) {
+			/* A whole WQE whose tail is not fetched yet (the shadow
+			 * window or the doorbell cut it) waits as in RTS; flushing
+			 * it early would flush its tail as further WQEs. */
+			if (ds != 0 && ds <= EMU_MAX_DS && nbb <= qp->sq_cnt && nbb > avail)
+				break;
+			nbb = skip_bbs(ds, avail);
+			emu_cqe_post(t, qp->scq, MX_CQE_REQ_ERR, opcode, qp, ci, 0, 0,
+				     MX_SYND_WR_FLUSH, EMU_VSYND_FLUSH);
+			set_exec_ci(qp, (uint16_t)(ci + nbb));
+			qp->rnr_wait = 0;
+			qp->wait_kind = EMU_WAIT_NONE;
+			work = 1;
+			continue;
+		}
+		if (EMU_UNLIKELY(ds == 0 || nbb > sq_cnt ||
+				 (uint16_t)(w0 >> 8) != ci || (w1 >> 8) != qpn)) {
+			CTR(t, wqe_sanity_fail)++;
+			nbb = skip_bbs(ds, avail);
+			set_exec_ci(qp, (uint16_t)(ci + nbb));
+			qp_fail(t, qp, opcode, ci, RES_ERR(MX_SYND_LOCAL_QP_OP, EMU_VSYND_MALFORMED));
+			st = MARROW_QPS_ERR;
+			work = 1;
+			continue;
+		}
+		if (nbb > avail)
+			break;   /* rest of this WQE not posted (or not fetched) yet */
+		if (EMU_UNLIKELY(qp->wait_kind != EMU_WAIT_NONE) && EMU_NOW_NS() < qp->retry_at_ns)
+			break;   /* between two retries the requester sends nothing */
+		if (EMU_UNLIKELY(slot + nbb > qp->sh_cnt)) {
+			/* WQE wraps the ring: make it contiguous for parsing. */
+			uint32_t first = qp->sh_cnt - slot;
+
+			EMU_MEMCPY(t->wrapbuf, w, (size_t)first * MX_WQEBB_SIZE);
+			EMU_MEMCPY(t->wrapbuf + (size_t)first * MX_WQEBB_SIZE, qp->shadow,
+			       (size_t)(nbb - first) * MX_WQEBB_SIZE);
+			w = t->wrapbuf;
+		}
+
+		switch (opcode) {
+		case MX_OPCODE_RDMA_WRITE:
+			res = exec_write(t, qp, w, ds, 0);
+			if (res > RES_WAIT_ACK || res == RES_OK)
+				CTR(t, wqe_rdma_write)++;
+			break;
+		case MX_OPCODE_RDMA_WRITE_IMM:
+			res = exec_write(t, qp, w, ds, 1);
+			if (res > RES_WAIT_ACK || res == RES_OK)
+				CTR(t, wqe_rdma_write_imm)++;
+			break;
+		case MX_OPCODE_NOP:
+			res = RES_OK;
+			CTR(t, wqe_nop)++;
+			break;
+		default:
+			res = RES_ERR(MX_SYND_LOCAL_QP_OP, EMU_VSYND_BAD_OPCODE);
+			CTR(t, wqe_other)++;
+			break;
+		}
+		if (EMU_UNLIKELY(res == RES_WAIT_RNR || res == RES_WAIT_ACK)) {
+			res = wait_or_fail(t, qp, res);
+			work = 1;
+			if (res == RES_OK)
+				break;
+			/* retries exhausted: res is the error */
+		}
+		qp->rnr_wait = 0;
+		qp->wait_kind = EMU_WAIT_NONE;
+		set_exec_ci(qp, (uint16_t)(ci + nbb));
+		work = 1;
+		if (EMU_UNLIKELY(res != RES_OK)) {
+			qp_fail(t, qp, opcode, ci, res);
+			st = MARROW_QPS_ERR;
+		} else if (mx_ctrl_fm_ce_se(w) & MX_CTRL_CQ_UPDATE) {
+			emu_cqe_post(t, qp->scq, MX_CQE_REQ, opcode, qp, ci, 0, 0, 0, 0);
+		}
+	}
+	return work;
+}
+
+/* Producer more than the SQ size ahead (or behind): a software bug. The
+ * ring content is not trustworthy, so report once and skip to target. */
+EMU_CORE_FN void sq_overflow(struct emu_thread *t, struct marrow_emu_qp *qp, uint16_t target,
+			uint32_t st)
+{
+	CTR(t, sq_overflow)++;
+	if (st != MARROW_QPS_ERR) {
+		uint8_t opcode = qp->sq[(size_t)(qp->exec_ci & qp->sq_mask) * MX_WQEBB_SIZE + 3];
+
+		qp_fail(t, qp, opcode, qp->exec_ci,
+			RES_ERR(MX_SYND_LOCAL_QP_OP, EMU_VSYND_SQ_OVERFLOW));
+	}
+	set_exec_ci(qp, target);
+	qp->fetch_pi = target;
+	qp->rnr_wait = 0;
+	qp->wait_kind = EMU_WAIT_NONE;
+}
+
+EMU_CORE_FN int sq_progress(struct emu_thread *t, struct marrow_emu_qp *qp, uint32_t st)
+{
+	uint16_t target = qp->db_target;
+	int work = 0;
+
+	if (target != qp->last_target) {
+		CTR(t, dbrec_advances)++;
+		qp->last_target = target;
+		work = 1;
+	}
+	if (EMU_UNLIKELY((uint16_t)(target - qp->exec_ci) > qp->sq_cnt)) {
+		sq_overflow(t, qp, target, st);
+		return 1;
+	}
+	fetch(t, qp, target);
+	/* The common pass is one run of the fast loop: skip execute()'s set-up. */
+	if (EMU_LIKELY(st == MARROW_QPS_RTS && qp->wait_kind == EMU_WAIT_NONE) &&
+	    qp->exec_ci != qp->fetch_pi && fast_run(t, qp, qp->fetch_pi))
+		work = 1;
+	if (qp->exec_ci != qp->fetch_pi)
+		work |= execute(t, qp, st);
+	return work;
+}
+
+/* ERR: every posted RQ WQE completes with RESP_ERR / WR_FLUSH. */
+EMU_CORE_FN int rq_flush(struct emu_thread *t, struct marrow_emu_qp *qp)
+{
+	uint16_t pi;
+	int work = 0;
+
+	if (qp->rq_cnt == 0)
+		return 0;
+	pi = (uint16_t)mx_be32toh(EMU_LD_ACQ(&qp->dbrec[MX_DBR_RCV]));
+	for (;;) {
+		uint32_t ci = EMU_LD_ACQ(&qp->rq_ci);
+		uint16_t n = (uint16_t)(pi - ci);
+
+		if (n == 0)
+			break;
+		if (n > qp->rq_cnt) {
+			/* Bogus receive counter: skip, nothing sensible to flush. */
+			EMU_CAS(&qp->rq_ci, &ci, ci + n);
+			break;
+		}
+		if (EMU_CAS(&qp->rq_ci, &ci, ci + 1)) {
+			emu_cqe_post(t, qp->rcq, MX_CQE_RESP_ERR, 0, qp, (uint16_t)ci, 0, 0,
+				     MX_SYND_WR_FLUSH, EMU_VSYND_FLUSH);
+			work = 1;
+		}
+	}
+	return work;
+}
+
+/* Routes one doorbell taken from u to the QP it names. */
+EMU_CORE_FN void doorbell(struct emu_thread *t, struct marrow_emu_qp *self, struct emu_uar *u,
+		     uint64_t db)
+{
+	uint32_t qpn = mx_doorbell_qpn(db);
+	struct marrow_emu_qp *qp = u->qps[0];
+	uint16_t end;
+	uint32_t ahead, cur;
+
+	CTR(t, doorbells_observed)++;
+	if (EMU_UNLIKELY(qp->qpn != qpn)) {
+		qp = NULL;
+		for (uint32_t i = 1; i < u->nqps; i++)
+			if (u->qps[i]->qpn == qpn)
+				qp = u->qps[i];
+		if (qp == NULL) {
+			CTR(t, doorbells_dropped)++;   /* no such QP on this page */
+			return;
+		}
+	}
+	if (EMU_UNLIKELY(EMU_LD_ACQ(&qp->state) == MARROW_QPS_RESET)) {
+		CTR(t, doorbells_dropped)++;
+		return;
+	}
+	end = mx_doorbell_end(db);
+	ahead = (uint16_t)(end - qp->exec_ci);
+	cur = (uint16_t)(qp->db_target - qp->exec_ci);
+	if (ahead <= cur)
+		return;   /* the same or an older index: nothing new */
+	if (ahead > 0x8000u) {
+		CTR(t, doorbells_stale)++;   /* behind what already ran */
+		return;
+	}
+	qp->db_target = end;   /* beyond the SQ size: sq_progress reports the overflow */
+	if (qp != self)
+		EMU_ACTIVATE(t, qp);
+}
+
+/* A slot holds the last 8-byte doorbell stored to it; the engine empties it
+ * (one locked exchange, only when it is non-zero). A doorbell value is
+ * never 0: it carries a QPN >= EMU_QPN_BASE. The acquire orders the WQE
+ * reads after the doorbell, as the producer ordered them before it. */
+EMU_CORE_INLINE int take(struct emu_thread *t, struct marrow_emu_qp *qp, struct emu_uar *u,
+		       uint64_t *slot)
+{
+	uint64_t db;
+
+	if (EMU_LIKELY(EMU_LD_RLX(slot) == 0))
+		return 0;
+	db = EMU_XCHG_ACQ(slot, 0);
+	doorbell(t, qp, u, db);
+	return 1;
+}
+
+EMU_CORE_API int emu_qp_poll(struct emu_thread *t, struct marrow_emu_qp *qp)
+{
+	struct emu_uar *u = qp->uar;
+	uint32_t st;
+	int work;
+
+	work = take(t, qp, u, (uint64_t *)u->page);
+	work |= take(t, qp, u, (uint64_t *)(u->page + EMU_UAR_HALF));
+	st = EMU_LD_ACQ(&qp->state);
+	if (EMU_LIKELY(st == MARROW_QPS_RTS)) {
+		if (qp->db_target != qp->exec_ci || qp->db_target != qp->last_target)
+			work |= sq_progress(t, qp, st);
+	} else if (st == MARROW_QPS_ERR) {
+		work |= sq_progress(t, qp, st);
+		work |= rq_flush(t, qp);
+	}
+	return work;
+}
+
+/* Doorbell recovery. Two QPs storing to one shared slot before the engine
+ * looks leave only the second doorbell: the first is lost, as a ConnectX
+ * loses doorbells it cannot queue. Like the NIC's recovery, the engine then
+ * reads the DBR: on a full sweep, a QP on a shared page whose DBR send
+ * counter is ahead of every doorbell and unchanged since the previous sweep
+ * is served up to the DBR. QPs with a page of their own never need it. */
+EMU_CORE_API int emu_qp_recover(struct emu_thread *t, struct marrow_emu_qp *qp)
+{
+	uint32_t st = EMU_LD_ACQ(&qp->state);
+	uint16_t dbr;
+	uint32_t ahead;
+
+	if (qp->uar->nqps < 2 || (st != MARROW_QPS_RTS && st != MARROW_QPS_ERR))
+		return 0;
+	dbr = (uint16_t)mx_be32toh(EMU_LD_ACQ(&qp->dbrec[MX_DBR_SND]));
+	ahead = (uint16_t)(dbr - qp->exec_ci);
+	if (ahead == 0 || ahead > qp->sq_cnt || ahead <= (uint16_t)(qp->db_target - qp->exec_ci)) {
+		qp->dbr_seen = 0;
+		return 0;
+	}
+	if (qp->dbr_seen != (0x10000u | dbr)) {
+		qp->dbr_seen = 0x10000u | dbr;   /* look again at the next sweep */
+		return 0;
+	}
+	qp->dbr_seen = 0;
+	qp->db_target = dbr;
+	CTR(t, doorbell_recoveries)++;
+	return 1;
+}
+
+/* ---- writing CQEs (docs/design/software-nic.md §8) ---- */
+
+EMU_CORE_FN void count_cqe(struct emu_thread *t, uint8_t opcode, uint8_t synd)
+{
+	switch (opcode) {
+	case MX_CQE_REQ: CTR(t, cqe_req)++; return;
+	case MX_CQE_RESP_WR_IMM: CTR(t, cqe_resp_wr_imm)++; return;
+	case MX_CQE_REQ_ERR: CTR(t, cqe_req_err)++; break;
+	case MX_CQE_RESP_ERR: CTR(t, cqe_resp_err)++; break;
+	default: return;
+	}
+	switch (synd) {
+	case MX_SYND_LOCAL_LENGTH: CTR(t, synd_local_length)++; break;
+	case MX_SYND_LOCAL_QP_OP: CTR(t, synd_local_qp_op)++; break;
+	case MX_SYND_LOCAL_PROT: CTR(t, synd_local_prot)++; break;
+	case MX_SYND_WR_FLUSH: CTR(t, synd_wr_flush)++; break;
+	case MX_SYND_REMOTE_ACCESS: CTR(t, synd_remote_access)++; break;
+	case MX_SYND_REMOTE_INVAL_REQ: CTR(t, synd_remote_inval_req)++; break;
+	case MX_SYND_RNR_RETRY_EXC: CTR(t, synd_rnr_retry_exc)++; break;
+	case MX_SYND_TRANSPORT_RETRY_EXC: CTR(t, synd_transport_retry_exc)++; break;
+	default: break;
+	}
+}
+
+/* Writes one CQE: body, counters, release fence, tail with op_own. With
+ * several engine threads, several may post to one CQ: the slot then comes
+ * from an atomic counter, and a collapsed CQ (one slot for everybody) is
+ * guarded by a spinlock; with one thread neither is needed. */
+EMU_CORE_API uint64_t emu_cqe_clock(void)
+{
+	return EMU_CQE_CLOCK();
+}
+
+EMU_CORE_API void emu_cqe_post(struct emu_thread *t, struct marrow_emu_cq *cq, uint8_t cqe_opcode,
+		  uint8_t sop, const struct marrow_emu_qp *qp, uint16_t wqe_counter,
+		  uint32_t byte_cnt, uint32_t imm_be, uint8_t synd, uint8_t vsynd)
+{
+	int collapsed = cq->flags & MARROW_EMU_CQ_COLLAPSED;
+	int locked = collapsed && cq->multi_writer;
+	uint8_t tmp[MX_CQE_SIZE] __attribute__((aligned(16)));
+	uint32_t p, tail;
+	uint8_t *cqe;
+
+	if (EMU_UNLIKELY(EMU_LD_RLX(&cq->in_error)))
+		return;
+	EMU_CORE_WIRE_HOLD(t, synd);
+	if (locked)
+		while (EMU_XCHG_ACQ(&cq->lock, 1))
+			EMU_RELAX();
+	if (cq->multi_writer) {
+		p = EMU_FADD_RLX(&cq->prod, 1);
+	} else {
+		/* One engine thread: no read-modify-write needed. */
+		p = EMU_LD_RLX(&cq->prod);
+		EMU_ST_RLX(&cq->prod, p + 1);
+	}
+	if (!(cq->flags & MARROW_EMU_CQ_OVERRUN_IGNORE)) {
+		/* The consumer index only grows, so a cached value that already
+		 * shows room is good enough; re-read the dbrec (a cache line the
+		 * poller keeps writing) only when it does not. */
+		uint32_t ci = EMU_LD_RLX(&cq->ci_seen);
+
+		if (((p - ci) & 0xffffff) >= cq->mask + 1u) {
+			ci = mx_be32toh(EMU_LD_ACQ(&cq->dbrec[0])) & 0xffffff;
+			EMU_ST_RLX(&cq->ci_seen, ci);
+		}
+		if (EMU_UNLIKELY(((p - ci) & 0xffffff) >= cq->mask + 1u)) {
+			if (!EMU_XCHG_REL(&cq->in_error, 1))
+				CTR(t, cq_overruns)++;
+			goto out;
+		}
+	}
+	cqe = cq->buf + (size_t)(collapsed ? 0 : (p & cq->mask)) * MX_CQE_SIZE;
+	/* Encode in private memory, copy bytes 0..59, then publish 60..63
+	 * (wqe_counter, signature, op_own) with one 32-bit store after the
+	 * release fence: an rdma-core poller (op_own first) and an NVSHMEM
+	 * collapsed-CQ poller (wqe_counter and opcode) both see either the old
+	 * or the new CQE, never a mix, and never before its data. */
+	mx_cqe_fill_body(tmp, sop, qp->qpn, wqe_counter, byte_cnt, imm_be, synd, vsynd);
+	/* What an rdma-core poller with CQE version 1 reads: the QP's user
+	 * index in srqn_uidx (low 24 bits) and, in a good CQE, a free-running
+	 * BE64 clock (an error CQE keeps its syndromes in bytes 52..55). */
+	{
+		uint32_t uidx_be = mx_htobe32(qp->uidx & 0xffffffu);
+
+		EMU_MEMCPY(tmp + MX_CQE_OFF_SRQN_UIDX, &uidx_be, 4);
+		if (cqe_opcode != MX_CQE_REQ_ERR && cqe_opcode != MX_CQE_RESP_ERR) {
+			uint64_t ts_be = mx_htobe64(emu_cqe_clock());
+
+			EMU_MEMCPY(tmp + MX_CQE_OFF_TIMESTAMP, &ts_be, 8);
+		}
+	}
+	tmp[MX_CQE_OFF_OP_OWN] = mx_cqe_op_own_value(cqe_opcode, (p >> cq->log_n) & 1u);
+	EMU_MEMCPY(cqe, tmp, MX_CQE_OFF_WQE_COUNTER);
+	EMU_MEMCPY(&tail, tmp + MX_CQE_OFF_WQE_COUNTER, 4);
+	count_cqe(t, cqe_opcode, synd);
+	/* A poller that sees this CQE also sees counters that include it. */
+	EMU_PUBLISH(t);
+	/* A release store, not a release fence and a relaxed store: the same
+	 * ordering for this one store, and one that ThreadSanitizer can see. */
+	EMU_ST_REL((uint32_t *)(cqe + MX_CQE_OFF_WQE_COUNTER), tail);
+out:
+	if (locked)
+		EMU_ST_REL(&cq->lock, 0);
+}
+
+#endif /* EMU_CORE_BODY */

@@ -1,0 +1,330 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Copyright (c) 2026 The Marrow authors
+ *
+ * marrow_mlx5_gpu_qp_* (marrow_mlx5.h): the DevX runtime (mlx5_devx.h)
+ * bound to an opened marrow_mlx5_device, and the connection arguments
+ * built from the peer's info (docs/design/mlx5-queue-formats.md §7).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <infiniband/mlx5dv.h>
+#include "common/marrow_common.h"
+#include "mlx5_devx.h"
+#include "mlx5_internal.h"
+#include "verbs_loader.h"
+
+struct marrow_mlx5_gpu_qp {
+	struct marrow_mlx5_device *dev;
+	struct devx_qp q;
+	uint32_t psn;
+	uint32_t access;
+};
+
+static struct devx_gpu_buf gpu_buf(uint64_t addr, uint64_t len, int32_t fd, uint64_t off)
+{
+	struct devx_gpu_buf b = { (void *)(uintptr_t)addr, (size_t)len, fd, off };
+
+	return b;
+}
+
+static int pd_number(const struct verbs_syms *s, struct marrow_mlx5_device *d, uint32_t *pdn)
+{
+	struct mlx5dv_pd dpd;
+	struct mlx5dv_obj obj;
+	int err;
+
+	memset(&obj, 0, sizeof(obj));
+	memset(&dpd, 0, sizeof(dpd));
+	obj.pd.in = d->pd;
+	obj.pd.out = &dpd;
+	err = s->devx.init_obj(&obj, MLX5DV_OBJ_PD);
+	if (err)
+		return marrow_fail(MARROW_EIO, "mlx5dv_init_obj(PD) on %s failed: errno %d (%s)", d->name, err,
+				   strerror(err));
+	*pdn = dpd.pdn;
+	return MARROW_OK;
+}
+
+MARROW_API int marrow_mlx5_devx_check(struct marrow_mlx5_device *d)
+{
+	const struct verbs_syms *s;
+	int rc;
+
+	if (d == NULL)
+		return marrow_fail(MARROW_EINVAL, "marrow_mlx5_devx_check: NULL device");
+	rc = verbs_require_devx(&s);
+	if (rc)
+		return rc;
+	if (!d->devx)
+		return marrow_fail(MARROW_ENODEV, "DevX unavailable on %s: %s", d->name, d->devx_why);
+	return MARROW_OK;
+}
+
+MARROW_API int marrow_mlx5_gpu_qp_create(struct marrow_mlx5_device *d, const struct marrow_mlx5_qp_attr *a,
+					 const struct marrow_mlx5_gpu_queues *m, struct marrow_mlx5_gpu_qp **out,
+					 struct marrow_qp_view *v, struct marrow_cq_view *cv, char *note,
+					 uint32_t note_len)
+{
+	const struct verbs_syms *s;
+	struct marrow_mlx5_gpu_qp *g;
+	struct devx_qp_spec spec;
+	int rc;
+
+	if (d == NULL || a == NULL || m == NULL || out == NULL || v == NULL || cv == NULL)
+		return marrow_fail(MARROW_EINVAL, "marrow_mlx5_gpu_qp_create: NULL argument");
+	*out = NULL;
+	if (a->size < sizeof(*a) || m->size < sizeof(*m) || m->comp_mask != 0 || v->size < sizeof(*v) ||
+	    cv->size < sizeof(*cv))
+		return marrow_fail(MARROW_EINVAL, "marrow_mlx5_gpu_qp_create: a struct size is short or comp_mask != 0");
+	if (a->placement != MARROW_MLX5_QUEUES_GPU || (a->access & ~0xfu) || (a->sq_psn & ~0xffffffu))
+		return marrow_fail(MARROW_EINVAL, "marrow_mlx5_gpu_qp_create: placement %u (want GPU), access 0x%x "
+				   "or sq_psn 0x%x invalid", a->placement, a->access, a->sq_psn);
+	rc = marrow_mlx5_devx_check(d);
+	if (rc)
+		return rc;
+	s = verbs_syms_get();
+	memset(&spec, 0, sizeof(spec));
+	spec.ctx = d->ctx;
+	spec.log_sq_wqebb_cnt = a->log_sq_wqebb_cnt;
+	spec.log_cqe_cnt = a->log_cqe_cnt;
+	spec.sq = gpu_buf(m->sq, m->sq_len, m->sq_dmabuf_fd, m->sq_dmabuf_offset);
+	spec.cq = gpu_buf(m->cq, m->cq_len, m->cq_dmabuf_fd, m->cq_dmabuf_offset);
+	spec.dbr = gpu_buf(m->dbr, m->dbr_len, m->dbr_dmabuf_fd, m->dbr_dmabuf_offset);
+	spec.copy.to_gpu = m->to_gpu;
+	spec.copy.from_gpu = m->from_gpu;
+	spec.copy.ctx = m->copy_ctx;
+	g = calloc(1, sizeof(*g));
+	if (g == NULL)
+		return marrow_fail(MARROW_ENOMEM, "marrow_mlx5_gpu_qp_create: out of memory");
+	g->dev = d;
+	g->psn = a->sq_psn;
+	g->access = a->access;
+	pthread_mutex_lock(&d->lock);
+	rc = pd_number(s, d, &spec.pdn);
+	if (rc == MARROW_OK)
+		rc = devx_qp_create(&s->devx, &spec, &g->q);
+	if (rc == MARROW_OK)
+		d->n_qp++;
+	pthread_mutex_unlock(&d->lock);
+	if (rc) {
+		free(g);
+		return rc;
+	}
+	memset(v, 0, sizeof(*v));
+	v->size = sizeof(*v);
+	v->qpn = g->q.qpn;
+	v->sq_wqe_cnt = 1u << a->log_sq_wqebb_cnt;
+	v->sq_stride = MX_WQEBB_SIZE;
+	v->max_inline_data = a->max_inline_data; /* our WQEs: the poster sizes them */
+	v->sq_buf = spec.sq.addr;
+	v->dbrec = (uint32_t *)((uint8_t *)spec.dbr.addr + DEVX_QP_DBR_OFFSET);
+	v->uar = g->q.uar->reg_addr;
+	v->uar_size = 0; /* store 8 bytes: a doorbell, no BlueFlame copy */
+	memset(cv, 0, sizeof(*cv));
+	cv->size = sizeof(*cv);
+	cv->cqn = g->q.cqn;
+	cv->cqe_cnt = 1u << a->log_cqe_cnt;
+	cv->cqe_size = 64;
+	cv->flags = 0;
+	cv->buf = spec.cq.addr;
+	cv->dbrec = (uint32_t *)((uint8_t *)spec.dbr.addr + DEVX_CQ_DBR_OFFSET);
+	if (note != NULL && note_len > 0)
+		snprintf(note, note_len, "%s", g->q.note);
+	*out = g;
+	marrow_clear_error();
+	return MARROW_OK;
+}
+
+MARROW_API int marrow_mlx5_gpu_qp_destroy(struct marrow_mlx5_gpu_qp *g)
+{
+	int rc;
+
+	if (g == NULL)
+		return marrow_fail(MARROW_EINVAL, "marrow_mlx5_gpu_qp_destroy: NULL QP");
+	pthread_mutex_lock(&g->dev->lock);
+	rc = devx_qp_destroy(&g->q); /* releases everything even when a step fails */
+	g->dev->n_qp--;
+	pthread_mutex_unlock(&g->dev->lock);
+	free(g);
+	return rc;
+}
+
+MARROW_API int marrow_mlx5_gpu_qp_indexes(struct marrow_mlx5_gpu_qp *g, uint32_t *sq_pi, uint32_t *cq_ci)
+{
+	if (g == NULL || sq_pi == NULL || cq_ci == NULL)
+		return marrow_fail(MARROW_EINVAL, "marrow_mlx5_gpu_qp_indexes: NULL argument");
+	return devx_qp_read_indexes(&g->q, sq_pi, cq_ci);
+}
+
+static int port_end(const struct verbs_syms *s, struct marrow_mlx5_gpu_qp *g, struct mlx5_local_end *le,
+		    struct ibv_port_attr *pa)
+{
+	struct marrow_mlx5_device *d = g->dev;
+	int err;
+
+	memset(pa, 0, sizeof(*pa));
+	err = s->query_port(d->ctx, d->port, pa);
+	if (err)
+		return marrow_fail(MARROW_EIO, "ibv_query_port(%s, %u) failed: errno %d (%s)", d->name, d->port, err,
+				   strerror(err));
+	if (pa->state != IBV_PORT_ACTIVE)
+		return marrow_fail(MARROW_EIO, "%s port %u is not ACTIVE (state %d)", d->name, d->port, (int)pa->state);
+	memset(le, 0, sizeof(*le));
+	le->port = d->port;
+	le->link_layer = pa->link_layer == IBV_LINK_LAYER_ETHERNET ? IBV_LINK_LAYER_ETHERNET
+								    : IBV_LINK_LAYER_INFINIBAND;
+	le->active_mtu = (uint8_t)pa->active_mtu;
+	le->sgid_index = d->gid_index;
+	le->psn = g->psn;
+	le->access = g->access;
+	return MARROW_OK;
+}
+
+MARROW_API int marrow_mlx5_gpu_qp_local_info(struct marrow_mlx5_gpu_qp *g, const struct marrow_mlx5_mr *mr,
+					     struct marrow_mlx5_peer_info *out)
+{
+	const struct verbs_syms *s = verbs_syms_get();
+	struct mlx5_local_end le;
+	struct ibv_port_attr pa;
+	union ibv_gid gid;
+	int rc, err;
+
+	if (g == NULL || out == NULL || out->size < sizeof(*out))
+		return marrow_fail(MARROW_EINVAL, "marrow_mlx5_gpu_qp_local_info: NULL argument or short size");
+	rc = port_end(s, g, &le, &pa);
+	if (rc)
+		return rc;
+	err = s->query_gid(g->dev->ctx, g->dev->port, g->dev->gid_index, &gid);
+	if (err)
+		return marrow_fail(MARROW_EIO, "ibv_query_gid(%s, port %u, index %d) failed: errno %d", g->dev->name,
+				   g->dev->port, g->dev->gid_index, err);
+	memset(out, 0, sizeof(*out));
+	out->size = sizeof(*out);
+	out->qpn = g->q.qpn;
+	out->psn = g->psn;
+	out->lid = pa.lid;
+	out->port = le.port;
+	out->link_layer = le.link_layer;
+	out->mtu = le.active_mtu;
+	out->gid_index = g->dev->gid_index;
+	memcpy(out->gid, gid.raw, 16);
+	if (mr != NULL) {
+		out->rkey = mr->mr->rkey;
+		out->addr = (uint64_t)(uintptr_t)mr->mr->addr;
+		out->len = mr->mr->length;
+	}
+	return MARROW_OK;
+}
+
+/* RoCE destination MAC: a link-local GID carries it; any other GID is
+ * resolved by the kernel when it builds an address handle, whose mlx5
+ * address vector (mlx5dv_init_obj AH) holds the MAC. */
+static int roce_mac(const struct verbs_syms *s, struct marrow_mlx5_gpu_qp *g, const uint8_t gid[16],
+		    uint32_t hop_limit, uint8_t mac[6])
+{
+	struct ibv_ah_attr ah;
+	struct mlx5dv_ah dah;
+	struct mlx5dv_obj obj;
+	struct ibv_ah *h;
+	int err;
+
+	if (devx_mac_from_link_local_gid(gid, mac) == 0)
+		return MARROW_OK;
+	if (s->devx.create_ah == NULL || s->devx.destroy_ah == NULL)
+		return marrow_fail(MARROW_ENOSYS, "libibverbs lacks ibv_create_ah: no MAC for a routable RoCE GID");
+	memset(&ah, 0, sizeof(ah));
+	ah.is_global = 1;
+	memcpy(ah.grh.dgid.raw, gid, 16);
+	ah.grh.sgid_index = (uint8_t)g->dev->gid_index;
+	ah.grh.hop_limit = (uint8_t)hop_limit;
+	ah.port_num = g->dev->port;
+	errno = 0;
+	h = s->devx.create_ah(g->dev->pd, &ah);
+	if (h == NULL)
+		return marrow_fail(MARROW_EIO, "ibv_create_ah (to resolve the peer's MAC) failed: errno %d (%s)",
+				   errno, strerror(errno));
+	memset(&obj, 0, sizeof(obj));
+	memset(&dah, 0, sizeof(dah));
+	obj.ah.in = h;
+	obj.ah.out = &dah;
+	err = s->devx.init_obj(&obj, MLX5DV_OBJ_AH);
+	if (err == 0)
+		memcpy(mac, dah.av->rmac, 6);
+	s->devx.destroy_ah(h);
+	if (err)
+		return marrow_fail(MARROW_EIO, "mlx5dv_init_obj(AH) failed: errno %d", err);
+	return MARROW_OK;
+}
+
+static uint32_t log2_ceil(uint32_t n)
+{
+	uint32_t l = 0;
+
+	while ((1u << l) < n)
+		l++;
+	return l;
+}
+
+MARROW_API int marrow_mlx5_gpu_qp_connect(struct marrow_mlx5_gpu_qp *g, const struct marrow_mlx5_peer_info *peer,
+					  const struct marrow_mlx5_conn_params *params)
+{
+	const struct verbs_syms *s = verbs_syms_get();
+	struct marrow_mlx5_conn_params k;
+	struct prm_rtr_args rtr;
+	struct prm_rts_args rts;
+	struct mlx5_local_end le;
+	struct ibv_port_attr pa;
+	enum ibv_mtu mtu;
+	int rc;
+
+	if (g == NULL || peer == NULL || peer->size < sizeof(*peer))
+		return marrow_fail(MARROW_EINVAL, "marrow_mlx5_gpu_qp_connect: NULL argument or short peer info");
+	if (params == NULL) {
+		k.size = sizeof(k);
+		marrow_mlx5_conn_params_default(&k);
+	} else if (params->size < sizeof(*params)) {
+		return marrow_fail(MARROW_EINVAL, "marrow_mlx5_gpu_qp_connect: params size %u < %zu", params->size,
+				   sizeof(*params));
+	} else {
+		k = *params;
+	}
+	pthread_mutex_lock(&g->dev->lock);
+	rc = port_end(s, g, &le, &pa);
+	if (rc == MARROW_OK)
+		rc = mlx5_pick_mtu(&le, peer, &k, &mtu);
+	memset(&rtr, 0, sizeof(rtr));
+	rtr.remote_qpn = peer->qpn & 0xffffffu;
+	rtr.mtu = (uint32_t)mtu; /* enum ibv_mtu and the PRM's MTU code agree: 1 = 256 .. 5 = 4096 */
+	rtr.rq_psn = peer->psn & 0xffffffu;
+	rtr.min_rnr_timer = k.min_rnr_timer;
+	rtr.log_rra_max = log2_ceil(k.max_dest_rd_atomic);
+	rtr.port = g->dev->port;
+	if (rc == MARROW_OK && le.link_layer == IBV_LINK_LAYER_ETHERNET) {
+		rtr.roce = 1;
+		memcpy(rtr.rgid, peer->gid, 16);
+		rtr.hop_limit = k.hop_limit;
+		rtr.sgid_index = (uint32_t)g->dev->gid_index;
+		/* Our choice: a fixed RoCE v2 source port per QP pair, in the dynamic range. */
+		rtr.udp_sport = 0xc000u | ((g->q.qpn ^ peer->qpn) & 0x3fffu);
+		rc = roce_mac(s, g, peer->gid, k.hop_limit, rtr.rmac);
+	} else if (rc == MARROW_OK) {
+		if (mlx5_needs_grh(&le, peer, &k))
+			rc = marrow_fail(MARROW_ENOSYS, "marrow_mlx5_gpu_qp_connect: InfiniBand with a GRH is not "
+					 "encoded for DevX (LID path only)");
+		rtr.rlid = peer->lid & 0xffffu;
+		rtr.sl = k.sl & 0xfu;
+	}
+	memset(&rts, 0, sizeof(rts));
+	rts.sq_psn = g->psn;
+	rts.ack_timeout = k.timeout;
+	rts.retry_cnt = k.retry_cnt;
+	rts.rnr_retry = k.rnr_retry;
+	rts.log_sra_max = log2_ceil(k.max_rd_atomic);
+	if (rc == MARROW_OK)
+		rc = devx_qp_connect(&g->q, g->dev->port, g->access, &rtr, &rts);
+	pthread_mutex_unlock(&g->dev->lock);
+	return rc;
+}

@@ -1,0 +1,368 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Copyright (c) 2026 The Marrow authors
+ *
+ * GPU-resident mlx5 CQ + RC QP through DevX (mlx5_devx.h;
+ * docs/design/mlx5-queue-formats.md §7). No CUDA call here: GPU memory
+ * arrives as device pointers / dma-buf fds and is copied through the
+ * caller's callbacks.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include "common/marrow_common.h"
+#include "marrow/marrow_abi.h"
+#include "mlx5_devx.h"
+
+#define CQE64 64
+#define CQE_OP_OWN_INVALID 0xf0 /* opcode 0xf (invalid), owner 0 */
+
+const char *devx_fns_missing(const struct devx_fns *f)
+{
+#define NEED(field, name) if (f->field == NULL) return name
+	NEED(open_device, "mlx5dv_open_device");
+	NEED(umem_reg, "mlx5dv_devx_umem_reg");
+	NEED(umem_dereg, "mlx5dv_devx_umem_dereg");
+	NEED(alloc_uar, "mlx5dv_devx_alloc_uar");
+	NEED(free_uar, "mlx5dv_devx_free_uar");
+	NEED(obj_create, "mlx5dv_devx_obj_create");
+	NEED(obj_modify, "mlx5dv_devx_obj_modify");
+	NEED(obj_destroy, "mlx5dv_devx_obj_destroy");
+	NEED(query_eqn, "mlx5dv_devx_query_eqn");
+	NEED(init_obj, "mlx5dv_init_obj");
+#undef NEED
+	return "";
+}
+
+void devx_cmd_create_cq(const struct devx_qp *q, uint8_t in[PRM_CREATE_CQ_IN_BYTES])
+{
+	struct prm_cq_args a = {
+		.log_cqe_cnt = q->spec.log_cqe_cnt,
+		.uar_page = q->uar->page_id,
+		.eqn = q->eqn,
+		.cq_umem_id = q->cq_umem->umem_id,
+		.cq_umem_offset = 0,
+		.dbr_umem_id = q->dbr_umem->umem_id,
+		.dbr_offset = DEVX_CQ_DBR_OFFSET,
+		.collapsed = 0,      /* the pollers walk the ring and advance the DBR */
+		.overrun_ignore = 0,
+	};
+
+	prm_create_cq(in, &a);
+}
+
+void devx_cmd_create_qp(const struct devx_qp *q, uint8_t in[PRM_CREATE_QP_IN_BYTES])
+{
+	struct prm_qp_args a = {
+		.pd = q->spec.pdn,
+		.log_sq_wqebb_cnt = q->spec.log_sq_wqebb_cnt,
+		.uar_page = q->uar->page_id,
+		.cqn_snd = q->cqn,
+		.cqn_rcv = q->cqn,   /* no RQ (zero-size), but the context names a CQ */
+		.user_index = 0,
+		.wq_umem_id = q->sq_umem->umem_id,
+		.wq_umem_offset = 0,
+		.dbr_umem_id = q->dbr_umem->umem_id,
+		.dbr_offset = DEVX_QP_DBR_OFFSET,
+	};
+
+	prm_create_qp(in, &a);
+}
+
+void devx_cmd_rst2init(const struct devx_qp *q, uint32_t port, uint32_t access,
+		       uint8_t in[PRM_MODIFY_QP_IN_BYTES])
+{
+	prm_rst2init(in, q->qpn, port, access & IBV_ACCESS_REMOTE_READ, access & IBV_ACCESS_REMOTE_WRITE,
+		     access & IBV_ACCESS_REMOTE_ATOMIC);
+}
+
+void devx_cq_image(uint8_t *ring, uint32_t cqe_cnt)
+{
+	memset(ring, 0, (size_t)cqe_cnt * CQE64);
+	for (uint32_t i = 0; i < cqe_cnt; i++)
+		ring[(size_t)i * CQE64 + CQE64 - 1] = CQE_OP_OWN_INVALID;
+}
+
+static int buf_check(const char *name, const struct devx_gpu_buf *b, size_t need)
+{
+	if (b->addr == NULL || ((uintptr_t)b->addr % DEVX_PAGE) != 0)
+		return marrow_fail(MARROW_EINVAL, "devx: %s buffer %p is NULL or not %d-byte aligned", name,
+				   b->addr, DEVX_PAGE);
+	if (b->len < need)
+		return marrow_fail(MARROW_EINVAL, "devx: %s buffer holds %zu bytes, needs %zu", name, b->len, need);
+	if (b->dmabuf_fd >= 0 && (b->dmabuf_offset % DEVX_PAGE) != 0)
+		return marrow_fail(MARROW_EINVAL, "devx: %s dma-buf offset %llu not %d-byte aligned", name,
+				   (unsigned long long)b->dmabuf_offset, DEVX_PAGE);
+	return MARROW_OK;
+}
+
+int devx_spec_check(const struct devx_qp_spec *s)
+{
+	int rc;
+
+	if (s->ctx == NULL)
+		return marrow_fail(MARROW_EINVAL, "devx: no device context");
+	if (s->log_sq_wqebb_cnt < 1 || s->log_sq_wqebb_cnt > 15 || s->log_cqe_cnt < 1 || s->log_cqe_cnt > 22)
+		return marrow_fail(MARROW_EINVAL, "devx: log_sq_wqebb_cnt %u outside 1..15 or log_cqe_cnt %u "
+				   "outside 1..22", s->log_sq_wqebb_cnt, s->log_cqe_cnt);
+	if (s->copy.to_gpu == NULL || s->copy.from_gpu == NULL)
+		return marrow_fail(MARROW_EINVAL, "devx: the GPU copy callbacks are missing");
+	rc = buf_check("SQ", &s->sq, (size_t)MX_WQEBB_SIZE << s->log_sq_wqebb_cnt);
+	if (rc == MARROW_OK)
+		rc = buf_check("CQ", &s->cq, (size_t)CQE64 << s->log_cqe_cnt);
+	if (rc == MARROW_OK)
+		rc = buf_check("DBR", &s->dbr, DEVX_DBR_BYTES);
+	return rc;
+}
+
+/* dma-buf where the caller has one and libmlx5 can take it; else the
+ * device pointer itself, which needs the GPU vendor's peer-memory client. */
+static int umem_reg(struct devx_qp *q, const char *name, const struct devx_gpu_buf *b,
+		    struct mlx5dv_devx_umem **out)
+{
+	const struct devx_fns *f = q->f;
+	int err;
+
+	errno = 0;
+	if (b->dmabuf_fd >= 0 && f->umem_reg_ex != NULL) {
+		struct mlx5dv_devx_umem_in in;
+
+		memset(&in, 0, sizeof(in));
+		in.addr = (void *)(uintptr_t)b->dmabuf_offset; /* with a dma-buf: offset into it */
+		in.size = b->len;
+		in.access = IBV_ACCESS_LOCAL_WRITE;
+		in.pgsz_bitmap = DEVX_PAGE; /* the contexts say log_page_size 0: 4 KiB */
+		in.comp_mask = MLX5DV_UMEM_MASK_DMABUF;
+		in.dmabuf_fd = b->dmabuf_fd;
+		*out = f->umem_reg_ex(q->spec.ctx, &in);
+	} else {
+		if (b->dmabuf_fd >= 0 && q->note[0] == '\0')
+			snprintf(q->note, sizeof(q->note), "libmlx5 lacks mlx5dv_devx_umem_reg_ex: umems from device "
+				 "pointers (needs the peer-memory client)");
+		*out = f->umem_reg(q->spec.ctx, b->addr, b->len, IBV_ACCESS_LOCAL_WRITE);
+	}
+	if (*out != NULL)
+		return MARROW_OK;
+	err = errno ? errno : EIO;
+	return marrow_fail(MARROW_EIO, "devx: umem registration of the %s buffer (%p, %zu bytes, %s) failed: "
+			   "errno %d (%s)", name, b->addr, b->len, b->dmabuf_fd >= 0 && f->umem_reg_ex ? "dma-buf" :
+			   "device pointer", err, strerror(err));
+}
+
+/* A command's result: the call's errno and the PRM status/syndrome. */
+static int cmd_fail(const char *what, int err, const uint8_t *out)
+{
+	return marrow_fail(MARROW_EIO, "devx: %s failed: errno %d (%s), PRM status 0x%x syndrome 0x%08x", what,
+			   err, strerror(err), prm_get32(out, PRM_OUT_STATUS), prm_get32(out, PRM_OUT_SYNDROME));
+}
+
+static struct mlx5dv_devx_obj *obj_create(struct devx_qp *q, const char *what, const void *in, size_t inlen,
+					  uint32_t *id, int *rc)
+{
+	uint8_t out[PRM_OUT_BYTES];
+	struct mlx5dv_devx_obj *o;
+
+	memset(out, 0, sizeof(out));
+	errno = 0;
+	o = q->f->obj_create(q->spec.ctx, in, inlen, out, sizeof(out));
+	if (o == NULL || prm_get32(out, PRM_OUT_STATUS) != 0) {
+		int err = errno ? errno : EIO;
+
+		if (o != NULL)
+			q->f->obj_destroy(o);
+		*rc = cmd_fail(what, err, out);
+		return NULL;
+	}
+	*id = prm_get32(out, PRM_OUT_OBJ_ID);
+	return o;
+}
+
+/* Releases whatever q holds, newest first; the first failure is returned. */
+static int release(struct devx_qp *q)
+{
+	const struct devx_fns *f = q->f;
+	int rc = MARROW_OK, err;
+
+	if (q->qp && (err = f->obj_destroy(q->qp)) != 0 && rc == MARROW_OK)
+		rc = marrow_fail(MARROW_EIO, "devx: destroying QP 0x%x failed: errno %d", q->qpn, err);
+	if (q->cq && (err = f->obj_destroy(q->cq)) != 0 && rc == MARROW_OK)
+		rc = marrow_fail(MARROW_EIO, "devx: destroying CQ 0x%x failed: errno %d", q->cqn, err);
+	if (q->uar)
+		f->free_uar(q->uar);
+	if (q->dbr_umem && (err = f->umem_dereg(q->dbr_umem)) != 0 && rc == MARROW_OK)
+		rc = marrow_fail(MARROW_EIO, "devx: DBR umem deregistration failed: errno %d", err);
+	if (q->cq_umem && (err = f->umem_dereg(q->cq_umem)) != 0 && rc == MARROW_OK)
+		rc = marrow_fail(MARROW_EIO, "devx: CQ umem deregistration failed: errno %d", err);
+	if (q->sq_umem && (err = f->umem_dereg(q->sq_umem)) != 0 && rc == MARROW_OK)
+		rc = marrow_fail(MARROW_EIO, "devx: SQ umem deregistration failed: errno %d", err);
+	q->qp = NULL;
+	q->cq = NULL;
+	q->uar = NULL;
+	q->dbr_umem = q->cq_umem = q->sq_umem = NULL;
+	return rc;
+}
+
+static int alloc_uar(struct devx_qp *q)
+{
+	int err;
+
+	errno = 0;
+	q->uar = q->f->alloc_uar(q->spec.ctx, MLX5DV_UAR_ALLOC_TYPE_NC);
+	if (q->uar != NULL)
+		return MARROW_OK;
+	err = errno ? errno : EIO;
+	q->uar = q->f->alloc_uar(q->spec.ctx, MLX5DV_UAR_ALLOC_TYPE_BF);
+	if (q->uar == NULL)
+		return marrow_fail(MARROW_EIO, "devx: mlx5dv_devx_alloc_uar failed for NC (errno %d, %s) and BF",
+				   err, strerror(err));
+	snprintf(q->note + strlen(q->note), sizeof(q->note) - strlen(q->note), "%sUAR is BlueFlame "
+		 "(write-combining): the non-cached kind was refused, errno %d", q->note[0] ? "; " : "", err);
+	return MARROW_OK;
+}
+
+static int create_steps(struct devx_qp *q)
+{
+	uint8_t cmd[PRM_CREATE_QP_IN_BYTES > PRM_CREATE_CQ_IN_BYTES ? PRM_CREATE_QP_IN_BYTES : PRM_CREATE_CQ_IN_BYTES];
+	uint8_t dbr[DEVX_DBR_BYTES];
+	uint8_t ring[CQE64 * 64];
+	uint32_t cqe_cnt = 1u << q->spec.log_cqe_cnt;
+	int rc, err;
+
+	/* The GPU memory's first image: zero DBRs and an all-invalid CQ ring. */
+	memset(dbr, 0, sizeof(dbr));
+	if (q->spec.copy.to_gpu(q->spec.copy.ctx, q->spec.dbr.addr, dbr, sizeof(dbr)) != 0)
+		return marrow_fail(MARROW_EIO, "devx: initialising the doorbell records in GPU memory failed");
+	devx_cq_image(ring, 64);
+	for (uint32_t i = 0; i < cqe_cnt; i += 64) {
+		uint32_t n = cqe_cnt - i < 64 ? cqe_cnt - i : 64;
+
+		if (q->spec.copy.to_gpu(q->spec.copy.ctx, (uint8_t *)q->spec.cq.addr + (size_t)i * CQE64, ring,
+					(size_t)n * CQE64) != 0)
+			return marrow_fail(MARROW_EIO, "devx: initialising the CQ ring in GPU memory failed");
+	}
+	if ((rc = umem_reg(q, "SQ", &q->spec.sq, &q->sq_umem)) != 0 ||
+	    (rc = umem_reg(q, "CQ", &q->spec.cq, &q->cq_umem)) != 0 ||
+	    (rc = umem_reg(q, "DBR", &q->spec.dbr, &q->dbr_umem)) != 0 || (rc = alloc_uar(q)) != 0)
+		return rc;
+	err = q->f->query_eqn(q->spec.ctx, 0, &q->eqn);
+	if (err)
+		return marrow_fail(MARROW_EIO, "devx: mlx5dv_devx_query_eqn(vector 0) failed: %d", err);
+	devx_cmd_create_cq(q, cmd);
+	q->cq = obj_create(q, "CREATE_CQ", cmd, PRM_CREATE_CQ_IN_BYTES, &q->cqn, &rc);
+	if (q->cq == NULL)
+		return rc;
+	devx_cmd_create_qp(q, cmd);
+	q->qp = obj_create(q, "CREATE_QP", cmd, PRM_CREATE_QP_IN_BYTES, &q->qpn, &rc);
+	if (q->qp == NULL)
+		return rc;
+	q->state = IBV_QPS_RESET;
+	return MARROW_OK;
+}
+
+int devx_qp_create(const struct devx_fns *f, const struct devx_qp_spec *spec, struct devx_qp *q)
+{
+	const char *missing;
+	int rc;
+
+	memset(q, 0, sizeof(*q));
+	if (f == NULL || spec == NULL)
+		return marrow_fail(MARROW_EINVAL, "devx: NULL argument");
+	missing = devx_fns_missing(f);
+	if (missing[0] != '\0')
+		return marrow_fail(MARROW_ENODEV, "devx unavailable: libmlx5 lacks %s", missing);
+	rc = devx_spec_check(spec);
+	if (rc)
+		return rc;
+	q->f = f;
+	q->spec = *spec;
+	rc = create_steps(q);
+	if (rc) {
+		char why[400];
+
+		snprintf(why, sizeof(why), "%s", marrow_last_error());
+		release(q); /* its own failures would hide the first one */
+		memset(q, 0, sizeof(*q));
+		return marrow_fail(rc, "%s", why);
+	}
+	return MARROW_OK;
+}
+
+int devx_mac_from_link_local_gid(const uint8_t gid[16], uint8_t mac[6])
+{
+	static const uint8_t prefix[8] = {0xfe, 0x80, 0, 0, 0, 0, 0, 0};
+
+	if (memcmp(gid, prefix, 8) != 0 || gid[11] != 0xff || gid[12] != 0xfe)
+		return -1;
+	mac[0] = gid[8] ^ 0x02; /* the EUI-64 flips the universal/local bit */
+	mac[1] = gid[9];
+	mac[2] = gid[10];
+	mac[3] = gid[13];
+	mac[4] = gid[14];
+	mac[5] = gid[15];
+	return 0;
+}
+
+static int modify(struct devx_qp *q, const char *what, const uint8_t *in, int next)
+{
+	uint8_t out[PRM_OUT_BYTES];
+	int err;
+
+	memset(out, 0, sizeof(out));
+	errno = 0;
+	err = q->f->obj_modify(q->qp, in, PRM_MODIFY_QP_IN_BYTES, out, sizeof(out));
+	if (err || prm_get32(out, PRM_OUT_STATUS) != 0) {
+		char step[64];
+
+		snprintf(step, sizeof(step), "%s on QP 0x%x", what, q->qpn);
+		return cmd_fail(step, err ? err : (errno ? errno : EIO), out);
+	}
+	q->state = next;
+	return MARROW_OK;
+}
+
+int devx_qp_connect(struct devx_qp *q, uint32_t port, uint32_t access,
+		    const struct prm_rtr_args *a, const struct prm_rts_args *r)
+{
+	uint8_t in[PRM_MODIFY_QP_IN_BYTES];
+	struct prm_rtr_args rtr = *a;
+	struct prm_rts_args rts = *r;
+	int rc;
+
+	if (q->qp == NULL || q->state != IBV_QPS_RESET)
+		return marrow_fail(MARROW_EINVAL, "devx: connect needs a QP in RESET (state %d)", q->state);
+	rtr.qpn = q->qpn;
+	rts.qpn = q->qpn;
+	devx_cmd_rst2init(q, port, access, in);
+	rc = modify(q, "RST2INIT_QP", in, IBV_QPS_INIT);
+	if (rc == MARROW_OK) {
+		prm_init2rtr(in, &rtr);
+		rc = modify(q, "INIT2RTR_QP", in, IBV_QPS_RTR);
+	}
+	if (rc == MARROW_OK) {
+		prm_rtr2rts(in, &rts);
+		rc = modify(q, "RTR2RTS_QP", in, IBV_QPS_RTS);
+	}
+	return rc;
+}
+
+int devx_qp_destroy(struct devx_qp *q)
+{
+	int rc;
+
+	if (q == NULL || q->f == NULL)
+		return marrow_fail(MARROW_EINVAL, "devx: destroy of a QP that holds nothing");
+	rc = release(q);
+	q->f = NULL;
+	return rc;
+}
+
+int devx_qp_read_indexes(const struct devx_qp *q, uint32_t *sq_pi, uint32_t *cq_ci)
+{
+	uint32_t w[DEVX_DBR_BYTES / 4];
+
+	if (q->spec.copy.from_gpu(q->spec.copy.ctx, w, q->spec.dbr.addr, sizeof(w)) != 0)
+		return marrow_fail(MARROW_EIO, "devx: reading the doorbell records from GPU memory failed");
+	*sq_pi = mx_be32toh(w[DEVX_QP_DBR_OFFSET / 4 + 1]) & 0xffffu;
+	*cq_ci = mx_be32toh(w[DEVX_CQ_DBR_OFFSET / 4]) & 0xffffffu;
+	return MARROW_OK;
+}

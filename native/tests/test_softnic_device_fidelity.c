@@ -1,0 +1,329 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright (c) 2026 The Marrow authors
+ *
+ * Fidelity of the software NIC's two engines: the same scenarios (inline
+ * and gather WRITEs, unsignaled retirement, ring wrap, bad rkey / lkey with
+ * the flush that follows, a malformed WQE) run against the CPU engine and
+ * against the device engine (a persistent CUDA kernel; queues in mapped
+ * pinned host memory so that this CPU thread can post, docs/design/device-engine.md),
+ * and each must produce the expected CQE stream and bytes; the two streams
+ * must also be identical. The device half needs libmarrow_cuda.so and a
+ * GPU: without them it is skipped (exit 77) with the reason, after the CPU
+ * half has run and passed.
+ */
+#include <dlfcn.h>
+
+#include "emu_test_util.h"
+#include "marrow/marrow_softnic_device.h"
+
+struct sndev_api {
+	int (*open)(const struct marrow_softnic_device_attr *, struct marrow_softnic_device **);
+	int (*close)(struct marrow_softnic_device *);
+	int (*cq_create)(struct marrow_softnic_device *, uint32_t, uint32_t, uint32_t *, struct marrow_cq_view *);
+	int (*qp_create)(struct marrow_softnic_device *, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t *,
+			 struct marrow_qp_view *);
+	int (*qp_connect)(struct marrow_softnic_device *, uint32_t, uint32_t);
+	int (*mr_reg)(struct marrow_softnic_device *, uint64_t, uint64_t, uint32_t, uint32_t *);
+	int (*host_alloc)(struct marrow_softnic_device *, uint64_t, void **);
+	int (*start)(struct marrow_softnic_device *);
+	int (*stop)(struct marrow_softnic_device *, uint64_t);
+	int (*counters)(struct marrow_softnic_device *, uint64_t *, uint32_t);
+	const char *(*last_error)(void);
+};
+
+/* One engine under test: the CPU engine (emu API) or the device engine. */
+struct engine {
+	const char *name;
+	int device;
+	struct marrow_emu_device *dev;
+	struct marrow_emu_pd *pd;
+	struct marrow_softnic_device *sd;
+	const struct sndev_api *api;
+	struct t_cq cq;
+	struct t_qp qp;
+	uint32_t cq_index, qp_index;
+	struct marrow_emu_mr *mrs[8];   /* CPU engine: deregistered at close */
+	void *bufs[8];
+	uint32_t nmr, nbuf;
+};
+
+/* What a scenario observed: CQEs as (opcode, syndrome, vendor, counter, qpn). */
+enum { MAX_CQES = 64, DST_BYTES = 512 };
+struct outcome {
+	uint32_t n;
+	uint8_t op[MAX_CQES], synd[MAX_CQES], vsynd[MAX_CQES];
+	uint16_t ctr[MAX_CQES];
+	uint8_t dst[DST_BYTES];
+};
+
+static void *buffer(struct engine *e, size_t n)
+{
+	void *p = NULL;
+
+	if (!e->device) {
+		REQUIRE(e->nbuf < 8, "too many buffers");
+		return e->bufs[e->nbuf++] = t_alloc(n, 0);
+	}
+	REQUIRE(e->api->host_alloc(e->sd, n, &p) == MARROW_OK, "host_alloc: %s", e->api->last_error());
+	return p;
+}
+
+static uint32_t reg(struct engine *e, void *p, uint64_t n, uint32_t access)
+{
+	uint32_t lkey = 0, rkey = 0;
+	struct marrow_emu_mr *mr;
+
+	if (e->device) {
+		REQUIRE(e->api->mr_reg(e->sd, (uint64_t)(uintptr_t)p, n, access, &lkey) == MARROW_OK, "mr_reg: %s",
+			e->api->last_error());
+		return lkey;
+	}
+	OK(marrow_emu_mr_reg(e->pd, p, n, access, &mr, &lkey, &rkey));
+	REQUIRE(e->nmr < 8, "too many MRs");
+	e->mrs[e->nmr++] = mr;
+	return rkey;
+}
+
+/* A loopback QP (its own peer) with one CQ; log_sq WQEBBs. */
+static void engine_open(struct engine *e, uint32_t log_sq)
+{
+	memset(&e->cq, 0, sizeof(e->cq));
+	memset(&e->qp, 0, sizeof(e->qp));
+	if (!e->device) {
+		e->dev = t_open(MARROW_EMU_POLL_HOT, 1);
+		OK(marrow_emu_pd_alloc(e->dev, &e->pd));
+		t_cq_create(e->dev, 6, 0, &e->cq);
+		t_qp_create(e->pd, &e->cq, log_sq, 220, &e->qp);
+		t_connect(&e->qp, e->qp.v.qpn);
+		return;
+	}
+	struct marrow_softnic_device_attr a = {
+		.size = sizeof(a), .nic_sms = 1, .threads_per_sm = 32, .queue_memory = MARROW_SNDEV_QUEUES_HOST,
+		.max_qps = 4, .max_mrs = 8, .max_run_ns = 120000000000ull, .quiet = 1,
+	};
+	REQUIRE(e->api->open(&a, &e->sd) == MARROW_OK, "open: %s", e->api->last_error());
+	REQUIRE(e->api->cq_create(e->sd, 6, 0, &e->cq_index, &e->cq.v) == MARROW_OK, "cq: %s", e->api->last_error());
+	REQUIRE(e->api->qp_create(e->sd, e->cq_index, log_sq, 220,
+				  MARROW_ACCESS_LOCAL_WRITE | MARROW_ACCESS_REMOTE_WRITE, &e->qp_index, &e->qp.v) ==
+			MARROW_OK, "qp: %s", e->api->last_error());
+	REQUIRE(e->api->qp_connect(e->sd, e->qp_index, e->qp_index) == MARROW_OK, "connect: %s",
+		e->api->last_error());
+}
+
+/* The device engine copies objects at start: MRs first, then start. */
+static void engine_go(struct engine *e)
+{
+	if (e->device)
+		REQUIRE(e->api->start(e->sd) == MARROW_OK, "start: %s", e->api->last_error());
+}
+
+static void engine_close(struct engine *e)
+{
+	if (e->device) {
+		CHECK(e->api->stop(e->sd, 5000000000ull) == MARROW_OK, "stop: %s", e->api->last_error());
+		CHECK(e->api->close(e->sd) == MARROW_OK, "close: %s", e->api->last_error());
+		return;
+	}
+	OK(marrow_emu_qp_destroy(e->qp.qp));
+	OK(marrow_emu_cq_destroy(e->cq.cq));
+	while (e->nmr)
+		OK(marrow_emu_mr_dereg(e->mrs[--e->nmr]));
+	while (e->nbuf)
+		free(e->bufs[--e->nbuf]);
+	OK(marrow_emu_pd_free(e->pd));
+	OK(marrow_emu_device_close(e->dev));
+}
+
+static void collect(struct engine *e, struct outcome *o, uint32_t want)
+{
+	uint8_t c[64];
+
+	while (o->n < want && o->n < MAX_CQES && t_poll(&e->cq, c, 3000000000ull)) {
+		o->op[o->n] = mx_cqe_opcode(c);
+		o->synd[o->n] = mx_cqe_syndrome(c);
+		o->vsynd[o->n] = mx_cqe_vendor_syndrome(c);
+		o->ctr[o->n] = mx_cqe_wqe_counter(c);
+		CHECK(mx_cqe_qpn(c) == e->qp.v.qpn, "%s: CQE qpn 0x%x, QP 0x%x", e->name, mx_cqe_qpn(c), e->qp.v.qpn);
+		o->n++;
+	}
+	CHECK(o->n == want, "%s: %u CQEs, expected %u", e->name, o->n, want);
+}
+
+static void expect(const struct engine *e, const struct outcome *o, uint32_t i, uint8_t op, uint8_t synd,
+		   uint8_t vsynd, uint16_t ctr)
+{
+	if (i >= o->n)
+		return;   /* collect already failed */
+	CHECK(o->op[i] == op && o->ctr[i] == ctr && (op == MX_CQE_REQ || (o->synd[i] == synd && o->vsynd[i] == vsynd)),
+	      "%s CQE %u: opcode %u synd 0x%02x vendor 0x%02x counter %u; expected %u 0x%02x 0x%02x %u", e->name, i,
+	      o->op[i], o->synd[i], o->vsynd[i], o->ctr[i], op, synd, vsynd, ctr);
+}
+
+/* Inline WRITEs, 5 unsignaled + 1 signaled under one doorbell, then a
+ * gather WRITE of two SGEs, then 20 signaled WRITEs around an 8-WQEBB ring. */
+static void scenario_good(struct engine *e, struct outcome *o)
+{
+	engine_open(e, 3);
+	uint8_t *src = buffer(e, 256), *dst = buffer(e, DST_BYTES);
+	uint32_t lkey = reg(e, src, 256, MARROW_ACCESS_LOCAL_WRITE);
+	uint32_t rkey = reg(e, dst, DST_BYTES, MARROW_ACCESS_LOCAL_WRITE | MARROW_ACCESS_REMOTE_WRITE);
+	uint64_t d = (uint64_t)(uintptr_t)dst;
+
+	engine_go(e);
+	for (int i = 0; i < 256; i++)
+		src[i] = (uint8_t)(0xA0 ^ i);
+	for (int i = 0; i < 6; i++) {
+		uint8_t v[8];
+		for (int k = 0; k < 8; k++)
+			v[k] = (uint8_t)(i * 16 + k);
+		t_post_inline(&e->qp, d + 8u * i, rkey, v, 8, i == 5);
+	}
+	t_ring(&e->qp);
+	collect(e, o, 1);
+	expect(e, o, 0, MX_CQE_REQ, 0, 0, 5);
+	struct t_sge sg[2] = {{(uint64_t)(uintptr_t)src, 40, lkey}, {(uint64_t)(uintptr_t)src + 100, 24, lkey}};
+	uint16_t c = t_post_sge(&e->qp, d + 64, rkey, sg, 2, 1);
+	t_ring(&e->qp);
+	collect(e, o, 2);
+	expect(e, o, 1, MX_CQE_REQ, 0, 0, c);
+	for (int i = 0; i < 20; i++) {
+		uint32_t w = 0xC0DE0000u + (uint32_t)i;
+		c = t_post_inline(&e->qp, d + 128 + 4u * (i % 16), rkey, &w, 4, 1);
+		t_ring(&e->qp);
+		collect(e, o, 3 + (uint32_t)i);
+		expect(e, o, 2 + (uint32_t)i, MX_CQE_REQ, 0, 0, c);
+	}
+	memcpy(o->dst, dst, DST_BYTES);
+	for (int i = 0; i < 48; i++)
+		CHECK(dst[i] == (uint8_t)((i / 8) * 16 + i % 8), "%s: inline byte %d = 0x%02x", e->name, i, dst[i]);
+	CHECK(memcmp(dst + 64, src, 40) == 0 && memcmp(dst + 104, src + 100, 24) == 0, "%s: gathered bytes wrong",
+	      e->name);
+	engine_close(e);
+}
+
+/* A bad rkey fails its WQE with REMOTE_ACCESS and flushes the next; on a
+ * fresh QP a bad lkey fails with LOCAL_PROT; a WQE naming another QPN is
+ * malformed (LOCAL_QP_OP). Nothing is written by a failing WQE. */
+static void scenario_errors(struct engine *e, struct outcome *o)
+{
+	engine_open(e, 4);
+	uint8_t *src = buffer(e, 64), *dst = buffer(e, DST_BYTES);
+	uint32_t lkey = reg(e, src, 64, MARROW_ACCESS_LOCAL_WRITE);
+	uint32_t rkey = reg(e, dst, DST_BYTES, MARROW_ACCESS_LOCAL_WRITE | MARROW_ACCESS_REMOTE_WRITE);
+	uint64_t d = (uint64_t)(uintptr_t)dst;
+	uint64_t v = 0x1122334455667788ull;
+
+	engine_go(e);
+	uint16_t c0 = t_post_inline(&e->qp, d, rkey ^ 0x80u, &v, 8, 0);   /* unsignaled: its error CQE still comes */
+	uint16_t c1 = t_post_inline(&e->qp, d + 8, rkey, &v, 8, 1);
+	t_ring(&e->qp);
+	collect(e, o, 2);
+	expect(e, o, 0, MX_CQE_REQ_ERR, MX_SYND_REMOTE_ACCESS, 0xE4, c0);
+	expect(e, o, 1, MX_CQE_REQ_ERR, MX_SYND_WR_FLUSH, 0xEF, c1);
+	memcpy(o->dst, dst, DST_BYTES);
+	for (int i = 0; i < 16; i++)
+		CHECK(dst[i] == 0, "%s: a failed or flushed WQE wrote byte %d", e->name, i);
+	(void)lkey;
+	engine_close(e);
+
+	engine_open(e, 4);
+	src = buffer(e, 64);
+	dst = buffer(e, DST_BYTES);
+	lkey = reg(e, src, 64, MARROW_ACCESS_LOCAL_WRITE);
+	rkey = reg(e, dst, DST_BYTES, MARROW_ACCESS_LOCAL_WRITE | MARROW_ACCESS_REMOTE_WRITE);
+	engine_go(e);
+	struct t_sge sg = {(uint64_t)(uintptr_t)src + 32, 64, lkey};   /* runs past the MR */
+	uint16_t c2 = t_post_sge(&e->qp, (uint64_t)(uintptr_t)dst, rkey, &sg, 1, 1);
+	t_ring(&e->qp);
+	collect(e, o, 3);
+	expect(e, o, 2, MX_CQE_REQ_ERR, MX_SYND_LOCAL_PROT, 0xE2, c2);
+	engine_close(e);
+
+	engine_open(e, 4);
+	dst = buffer(e, DST_BYTES);
+	rkey = reg(e, dst, DST_BYTES, MARROW_ACCESS_LOCAL_WRITE | MARROW_ACCESS_REMOTE_WRITE);
+	engine_go(e);
+	uint16_t c3 = t_post_inline(&e->qp, (uint64_t)(uintptr_t)dst, rkey, &v, 8, 1);
+	*t_wqe_byte(&e->qp, c3, 6) ^= 0x01;   /* QPN byte: another QP's */
+	t_ring(&e->qp);
+	collect(e, o, 4);
+	expect(e, o, 3, MX_CQE_REQ_ERR, MX_SYND_LOCAL_QP_OP, 0xE8, c3);
+	engine_close(e);
+}
+
+static int same(const char *what, const struct outcome *a, const struct outcome *b)
+{
+	int ok = a->n == b->n && memcmp(a->op, b->op, a->n) == 0 && memcmp(a->synd, b->synd, a->n) == 0 &&
+		 memcmp(a->vsynd, b->vsynd, a->n) == 0 && memcmp(a->ctr, b->ctr, a->n * sizeof(uint16_t)) == 0 &&
+		 memcmp(a->dst, b->dst, DST_BYTES) == 0;
+
+	CHECK(ok, "%s: the device engine's CQE stream or bytes differ from the CPU engine's (%u vs %u CQEs)", what,
+	      a->n, b->n);
+	return ok;
+}
+
+static const char *load_api(struct sndev_api *api)
+{
+#ifndef MARROW_CUDA_SO
+	(void)api;
+	return "libmarrow_cuda.so is not built here (no nvcc)";
+#else
+	static char why[512];
+	void *h = dlopen(MARROW_CUDA_SO, RTLD_NOW | RTLD_LOCAL);
+
+	if (h == NULL) {
+		snprintf(why, sizeof(why), "cannot load %s: %s", MARROW_CUDA_SO, dlerror());
+		return why;
+	}
+#define SYM(f, n) (*(void **)&api->f = dlsym(h, n))
+	if (!SYM(open, "marrow_softnic_device_open") || !SYM(close, "marrow_softnic_device_close") ||
+	    !SYM(cq_create, "marrow_softnic_device_cq_create") || !SYM(qp_create, "marrow_softnic_device_qp_create") ||
+	    !SYM(qp_connect, "marrow_softnic_device_qp_connect") || !SYM(mr_reg, "marrow_softnic_device_mr_reg") ||
+	    !SYM(host_alloc, "marrow_softnic_device_host_alloc") || !SYM(start, "marrow_softnic_device_start") ||
+	    !SYM(stop, "marrow_softnic_device_stop") || !SYM(counters, "marrow_softnic_device_counters") ||
+	    !SYM(last_error, "marrow_last_error"))
+		return "libmarrow_cuda.so lacks the marrow_softnic_device_* symbols";
+#undef SYM
+	return NULL;
+#endif
+}
+
+int main(void)
+{
+	struct engine cpu = {.name = "cpu engine"}, dev = {.name = "device engine", .device = 1};
+	struct outcome g_cpu, g_dev, e_cpu, e_dev;
+	struct sndev_api api;
+	const char *why;
+
+	memset(&g_cpu, 0, sizeof(g_cpu));
+	memset(&e_cpu, 0, sizeof(e_cpu));
+	scenario_good(&cpu, &g_cpu);
+	scenario_errors(&cpu, &e_cpu);
+	if (t_failures)
+		return t_finish("test_softnic_device_fidelity (cpu engine)");
+
+	why = load_api(&api);
+	if (why == NULL) {
+		struct marrow_softnic_device_attr a = {
+			.size = sizeof(a), .nic_sms = 1, .queue_memory = MARROW_SNDEV_QUEUES_HOST, .quiet = 1};
+		struct marrow_softnic_device *probe = NULL;
+		int rc = api.open(&a, &probe);
+
+		if (rc == MARROW_ENODEV)
+			why = api.last_error();
+		else
+			REQUIRE(rc == MARROW_OK && api.close(probe) == MARROW_OK, "device engine probe: %s", api.last_error());
+	}
+	if (why != NULL) {
+		printf("test_softnic_device_fidelity: CPU engine passed; device engine SKIP: %s\n", why);
+		return 77;
+	}
+	dev.api = &api;
+	memset(&g_dev, 0, sizeof(g_dev));
+	memset(&e_dev, 0, sizeof(e_dev));
+	scenario_good(&dev, &g_dev);
+	scenario_errors(&dev, &e_dev);
+	same("good path", &g_cpu, &g_dev);
+	same("error path", &e_cpu, &e_dev);
+	return t_finish("test_softnic_device_fidelity");
+}

@@ -1,0 +1,445 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright (c) 2026 The Marrow authors
+ *
+ * The DevX runtime (mlx5_devx_qp.c) against a fake libmlx5 table: every
+ * command it issues is compared byte for byte with the PRM encoder fed the
+ * values the fakes handed out (and a few fields are read back at their PRM
+ * bit offsets); an injected failure at each step frees everything created
+ * so far, newest first; destruction runs QP, CQ, UAR, DBR/CQ/SQ umems;
+ * missing entry points give the "unavailable" reason; the dma-buf and
+ * BlueFlame fallbacks leave a note; host-side resume reads the DBRs through
+ * the copy callback. "GPU memory" here is host memory behind that callback.
+ * Needs no NIC.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "verbs/mlx5_devx_qp.c"
+#include "verbs/verbs_abi.c" /* this library's marrow_abi_table, which marrow_fail's module needs */
+
+static int failures;
+#define CHECK(c, ...)                                                          \
+	do {                                                                   \
+		if (!(c)) {                                                    \
+			printf("FAIL %s:%d: ", __FILE__, __LINE__);            \
+			printf(__VA_ARGS__);                                   \
+			printf("\n");                                          \
+			failures++;                                            \
+		}                                                              \
+	} while (0)
+
+/* ---- the fake library -------------------------------------------------- */
+enum { MAXLOG = 64 };
+static char calls[MAXLOG][48];  /* "umem_reg:7", "obj_create:CQ", ... */
+static int ncalls;
+static int fail_at = -1;        /* index of the call that fails; -1: none */
+static int nc_refused;          /* alloc_uar(NC) fails */
+static int uar_refused;         /* alloc_uar fails for every kind */
+static uint8_t cmds[8][PRM_MODIFY_QP_IN_BYTES];
+static size_t cmd_len[8];
+static int ncmds;
+static struct mlx5dv_devx_umem umems[3];
+static int nu;
+static struct mlx5dv_devx_umem_in last_umem_in;
+static struct mlx5dv_devx_uar uar_obj = {.page_id = 0x00abcd};
+static int objs[2]; /* fake objects: address only */
+static int nobj;
+
+static int step(const char *fmt, unsigned v)
+{
+	if (ncalls < MAXLOG)
+		snprintf(calls[ncalls], sizeof(calls[0]), fmt, v);
+	return ncalls++ == fail_at;
+}
+
+static struct ibv_context *f_open(struct ibv_device *d, struct mlx5dv_context_attr *a)
+{
+	(void)d; (void)a;
+	return NULL;
+}
+
+static struct mlx5dv_devx_umem *f_umem_reg(struct ibv_context *c, void *addr, size_t n, uint32_t acc)
+{
+	(void)c; (void)addr; (void)n; (void)acc;
+	if (step("umem_reg:%u", 0x100u + (unsigned)nu)) {
+		errno = EFAULT;
+		return NULL;
+	}
+	umems[nu].umem_id = 0x100u + (unsigned)nu;
+	return &umems[nu++];
+}
+
+static struct mlx5dv_devx_umem *f_umem_reg_ex(struct ibv_context *c, struct mlx5dv_devx_umem_in *in)
+{
+	(void)c;
+	last_umem_in = *in;
+	if (step("umem_reg_ex:%u", 0x100u + (unsigned)nu)) {
+		errno = EFAULT;
+		return NULL;
+	}
+	umems[nu].umem_id = 0x100u + (unsigned)nu;
+	return &umems[nu++];
+}
+
+static int f_umem_dereg(struct mlx5dv_devx_umem *u)
+{
+	step("umem_dereg:%u", u->umem_id);
+	return 0;
+}
+
+static struct mlx5dv_devx_uar *f_alloc_uar(struct ibv_context *c, uint32_t flags)
+{
+	(void)c;
+	if (step("alloc_uar:%u", flags) || uar_refused || (flags == MLX5DV_UAR_ALLOC_TYPE_NC && nc_refused)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	return &uar_obj;
+}
+
+static void f_free_uar(struct mlx5dv_devx_uar *u)
+{
+	step("free_uar:%u", u->page_id);
+}
+
+static int f_query_eqn(struct ibv_context *c, uint32_t vector, uint32_t *eqn)
+{
+	(void)c;
+	if (step("query_eqn:%u", vector))
+		return EINVAL;
+	*eqn = 0x17;
+	return 0;
+}
+
+static void record(const void *in, size_t len)
+{
+	if (ncmds < 8 && len <= sizeof(cmds[0])) {
+		memcpy(cmds[ncmds], in, len);
+		cmd_len[ncmds++] = len;
+	}
+}
+
+static struct mlx5dv_devx_obj *f_obj_create(struct ibv_context *c, const void *in, size_t inlen, void *out,
+					    size_t outlen)
+{
+	unsigned op = prm_get32(in, PRM_IN_OPCODE);
+
+	(void)c;
+	record(in, inlen);
+	memset(out, 0, outlen);
+	if (step("obj_create:%x", op)) {
+		prm_set(out, PRM_OUT_STATUS, 0x3); /* bad parameter */
+		prm_set(out, PRM_OUT_SYNDROME, 0xdeadbeef);
+		errno = EREMOTEIO;
+		return NULL;
+	}
+	prm_set(out, PRM_OUT_OBJ_ID, op == PRM_OP_CREATE_CQ ? 0x000c01 : 0x000a51);
+	return (struct mlx5dv_devx_obj *)&objs[nobj++];
+}
+
+static int f_obj_modify(struct mlx5dv_devx_obj *o, const void *in, size_t inlen, void *out, size_t outlen)
+{
+	(void)o;
+	record(in, inlen);
+	memset(out, 0, outlen);
+	if (step("obj_modify:%x", prm_get32(in, PRM_IN_OPCODE))) {
+		prm_set(out, PRM_OUT_STATUS, 0x3);
+		return EREMOTEIO;
+	}
+	return 0;
+}
+
+static int f_obj_destroy(struct mlx5dv_devx_obj *o)
+{
+	step("obj_destroy:%u", (unsigned)((int *)o - objs));
+	return 0;
+}
+
+static int f_init_obj(struct mlx5dv_obj *o, uint64_t t)
+{
+	(void)o; (void)t;
+	return 0;
+}
+
+static const struct devx_fns fake = {
+	.open_device = f_open, .umem_reg = f_umem_reg, .umem_reg_ex = f_umem_reg_ex,
+	.umem_dereg = f_umem_dereg, .alloc_uar = f_alloc_uar, .free_uar = f_free_uar,
+	.obj_create = f_obj_create, .obj_modify = f_obj_modify, .obj_destroy = f_obj_destroy,
+	.query_eqn = f_query_eqn, .init_obj = f_init_obj,
+};
+
+/* "GPU memory": host pages behind the copy callbacks. */
+static uint8_t sq_mem[4096 * 4] __attribute__((aligned(4096)));
+static uint8_t cq_mem[64 * 256] __attribute__((aligned(4096)));
+static uint8_t dbr_mem[4096] __attribute__((aligned(4096)));
+static int copies;
+
+static int to_gpu(void *ctx, void *dst, const void *src, size_t n)
+{
+	(void)ctx;
+	copies++;
+	memcpy(dst, src, n);
+	return 0;
+}
+
+static int from_gpu(void *ctx, void *dst, const void *src, size_t n)
+{
+	(void)ctx;
+	memcpy(dst, src, n);
+	return 0;
+}
+
+static void reset_fake(void)
+{
+	ncalls = ncmds = nu = nobj = copies = 0;
+	fail_at = -1;
+	nc_refused = uar_refused = 0;
+	memset(calls, 0, sizeof(calls));
+	memset(cq_mem, 0x5a, sizeof(cq_mem));
+	memset(dbr_mem, 0x5a, sizeof(dbr_mem));
+}
+
+static struct devx_qp_spec spec(int dmabuf)
+{
+	struct devx_qp_spec s = {
+		.ctx = (struct ibv_context *)&objs, /* never dereferenced by the runtime */
+		.pdn = 0x00beef,
+		.log_sq_wqebb_cnt = 8,
+		.log_cqe_cnt = 8,
+		.sq = {sq_mem, sizeof(sq_mem), dmabuf ? 11 : -1, 0},
+		.cq = {cq_mem, sizeof(cq_mem), dmabuf ? 12 : -1, 0x4000},
+		.dbr = {dbr_mem, sizeof(dbr_mem), dmabuf ? 13 : -1, 0x8000},
+		.copy = {to_gpu, from_gpu, NULL},
+	};
+	return s;
+}
+
+/* The bits of every command the runtime issues, from the encoder fed the fakes' values. */
+static void commands_are_exact(void)
+{
+	struct devx_qp_spec s = spec(0);
+	struct devx_qp q;
+	uint8_t want[PRM_MODIFY_QP_IN_BYTES];
+	struct prm_cq_args ca = {.log_cqe_cnt = 8, .uar_page = 0x00abcd, .eqn = 0x17, .cq_umem_id = 0x101,
+				 .dbr_umem_id = 0x102, .dbr_offset = DEVX_CQ_DBR_OFFSET};
+	struct prm_qp_args qa = {.pd = 0x00beef, .log_sq_wqebb_cnt = 8, .uar_page = 0x00abcd, .cqn_snd = 0xc01,
+				 .cqn_rcv = 0xc01, .wq_umem_id = 0x100, .dbr_umem_id = 0x102,
+				 .dbr_offset = DEVX_QP_DBR_OFFSET};
+	struct prm_rtr_args rtr = {.remote_qpn = 0x777, .mtu = 3, .rq_psn = 0x1234, .min_rnr_timer = 12,
+				   .log_rra_max = 0, .port = 1, .roce = 1, .rgid = {0xfe, 0x80}, .rmac = {1, 2, 3, 4, 5, 6},
+				   .hop_limit = 64, .sgid_index = 3, .udp_sport = 0xc123};
+	struct prm_rts_args rts = {.sq_psn = 0x4321, .ack_timeout = 14, .retry_cnt = 7, .rnr_retry = 6};
+	uint32_t pi, ci;
+
+	reset_fake();
+	CHECK(devx_qp_create(&fake, &s, &q) == MARROW_OK, "create: %s", marrow_last_error());
+	CHECK(q.cqn == 0xc01 && q.qpn == 0xa51 && q.eqn == 0x17, "ids cqn 0x%x qpn 0x%x eqn 0x%x", q.cqn, q.qpn, q.eqn);
+	CHECK(ncmds == 2, "two create commands, got %d", ncmds);
+	prm_create_cq(want, &ca);
+	CHECK(cmd_len[0] == PRM_CREATE_CQ_IN_BYTES && memcmp(cmds[0], want, PRM_CREATE_CQ_IN_BYTES) == 0,
+	      "CREATE_CQ bytes differ from the encoder's");
+	/* read back at the PRM's bit offsets: cq_umem_id, cqc.dbr_umem_id, cqc.c_eqn, cqc.dbr_addr (low word) */
+	CHECK(prm_get32(cmds[0], 0x2c0, 32) == 0x101 && prm_get32(cmds[0], 0x80 + 0x20, 32) == 0x102 &&
+	      prm_get32(cmds[0], 0x80 + 0xb8, 8) == 0x17 && prm_get32(cmds[0], 0x80 + 0x1e0, 32) == 64,
+	      "CREATE_CQ fields at their PRM offsets");
+	prm_create_qp(want, &qa);
+	CHECK(cmd_len[1] == PRM_CREATE_QP_IN_BYTES && memcmp(cmds[1], want, PRM_CREATE_QP_IN_BYTES) == 0,
+	      "CREATE_QP bytes differ from the encoder's");
+	CHECK(prm_get32(cmds[1], 0xc0 + 0x28, 24) == 0xbeef && prm_get32(cmds[1], 0xc0 + 0x3e8, 24) == 0xc01 &&
+	      prm_get32(cmds[1], 0x840, 32) == 0x100 && prm_get32(cmds[1], 0xc0 + 0x720, 32) == 0x102,
+	      "CREATE_QP pd / cqn_snd / wq_umem_id / dbr_umem_id at their PRM offsets");
+	/* first image of the GPU memory */
+	for (int i = 0; i < 256; i++)
+		CHECK(cq_mem[i * 64 + 63] == 0xf0 && cq_mem[i * 64] == 0, "CQE %d op_own 0x%02x", i, cq_mem[i * 64 + 63]);
+	for (int i = 0; i < DEVX_DBR_BYTES; i++)
+		CHECK(dbr_mem[i] == 0, "DBR byte %d = 0x%02x", i, dbr_mem[i]);
+	CHECK(q.note[0] == '\0', "no fallback taken, note '%s'", q.note);
+
+	CHECK(devx_qp_connect(&q, 1, IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ, &rtr, &rts) == MARROW_OK,
+	      "connect: %s", marrow_last_error());
+	CHECK(ncmds == 5 && q.state == IBV_QPS_RTS, "three modify commands (%d), state %d", ncmds, q.state);
+	prm_rst2init(want, 0xa51, 1, 1, 1, 0);
+	CHECK(memcmp(cmds[2], want, PRM_MODIFY_QP_IN_BYTES) == 0, "RST2INIT bytes");
+	rtr.qpn = 0xa51;
+	prm_init2rtr(want, &rtr);
+	CHECK(memcmp(cmds[3], want, PRM_MODIFY_QP_IN_BYTES) == 0, "INIT2RTR bytes");
+	CHECK(prm_get32(cmds[3], 0x48, 24) == 0xa51 && prm_get32(cmds[3], 0xc0 + 0xa8, 24) == 0x777,
+	      "INIT2RTR qpn / remote_qpn at their PRM offsets");
+	rts.qpn = 0xa51;
+	prm_rtr2rts(want, &rts);
+	CHECK(memcmp(cmds[4], want, PRM_MODIFY_QP_IN_BYTES) == 0, "RTR2RTS bytes");
+	CHECK(devx_qp_connect(&q, 1, 0, &rtr, &rts) == MARROW_EINVAL, "connect twice is refused");
+
+	/* host-side resume: SQ counter in QP DBR word 1, CQ consumer index in CQ DBR word 0 */
+	dbr_mem[4] = 0; dbr_mem[5] = 0; dbr_mem[6] = 0x01; dbr_mem[7] = 0x23;
+	dbr_mem[64] = 0xff; dbr_mem[65] = 0x00; dbr_mem[66] = 0x00; dbr_mem[67] = 0x45;
+	CHECK(devx_qp_read_indexes(&q, &pi, &ci) == MARROW_OK && pi == 0x123 && ci == 0x45,
+	      "resume pi 0x%x ci 0x%x", pi, ci);
+
+	/* destruction order */
+	ncalls = 0;
+	CHECK(devx_qp_destroy(&q) == MARROW_OK, "destroy: %s", marrow_last_error());
+	const char *order[] = {"obj_destroy:1", "obj_destroy:0", "free_uar:43981", "umem_dereg:258",
+			       "umem_dereg:257", "umem_dereg:256"};
+	CHECK(ncalls == 6, "%d release calls", ncalls);
+	for (int i = 0; i < 6; i++)
+		CHECK(strcmp(calls[i], order[i]) == 0, "release %d: %s, want %s", i, calls[i], order[i]);
+}
+
+/* Fail every step in turn: what was created is released newest first, exactly once. */
+static void every_failure_releases_in_reverse(void)
+{
+	const char *create_order[] = {"umem_reg:256", "umem_reg:257", "umem_reg:258", "alloc_uar:1", "query_eqn:0",
+				      "obj_create:400", "obj_create:500"};
+	const char *release_of[] = {"umem_dereg:256", "umem_dereg:257", "umem_dereg:258", "free_uar:43981", NULL,
+				    "obj_destroy:0", "obj_destroy:1"};
+
+	for (int k = 0; k < 7; k++) {
+		struct devx_qp_spec s = spec(0);
+		struct devx_qp q;
+		int rc, n = 0, x = 0; /* x: extra calls of the failing step */
+
+		reset_fake();
+		if (k == 3) { /* the UAR: NC refused, then BF refused too */
+			uar_refused = 1;
+			x = 1;
+		} else {
+			fail_at = k;
+		}
+		rc = devx_qp_create(&fake, &s, &q);
+		CHECK(rc != MARROW_OK, "step %d (%s) failure is reported", k, create_order[k]);
+		CHECK(strcmp(calls[k], create_order[k]) == 0, "step %d is %s, want %s", k, calls[k], create_order[k]);
+		CHECK(q.f == NULL && q.qp == NULL && q.cq == NULL && q.uar == NULL && q.sq_umem == NULL,
+		      "step %d: the QP holds nothing after a failure", k);
+		/* releases: the objects of steps k-1 .. 0, newest first, skipping query_eqn */
+		for (int j = k - 1; j >= 0; j--) {
+			if (release_of[j] == NULL)
+				continue;
+			CHECK(strcmp(calls[k + 1 + x + n], release_of[j]) == 0, "step %d: release %d is '%s', want '%s'", k, n,
+			      calls[k + 1 + x + n], release_of[j]);
+			n++;
+		}
+		CHECK(ncalls == k + 1 + x + n, "step %d: %d calls, want %d (no extra release)", k, ncalls, k + 1 + x + n);
+		if (k >= 5)
+			CHECK(strstr(marrow_last_error(), "syndrome 0xdeadbeef") != NULL &&
+			      strstr(marrow_last_error(), k == 5 ? "CREATE_CQ" : "CREATE_QP") != NULL,
+			      "step %d: message names the command and syndrome: %s", k, marrow_last_error());
+	}
+}
+
+static void connect_failure_names_the_step(void)
+{
+	struct devx_qp_spec s = spec(0);
+	struct devx_qp q;
+	struct prm_rtr_args rtr = {.remote_qpn = 1, .mtu = 5, .port = 1};
+	struct prm_rts_args rts = {.ack_timeout = 14};
+
+	reset_fake();
+	CHECK(devx_qp_create(&fake, &s, &q) == MARROW_OK, "create: %s", marrow_last_error());
+	fail_at = ncalls + 1; /* RST2INIT passes, INIT2RTR fails */
+	CHECK(devx_qp_connect(&q, 1, 0, &rtr, &rts) == MARROW_EIO, "INIT2RTR failure is reported");
+	CHECK(strstr(marrow_last_error(), "INIT2RTR_QP on QP 0xa51") != NULL, "message: %s", marrow_last_error());
+	CHECK(q.state == IBV_QPS_INIT, "state stays INIT (%d)", q.state);
+	CHECK(devx_qp_destroy(&q) == MARROW_OK, "destroy after a failed connect");
+}
+
+static void missing_symbols_are_named(void)
+{
+	struct devx_fns f = fake;
+	struct devx_qp_spec s = spec(0);
+	struct devx_qp q;
+
+	CHECK(devx_fns_missing(&fake)[0] == '\0', "the full table misses nothing");
+	f.umem_reg_ex = NULL;
+	f.general_cmd = NULL;
+	CHECK(devx_fns_missing(&f)[0] == '\0', "optional entries do not count");
+	f.obj_create = NULL;
+	CHECK(strcmp(devx_fns_missing(&f), "mlx5dv_devx_obj_create") == 0, "names obj_create");
+	reset_fake();
+	CHECK(devx_qp_create(&f, &s, &q) == MARROW_ENODEV, "unavailable is ENODEV");
+	CHECK(strstr(marrow_last_error(), "devx unavailable") && strstr(marrow_last_error(), "mlx5dv_devx_obj_create"),
+	      "reason: %s", marrow_last_error());
+	CHECK(ncalls == 0 && copies == 0, "nothing touched (%d calls, %d copies)", ncalls, copies);
+	f = fake;
+	f.alloc_uar = NULL;
+	CHECK(strcmp(devx_fns_missing(&f), "mlx5dv_devx_alloc_uar") == 0, "names alloc_uar");
+}
+
+static void dmabuf_and_fallback_notes(void)
+{
+	struct devx_qp_spec s = spec(1);
+	struct devx_fns f = fake;
+	struct devx_qp q;
+
+	reset_fake();
+	CHECK(devx_qp_create(&fake, &s, &q) == MARROW_OK, "dma-buf create: %s", marrow_last_error());
+	CHECK(strncmp(calls[0], "umem_reg_ex", 11) == 0, "dma-buf uses umem_reg_ex: %s", calls[0]);
+	CHECK(last_umem_in.dmabuf_fd == 13 && last_umem_in.comp_mask == MLX5DV_UMEM_MASK_DMABUF &&
+	      (uintptr_t)last_umem_in.addr == 0x8000 && last_umem_in.pgsz_bitmap == 4096 &&
+	      last_umem_in.size == sizeof(dbr_mem), "umem_in of the DBR: fd %d mask 0x%llx addr %p pgsz 0x%llx",
+	      last_umem_in.dmabuf_fd, (unsigned long long)last_umem_in.comp_mask, last_umem_in.addr,
+	      (unsigned long long)last_umem_in.pgsz_bitmap);
+	devx_qp_destroy(&q);
+
+	f.umem_reg_ex = NULL;
+	nc_refused = 1;
+	reset_fake();
+	nc_refused = 1;
+	CHECK(devx_qp_create(&f, &s, &q) == MARROW_OK, "fallback create: %s", marrow_last_error());
+	CHECK(strncmp(calls[0], "umem_reg:", 9) == 0, "no reg_ex: plain umem_reg (%s)", calls[0]);
+	CHECK(strstr(q.note, "umem_reg_ex") && strstr(q.note, "BlueFlame"), "note: %s", q.note);
+	CHECK(strcmp(calls[3], "alloc_uar:1") == 0 && strcmp(calls[4], "alloc_uar:0") == 0, "NC then BF: %s, %s",
+	      calls[3], calls[4]);
+	devx_qp_destroy(&q);
+}
+
+static void bad_specs_are_refused(void)
+{
+	struct devx_qp_spec s = spec(0);
+	struct devx_qp q;
+
+	reset_fake();
+	s.sq.len = 4096; /* 2^8 WQEBBs need 16 KiB */
+	CHECK(devx_qp_create(&fake, &s, &q) == MARROW_EINVAL && strstr(marrow_last_error(), "SQ buffer"),
+	      "short SQ: %s", marrow_last_error());
+	s = spec(0);
+	s.cq.addr = cq_mem + 64;
+	CHECK(devx_qp_create(&fake, &s, &q) == MARROW_EINVAL && strstr(marrow_last_error(), "aligned"),
+	      "unaligned CQ: %s", marrow_last_error());
+	s = spec(1);
+	s.dbr.dmabuf_offset = 100;
+	CHECK(devx_qp_create(&fake, &s, &q) == MARROW_EINVAL, "unaligned dma-buf offset");
+	s = spec(0);
+	s.copy.from_gpu = NULL;
+	CHECK(devx_qp_create(&fake, &s, &q) == MARROW_EINVAL, "missing copy callback");
+	CHECK(ncalls == 0, "nothing called for a bad spec (%d)", ncalls);
+}
+
+static void link_local_mac(void)
+{
+	const uint8_t gid[16] = {0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0x02, 0x02, 0xc9, 0xff, 0xfe, 0x01, 0x02, 0x03};
+	const uint8_t v4[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 10, 0, 0, 1};
+	uint8_t mac[6];
+
+	CHECK(devx_mac_from_link_local_gid(gid, mac) == 0 && mac[0] == 0x00 && mac[1] == 0x02 && mac[2] == 0xc9 &&
+	      mac[3] == 0x01 && mac[4] == 0x02 && mac[5] == 0x03, "EUI-64 -> MAC");
+	CHECK(devx_mac_from_link_local_gid(v4, mac) == -1, "an IPv4-mapped GID has no MAC in it");
+}
+
+int main(void)
+{
+	commands_are_exact();
+	every_failure_releases_in_reverse();
+	connect_failure_names_the_step();
+	missing_symbols_are_named();
+	dmabuf_and_fallback_notes();
+	bad_specs_are_refused();
+	link_local_mac();
+	if (failures) {
+		printf("verbs_test_devx: %d failure(s)\n", failures);
+		return 1;
+	}
+	printf("verbs_test_devx: all checks passed\n");
+	return 0;
+}
