@@ -40,7 +40,12 @@
  *
  * The code is emu_exec_core.h, shared with the device engine; this file
  * compiles it for the CPU engine threads, where every access in it is the
- * plain __atomic builtin it names.
+ * plain __atomic builtin it names. Here, and only here, exec_write also
+ * hands a QP whose peer is in another process to the shared-memory wire
+ * (EMU_HAS_SHMWIRE, emu_shmwire.c, docs/design/two-process.md).
  */
 #include "emu_internal.h"
+#include "emu_shmwire.h"
+/* The two-process wire hook in exec_write (host engine only). */
+#define EMU_HAS_SHMWIRE 1
 #include "emu_exec_core.h"

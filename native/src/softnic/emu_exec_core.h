@@ -361,6 +361,12 @@ EMU_CORE_FN uint32_t exec_write(struct emu_thread *t, struct marrow_emu_qp *qp, 
 	if (EMU_UNLIKELY(total > EMU_MSG_MAX))
 		return RES_ERR(MX_SYND_LOCAL_LENGTH, EMU_VSYND_MSG_LEN);
 
+#if defined(EMU_HAS_SHMWIRE) && !defined(__CUDA_ARCH__)
+	/* A peer in another process: the wire checks and places (emu_shmwire.c).
+	 * Host engine only; such a QP has no local peer, so fast_run never takes it. */
+	if (EMU_UNLIKELY(qp->shmwire != NULL))
+		return emu_shmwire_write(t, qp, w, pc, n, inl, gat, with_imm);
+#endif
 	/* Responder checks, in rxe order: state, QP rights, RQ, rkey. */
 	peer = qp->peer;
 	pst = peer ? EMU_LD_ACQ(&peer->state) : MARROW_QPS_RESET;

@@ -181,6 +181,7 @@ struct marrow_emu_qp {
 	uint64_t retry_at_ns;      /* next retry of the waiting WQE */
 	uint32_t dbr_seen;         /* recovery: DBR send counter at the last sweep, +1<<16 if valid */
 	struct marrow_emu_qp *peer;
+	struct emu_shmwire_link *shmwire; /* peer in another process (emu_shmwire.c), else NULL */
 	struct marrow_emu_cq *scq;
 	struct marrow_emu_cq *rcq;
 	struct marrow_emu_pd *pd;

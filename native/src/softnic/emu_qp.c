@@ -311,6 +311,7 @@ static void reset_qp(struct marrow_emu_qp *qp)
 	qp->dbr_seen = 0;
 	qp->rq_ci = 0;
 	qp->peer = NULL;
+	qp->shmwire = NULL;
 	qp->dbrec_page[0] = 0;
 	qp->dbrec_page[1] = 0;
 	/* A doorbell of this QP not yet taken belongs to the old incarnation. */

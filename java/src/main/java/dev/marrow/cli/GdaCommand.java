@@ -19,6 +19,8 @@ import dev.marrow.gda.Payload;
 import dev.marrow.gda.PeerRole;
 import dev.marrow.gda.Placement;
 import dev.marrow.gda.Target;
+import dev.marrow.launch.LaunchEnv;
+import dev.marrow.mlx5.NicTopology;
 import dev.marrow.mlx5.PeerAddress;
 import dev.marrow.presets.Knob;
 import dev.marrow.presets.PresetRules;
@@ -71,6 +73,12 @@ public final class GdaCommand {
                     + "cannot read the other host's memory: after each run the responder checks that its inbox "
                     + "holds the final iteration's bytes and reports it (payload_errors 0 or 1). --sweep with "
                     + "--peer is not supported (usage error).",
+                    "--nic softnic with --peer: two processes of ONE host, each with its own software NIC, joined "
+                    + "by a shared-memory wire (docs/design/two-process.md); results \"hardware\": false.",
+                    "Launchers: without --peer, the variables of Slurm, Open MPI, MPICH/PMIx or torchrun make "
+                    + "this one of two ranks running the same command: rank 0 listens at MASTER_PORT (Slurm: the "
+                    + "first host of the step) and initiates, rank 1 connects and responds; only rank 0 writes "
+                    + "the result, which carries both sides' environment headers.",
                     "--preset NAME (marrow presets list): a GPU-submitted library's choices (ordering; QPs per "
                     + "peer, completion scope, doorbell batch and publication must be what this command does: one "
                     + "QP, one thread, a doorbell per WQE, else the preset is refused with the knob named). "
@@ -170,8 +178,10 @@ public final class GdaCommand {
         Integer gidIndex;
 
         @Option(names = "--peer", paramLabel = "HOST:PORT|:PORT",
-                description = "mlx5, two hosts: HOST:PORT connects to the responder and runs the experiments, "
-                        + ":PORT listens for the initiator and serves them. Without it: one host, two QPs "
+                description = "Two hosts (mlx5) or two processes of one host (softnic, over a shared-memory "
+                        + "wire): HOST:PORT connects to the responder and runs the experiments, :PORT listens for "
+                        + "the initiator and serves them. Without it, and without a launcher's environment "
+                        + "(Slurm, Open MPI, MPICH/PMIx, torchrun: rank 0 initiates), one process, two QPs "
                         + "connected to each other")
         String peer;
 
@@ -233,7 +243,7 @@ public final class GdaCommand {
                     spec(e, p, timeoutNs()); // the runners' limits (marrow_gda_config_check): a usage error now
                 }
             }
-            if (setup.nic() == Nic.MLX5 && setup.mlx5().twoHost()) {
+            if (setup.mlx5().twoHost()) {
                 return twoHost(setup);
             }
             List<Experiment> exps = experiments(sweep != null);
@@ -277,6 +287,8 @@ public final class GdaCommand {
                 presetApplied.tag(rec);
                 if (setup.nic() == Nic.SOFTNIC && !setup.deviceEngine()) {
                     CpuBudget.tagPollMode(rec, SoftNic.PollMode.HOT, spinning);
+                } else if (setup.nic() == Nic.MLX5) {
+                    rec.param("mlx5_device_choice", deviceChoice);
                 }
                 records.add(rec);
             }
@@ -321,37 +333,91 @@ public final class GdaCommand {
             presetApplied = presetRules(this).apply(p, parsed::hasMatchedOption);
         }
 
-        /** --device/--gid-index/--peer/--peer-role as Mlx5Options; usage errors name the flag. */
+        /**
+         * --device/--gid-index/--peer/--peer-role as Mlx5Options; usage errors
+         * name the flag. Without --peer, a launcher's environment (Slurm, Open
+         * MPI, MPICH/PMIx, torchrun: {@link LaunchEnv}) makes this one of two
+         * ranks: rank 0 listens and initiates, rank 1 connects and responds.
+         * An explicit --peer wins over the launcher.
+         */
         Mlx5Options mlx5Options(Nic n) {
             if (n != Nic.MLX5) {
-                for (String[] f : new String[][] {{"--peer", peer}, {"--peer-role", peerRole == null ? null : peerRole.label()}, {"--device", device},
+                for (String[] f : new String[][] {{"--device", device},
                         {"--gid-index", gidIndex == null ? null : gidIndex.toString()}}) {
                     if (f[1] != null) {
                         throw new IllegalArgumentException(f[0] + " applies to --nic mlx5 only (the software NIC "
-                                + "connects its two QPs inside this process)");
+                                + "has no devices or GIDs)");
                     }
                 }
-                return Mlx5Options.defaults();
             }
             if (peerTimeoutS <= 0) {
                 throw new IllegalArgumentException("--peer-timeout-s must be > 0, not " + peerTimeoutS);
             }
             PeerAddress addr = null;
+            PeerRole role = peerRole;
+            launch = null;
             if (peer != null) {
                 try {
                     addr = PeerAddress.parse(peer);
                 } catch (MarrowException e) { // PeerAddress words it with "--peer ..."
                     throw new IllegalArgumentException(e.getMessage(), e);
                 }
-                if (sweep != null) {
-                    throw new IllegalArgumentException("--sweep with --peer is not supported: one point per "
-                            + "two-host session");
+                if (role == PeerRole.INITIATOR && addr.listens()) {
+                    throw new IllegalArgumentException("--peer-role initiator connects to the responder: --peer must "
+                            + "be host:port, not '" + addr + "'");
+                }
+                if (role == PeerRole.RESPONDER && !addr.listens()) {
+                    throw new IllegalArgumentException("--peer-role responder listens for the initiator: --peer must "
+                            + "be :port, not '" + addr + "'");
+                }
+            } else if (peerRole == null) {
+                launch = LaunchEnv.detect(environment).orElse(null);
+                if (launch != null) {
+                    addr = launch.peerAddress();
+                    role = launch.initiator() ? PeerRole.INITIATOR : PeerRole.RESPONDER;
                 }
             }
-            PeerRole role = peerRole;
-            return Mlx5Options.defaults().withDevice(device, gidIndex == null ? -1 : gidIndex)
+            if (addr != null && sweep != null) {
+                throw new IllegalArgumentException("--sweep with --peer is not supported (nor under a launcher): one "
+                        + "point per two-process session");
+            }
+            String dev = device;
+            deviceChoice = device != null ? "--device" : "first mlx5 device";
+            if (n == Nic.MLX5 && device == null) {
+                java.util.Optional<NicTopology.Choice> near = closestToGpu();
+                if (near.isPresent()) {
+                    dev = near.get().device();
+                    deviceChoice = near.get().describe();
+                }
+            }
+            return Mlx5Options.defaults().withDevice(dev, gidIndex == null ? -1 : gidIndex)
                     .withPeer(addr, role).withPeerTimeout(Duration.ofSeconds(peerTimeoutS));
         }
+
+        /** How the mlx5 device was chosen (recorded): --device, by PCIe distance to the GPU, or the first. */
+        String deviceChoice;
+
+        /** The mlx5 device nearest --cuda-device in the PCIe tree, when CUDA and sysfs can tell. */
+        java.util.Optional<NicTopology.Choice> closestToGpu() {
+            if (!dev.marrow.api.Backend.CUDA.isAvailable()) {
+                return java.util.Optional.empty();
+            }
+            try {
+                for (dev.marrow.internal.ffi.CudaFfi.Gpu g : dev.marrow.internal.ffi.CudaFfi.gpus()) {
+                    if (g.ordinal() == cudaDevice) {
+                        return NicTopology.closestMlx5(java.nio.file.Path.of("/sys"), g.pciBusId());
+                    }
+                }
+            } catch (RuntimeException e) { // no topology: the first device, as without a GPU
+                return java.util.Optional.empty();
+            }
+            return java.util.Optional.empty();
+        }
+
+        /** The launcher this rank was started by (set by mlx5Options), or null. */
+        LaunchEnv launch;
+        /** The process environment; tests substitute their own. */
+        java.util.Map<String, String> environment = System.getenv();
 
         /**
          * --peer: the responder serves whatever the initiator announces
@@ -362,6 +428,13 @@ public final class GdaCommand {
          */
         private int twoHost(GdaSetup setup) {
             var err = spec.commandLine().getErr();
+            // Two software-NIC processes share this host: per side the NIC engine and, on the CPU target,
+            // the initiator or the responder's peer role spin.
+            int spinning = setup.nic() == Nic.SOFTNIC ? 2 * (1 + (setup.target() == Target.CPU ? 1 : 0)) : 0;
+            if (setup.nic() == Nic.SOFTNIC) {
+                CpuBudget.check(spinning, "two processes: NIC engines, initiator, peer role", err);
+                setup = setup.withPollMode(CpuBudget.pollMode(SoftNic.PollMode.HOT, spinning));
+            }
             if (setup.mlx5().role() == PeerRole.RESPONDER) {
                 if (out.run.maxSeconds != null) { // the initiator's flags bound the runs; its --max-seconds applies
                     throw new IllegalArgumentException("--max-seconds applies to the initiator; the responder "
@@ -377,7 +450,8 @@ public final class GdaCommand {
                         err.println("marrow: gda responder: " + line);
                         err.flush();
                     });
-                    err.println("marrow: gda responder: initiator done after " + n + " run(s)");
+                    err.println("marrow: gda responder: initiator done after " + n + " run(s); the initiator "
+                            + "writes the result");
                     return ExitCodes.OK;
                 }
             }
@@ -388,9 +462,13 @@ public final class GdaCommand {
             List<GdaRun> runs = new ArrayList<>();
             String error = null;
             boolean truncated = false;
+            java.util.Map<String, Object> peerEnv = java.util.Map.of();
+            String connection = null;
             try (MiniGda g = MiniGda.open(setup)) {
                 err.println("marrow: gda initiator: connected " + g.connection());
                 err.flush();
+                peerEnv = g.peerEnvironment();
+                connection = g.connection();
                 RunProgress progress = out.progress("gda latency", specs.size());
                 for (GdaRunSpec r : specs) {
                     if (progress.expired()) {
@@ -417,7 +495,24 @@ public final class GdaCommand {
             if (truncated) {
                 rec.param("truncated", true);
             }
-            out.emit(List.of(rec), spec.commandLine().getOut(), err);
+            if (setup.nic() == Nic.SOFTNIC) { // two processes of one host, joined by the shared-memory wire
+                rec.param("gpu_hardware", setup.target() == Target.CUDA).param("nic_hardware", false)
+                        .param("peer", setup.mlx5().peer().toString()).param("role", PeerRole.INITIATOR.label())
+                        .param("transport", "softnic shared-memory wire (two processes, one host)")
+                        .param("payload_check", "responder: final iteration's bytes in its inbox");
+                if (connection != null) {
+                    rec.param("connection", connection);
+                }
+                CpuBudget.tag(rec, spinning);
+                CpuBudget.tagPollMode(rec, SoftNic.PollMode.HOT, spinning);
+            }
+            if (launch != null) {
+                launch.describe().forEach(rec::param);
+            }
+            if (setup.nic() == Nic.MLX5) {
+                rec.param("mlx5_device_choice", deviceChoice);
+            }
+            out.emit(List.of(rec), spec.commandLine().getOut(), err, peerEnv);
             if (error != null || !runs.stream().allMatch(GdaRun::valid)) {
                 err.println("marrow: FAILED: valid=false: " + (error != null ? error
                         : "the responder's inbox did not hold the final iteration's bytes (payload_errors)"));

@@ -35,8 +35,17 @@ public final class OutputOptions {
     }
 
     public void emit(List<ResultRecord> records, PrintWriter out, PrintWriter err) {
+        emit(records, out, err, java.util.Map.of());
+    }
+
+    /** peerEnv: the other process's environment header (two processes or hosts), under "peer" in ours. */
+    public void emit(List<ResultRecord> records, PrintWriter out, PrintWriter err, java.util.Map<String, Object> peerEnv) {
         OutputFormat f = format();
-        String text = ResultWriter.render(f, records, Environment.capture());
+        java.util.Map<String, Object> env = new java.util.LinkedHashMap<>(Environment.capture());
+        if (!peerEnv.isEmpty()) {
+            env.put("peer", peerEnv);
+        }
+        String text = ResultWriter.render(f, records, env);
         ResultWriter.emit(text, output, out, err);
     }
 }

@@ -9,6 +9,7 @@ import dev.marrow.mlx5.PeerExchange;
 
 import java.lang.foreign.MemorySegment;
 import java.util.List;
+import java.util.Map;
 
 /**
  * How one {@link MiniGda} session holds its queues: each mode carries exactly
@@ -59,13 +60,49 @@ sealed interface GdaMode {
     }
 
     /**
+     * One QP here, its peer in another process or host (--peer): the run
+     * control of {@link GdaPeerProtocol} over the exchange, the peer's
+     * environment header, and the close order (closing barrier, exchange,
+     * then this side's queues).
+     */
+    sealed interface TwoSided extends GdaMode {
+        PeerExchange exchange();
+
+        String connection();
+
+        /** The peer's environment header (ENV message). */
+        Map<String, Object> peerEnv();
+
+        /** Why this side cannot serve a round trip's peer role, or null. */
+        String rttRefusal();
+    }
+
+    /**
      * One verbs QP connected to another host's (--peer). rttRefusal: why
      * this side (a responder without a GPU) cannot serve a round trip, or null.
      */
     record Mlx5Peer(Mlx5Queues hw, PeerExchange exchange, String connection, MemorySegment ep, MemorySegment inbox,
-                    String rttRefusal) implements GdaMode {
+                    String rttRefusal, Map<String, Object> peerEnv) implements TwoSided {
         public MemorySegment initiator() {
             return ep;
+        }
+    }
+
+    /**
+     * One software-NIC QP connected over the shared-memory wire to a QP of
+     * another process on this host (--peer on --nic softnic,
+     * docs/design/two-process.md). The inbox lies in this process's wire
+     * segment; nic.close() tears the wire down before the arena goes.
+     */
+    record SoftNicPeer(SoftNic nic, PeerExchange exchange, String connection, MemorySegment ep, MemorySegment inbox,
+                       Map<String, Object> peerEnv) implements TwoSided {
+        public MemorySegment initiator() {
+            return ep;
+        }
+
+        /** The responder serves the round trip on its own target (cpu or cuda), checked when it opened. */
+        public String rttRefusal() {
+            return null;
         }
     }
 

@@ -12,6 +12,7 @@ import dev.marrow.api.softnic.CompletionQueue;
 import dev.marrow.api.softnic.MemoryRegion;
 import dev.marrow.api.softnic.QpState;
 import dev.marrow.api.softnic.QueuePair;
+import dev.marrow.api.softnic.ShmWire;
 import dev.marrow.api.softnic.SoftNic;
 import dev.marrow.api.softnic.SoftNicCounters;
 import dev.marrow.gda.internal.GdaFfi;
@@ -25,6 +26,7 @@ import dev.marrow.mlx5.Mlx5MemoryRegion;
 import dev.marrow.mlx5.Mlx5QueuePair;
 import dev.marrow.mlx5.PeerExchange;
 import dev.marrow.mlx5.PeerInfo;
+import dev.marrow.mlx5.PeerMessages;
 import dev.marrow.mlx5.QueuePlacement;
 
 import java.lang.foreign.Arena;
@@ -103,8 +105,8 @@ public final class MiniGda implements AutoCloseable {
      *                                     for GPU-resident queues on mlx5 without DevX, and (still) with
      *                                     DevX, whose QPs gda does not drive yet
      * @throws IllegalArgumentException for a combination that is not supported (cpu + mlx5,
-     *                                  --peer on the software NIC, a collapsed CQ on mlx5, placement gpu
-     *                                  with the cpu target)
+     *                                  --peer with placement gpu on the software NIC, a collapsed CQ
+     *                                  on mlx5, placement gpu with the cpu target)
      */
     public static MiniGda open(GdaSetup setup) {
         if (setup.placement() == Placement.GPU) {
@@ -114,8 +116,7 @@ public final class MiniGda implements AutoCloseable {
             return openMlx5(setup);
         }
         if (setup.mlx5().twoHost()) {
-            throw new IllegalArgumentException("--peer needs --nic mlx5: the software NIC connects its two QPs "
-                    + "inside this process");
+            return openSoftNicPeer(setup);
         }
         if (setup.target() == Target.CUDA) {
             Backend.CUDA.ensureAvailability();
@@ -163,6 +164,77 @@ public final class MiniGda implements AutoCloseable {
     }
 
     /**
+     * The software NIC between two processes of one host
+     * (docs/design/two-process.md): one QP, CQ and source buffer here; the
+     * inbox lies in this process's shared-memory wire, which the peer
+     * process maps. The TCP exchange swaps QPN, rkey and inbox address
+     * (INFO), the wire names (WIRE) and the environment headers (ENV); each
+     * side attaches the other's wire, connects its QP to the peer's QPN and
+     * meets the other at a barrier. From then on the run control is that of
+     * two hosts ({@link GdaPeerProtocol}).
+     */
+    private static MiniGda openSoftNicPeer(GdaSetup setup) {
+        Mlx5Options o = setup.mlx5();
+        if (setup.target() == Target.CUDA) {
+            Backend.CUDA.ensureAvailability();
+        }
+        Backend.SOFTNIC.ensureAvailability();
+        NativeLib lib = setup.target() == Target.CUDA ? GdaFfi.Cuda.LIB : GdaFfi.Host.LIB;
+        if (lib == null) {
+            throw new MarrowException("mini-gda runner library not loaded");
+        }
+        SoftNic nic = SoftNic.open(SoftNic.Options.defaults().withPollMode(setup.pollMode())
+                .withEngineCpu(setup.engineCpu()).withQuiet(true));
+        Arena arena = Arena.ofShared();
+        PeerExchange x = null;
+        try {
+            long n = setup.bufferBytes();
+            ShmWire wire = nic.createWire(n);
+            CompletionQueue cq = nic.createCompletionQueue(setup.logCq(), setup.collapsedCq(), setup.collapsedCq());
+            QueuePair qp = nic.createQueuePair(QueuePair.Config.of(cq).withLogSqWqebbs(setup.logSq())
+                    .withMaxInlineData(setup.maxInline()));
+            MemoryRegion src = nic.registerMemory(arena.allocate(n, 4096), Access.LOCAL_WRITE);
+            MemoryRegion in = nic.registerMemory(wire.allocate(n), Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+            wire.export(in);
+            wire.export(qp);
+            x = PeerExchange.open(o.peer(), o.peerTimeout());
+            PeerInfo remote = x.exchange(new PeerInfo(qp.qpn(), 0, in.rkey(), 0, PeerInfo.LINK_ETHERNET, 5, null,
+                    in.address(), n));
+            if (remote.rkey() == 0 || remote.len() < 8) {
+                throw new MarrowException("peer " + x.peerName() + " exposed no writable inbox: " + remote);
+            }
+            String peerWire = x.exchangeText(PeerMessages.TYPE_WIRE, wire.name(), "wire name");
+            Map<String, Object> peerEnv = PeerEnvironment.exchange(x);
+            ShmWire.Peer pw;
+            try {
+                pw = nic.attachWire(peerWire, 0);
+            } catch (NativeException e) {
+                throw new MarrowException("cannot map the peer's software-NIC wire " + peerWire + " (the software "
+                        + "NIC joins two processes of ONE host; the peer " + x.peerName() + " runs on "
+                        + peerEnv.getOrDefault("host", "?") + "): " + e.getMessage(), e);
+            }
+            pw.connect(qp, remote.qpn());
+            if (setup.target() == Target.CUDA) { // the CUDA context now, not inside a peer's bounded wait
+                prepareCuda(setup.cudaDevice());
+            }
+            x.barrier(); // both QPs are RTS before anything is written
+            MemorySegment ep = endpoint(arena, Nic.SOFTNIC, setup.placement(), qpView(arena, qp), cqView(arena, cq),
+                    new Buffers(src.address(), n, src.lkey(), in.address(), remote.addr(), remote.len(),
+                            remote.rkey()), true);
+            String conn = String.format("softnic QP 0x%x <-> peer process QP 0x%x over shared-memory wire %s "
+                    + "(%s, peer %s)", qp.qpn(), remote.qpn(), peerWire, o.role(), x.peerName());
+            return new MiniGda(setup, arena, new GdaMode.SoftNicPeer(nic, x, conn, ep, in.memory(), peerEnv));
+        } catch (RuntimeException e) {
+            if (x != null) {
+                x.close();
+            }
+            nic.close();
+            arena.close();
+            throw e;
+        }
+    }
+
+    /**
      * Placement gpu: SQ, CQ, DBRs and doorbell pages in GPU memory, served by
      * the software NIC's device engine (a persistent kernel on setup.nicSms()
      * SMs); GPU-scope orderings are sufficient there. The data buffers are
@@ -177,8 +249,9 @@ public final class MiniGda implements AutoCloseable {
             return openMlx5Gpu(setup);
         }
         if (setup.mlx5().twoHost()) {
-            throw new IllegalArgumentException("--peer needs --nic mlx5: the software NIC connects its two QPs "
-                    + "inside this process");
+            throw new IllegalArgumentException("--peer with --placement gpu needs --nic mlx5: the software NIC's "
+                    + "device engine connects its two QPs inside this process (two processes run the CPU engine: "
+                    + "--placement host)");
         }
         Backend.CUDA.ensureAvailability();
         Backend.SOFTNIC.ensureAvailability(); // the counter names
@@ -323,6 +396,7 @@ public final class MiniGda implements AutoCloseable {
             if (remote.rkey() == 0 || remote.len() < 8) {
                 throw new MarrowException("peer " + x.peerName() + " exposed no writable inbox: " + remote);
             }
+            Map<String, Object> peerEnv = PeerEnvironment.exchange(x);
             qp.connect(remote, null);
             if (rttRefusal == null) { // the CUDA context now, not inside a peer's bounded wait
                 prepareCuda(setup.cudaDevice());
@@ -334,7 +408,7 @@ public final class MiniGda implements AutoCloseable {
             String conn = String.format("%s port %d: QP 0x%x <-> peer QP 0x%x at %s (%s)", dev.name(), dev.port(),
                     qp.qpn(), remote.qpn(), x.peerName(), o.role());
             return new MiniGda(opened, arena, new GdaMode.Mlx5Peer(new GdaMode.Mlx5Queues(dev, qps, mrs), x, conn, ep,
-                    in.buffer(), rttRefusal));
+                    in.buffer(), rttRefusal, peerEnv));
         } catch (RuntimeException e) {
             if (x != null) {
                 x.close();
@@ -425,19 +499,34 @@ public final class MiniGda implements AutoCloseable {
             throw new IllegalStateException("placement gpu: the software NIC runs as the device engine, "
                     + "without the CPU engine's SoftNic object");
         }
-        if (!(mode instanceof GdaMode.SoftNicPair s)) {
+        SoftNic nic = cpuEngineNic();
+        if (nic == null) {
             throw new IllegalStateException("no software NIC: this session runs on " + setup.backendName());
         }
-        return s.nic();
+        return nic;
     }
 
-    /** mlx5: which device, port and QPs were connected (and to which peer); null on the software NIC. */
+    /** The CPU engine's SoftNic (one process, or one side of two); null on other NICs. */
+    private SoftNic cpuEngineNic() {
+        return switch (mode) {
+            case GdaMode.SoftNicPair s -> s.nic();
+            case GdaMode.SoftNicPeer p -> p.nic();
+            default -> null;
+        };
+    }
+
+    /** Two processes or hosts: the peer's environment header (ENV message); empty otherwise. */
+    public Map<String, Object> peerEnvironment() {
+        return mode instanceof GdaMode.TwoSided t ? t.peerEnv() : Map.of();
+    }
+
+    /** mlx5, or two processes: which QPs were connected (and to which peer); null on a one-process software NIC. */
     public String connection() {
         return switch (mode) {
             case GdaMode.SoftNicPair s -> null;
             case GdaMode.DeviceEngine d -> deviceEngineText(setup, d.engine());
             case GdaMode.Mlx5Pair p -> p.connection();
-            case GdaMode.Mlx5Peer p -> p.connection();
+            case GdaMode.TwoSided p -> p.connection();
         };
     }
 
@@ -487,7 +576,7 @@ public final class MiniGda implements AutoCloseable {
         if (closed) {
             throw new IllegalStateException("MiniGda is closed");
         }
-        if (!(mode instanceof GdaMode.Mlx5Peer peer)) {
+        if (!(mode instanceof GdaMode.TwoSided peer)) {
             return runNative(spec, spec.experiment() == Experiment.ROUND_TRIP
                     ? peerEndpoint() : MemorySegment.NULL);
         }
@@ -518,7 +607,7 @@ public final class MiniGda implements AutoCloseable {
         if (closed) {
             throw new IllegalStateException("MiniGda is closed");
         }
-        if (!(mode instanceof GdaMode.Mlx5Peer peer) || setup.mlx5().role() != PeerRole.RESPONDER) {
+        if (!(mode instanceof GdaMode.TwoSided peer) || setup.mlx5().role() != PeerRole.RESPONDER) {
             throw new UnsupportedOperationException("serve() is the responder's side of a two-host session "
                     + "(--peer :PORT)");
         }
@@ -564,10 +653,13 @@ public final class MiniGda implements AutoCloseable {
     private GdaPeerProtocol.Served serveNative(GdaRunSpec spec) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment res = CStruct.allocate(a, GdaLayouts.RESULT);
-            int rc = (int) GdaFfi.Cuda.CUDA_SERVE.invokeExact(config(a, spec), mode.initiator(), res);
+            boolean cuda = setup.target() == Target.CUDA;
+            int rc = cuda ? (int) GdaFfi.Cuda.CUDA_SERVE.invokeExact(config(a, spec), mode.initiator(), res)
+                    : (int) GdaFfi.Host.CPU_SERVE.invokeExact(config(a, spec), mode.initiator(), res);
             long posts = getLong(res, GdaLayouts.RESULT, "peer_posts");
             try {
-                GdaFfi.Cuda.LIB.check(rc, "marrow_gda_cuda_serve");
+                (cuda ? GdaFfi.Cuda.LIB : GdaFfi.Host.LIB).check(rc, cuda ? "marrow_gda_cuda_serve"
+                        : "marrow_gda_cpu_serve");
                 return new GdaPeerProtocol.Served(0, posts, "");
             } catch (NativeException e) {
                 return new GdaPeerProtocol.Served(e.status(), posts, e.getMessage());
@@ -586,7 +678,7 @@ public final class MiniGda implements AutoCloseable {
             MemorySegment ns = a.allocate(JAVA_LONG, spec.iters());
             MemorySegment cyc = cuda ? a.allocate(JAVA_LONG, spec.iters()) : MemorySegment.NULL;
 
-            SoftNic nic = mode instanceof GdaMode.SoftNicPair s ? s.nic() : null;
+            SoftNic nic = cpuEngineNic();
             MemorySegment epA = mode.initiator();
             SoftNicCounters before = nic == null ? null : nic.counters();
             DeviceEngineSession dev = mode instanceof GdaMode.DeviceEngine d ? d.engine() : null;
@@ -680,7 +772,7 @@ public final class MiniGda implements AutoCloseable {
             case GdaMode.SoftNicPair s -> s.pair();
             case GdaMode.Mlx5Pair p -> p.pair();
             case GdaMode.DeviceEngine d -> null;
-            case GdaMode.Mlx5Peer p -> null;
+            case GdaMode.TwoSided p -> null;
         };
     }
 
@@ -768,7 +860,7 @@ public final class MiniGda implements AutoCloseable {
      * timeout) without serving runs. A no-op on one host or once passed.
      */
     public void awaitPeerDone() {
-        if (!(mode instanceof GdaMode.Mlx5Peer peer) || peerDone) {
+        if (!(mode instanceof GdaMode.TwoSided peer) || peerDone) {
             return;
         }
         peerDone = true;
@@ -798,19 +890,45 @@ public final class MiniGda implements AutoCloseable {
             }
             case GdaMode.Mlx5Pair p -> release(p.hw(), arena, null);
             case GdaMode.Mlx5Peer p -> {
-                RuntimeException first = null;
-                try {
-                    awaitPeerDone(); // the peer keeps its side alive until this side is done
-                } catch (RuntimeException e) {
-                    first = e;
-                } finally {
-                    p.exchange().close();
-                }
+                RuntimeException first = closePeerExchange(p);
                 release(p.hw(), arena, first);
                 if (first != null) {
                     throw first;
                 }
             }
+            case GdaMode.SoftNicPeer p -> {
+                RuntimeException first = closePeerExchange(p);
+                try {
+                    p.nic().close(); // the wire first: nothing lands in the inbox after this
+                } catch (RuntimeException e) {
+                    if (first == null) {
+                        first = e;
+                    } else {
+                        first.addSuppressed(e);
+                    }
+                } finally {
+                    arena.close();
+                }
+                if (first != null) {
+                    throw first;
+                }
+            }
+        }
+    }
+
+    /**
+     * Two processes or hosts: the closing barrier (the peer keeps its side
+     * alive until this side is done), then the exchange. Returns the
+     * barrier's failure, or null; the exchange is closed either way.
+     */
+    private RuntimeException closePeerExchange(GdaMode.TwoSided p) {
+        try {
+            awaitPeerDone();
+            return null;
+        } catch (RuntimeException e) {
+            return e;
+        } finally {
+            p.exchange().close();
         }
     }
 }

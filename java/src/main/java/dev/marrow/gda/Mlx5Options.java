@@ -6,16 +6,18 @@ import dev.marrow.mlx5.PeerAddress;
 import java.time.Duration;
 
 /**
- * What {@link MiniGda#open} needs for {@link Nic#MLX5} (ignored for the
- * software NIC, where {@link #peer} must be null).
+ * What {@link MiniGda#open} needs for {@link Nic#MLX5}, and the peer of a
+ * two-process software-NIC session (docs/design/two-process.md).
  *
  * @param device      "mlx5_0", or "" = the first mlx5 device
  * @param port        1-based port; 0 = 1
  * @param gidIndex    -1 = automatic (IB: 0; RoCE: a RoCE v2 GID)
  * @param peer        null: one host, two QPs on this NIC connected to each other (loopback);
  *                    else the TCP rendezvous with a second host
- * @param role        with a peer: {@link PeerRole#INITIATOR} connects to host:port,
- *                    {@link PeerRole#RESPONDER} listens on :port; null without a peer
+ * @param role        with a peer: {@link PeerRole#INITIATOR} runs the experiments,
+ *                    {@link PeerRole#RESPONDER} serves them; null without a peer. Either may
+ *                    listen or connect: with --peer the initiator connects (the CLI checks
+ *                    that), under a launcher rank 0 listens and initiates
  * @param peerTimeout bound of every wait on the peer (accept/connect, exchange, each barrier;
  *                    the responder's closing barrier waits this long for the initiator to finish)
  */
@@ -36,18 +38,8 @@ public record Mlx5Options(String device, int port, int gidIndex, PeerAddress pee
         if (peer == null && role != null) {
             throw new IllegalArgumentException("--peer-role " + role + " needs --peer");
         }
-        if (peer != null) {
-            if (role == null) {
-                role = PeerRole.implied(peer);
-            }
-            if (role == PeerRole.INITIATOR && peer.listens()) {
-                throw new IllegalArgumentException("--peer-role initiator connects to the responder: --peer must be "
-                        + "host:port, not '" + peer + "'");
-            }
-            if (role == PeerRole.RESPONDER && !peer.listens()) {
-                throw new IllegalArgumentException("--peer-role responder listens for the initiator: --peer must be "
-                        + ":port, not '" + peer + "'");
-            }
+        if (peer != null && role == null) {
+            role = PeerRole.implied(peer);
         }
     }
 

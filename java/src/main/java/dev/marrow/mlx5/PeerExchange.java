@@ -131,6 +131,13 @@ public final class PeerExchange implements AutoCloseable {
         return PeerMessages.decodeInfo(receive("peer info"));
     }
 
+    /** Sends a UTF-8 text message of the given type, returns the peer's message of the same type. */
+    public String exchangeText(int type, String mine, String what) {
+        sendMessage(type, mine.getBytes(java.nio.charset.StandardCharsets.UTF_8), what);
+        byte[] theirs = receiveMessage(type, what);
+        return new String(theirs, java.nio.charset.StandardCharsets.UTF_8);
+    }
+
     /** Returns once the peer has reached its matching barrier. */
     public void barrier() {
         int seq = ++barrierSeq;

@@ -18,23 +18,30 @@ import java.nio.ByteBuffer;
  *   BARRIER (type 2, 12-byte body): sequence u32
  *   3..6    mini-gda run control (payloads defined by dev.marrow.gda.GdaPeerProtocol):
  *           RUN, READY, DONE, REPORT
+ *   WIRE    (type 7): the name of the sender's software-NIC shared-memory wire, UTF-8
+ *           (two processes of one host, docs/design/two-process.md)
+ *   ENV     (type 8): the sender's environment header as JSON, UTF-8 (the initiator's
+ *           result carries both sides')
  * </pre>
  * A version bump changes the whole format: peers must run the same version.
  * Version 2 added the mini-gda run control (a version-1 peer could connect
- * but not serve runs, so it is refused at the first message).
+ * but not serve runs, so it is refused at the first message). Version 3 added
+ * WIRE and ENV: a version-2 peer would not send them.
  */
 public final class PeerMessages {
     private PeerMessages() {
     }
 
     public static final int MAGIC = 0x4d525735; // "MRW5"
-    public static final int VERSION = 2;
+    public static final int VERSION = 3;
     public static final int TYPE_INFO = 1;
     public static final int TYPE_BARRIER = 2;
     public static final int TYPE_GDA_RUN = 3;
     public static final int TYPE_GDA_READY = 4;
     public static final int TYPE_GDA_DONE = 5;
     public static final int TYPE_GDA_REPORT = 6;
+    public static final int TYPE_WIRE = 7;
+    public static final int TYPE_ENV = 8;
     static final int HEADER = 8;
     static final int INFO_BODY = HEADER + 48;
     static final int BARRIER_BODY = HEADER + 4;

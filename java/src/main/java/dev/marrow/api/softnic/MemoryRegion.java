@@ -53,6 +53,10 @@ public final class MemoryRegion implements AutoCloseable {
         return memory;
     }
 
+    MemorySegment handle() {
+        return handle;
+    }
+
     public long address() {
         return memory.address();
     }

@@ -198,6 +198,22 @@ public final class SoftNic implements AutoCloseable {
         return "";
     }
 
+    /** A shared-memory wire with heapBytes of memory the peer process may write (ShmWire). */
+    public ShmWire createWire(long heapBytes) {
+        ensureOpen();
+        ShmWire w = ShmWire.create(dev, heapBytes);
+        children.push(w);
+        return w;
+    }
+
+    /** Maps the peer process's wire by name (ShmWire.Peer). */
+    public ShmWire.Peer attachWire(String name, int deadAfterMs) {
+        ensureOpen();
+        ShmWire.Peer p = ShmWire.Peer.attach(dev, name, deadAfterMs);
+        children.push(p);
+        return p;
+    }
+
     /** Stops (true) or resumes (false) the engine: doorbells go unobserved while paused. */
     public void pauseEngine(boolean paused) {
         ensureOpen();
@@ -245,7 +261,10 @@ public final class SoftNic implements AutoCloseable {
         RuntimeException first = null;
         // Children were pushed in creation order; QPs must go before the CQs
         // and MRs they use, so close QPs first, then CQs, then MRs.
-        for (Class<?> kind : new Class<?>[] {QueuePair.class, CompletionQueue.class, MemoryRegion.class}) {
+        // A wire first: its thread reads the QPs it exports, and the peer may
+        // write into its MRs until it is withdrawn (ShmWire).
+        for (Class<?> kind : new Class<?>[] {ShmWire.class, ShmWire.Peer.class, QueuePair.class,
+                CompletionQueue.class, MemoryRegion.class}) {
             for (AutoCloseable c : children) {
                 if (kind.isInstance(c)) {
                     try {

@@ -76,6 +76,24 @@ public final class EmuFfi {
     public static final MethodHandle BENCH_LATENCY = h("marrow_emu_bench_latency",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT, JAVA_LONG, JAVA_LONG,
                     JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, ADDRESS));
+    // The shared-memory wire between two processes (marrow_shmwire.h).
+    public static final MethodHandle WIRE_CREATE = h("marrow_emu_wire_create",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS));
+    public static final MethodHandle WIRE_NAME = h("marrow_emu_wire_name",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
+    public static final MethodHandle WIRE_ALLOC = h("marrow_emu_wire_alloc",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS));
+    public static final MethodHandle WIRE_EXPORT_MR = h("marrow_emu_wire_export_mr", I_PP);
+    public static final MethodHandle WIRE_UNEXPORT_MR = h("marrow_emu_wire_unexport_mr", I_PP);
+    public static final MethodHandle WIRE_EXPORT_QP = h("marrow_emu_wire_export_qp", I_PP);
+    public static final MethodHandle WIRE_UNEXPORT_QP = h("marrow_emu_wire_unexport_qp", I_PP);
+    public static final MethodHandle WIRE_CLOSE = h("marrow_emu_wire_close", I_P);
+    public static final MethodHandle WIRE_ATTACH = h("marrow_emu_wire_attach",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT, ADDRESS));
+    public static final MethodHandle WIRE_PEER_ALIVE = h("marrow_emu_wire_peer_alive", I_PP);
+    public static final MethodHandle WIRE_DETACH = h("marrow_emu_wire_detach", I_P);
+    public static final MethodHandle QP_CONNECT_WIRE = h("marrow_emu_qp_connect_wire",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
     /** Empty C function: the FFM overhead baseline. Default and critical linkage. */
     public static final MethodHandle NOOP = h("marrow_emu_noop", FunctionDescriptor.of(JAVA_INT));
     public static final MethodHandle NOOP_CRITICAL = h("marrow_emu_noop", FunctionDescriptor.of(JAVA_INT),
