@@ -12,28 +12,27 @@
 phase_devengine() {
   local D="$OUT/devengine" SO="$PWD/native/target/stage/lib/libmarrow_cuda.so"
   mkdir -p "$D"
-  # Prebuilt on the development machine when the GPU host has no compiler (.jrt/bin, carried).
-  if [ -x .jrt/bin/test_softnic_device_fidelity ]; then cp .jrt/bin/test_softnic_device_fidelity "$D/"; else
-  step devengine-build-fidelity 60 gcc -std=gnu11 -O2 -Inative/include -Inative/src -Inative/tests \
-    -DMARROW_CUDA_SO="\"$SO\"" native/tests/test_softnic_device_fidelity.c native/src/softnic/*.c \
-    native/src/common/*.c -lpthread -ldl -o "$D/test_softnic_device_fidelity"; fi
-  step devengine-fidelity 60 "$D/test_softnic_device_fidelity"
-  step devengine-junit 150 $J -jar .jrt/junit.jar execute -cp java/target/test-classes:java/target/marrow-cli.jar \
-    --select-class dev.marrow.gda.MiniGdaDeviceEngineTest --details=tree --disable-banner
-  step devengine-gda-host 120 $M gda latency --target cuda --nic softnic --engine-cpu 3 --sweep ordering \
-    --experiments issue,putc --iters 5000 --warmup 500 --format json -o "$D/gda-ordering-host.jsonl"
-  step devengine-gda-gpu 120 $M gda latency --target cuda --nic softnic --placement gpu --nic-sms 1 \
+  # Measurements first; the fidelity binary last (its first H200 run left every later
+  # device-engine step of that call hanging; MiniGdaDeviceEngineTest runs in phase junit).
+  step devengine-gda-gpu 90 $M gda latency --target cuda --nic softnic --placement gpu --nic-sms 1 \
     --sweep ordering --experiments issue,putc --iters 5000 --warmup 500 --format json \
     -o "$D/gda-ordering-gpu.jsonl"
-  step devengine-gda-gpu-size 90 $M gda latency --target cuda --nic softnic --placement gpu --nic-sms 1 \
+  step devengine-gda-host 90 $M gda latency --target cuda --nic softnic --engine-cpu 3 --sweep ordering \
+    --experiments issue,putc --iters 5000 --warmup 500 --format json -o "$D/gda-ordering-host.jsonl"
+  step devengine-gda-gpu-size 60 $M gda latency --target cuda --nic softnic --placement gpu --nic-sms 1 \
     --sweep size --iters 2000 --warmup 200 --format json -o "$D/gda-size-gpu.jsonl"
   if [ -x .jrt/bin/softnic_device_rate ]; then cp .jrt/bin/softnic_device_rate "$D/"; else
   step devengine-build-rate 30 gcc -std=gnu11 -O2 -Inative/include native/bench/softnic_device_rate.c -ldl \
     -o "$D/softnic_device_rate"; fi
   local q s
-  for q in 16 32; do
-    for s in 1 2 4 8; do
+  for q in ${DEVENGINE_QPS:-16 32}; do
+    for s in ${DEVENGINE_SMS:-1 2 4 8}; do
       step "devengine-rate-q$q-s$s" 30 sh -c "\"$D/softnic_device_rate\" \"$SO\" $q $s 32 100000 3 >>\"$D/rate.jsonl\""
     done
   done
+  if [ -x .jrt/bin/test_softnic_device_fidelity ]; then cp .jrt/bin/test_softnic_device_fidelity "$D/"; else
+  step devengine-build-fidelity 60 gcc -std=gnu11 -O2 -Inative/include -Inative/src -Inative/tests \
+    -DMARROW_CUDA_SO="\"$SO\"" native/tests/test_softnic_device_fidelity.c native/src/softnic/*.c \
+    native/src/common/*.c -lpthread -ldl -o "$D/test_softnic_device_fidelity"; fi
+  step devengine-fidelity 60 "$D/test_softnic_device_fidelity"
 }
