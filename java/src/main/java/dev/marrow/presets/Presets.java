@@ -7,12 +7,8 @@ import tools.jackson.databind.json.JsonMapper;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.URL;
-import java.nio.file.FileSystem;
-import java.nio.file.FileSystemAlreadyExistsException;
-import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -84,17 +80,19 @@ public final class Presets {
         try {
             Enumeration<URL> urls = Presets.class.getClassLoader().getResources(DIR.substring(1));
             while (urls.hasMoreElements()) {
-                URI uri = urls.nextElement().toURI();
-                if ("jar".equals(uri.getScheme())) {
-                    FileSystem fs;
-                    try {
-                        fs = FileSystems.newFileSystem(uri, Map.of());
-                    } catch (FileSystemAlreadyExistsException e) {
-                        fs = FileSystems.getFileSystem(uri);
+                URL url = urls.nextElement();
+                if ("jar".equals(url.getProtocol())) {
+                    // java.base's JarFile, not the zip file system (jdk.zipfs is absent from slim runtimes).
+                    java.net.JarURLConnection c = (java.net.JarURLConnection) url.openConnection();
+                    c.setUseCaches(false);
+                    String prefix = DIR.substring(1).endsWith("/") ? DIR.substring(1) : DIR.substring(1) + "/";
+                    try (java.util.jar.JarFile jar = c.getJarFile()) {
+                        jar.stream().map(java.util.jar.JarEntry::getName)
+                                .filter(n -> n.startsWith(prefix) && n.endsWith(".json") && n.indexOf('/', prefix.length()) < 0)
+                                .map(n -> n.substring(prefix.length())).forEach(names::add);
                     }
-                    names.addAll(list(fs.getPath(DIR)));
                 } else {
-                    names.addAll(list(Path.of(uri)));
+                    names.addAll(list(Path.of(url.toURI())));
                 }
             }
         } catch (URISyntaxException | IOException e) {
