@@ -77,6 +77,9 @@ public final class DocTables {
         if (DsmRun2DocTables.FILES.stream().allMatch(in::has)) {
             m.putAll(DsmRun2DocTables.tables(in));
         }
+        if (RateSections.FILES.stream().allMatch(in::has)) {
+            m.putAll(RateSections.docTables(in));
+        }
         if (m.isEmpty()) {
             throw new IllegalArgumentException("the --input files are not the raw files of any results doc "
                     + "(expected e.g. docs/results/h200-softnic-proxy/*.json and its run1-dbrec-triggered/*.json)");

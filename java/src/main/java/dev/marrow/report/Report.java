@@ -43,9 +43,13 @@ public final class Report {
         files.sort(Comparator.comparing(ResultFile::experiment).thenComparing(f -> f.path().toString()));
         List<Section> sections = new ArrayList<>();
         Set<String> ids = new HashSet<>();
+        sections.addAll(RateSections.build(files.stream().filter(f -> RateSections.handles(f.experiment())).toList(), dir));
         for (ResultFile f : files) {
             String id = uniqueId(f, ids);
             String exp = f.experiment();
+            if (RateSections.handles(exp)) {
+                continue; // all their files together, above
+            }
             if (exp.equals("gda.latency")) {
                 sections.add(GdaLatencySections.build(f, dir, id));
             } else if (exp.equals("proxy.latency")) {
