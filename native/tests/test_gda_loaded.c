@@ -88,13 +88,17 @@ int main(void)
 	for (int i = 0; i < 3; i++)
 		bgq_open(&r, &q[i], &eps[i]);
 
-	/* Idle, then shared and reserved with two streams each, then paced. */
-	for (int run = 0; run < 4; run++) {
+	/* Idle, then shared and reserved with two streams each, then paced;
+	 * run 4: reserved, signal every 64th WQE, so a stream's drain pads with
+	 * up to 63 of its next messages (each must land in its own slot). */
+	for (int run = 0; run < 5; run++) {
 		uint32_t streams = run == 0 ? 0 : 2;
-		uint32_t queue = run == 2 || run == 3 ? MARROW_GDA_LOADED_RESERVED : MARROW_GDA_LOADED_SHARED;
+		uint32_t queue = run >= 2 ? MARROW_GDA_LOADED_RESERVED : MARROW_GDA_LOADED_SHARED;
 		uint64_t pace = run == 3 ? 20000 : 0;
 
 		c = cfg_of(queue, streams, pace, dst, dst_key);
+		if (run == 4)
+			c.bg_signal_every = 64;
 		memset(samples, 0, sizeof(samples));
 		uint64_t w0 = rig_counter(&r, "emu_wqe_rdma_write");
 		rc = marrow_gda_loaded_cpu_run(&c, &r.a.ep, &r.b.ep, queue ? eps : NULL, samples, &res);

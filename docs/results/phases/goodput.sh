@@ -38,11 +38,25 @@ phase_goodput() {
     --iters 2000 --warmup 200 --max-seconds 35 $G -o "$d/gda-loaded-cuda.jsonl"
   step gda-loaded-cuda-paced 20 $M gda loaded --target cuda --engine-cpu 2 --background 64 --queue reserved \
     --pace 30M --iters 2000 --warmup 200 --max-seconds 10 $G -o "$d/gda-loaded-cuda-paced.jsonl"
-  step gda-loaded-cpu 30 $M gda loaded --target cpu --engine-cpu 2 --background 0,1,4,16,64 --queue both \
+  step gda-loaded-cpu 40 $M gda loaded --target cpu --engine-cpu 2 --background 0,1,4,16,64 --queue both \
     --iters 1000 --warmup 100 --max-seconds 20 $G -o "$d/gda-loaded-cpu.jsonl"
   step proxy-loaded-cpu 40 $M proxy loaded --background 0,1,4,16,64 --queue both --workers 4 --batch 16 \
     --engine-threads 2 --iters 2000 --warmup 200 --max-seconds 30 $G -o "$d/proxy-loaded-cpu.jsonl"
   step proxy-loaded-cpu-paced 20 $M proxy loaded --background 64 --queue reserved --pace 30M --workers 4 \
     --batch 16 --engine-threads 2 --iters 2000 --warmup 200 --max-seconds 10 $G \
     -o "$d/proxy-loaded-cpu-paced.jsonl"
+}
+
+# phase_loaded_rerun: only the gda loaded steps of phase_goodput (after the fix of the CUDA background
+# drain's pads and the CPU target's cap of background threads at cores - 3); < 2 min in all, the same
+# JSON files in $OUT/goodput/ (each row's background_streams_requested/_capped say where the cap applied).
+phase_loaded_rerun() {
+  local d="$OUT/goodput"; mkdir -p "$d"
+  local G="--format json --quiet"
+  step gda-loaded-cuda 40 $M gda loaded --target cuda --engine-cpu 2 --background 0,1,4,16,64 --queue both \
+    --iters 2000 --warmup 200 --max-seconds 30 $G -o "$d/gda-loaded-cuda.jsonl"
+  step gda-loaded-cuda-paced 20 $M gda loaded --target cuda --engine-cpu 2 --background 64 --queue reserved \
+    --pace 30M --iters 2000 --warmup 200 --max-seconds 10 $G -o "$d/gda-loaded-cuda-paced.jsonl"
+  step gda-loaded-cpu 40 $M gda loaded --target cpu --engine-cpu 2 --background 0,1,4,16,64 --queue both \
+    --iters 1000 --warmup 100 --max-seconds 30 $G -o "$d/gda-loaded-cpu.jsonl"
 }

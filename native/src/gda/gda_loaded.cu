@@ -113,10 +113,11 @@ __device__ int gl_post(gl_shared *sh, gda_sq *sq, gda_cq *cq, uint32_t window, u
 	return rc < 0 ? rc : MARROW_OK;
 }
 
-/* Pad to a signaled WQE (value v_of(i) into slot_of(i)), then reap all. */
+/* The probe's QP left drained: pad to a signaled WQE with harmless
+ * re-sends of the last probe word to its own place, then reap all. */
 template <int ORD>
 __device__ int gl_drain(gl_shared *sh, gda_sq *sq, gda_cq *cq, const gl_args &a, uint64_t raddr, uint32_t rkey,
-			uint64_t v, uint64_t timeout, gda_err *err, unsigned long long *posted)
+			uint64_t v, uint64_t timeout, gda_err *err)
 {
 	int rc = MARROW_OK;
 
@@ -124,12 +125,9 @@ __device__ int gl_drain(gl_shared *sh, gda_sq *sq, gda_cq *cq, const gl_args &a,
 		return rc;
 	while (rc == MARROW_OK && sq->pi != sq->ci && !gda_stream_signaled(sq->pi - 1u, a.sig)) {
 		rc = gda_stream_room(sq, cq, ORD, a.window, timeout, err);
-		if (rc == MARROW_OK) {
+		if (rc == MARROW_OK)
 			gda_stream_post8(sq, ORD, raddr, rkey, (uint32_t)v, (uint32_t)(v >> 32),
 					 gda_stream_signaled(sq->pi, a.sig));
-			if (posted)
-				*posted += 1;
-		}
 	}
 	if (rc == MARROW_OK)
 		rc = gda_stream_room(sq, cq, ORD, 0, timeout, err);
@@ -157,7 +155,24 @@ __device__ void gl_probe(const gl_args &a)
 	uint64_t total = a.warmup + a.iters;
 	int rc = MARROW_OK;
 
-	for (uint64_t it = 0; it < total; it++) {
+	/* The probe measures under load: it starts once every background CTA
+	 * has posted (or failed): a CTA not yet scheduled would leave the
+	 * first probes unloaded. Bounded by the wait bound. */
+	{
+		uint64_t t_end = gda_now_ns() + a.timeout;
+
+		for (uint32_t k = 0; k < a.streams && rc == MARROW_OK; k++)
+			while (gpu_ld_relaxed_gpu_u64((const uint64_t *)&a.posted[k]) == 0 &&
+			       gpu_ld_relaxed_gpu_u32((const uint32_t *)&o->bg_rc) == 0) {
+				if (gda_now_ns() > t_end) {
+					o->probe_err.status = MARROW_ETIMEDOUT;
+					o->probe_err.wait = GDA_WAIT_NONE;
+					rc = MARROW_ETIMEDOUT;
+					break;
+				}
+			}
+	}
+	for (uint64_t it = 0; rc == MARROW_OK && it < total; it++) {
 		uint64_t want = gl_word(it), t0, t1;
 
 		o->probe_fail = (uint32_t)it;
@@ -183,7 +198,7 @@ __device__ void gl_probe(const gl_args &a)
 	gpu_st_release_gpu_u32(a.stop, 1u);
 	if (rc == MARROW_OK)
 		rc = gl_drain<ORD>(sh, &sq, &cq, a, a.probe_raddr, a.probe_rkey, gl_word(total - 1), a.timeout,
-				   &o->probe_err, nullptr);
+				   &o->probe_err);
 	o->probe_rc = rc;
 }
 
@@ -234,7 +249,6 @@ __device__ void gl_bg(const gl_args &a, uint32_t k)
 
 	memset(&err, 0, sizeof(err));
 	while (!gpu_ld_acquire_gpu_u32(a.stop)) {
-		uint32_t slot = k * MARROW_GDA_LOADED_SLOTS + (uint32_t)(i % MARROW_GDA_LOADED_SLOTS);
 		uint64_t v = ((uint64_t)gda_stream_word(k, i, 1) << 32) | gda_stream_word(k, i, 0);
 
 		if (interval) {
@@ -244,16 +258,21 @@ __device__ void gl_bg(const gl_args &a, uint32_t k)
 				continue;
 			next = (next + interval > now ? next : now) + interval;
 		}
-		rc = gl_post<ORD>(sh, &sq, &cq, a.window, a.sig, a.bg_dst + 8ull * slot, a.bg_rkey, v, a.timeout, &err);
+		rc = gl_post<ORD>(sh, &sq, &cq, a.window, a.sig,
+				  gda_stream_slot_addr(a.bg_dst, k, i, MARROW_GDA_LOADED_SLOTS), a.bg_rkey, v, a.timeout,
+				  &err);
 		if (rc != MARROW_OK)
 			break;
 		gpu_st_relaxed_gpu_u64((uint64_t *)posted, ++i);
 	}
-	if (rc == MARROW_OK) {
-		uint32_t slot = k * MARROW_GDA_LOADED_SLOTS + (uint32_t)(i % MARROW_GDA_LOADED_SLOTS);
-		uint64_t v = ((uint64_t)gda_stream_word(k, i, 1) << 32) | gda_stream_word(k, i, 0);
-		/* at most one pad per stream lands in a slot: the value of message i */
-		rc = gl_drain<ORD>(sh, &sq, &cq, a, a.bg_dst + 8ull * slot, a.bg_rkey, v, a.timeout, &err, posted);
+	/* Leave the QP drained; pads are this stream's next messages (one
+	 * helper with the CPU target: gda_stream_pad_drain). */
+	if (rc == MARROW_OK && (!sh || (rc = sh_enter(sh, &sq, &cq, a.timeout, &err)) == MARROW_OK)) {
+		rc = gda_stream_pad_drain(&sq, &cq, ORD, a.window, a.sig, a.bg_dst, a.bg_rkey, k,
+					  MARROW_GDA_LOADED_SLOTS, &i, a.timeout, &err);
+		if (sh)
+			sh_leave(sh, &sq, &cq);
+		gpu_st_relaxed_gpu_u64((uint64_t *)posted, i);
 	}
 	if (rc != MARROW_OK && atomicCAS((int *)&a.out->bg_rc, 0, rc) == 0) {
 		a.out->bg_fail_stream = k;

@@ -113,8 +113,6 @@ static __attribute__((always_inline)) inline int bg_loop(struct bg *b, const int
 	while (!__atomic_load_n(&b->run->go, __ATOMIC_ACQUIRE))
 		gda_relax(++spins);
 	while (!__atomic_load_n(&b->run->stop, __ATOMIC_RELAXED)) {
-		uint32_t slot = b->k * MARROW_GDA_LOADED_SLOTS + (uint32_t)(i % MARROW_GDA_LOADED_SLOTS);
-
 		if (interval) {
 			/* Never faster than the share: a late stream does not catch up in a burst. */
 			uint64_t now = gda_now_ns();
@@ -125,30 +123,20 @@ static __attribute__((always_inline)) inline int bg_loop(struct bg *b, const int
 			}
 			next = (next + interval > now ? next : now) + interval;
 		}
-		rc = lq_post(b->q, shared, ord, c->bg_window, c->bg_signal_every, c->bg_dst_addr + 8ull * slot,
+		rc = lq_post(b->q, shared, ord, c->bg_window, c->bg_signal_every,
+			     gda_stream_slot_addr(c->bg_dst_addr, b->k, i, MARROW_GDA_LOADED_SLOTS),
 			     c->bg_dst_rkey, gda_stream_word(b->k, i, 0), gda_stream_word(b->k, i, 1), c->timeout_ns,
 			     &b->err);
 		if (rc != MARROW_OK)
 			break;
 		__atomic_store_n(&b->posted, ++i, __ATOMIC_RELAXED);
 	}
-	/* Leave the QP drained: pad to a signaled WQE, then reap everything. */
+	/* Leave the QP drained: pad with the stream's next messages, reap everything. */
 	if (rc != MARROW_OK || (rc = lock(b->q, shared, c->timeout_ns, &b->err)) != MARROW_OK)
 		return b->rc = rc;
-	while (rc == MARROW_OK && b->q->sq.pi != b->q->sq.ci &&
-	       !gda_stream_signaled(b->q->sq.pi - 1u, c->bg_signal_every)) {
-		uint32_t slot = b->k * MARROW_GDA_LOADED_SLOTS + (uint32_t)(i % MARROW_GDA_LOADED_SLOTS);
-
-		rc = gda_stream_room(&b->q->sq, &b->q->cq, ord, c->bg_window, c->timeout_ns, &b->err);
-		if (rc == MARROW_OK) {
-			gda_stream_post8(&b->q->sq, ord, c->bg_dst_addr + 8ull * slot, c->bg_dst_rkey,
-					 gda_stream_word(b->k, i, 0), gda_stream_word(b->k, i, 1),
-					 gda_stream_signaled(b->q->sq.pi, c->bg_signal_every));
-			__atomic_store_n(&b->posted, ++i, __ATOMIC_RELAXED);
-		}
-	}
-	if (rc == MARROW_OK)
-		rc = gda_stream_room(&b->q->sq, &b->q->cq, ord, 0, c->timeout_ns, &b->err);
+	rc = gda_stream_pad_drain(&b->q->sq, &b->q->cq, ord, c->bg_window, c->bg_signal_every, c->bg_dst_addr,
+				  c->bg_dst_rkey, b->k, MARROW_GDA_LOADED_SLOTS, &i, c->timeout_ns, &b->err);
+	__atomic_store_n(&b->posted, i, __ATOMIC_RELAXED);
 	unlock(b->q, shared);
 	return b->rc = rc;
 }

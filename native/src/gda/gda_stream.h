@@ -123,6 +123,40 @@ GDA_HD uint32_t gda_stream_word(uint32_t k, uint64_t i, uint32_t half)
 	return x | 1u;
 }
 
+
+/* Destination of background stream k's message i: slot i % slots of the
+ * stream's run of `slots` 8-byte slots at dst. Writer and checker use it. */
+GDA_HD uint64_t gda_stream_slot_addr(uint64_t dst, uint32_t k, uint64_t i, uint32_t slots)
+{
+	return dst + 8ull * ((uint64_t)k * slots + i % slots);
+}
+
+/* Leaves background stream k's QP drained: pads with the stream's next
+ * messages until the newest WQE is signaled, then reaps every CQE. Each pad
+ * is message *i (value gda_stream_word(k, *i, .) into its own slot) and
+ * advances *i, exactly as the stream's loop would have posted it: the check
+ * after the run wants every slot to hold the last message sent there, so a
+ * pad must never re-send an earlier message (several pads of one value
+ * would leave their later slots stale). The caller owns the QP (holds its
+ * lock when it is shared). Bounded by timeout_ns per wait. */
+GDA_FN int gda_stream_pad_drain(struct gda_sq *sq, struct gda_cq *cq, int ord, uint32_t window, uint32_t sig,
+				uint64_t dst, uint32_t rkey, uint32_t k, uint32_t slots, uint64_t *i,
+				uint64_t timeout_ns, struct gda_err *err)
+{
+	int rc = MARROW_OK;
+
+	while (rc == MARROW_OK && sq->pi != sq->ci && !gda_stream_signaled(sq->pi - 1u, sig)) {
+		rc = gda_stream_room(sq, cq, ord, window, timeout_ns, err);
+		if (rc == MARROW_OK) {
+			gda_stream_post8(sq, ord, gda_stream_slot_addr(dst, k, *i, slots), rkey,
+					 gda_stream_word(k, *i, 0), gda_stream_word(k, *i, 1),
+					 gda_stream_signaled(sq->pi, sig));
+			*i += 1u;
+		}
+	}
+	return rc == MARROW_OK ? gda_stream_room(sq, cq, ord, 0, timeout_ns, err) : rc;
+}
+
 #ifdef __cplusplus
 }
 #endif

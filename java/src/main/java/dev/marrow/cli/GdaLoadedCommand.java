@@ -65,6 +65,18 @@ final class GdaLoadedCommand implements Callable<Integer> {
     @Option(names = "--engine-cpu", defaultValue = "-1", description = "Pin the software NIC engine to this CPU. Default: ${DEFAULT-VALUE}")
     int engineCpu;
 
+    @Option(names = "--oversubscribe", description = "--target cpu: run every requested background thread even when "
+            + "they outnumber the cores (otherwise capped at cores - 3; the record says so)")
+    boolean oversubscribe;
+
+    /**
+     * CPU background streams are busy-polling threads: beyond the cores (less the probe, peer and NIC
+     * engine) they measure the OS scheduler and a point can run for minutes. Capped unless asked.
+     */
+    static int cpuStreamCap(int cpus) {
+        return Math.max(1, cpus - 3);
+    }
+
     @Override
     public Integer call() {
         out.format();
@@ -83,12 +95,24 @@ final class GdaLoadedCommand implements Callable<Integer> {
         RunProgress progress = out.progress("gda loaded", (long) bgs.size() * queues.size());
         run:
         for (String qn : queues) {
-            for (int n : bgs) {
+            java.util.Set<Integer> ran = new java.util.HashSet<>();
+            for (int asked : bgs) {
                 if (progress.expired()) {
                     break run;
                 }
-                if (n == 0 && qn.equals("reserved") && queues.size() > 1) {
+                if (asked == 0 && qn.equals("reserved") && queues.size() > 1) {
                     progress.step(); // idle: one row (the shared row) says it
+                    continue;
+                }
+                int cap = cpuStreamCap(Runtime.getRuntime().availableProcessors());
+                int n = target == Target.CPU && !oversubscribe && asked > cap ? cap : asked;
+                if (n != asked) {
+                    spec.commandLine().getErr().println("marrow: note: " + asked + " CPU background streams capped at "
+                            + n + " (cores - 3; --oversubscribe runs them all); the record carries "
+                            + "background_streams_requested=" + asked);
+                }
+                if (!ran.add(n)) {
+                    progress.step(); // the capped point was already measured
                     continue;
                 }
                 // cpu: probe, peer, streams and the NIC engine spin on cores; cuda: the engine only
@@ -108,6 +132,7 @@ final class GdaLoadedCommand implements Callable<Integer> {
                 ResultRecord r = new ResultRecord("gda.loaded", setup.backendName(), false)
                         .param("target", target.label()).param("nic", "softnic").param("ordering", ord.label())
                         .param("queue", n == 0 ? "idle" : queue.label()).param("background_streams", n)
+                        .param("background_streams_requested", asked).param("background_streams_capped", n != asked)
                         .param("pace_msgs_per_s", pace).param("probe_size_bytes", 8).param("background_size_bytes", 8)
                         .param("window", window).param("signal_every", signalEvery).param("iters", iters)
                         .param("warmup", warmup).param("hosts", 1).param("wire_model", wire.describe())

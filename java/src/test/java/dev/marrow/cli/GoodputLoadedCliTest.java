@@ -114,6 +114,22 @@ class GoodputLoadedCliTest {
     }
 
     @Test
+    void gdaLoadedCpuCapsBackgroundThreadsAtTheCoresAndSaysSo() throws Exception {
+        int cap = GdaLoadedCommand.cpuStreamCap(Runtime.getRuntime().availableProcessors());
+        int asked = cap + 5;
+        CliTest.Run r = CliTest.run("gda", "loaded", "--background", cap + "," + asked, "--queue", "reserved",
+                "--iters", "20", "--warmup", "2", "--format", "json", "--quiet");
+        List<JsonNode> recs = records(r);
+        assertEquals(1, recs.size(), "the capped point equals the first and is not measured twice");
+        assertEquals(cap, recs.get(0).get("background_streams").asInt());
+        assertFalse(recs.get(0).get("background_streams_capped").asBoolean());
+        assertTrue(r.err().contains("capped at " + cap), r.err());
+        assertTrue(recs.get(0).get("valid").asBoolean());
+        assertEquals(1, GdaLoadedCommand.cpuStreamCap(2));
+        assertEquals(13, GdaLoadedCommand.cpuStreamCap(16));
+    }
+
+    @Test
     void proxyLoadedPacedRunHoldsItsRate() throws Exception {
         List<JsonNode> recs = records(CliTest.run("proxy", "loaded", "--background", "2", "--queue", "reserved",
                 "--pace", "20k", "--iters", "40", "--warmup", "4", "--poll", "idle", "--format", "json", "--quiet"));
