@@ -140,8 +140,11 @@ static void collect(struct engine *e, struct outcome *o, uint32_t want)
 
 	while (o->n < want && o->n < MAX_CQES && t_poll(&e->cq, c, 3000000000ull)) {
 		o->op[o->n] = mx_cqe_opcode(c);
-		o->synd[o->n] = mx_cqe_syndrome(c);
-		o->vsynd[o->n] = mx_cqe_vendor_syndrome(c);
+		/* Bytes 54/55 are syndromes only in an error CQE; in a good one they
+		 * are the low bytes of the timestamp, which no two runs share. */
+		int err = o->op[o->n] == MX_CQE_REQ_ERR;
+		o->synd[o->n] = err ? mx_cqe_syndrome(c) : 0;
+		o->vsynd[o->n] = err ? mx_cqe_vendor_syndrome(c) : 0;
 		o->ctr[o->n] = mx_cqe_wqe_counter(c);
 		CHECK(mx_cqe_qpn(c) == e->qp.v.qpn, "%s: CQE qpn 0x%x, QP 0x%x", e->name, mx_cqe_qpn(c), e->qp.v.qpn);
 		o->n++;
@@ -259,6 +262,18 @@ static int same(const char *what, const struct outcome *a, const struct outcome 
 
 	CHECK(ok, "%s: the device engine's CQE stream or bytes differ from the CPU engine's (%u vs %u CQEs)", what,
 	      a->n, b->n);
+	for (uint32_t i = 0; !ok && i < a->n && i < b->n; i++)
+		if (a->op[i] != b->op[i] || a->synd[i] != b->synd[i] || a->vsynd[i] != b->vsynd[i] || a->ctr[i] != b->ctr[i]) {
+			fprintf(stderr, "  first differing CQE %u (CPU/device): opcode %u/%u synd 0x%02x/0x%02x vendor 0x%02x/0x%02x "
+				"counter %u/%u\n", i, a->op[i], b->op[i], a->synd[i], b->synd[i], a->vsynd[i], b->vsynd[i],
+				a->ctr[i], b->ctr[i]);
+			break;
+		}
+	for (uint32_t i = 0; !ok && i < DST_BYTES; i++)
+		if (a->dst[i] != b->dst[i]) {
+			fprintf(stderr, "  first differing destination byte %u (CPU/device): 0x%02x/0x%02x\n", i, a->dst[i], b->dst[i]);
+			break;
+		}
 	return ok;
 }
 

@@ -12,8 +12,21 @@
 phase_devengine() {
   local D="$OUT/devengine" SO="$PWD/native/target/stage/lib/libmarrow_cuda.so"
   mkdir -p "$D"
-  # Measurements first; the fidelity binary last (its first H200 run left every later
-  # device-engine step of that call hanging; MiniGdaDeviceEngineTest runs in phase junit).
+  # The H200 runs of the first device-engine build hung in every fresh process: a kernel's
+  # first launch beside the running engine waited for lazy module loading, which waits for
+  # an idle device. The library now loads those kernels before starting the engine and
+  # defaults CUDA_MODULE_LOADING to EAGER. Canaries first, each bounded: the C bench with
+  # the default (eager) loading, then with LAZY forced (the preload alone must suffice).
+  if [ -x .jrt/bin/softnic_device_rate ]; then cp .jrt/bin/softnic_device_rate "$D/"; else
+  step devengine-build-rate 30 gcc -std=gnu11 -O2 -Inative/include native/bench/softnic_device_rate.c -ldl \
+    -o "$D/softnic_device_rate"; fi
+  step devengine-canary 20 sh -c "\"$D/softnic_device_rate\" \"$SO\" 16 1 32 20000 1 >>\"$D/canary.jsonl\""
+  if tail -1 "$OUT/steps.txt" | grep -q "rc=124"; then
+    echo "devengine: the canary hit its time limit; the other device-engine steps are skipped" | tee -a "$OUT/steps.txt"
+    return 0
+  fi
+  step devengine-canary-lazy 20 env CUDA_MODULE_LOADING=LAZY sh -c \
+    "\"$D/softnic_device_rate\" \"$SO\" 16 1 32 20000 1 >>\"$D/canary-lazy.jsonl\""
   step devengine-gda-gpu 90 $M gda latency --target cuda --nic softnic --placement gpu --nic-sms 1 \
     --sweep ordering --experiments issue,putc --iters 5000 --warmup 500 --format json \
     -o "$D/gda-ordering-gpu.jsonl"
@@ -21,9 +34,6 @@ phase_devengine() {
     --experiments issue,putc --iters 5000 --warmup 500 --format json -o "$D/gda-ordering-host.jsonl"
   step devengine-gda-gpu-size 60 $M gda latency --target cuda --nic softnic --placement gpu --nic-sms 1 \
     --sweep size --iters 2000 --warmup 200 --format json -o "$D/gda-size-gpu.jsonl"
-  if [ -x .jrt/bin/softnic_device_rate ]; then cp .jrt/bin/softnic_device_rate "$D/"; else
-  step devengine-build-rate 30 gcc -std=gnu11 -O2 -Inative/include native/bench/softnic_device_rate.c -ldl \
-    -o "$D/softnic_device_rate"; fi
   local q s
   for q in ${DEVENGINE_QPS:-16 32}; do
     for s in ${DEVENGINE_SMS:-1 2 4 8}; do

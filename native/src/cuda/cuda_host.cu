@@ -70,3 +70,16 @@ int marrow_cuda_wait_event(cudaEvent_t ev, uint64_t timeout_ns, const char *what
 		nanosleep(&nap, NULL);
 	}
 }
+
+int marrow_cuda_preload(const void *const *kernels, int n, const char *what)
+{
+	for (int i = 0; i < n; i++) {
+		struct cudaFuncAttributes at;
+		cudaError_t e = cudaFuncGetAttributes(&at, kernels[i]);
+
+		if (e != cudaSuccess)
+			return marrow_cuda_fail(e, "%s: loading kernel %d of %d before the device engine starts", what,
+						i, n);
+	}
+	return MARROW_OK;
+}

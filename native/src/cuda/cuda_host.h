@@ -35,6 +35,15 @@ int marrow_cuda_fail(cudaError_t e, const char *fmt, ...) __attribute__((format(
  * CUDA error seen (cudaErrorNotReady on the timeout, cudaSuccess on success). */
 int marrow_cuda_wait_event(cudaEvent_t ev, uint64_t timeout_ns, const char *what, cudaError_t *cuda_error);
 
+/* Loads each of the n kernels (host stubs of __global__ functions) into the
+ * current context now, with cudaFuncGetAttributes. Under lazy module loading
+ * (CUDA_MODULE_LOADING=LAZY, the default) a kernel's first launch loads it,
+ * and that load may wait for the device to be idle: while a persistent
+ * kernel (the software NIC's device engine) runs, that first launch blocks
+ * until the persistent kernel ends. Every path that launches work beside the
+ * engine preloads it before starting the engine (docs/design/device-engine.md). */
+int marrow_cuda_preload(const void *const *kernels, int n, const char *what);
+
 /* a + b, or UINT64_MAX when the sum does not fit (deadline arithmetic). */
 static inline uint64_t marrow_sat_add(uint64_t a, uint64_t b)
 {

@@ -162,6 +162,23 @@ int make_side(const host_maps &m, const struct marrow_gda_endpoint *e, gda_kside
 	return MARROW_OK;
 }
 
+} // namespace
+
+/* Every ordering's kernel, loaded before the device engine starts
+ * (marrow_cuda_preload says why); gda_devnic.cu calls it. */
+int gda_cuda_preload_kernels(void)
+{
+	static const void *const k[] = {
+		(const void *)gda_kernel<GDA_ORD_NONE>, (const void *)gda_kernel<GDA_ORD_GPU_FENCE>,
+		(const void *)gda_kernel<GDA_ORD_GPU_FENCE_DBREC>, (const void *)gda_kernel<GDA_ORD_RELEASE_GPU>,
+		(const void *)gda_kernel<GDA_ORD_THREADFENCE>, (const void *)gda_kernel<GDA_ORD_RELEASE_SYS>,
+		(const void *)gda_kernel<GDA_ORD_FENCE_SYS>,
+	};
+	return marrow_cuda_preload(k, (int)(sizeof(k) / sizeof(k[0])), "the mini-gda kernels");
+}
+
+namespace {
+
 cudaError_t launch_kernel(int ord, int blocks, const gda_kargs &a, cudaStream_t st)
 {
 	switch (ord) {

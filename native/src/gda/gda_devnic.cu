@@ -18,6 +18,8 @@
 #include "marrow/marrow_gda.h"
 #include "marrow/marrow_softnic_device.h"
 
+int gda_cuda_preload_kernels(void);   /* gda_cuda.cu */
+
 struct marrow_gda_devnic {
 	struct marrow_softnic_device *nic;
 	struct marrow_qp_view qv[2];
@@ -116,7 +118,9 @@ extern "C" MARROW_API int marrow_gda_devnic_open(int32_t cuda_device, uint32_t n
 	/* A writes into B's inbox, B into A's (the round trip's reply). */
 	fill_endpoint(a, &n->qv[0], &n->cv[0], n->buf[0], key[0], n->buf[2], n->buf[3], key[3], buffer_bytes);
 	fill_endpoint(b, &n->qv[1], &n->cv[1], n->buf[1], key[1], n->buf[3], n->buf[2], key[2], buffer_bytes);
-	if ((rc = marrow_softnic_device_start(n->nic)) != MARROW_OK)
+	/* the mini-gda kernels launch while the engine runs: load them first */
+	if ((rc = gda_cuda_preload_kernels()) != MARROW_OK ||
+	    (rc = marrow_softnic_device_start(n->nic)) != MARROW_OK)
 		goto fail;
 	*out = n;
 	return MARROW_OK;

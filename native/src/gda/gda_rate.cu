@@ -557,7 +557,15 @@ int gda_rate_cuda_run_on(const struct marrow_gda_rate_config *cfg, const struct 
 		goto stop_ring;
 	}
 	if (gpu) { /* the NIC runs from here to the stop below */
-		if ((rc = gq->start(gq->ctx)) != MARROW_OK) {
+		/* Kernels launched while the engine runs are loaded first: a lazy
+		 * first-launch load may wait for the device to be idle (cuda_host.h). */
+		static const void *const k[] = {
+			(const void *)rate_kernel<MARROW_GDA_RATE_PUB_LOCK>, (const void *)rate_kernel<MARROW_GDA_RATE_PUB_SLOT>,
+			(const void *)rate_kernel<MARROW_GDA_RATE_PUB_WARP>, (const void *)scope_kernel,
+			(const void *)rate_check_kernel, (const void *)rate_stage_kernel,
+		};
+		if ((rc = marrow_cuda_preload(k, (int)(sizeof(k) / sizeof(k[0])), fn)) != MARROW_OK ||
+		    (rc = gq->start(gq->ctx)) != MARROW_OK) {
 			res->status = rc;
 			goto stop_ring;
 		}

@@ -46,6 +46,16 @@ const char *state_name(uint32_t s)
 	}
 }
 
+/* Eager module loading, unless the user chose a mode: a kernel's lazy first
+ * launch may wait for the device to be idle, which never happens while the
+ * persistent engine kernel runs (cuda_host.h, marrow_cuda_preload). Read by
+ * the CUDA driver when it initialises, so this runs when the library loads,
+ * before any CUDA call in the process that loaded it. */
+__attribute__((constructor)) void sndev_eager_module_loading(void)
+{
+	setenv("CUDA_MODULE_LOADING", "EAGER", 0);
+}
+
 uint64_t host_now_ns(void)
 {
 	struct timespec ts;
