@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """Markdown tables of docs/results/h200-{goodput,loaded,kernel-cost,method}.md from their raw
 JSON-lines folders. Prints every number as the records hold it; computes only ratios that the
-docs label as ratios. Usage: call23_tables.py goodput|loaded|kcost|method DIR"""
+docs label as ratios. Usage: call23_tables.py goodput|loaded|loaded2|kcost|method DIR"""
 import json, sys, glob, os
 
 def recs(path):
@@ -52,6 +52,27 @@ def loaded(d):
             print(f"| {r['queue']} | {r['background_streams']} | {r['pace_msgs_per_s']} | {r['probe_p50_ns']} | "
                   f"{r['probe_p99_ns']} | {r['probe_p999_ns']} | {ratio} | {r['background_mmsg_s']} | "
                   f"{r['background_slot_errors']} | {r['spinning_threads']} | {r['cpu_oversubscribed']} | {v} |")
+        print()
+
+def loaded2(d):
+    """Loaded RTT tables for a re-run folder (call 4/5 layout): every *loaded*.jsonl present, with
+    the CPU background cap fields (background_streams_requested / _capped) where the record has them."""
+    order = ["gda-loaded-cuda", "gda-loaded-cuda-paced", "gda-loaded-cpu", "gda-loaded-cpu-paced",
+             "proxy-loaded-cpu", "proxy-loaded-cpu-paced"]
+    for f in [f for f in order if os.path.exists(f"{d}/{f}.jsonl")]:
+        print(f"**{f}.jsonl**")
+        print()
+        print("| queue | background (requested) | capped | pace msg/s | probe p50 ns | p99 ns | p99.9 ns | p50 / idle p50 | background M msg/s | slot errors | spinning threads | cpu_oversubscribed | valid |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+        idle = [r for r in recs(f"{d}/{f.replace('-paced', '')}.jsonl") if r["queue"] == "idle"]
+        for r in recs(f"{d}/{f}.jsonl"):
+            ratio = f"{r['probe_p50_ns'] / idle[0]['probe_p50_ns']:.2f}" if idle else "—"
+            v = "true" if r["valid"] else "**FALSE**"
+            req = r.get("background_streams_requested", r["background_streams"])
+            print(f"| {r['queue']} | {r['background_streams']} ({req}) | {r.get('background_streams_capped', '—')} | "
+                  f"{r['pace_msgs_per_s']} | {r['probe_p50_ns']} | {r['probe_p99_ns']} | {r['probe_p999_ns']} | {ratio} | "
+                  f"{r['background_mmsg_s']} | {r['background_slot_errors']} | {r['spinning_threads']} | "
+                  f"{r['cpu_oversubscribed']} | {v} |")
         print()
 
 def kcost(d):
@@ -108,4 +129,4 @@ def method(d):
             print(f"| {f} | {label} | {cell('issue')} | {cell('putc')} | {cell('rtt')} | {x.get('runs')} |")
 
 if __name__ == "__main__":
-    {"goodput": goodput, "loaded": loaded, "kcost": kcost, "method": method}[sys.argv[1]](sys.argv[2])
+    {"goodput": goodput, "loaded": loaded, "loaded2": loaded2, "kcost": kcost, "method": method}[sys.argv[1]](sys.argv[2])
