@@ -37,7 +37,9 @@ enum { SNDEV_EXIT_NONE = 0, SNDEV_EXIT_STOP = 1, SNDEV_EXIT_DEADLINE = 2 };
 struct sndev_ctl {
 	uint32_t stop;
 	uint32_t exit_reason;
-	uint32_t exited_threads;
+	uint32_t reserved0;     /* was a count of exited threads: nothing read it, and its system-scope
+				 * atomic on pinned host memory is not allowed over PCIe (compute-sanitizer
+				 * memcheck on the H200, docs/results/h200-compute-sanitizer.md) */
 	uint32_t pad;
 	unsigned long long passes0;        /* block 0 / thread 0 heartbeat */
 	uint32_t smid[SNDEV_MAX_BLOCKS];   /* %smid + 1 of each block, 0 = not yet running */
@@ -98,14 +100,13 @@ __global__ void __launch_bounds__(1024) sndev_engine_kernel(sndev_kargs a)
 					gpu_st_relaxed_sys_u64((uint64_t *)&a.ctl->passes0, pass);
 			}
 		}
-		/* Counters and QP state reach memory before the exit is counted. */
+		/* Counters and QP state reach memory before the exit reason is stored. */
 		gpu_fence_sc_sys();
 		if (reason == SNDEV_EXIT_DEADLINE)
 			gpu_st_relaxed_sys_u32(&a.ctl->exit_reason, SNDEV_EXIT_DEADLINE);
 		else if (g == 0)
 			gpu_st_relaxed_sys_u32(&a.ctl->exit_reason, reason);
 	}
-	atomicAdd_system(&a.ctl->exited_threads, 1u);
 }
 
 #endif /* MARROW_SNDEV_KERNEL_CUH */
