@@ -90,6 +90,15 @@ struct marrow_proxy_softnic_qp {
 	void *uar;
 	void *cq_buf;
 	uint32_t *cq_dbrec;        /* [0] = consumer index */
+	/* Target of the WRITEs when remote_len > 0: memory of another process
+	 * (its address and rkey, e.g. an inbox exported over the shared-memory
+	 * wire, docs/design/two-process.md section 9). remote_len must cover
+	 * the registered buffer, since remote offsets range over it. 0: loopback,
+	 * the WRITEs land in the registered buffer itself. */
+	uint64_t remote_base;
+	uint64_t remote_len;
+	uint32_t remote_rkey;
+	uint32_t reserved;
 };
 
 struct marrow_proxy_worker_stats {

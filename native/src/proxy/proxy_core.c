@@ -137,6 +137,8 @@ MARROW_API int marrow_proxy_attach_softnic(struct marrow_proxy *px, uint32_t wor
 		return rc;
 	}
 	px->backend = MARROW_PROXY_BACKEND_SOFTNIC;
+	if (qp->remote_len != 0)
+		px->remote_dst = 1;
 	return MARROW_OK;
 }
 

@@ -86,6 +86,7 @@ struct marrow_proxy {
 	struct marrow_proxy_config cfg;
 	struct marrow_proxy_memory mem;
 	uint32_t slots;              /* 1 << log_slots */
+	int remote_dst;              /* a worker WRITEs into another process's memory: no local destination to verify */
 	void *arena;
 	uint64_t arena_bytes;
 	struct px_ring *rings;

@@ -32,7 +32,8 @@ struct px_sn {
 	uint32_t inline_max;
 	uint32_t bf_half;        /* alternates 0 / 256 like rdma-core's BlueFlame offset */
 	uint64_t cq_ci;          /* CQEs consumed (free-running) */
-	uint64_t base;
+	uint64_t base;           /* local: the registered buffer */
+	uint64_t remote_base;    /* where remote offsets land (base itself in loopback) */
 	uint32_t lkey;
 	uint32_t rkey;
 };
@@ -63,6 +64,10 @@ int px_softnic_create(const struct marrow_proxy_softnic_qp *q, const struct marr
 	if (q->cqe_cnt < q->sq_wqe_cnt || (q->cqe_cnt & (q->cqe_cnt - 1)))
 		return marrow_fail(MARROW_EINVAL, "marrow_proxy_attach_softnic: cqe_cnt %u must be a power of two >= sq_wqe_cnt %u",
 				   q->cqe_cnt, q->sq_wqe_cnt);
+	if (q->remote_len != 0 && q->remote_len < mem->len)
+		return marrow_fail(MARROW_EINVAL, "marrow_proxy_attach_softnic: remote memory of %llu bytes is smaller than "
+				   "the registered buffer (%llu bytes), over which remote offsets range",
+				   (unsigned long long)q->remote_len, (unsigned long long)mem->len);
 	s = calloc(1, sizeof(*s));
 	if (s == NULL)
 		return marrow_fail(MARROW_ENOMEM, "marrow_proxy_attach_softnic: out of memory");
@@ -79,6 +84,11 @@ int px_softnic_create(const struct marrow_proxy_softnic_qp *q, const struct marr
 	s->base = mem->base;
 	s->lkey = mem->lkey;
 	s->rkey = mem->rkey;
+	s->remote_base = mem->base;
+	if (q->remote_len != 0) {
+		s->remote_base = q->remote_base;
+		s->rkey = q->remote_rkey;
+	}
 	*out = s;
 	*sq_depth = q->sq_wqe_cnt;
 	return MARROW_OK;
@@ -96,7 +106,7 @@ static int sn_post(void *be, const struct px_req *reqs, uint32_t n, uint64_t bas
 		uint8_t ce = (i == n - 1) ? MX_CTRL_CQ_UPDATE : 0;
 		uint32_t ds;
 
-		mx_set_raddr_seg(wqe + MX_CTRL_SEG_SIZE, s->base + r->remote_off, s->rkey);
+		mx_set_raddr_seg(wqe + MX_CTRL_SEG_SIZE, s->remote_base + r->remote_off, s->rkey);
 		if (r->size <= s->inline_max) {
 			uint8_t *seg = wqe + MX_CTRL_SEG_SIZE + MX_RADDR_SEG_SIZE;
 

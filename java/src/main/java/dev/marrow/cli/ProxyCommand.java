@@ -6,8 +6,12 @@ import dev.marrow.api.softnic.SoftNic;
 import dev.marrow.proxy.GpuProducers;
 import dev.marrow.proxy.Handoff;
 import dev.marrow.proxy.LatencySamples;
+import dev.marrow.api.MarrowException;
+import dev.marrow.launch.LaunchEnv;
+import dev.marrow.mlx5.PeerAddress;
 import dev.marrow.proxy.MiniProxy;
 import dev.marrow.proxy.ProxyConfig;
+import dev.marrow.proxy.ProxyPeer;
 import dev.marrow.proxy.RateResult;
 import dev.marrow.proxy.WorkerStats;
 import dev.marrow.presets.Knob;
@@ -93,6 +97,104 @@ public final class ProxyCommand {
                 description = "A proxy library's choices (marrow presets list): workers, rings, batch, chaining, "
                         + "producer; explicit flags override them, a choice this command lacks refuses the run")
         String preset;
+
+        @Option(names = "--peer", paramLabel = "HOST:PORT|:PORT",
+                description = "Two processes of one host (software NIC, shared-memory wire): the responder runs "
+                        + "`--peer :PORT`, the initiator `--peer HOST:PORT` with the flags of the run; the workers' "
+                        + "WRITEs land in the responder's inbox. Without it, a launcher's environment (Slurm, Open "
+                        + "MPI, MPICH/PMIx, torchrun: rank 0 initiates) does the same. Round trip (rtt) is not "
+                        + "measured across processes.")
+        String peer;
+
+        @Option(names = "--peer-timeout-s", defaultValue = "60", paramLabel = "S",
+                description = "Bound of every wait on the peer (connect/accept, exchange, the responder's wait for "
+                        + "the end of a session). Default: ${DEFAULT-VALUE}")
+        int peerTimeoutS;
+
+        /** The launcher this rank was started by (set by peerAddress), or null. */
+        LaunchEnv launch;
+        /** Whether this process initiates (set by peerAddress). */
+        boolean initiator = true;
+        /** The process environment; tests substitute their own. */
+        Map<String, String> environment = System.getenv();
+
+        /** Where the peer is: --peer, else a launcher's environment; null in one process. */
+        PeerAddress peerAddress() {
+            if (peerTimeoutS <= 0) {
+                throw new IllegalArgumentException("--peer-timeout-s must be > 0, not " + peerTimeoutS);
+            }
+            PeerAddress addr;
+            if (peer != null) {
+                try {
+                    addr = PeerAddress.parse(peer);
+                } catch (MarrowException e) {
+                    throw new IllegalArgumentException(e.getMessage(), e);
+                }
+                initiator = !addr.listens();
+            } else {
+                launch = LaunchEnv.detect(environment).orElse(null);
+                if (launch == null) {
+                    return null;
+                }
+                addr = launch.peerAddress();
+                initiator = launch.initiator();
+            }
+            if (nic != CliNames.ProxyNic.SOFTNIC) {
+                throw new IllegalArgumentException("the two-process mini-proxy runs on the software NIC's "
+                        + "shared-memory wire (--nic softnic); --nic " + nic.label() + " takes no peer");
+            }
+            if (producer == CliNames.Producer.CUDA) { // GPU producers verify a local destination that is not there
+                throw new IllegalArgumentException("the two-process mini-proxy takes --producer cpu in this build; "
+                        + "GPU producers across processes are not wired yet");
+            }
+            return addr;
+        }
+
+        /** The responder: serves the initiator's sessions until it is done. */
+        int serve(PeerAddress addr, OutputOptions out, CommandSpec spec) {
+            if (out.run.maxSeconds != null) {
+                throw new IllegalArgumentException("--max-seconds applies to the initiator; the responder serves "
+                        + "until the initiator is done (bounded by --peer-timeout-s)");
+            }
+            var err = spec.commandLine().getErr();
+            int spinning = 2 * engineThreads + 2; // both engines, the initiator's producer and worker at least
+            SoftNic.Options opts = new SoftNic.Options(CpuBudget.pollMode(poll, spinning), engineThreads, engineCpu,
+                    true);
+            try (ProxyPeer p = ProxyPeer.open(addr, Duration.ofSeconds(peerTimeoutS))) {
+                err.println("marrow: proxy responder: connected to " + p.peerName());
+                err.flush();
+                int n = p.serve(opts, line -> {
+                    err.println("marrow: " + line);
+                    err.flush();
+                });
+                err.println("marrow: proxy responder: initiator done after " + n + " session(s); the initiator "
+                        + "writes the result");
+            }
+            return ExitCodes.OK;
+        }
+
+        ProxyPeer openPeer(PeerAddress addr, CommandSpec spec) {
+            if (addr == null) {
+                return null;
+            }
+            ProxyPeer p = ProxyPeer.open(addr, Duration.ofSeconds(peerTimeoutS));
+            spec.commandLine().getErr().println("marrow: proxy initiator: connected to " + p.peerName());
+            spec.commandLine().getErr().flush();
+            return p;
+        }
+
+        /** Two processes: the record says how they were joined and what the responder saw. */
+        void tagPeer(ResultRecord r, ProxyPeer p, MiniProxy px, long nonzero) {
+            r.param("gpu_hardware", producer == CliNames.Producer.CUDA).param("nic_hardware", false)
+                    .param("peer", p.address().toString()).param("role", "initiator")
+                    .param("transport", "softnic shared-memory wire (two processes, one host)")
+                    .param("connection", px.peerConnection())
+                    .param("payload_check", "responder: non-zero bytes in its inbox after the session")
+                    .metric("peer_inbox_nonzero_bytes", nonzero);
+            if (launch != null) {
+                launch.describe().forEach(r::param);
+            }
+        }
 
         /** What --preset set (records carry it); NONE without one. */
         PresetRules.Applied presetApplied = PresetRules.Applied.NONE;
@@ -218,18 +320,27 @@ public final class ProxyCommand {
             common.applyPreset(presetRules(this), spec);
             MiniProxy.checkLatency(iters, warmup, size, common.timeoutNs(), common.producer == CliNames.Producer.CUDA);
             common.validate();
+            PeerAddress addr = common.peerAddress();
+            if (addr != null && !common.initiator) {
+                return common.serve(addr, out, spec);
+            }
             List<ResultRecord> records = new ArrayList<>();
-            // producer (cpu) + workers + engine threads + the round-trip responder
+            // producer (cpu) + workers + engine threads + the round-trip responder (two processes: the
+            // responder process's engine instead)
             int spinning = (common.producer == CliNames.Producer.CPU ? 1 : 0) + workers + common.engineThreads + 1;
             CpuBudget.check(spinning, "producer, workers, NIC engine, responder", spec.commandLine().getErr());
             long minBuffer = 2L * (8192 + 8L * (iters + warmup)) + 8192;
             RunProgress progress = out.progress("proxy latency", handoff.handoffs.size());
+            ProxyPeer peer = common.openPeer(addr, spec);
+            boolean rtt = peer == null; // the round trip's responder thread lives in this process only
+            boolean failed = false;
+            try {
             for (Handoff h : handoff.handoffs) {
                 if (progress.expired()) {
                     break; // --max-seconds: no new handoff
                 }
                 ProxyConfig cfg = common.config(workers, Math.max(2, workers), batch, h, minBuffer, spinning);
-                try (MiniProxy px = MiniProxy.open(cfg)) {
+                try (MiniProxy px = MiniProxy.open(cfg, peer)) {
                     GpuProducers gpu = common.producer == CliNames.Producer.CUDA ? px.openGpu(common.gpu, h, common.gdrcopy) : null;
                     try {
                         px.start();
@@ -237,12 +348,13 @@ public final class ProxyCommand {
                         LatencySamples s;
                         px.mark(false);
                         if (gpu != null) {
-                            s = gpu.latency(iters, warmup, progress.capTimeoutNs(common.timeoutNs()), true, true);
+                            s = gpu.latency(iters, warmup, progress.capTimeoutNs(common.timeoutNs()), true, rtt);
                         } else {
-                            s = px.cpuLatency(iters, warmup, size, progress.capTimeoutNs(common.timeoutNs()), true, true);
+                            s = px.cpuLatency(iters, warmup, size, progress.capTimeoutNs(common.timeoutNs()), true, rtt);
                         }
                         progress.step();
                         px.mark(true);
+                        long nonzero = peer != null ? px.finishPeer() : -1;
                         ResultRecord r = common.record(EXPERIMENT_LATENCY, px, h)
                                 .param("size_bytes", size).param("iters", iters).param("warmup", warmup)
                                 .param("workers", workers).param("batch", batch)
@@ -260,9 +372,15 @@ public final class ProxyCommand {
                         }
                         Stats is = Stats.of(s.issueNs());
                         Stats pc = Stats.of(s.putcNs());
-                        Stats rt = Stats.of(s.rttNs());
-                        r.latency("issue", is).latency("putc", pc).latency("rtt", rt);
+                        r.latency("issue", is).latency("putc", pc);
+                        if (rtt) {
+                            r.latency("rtt", Stats.of(s.rttNs()));
+                        }
                         addWorkers(r, px.window(), 0, fmt == OutputFormat.TABLE);
+                        if (peer != null) {
+                            common.tagPeer(r, peer, px, nonzero);
+                            failed |= nonzero <= 0;
+                        }
                         records.add(r);
                     } finally {
                         if (gpu != null) {
@@ -271,11 +389,29 @@ public final class ProxyCommand {
                     }
                 }
             }
+            if (peer != null) {
+                peer.end();
+            }
+            } finally {
+                if (peer != null) {
+                    peer.close();
+                }
+            }
             progress.close();
             progress.tag(records);
-            out.emit(records, spec.commandLine().getOut(), spec.commandLine().getErr());
-            return ExitCodes.OK;
+            out.emit(records, spec.commandLine().getOut(), spec.commandLine().getErr(),
+                    peer != null ? peer.peerEnvironment() : Map.of());
+            return peerVerdict(failed, spec);
         }
+    }
+
+    /** Two processes: a session whose responder saw no byte arrive fails the run. */
+    static int peerVerdict(boolean failed, CommandSpec spec) {
+        if (failed) {
+            spec.commandLine().getErr().println("marrow: FAILED: the responder's inbox held no delivered byte");
+            return ExitCodes.FAILED;
+        }
+        return ExitCodes.OK;
     }
 
     @Command(name = "rate", mixinStandardHelpOptions = true,
@@ -341,6 +477,10 @@ public final class ProxyCommand {
             common.applyPreset(presetRules(this), spec);
             MiniProxy.checkRate(messages, warmup, size, common.timeoutNs());
             common.validate();
+            PeerAddress addr = common.peerAddress();
+            if (addr != null && !common.initiator) {
+                return common.serve(addr, out, spec);
+            }
             int[] ts = sweep ? new int[] {1, 2, 4, 8} : workers;
             int[] bs = sweep ? new int[] {1, 2, 4, 8, 16, 32} : batches;
             int[] rs = sweep ? new int[] {1, 8, 32} : rings;
@@ -357,14 +497,24 @@ public final class ProxyCommand {
                 }
             }
             RunProgress progress = out.progress("proxy rate", (long) handoff.handoffs.size() * points.size());
-            run:
-            for (Handoff h : handoff.handoffs) {
-                for (int[] trb : points) {
-                    if (progress.expired()) {
-                        break run; // --max-seconds: no new point
+            peer = common.openPeer(addr, spec);
+            try {
+                run:
+                for (Handoff h : handoff.handoffs) {
+                    for (int[] trb : points) {
+                        if (progress.expired()) {
+                            break run; // --max-seconds: no new point
+                        }
+                        records.add(point(h, trb[0], trb[1], trb[2], fmt == OutputFormat.TABLE, progress));
+                        progress.step();
                     }
-                    records.add(point(h, trb[0], trb[1], trb[2], fmt == OutputFormat.TABLE, progress));
-                    progress.step();
+                }
+                if (peer != null) {
+                    peer.end();
+                }
+            } finally {
+                if (peer != null) {
+                    peer.close();
                 }
             }
             progress.close();
@@ -373,9 +523,14 @@ public final class ProxyCommand {
                 CpuBudget.check(Runtime.getRuntime().availableProcessors() + 1,
                         "producers, workers, NIC engine in some points", spec.commandLine().getErr());
             }
-            out.emit(records, spec.commandLine().getOut(), spec.commandLine().getErr());
-            return ExitCodes.OK;
+            out.emit(records, spec.commandLine().getOut(), spec.commandLine().getErr(),
+                    peer != null ? peer.peerEnvironment() : Map.of());
+            return peerVerdict(peerFailed, spec);
         }
+
+        /** Two processes: the connection to the responder (null in one process), and whether a session failed. */
+        private ProxyPeer peer;
+        private boolean peerFailed;
 
         private boolean gpuProducers() {
             return common.producer == CliNames.Producer.CUDA;
@@ -390,9 +545,9 @@ public final class ProxyCommand {
             long perProducer = Math.max(1, messages / p);
             long warmPer = warmup / p;
             long minBuffer = MiniProxy.bufferBytes(r, common.logSlots, size);
-            int spinning = (gpuProducers() ? 0 : p) + t + common.engineThreads;
+            int spinning = (gpuProducers() ? 0 : p) + t + common.engineThreads * (peer != null ? 2 : 1);
             ProxyConfig cfg = common.config(t, r, b, h, minBuffer, spinning);
-            try (MiniProxy px = MiniProxy.open(cfg)) {
+            try (MiniProxy px = MiniProxy.open(cfg, peer)) {
                 GpuProducers gpu = common.producer == CliNames.Producer.CUDA ? px.openGpu(common.gpu, h, common.gdrcopy) : null;
                 try {
                     px.start();
@@ -400,6 +555,7 @@ public final class ProxyCommand {
                     long timeoutNs = progress.capTimeoutNs(common.timeoutNs());
                     RateResult res = gpu != null ? gpu.rate(p, perProducer, warmPer, size, timeoutNs)
                             : px.cpuRate(p, perProducer, warmPer, size, timeoutNs);
+                    long nonzero = peer != null ? px.finishPeer() : -1;
                     ResultRecord rec = common.record(EXPERIMENT_RATE, px, h)
                             .param("workers", t).param("rings", r).param("batch", b).param("producers", p)
                             .param("size_bytes", size).param("messages", res.messages());
@@ -413,12 +569,18 @@ public final class ProxyCommand {
                             .metric("chain_len_mean", ResultRecord.round(res.meanChainLength(), 2))
                             .metric("posts_per_s", Math.round(res.postsPerSecond()))
                             .metric("empty_poll_ratio", ResultRecord.round(res.emptyPollRatio(), 3))
-                            .metric("ring_full_waits", res.ringFullWaits())
-                            .metric("verify_errors", res.verifyErrors());
+                            .metric("ring_full_waits", res.ringFullWaits());
+                    if (peer == null) { // two processes: the destination is the responder's; it counts what arrived
+                        rec.metric("verify_errors", res.verifyErrors());
+                    }
                     if (gpu == null) {
                         rec.metric("cache_refreshes", res.cacheRefreshes());
                     }
                     addWorkers(rec, res.workers(), res.elapsedNs(), table);
+                    if (peer != null) {
+                        common.tagPeer(rec, peer, px, nonzero);
+                        peerFailed |= nonzero <= 0;
+                    }
                     return rec;
                 } finally {
                     if (gpu != null) {

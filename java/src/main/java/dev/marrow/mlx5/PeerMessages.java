@@ -42,6 +42,9 @@ public final class PeerMessages {
     public static final int TYPE_GDA_REPORT = 6;
     public static final int TYPE_WIRE = 7;
     public static final int TYPE_ENV = 8;
+    /** The two-process mini-proxy (docs/design/two-process.md section 9). */
+    public static final int TYPE_PROXY_SETUP = 9;
+    public static final int TYPE_PROXY_REPORT = 10;
     static final int HEADER = 8;
     static final int INFO_BODY = HEADER + 48;
     static final int BARRIER_BODY = HEADER + 4;

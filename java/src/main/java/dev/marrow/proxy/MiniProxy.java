@@ -24,6 +24,7 @@ import static dev.marrow.internal.ffi.CStruct.setAddress;
 import static dev.marrow.internal.ffi.CStruct.setInt;
 import static dev.marrow.internal.ffi.CStruct.setLong;
 import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
@@ -67,6 +68,20 @@ public final class MiniProxy implements AutoCloseable {
 
     /** Builds the NIC side and the proxy; the workers are not started yet. */
     public static MiniProxy open(ProxyConfig c) {
+        return open(c, null);
+    }
+
+    /**
+     * With peer: the software NIC's workers WRITE into the inbox of another
+     * process over the shared-memory wire (docs/design/two-process.md
+     * section 9); the source buffer is filled with non-zero bytes so the
+     * responder can tell delivered bytes from untouched ones.
+     */
+    public static MiniProxy open(ProxyConfig c, ProxyPeer peer) {
+        if (peer != null && !c.nic().equals("softnic")) {
+            throw new IllegalArgumentException("the two-process mini-proxy runs on the software NIC's shared-memory "
+                    + "wire; --nic verbs with a peer is not supported");
+        }
         Arena tmp = Arena.ofConfined();
         SoftNic nic = null;
         MemorySegment px = MemorySegment.NULL;
@@ -94,13 +109,22 @@ public final class MiniProxy implements AutoCloseable {
                         CompletionQueue cq = nic.createCompletionQueue(c.logSq(), false, false);
                         QueuePair qp = nic.createQueuePair(QueuePair.Config.of(cq).withLogSqWqebbs(c.logSq())
                                 .withMaxInlineData(64));
-                        qp.connect(qp);
+                        if (peer == null) {
+                            qp.connect(qp);
+                        }
                         cqs.add(cq);
                         qps.add(qp);
                     }
                 } catch (NativeException refused) {
                     throw refused.usageIfInvalid();
                 }
+            }
+            ProxyPeer.Remote remote = null;
+            if (peer != null) {
+                for (long i = 0; i < bytes; i++) {
+                    buf.set(JAVA_BYTE, i, (byte) (1 + i % 251));
+                }
+                remote = peer.connect(nic, qps, bytes);
             }
             MemorySegment cfg = ProxyFfi.config(tmp, c.geometry(), c.handoff(), c.workerOptions());
             MemorySegment mem = CStruct.allocate(tmp, ProxyFfi.MEMORY);
@@ -128,6 +152,11 @@ public final class MiniProxy implements AutoCloseable {
                     setAddress(q, ProxyFfi.SOFTNIC_QP, "uar", qp.uar());
                     setAddress(q, ProxyFfi.SOFTNIC_QP, "cq_buf", cq.buffer());
                     setAddress(q, ProxyFfi.SOFTNIC_QP, "cq_dbrec", cq.dbrec());
+                    if (remote != null) {
+                        setLong(q, ProxyFfi.SOFTNIC_QP, "remote_base", remote.base());
+                        setLong(q, ProxyFfi.SOFTNIC_QP, "remote_len", remote.len());
+                        setInt(q, ProxyFfi.SOFTNIC_QP, "remote_rkey", remote.rkey());
+                    }
                     ProxyFfi.check((int) ProxyFfi.ATTACH_SOFTNIC.invokeExact(px, w, q), "marrow_proxy_attach_softnic");
                 }
             } else {
@@ -151,6 +180,8 @@ public final class MiniProxy implements AutoCloseable {
             made.sendWr = sendWr;
             made.sendWrGranted = sendWrGranted;
             made.sharedArena = shared;
+            made.peer = peer;
+            made.peerConnection = remote == null ? null : remote.connection();
             return made;
         } catch (Throwable t) {
             if (made == null) {
@@ -173,6 +204,25 @@ public final class MiniProxy implements AutoCloseable {
     }
 
     private Arena sharedArena;
+    private ProxyPeer peer;
+    private String peerConnection;
+
+    /** The two-process connection, or null in one process. */
+    public String peerConnection() {
+        return peerConnection;
+    }
+
+    /**
+     * Two processes: stops the workers (every WRITE completed or failed),
+     * then asks the responder how many bytes of its inbox are non-zero.
+     */
+    public long finishPeer() {
+        if (peer == null) {
+            throw new IllegalStateException("no peer");
+        }
+        stop();
+        return peer.finish();
+    }
 
     /** Default placement for verbs: the cores of the NIC's NUMA node, when sysfs says which. */
     private static void pinToNicNode(MemorySegment px, String device, int workers) throws Throwable {

@@ -42,7 +42,7 @@ final class ProxyFfi {
 
     static final StructLayout SOFTNIC_QP = layout(LIB, "marrow_proxy_softnic_qp",
             i32("qpn"), i32("sq_wqe_cnt"), i32("max_inline"), i32("cqe_cnt"), ptr("sq_buf"), ptr("sq_dbrec"), ptr("uar"),
-            ptr("cq_buf"), ptr("cq_dbrec"));
+            ptr("cq_buf"), ptr("cq_dbrec"), i64("remote_base"), i64("remote_len"), i32("remote_rkey"), i32("reserved"));
 
     static final StructLayout WORKER_STATS = layout(LIB, "marrow_proxy_worker_stats",
             i32("cpu"), i32("state"), i64("requests"), i64("chains"), i64("polls"), i64("empty_polls"), i64("cqes"),

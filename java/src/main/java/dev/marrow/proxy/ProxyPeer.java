@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.marrow.proxy;
+
+import dev.marrow.api.MarrowException;
+import dev.marrow.api.NativeException;
+import dev.marrow.api.softnic.Access;
+import dev.marrow.api.softnic.CompletionQueue;
+import dev.marrow.api.softnic.MemoryRegion;
+import dev.marrow.api.softnic.QueuePair;
+import dev.marrow.api.softnic.ShmWire;
+import dev.marrow.api.softnic.SoftNic;
+import dev.marrow.gda.PeerEnvironment;
+import dev.marrow.mlx5.PeerAddress;
+import dev.marrow.mlx5.PeerExchange;
+import dev.marrow.mlx5.PeerInfo;
+import dev.marrow.mlx5.PeerMessages;
+
+import java.lang.foreign.MemorySegment;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/**
+ * The mini-proxy across two processes of one host (docs/design/two-process.md
+ * section 9): the initiator runs the proxy as in one process, but each
+ * worker's software-NIC QP is connected over the shared-memory wire to a QP
+ * of the responder process, and the WRITEs land in an inbox the responder
+ * exported. The responder only keeps its side alive (engine, wire thread)
+ * until the initiator says a session is done, then reports how many bytes of
+ * its inbox are non-zero (the initiator's source buffer holds no zero byte).
+ *
+ * <p>Protocol, per session (one MiniProxy): PROXY_SETUP text both ways
+ * ("workers=W bytes=B" from the initiator, "ready" back; "end" closes the
+ * connection), INFO per worker, WIRE, ENV, each side connects its QPs, barrier;
+ * then PROXY_REPORT ("done" from the initiator, "nonzero_bytes=N" back) and a
+ * closing barrier.
+ */
+public final class ProxyPeer implements AutoCloseable {
+    private static final String END = "end";
+
+    private final PeerExchange exchange;
+    private final PeerAddress address;
+    private Map<String, Object> peerEnvironment = Map.of();
+
+    private ProxyPeer(PeerExchange exchange, PeerAddress address) {
+        this.exchange = exchange;
+        this.address = address;
+    }
+
+    /** Connects (HOST:PORT, the initiator) or listens (:PORT, the responder). */
+    public static ProxyPeer open(PeerAddress addr, Duration timeout) {
+        return new ProxyPeer(PeerExchange.open(addr, timeout), addr);
+    }
+
+    public String peerName() {
+        return exchange.peerName();
+    }
+
+    /** The other process's environment header (after the first session). */
+    public Map<String, Object> peerEnvironment() {
+        return peerEnvironment;
+    }
+
+    /** One initiator session: what the proxy's software-NIC attach needs. */
+    public record Remote(long base, long len, int rkey, String connection) {
+    }
+
+    /**
+     * Initiator: connects qps (fresh, RESET) to the responder's QPs over the
+     * wire; the responder's inbox is at least bufferBytes long.
+     */
+    Remote connect(SoftNic nic, List<QueuePair> qps, long bufferBytes) {
+        ShmWire wire = nic.createWire(4096);
+        MemoryRegion in = nic.registerMemory(wire.allocate(4096), Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+        wire.export(in);
+        for (QueuePair qp : qps) {
+            wire.export(qp);
+        }
+        String answer = exchange.exchangeText(PeerMessages.TYPE_PROXY_SETUP,
+                "workers=" + qps.size() + " bytes=" + bufferBytes, "proxy setup");
+        if (!answer.equals("ready")) {
+            throw new MarrowException("proxy peer " + peerName() + " refused the session: " + answer);
+        }
+        List<PeerInfo> remote = new ArrayList<>();
+        for (QueuePair qp : qps) {
+            PeerInfo r = exchange.exchange(new PeerInfo(qp.qpn(), 0, in.rkey(), 0, PeerInfo.LINK_ETHERNET, 5, null,
+                    in.address(), 4096));
+            if (r.rkey() == 0 || r.len() < bufferBytes) {
+                throw new MarrowException("proxy peer " + peerName() + " exposed no inbox of " + bufferBytes
+                        + " bytes: " + r);
+            }
+            remote.add(r);
+        }
+        ShmWire.Peer pw = attach(nic, wire);
+        for (int i = 0; i < qps.size(); i++) {
+            pw.connect(qps.get(i), remote.get(i).qpn());
+        }
+        exchange.barrier(); // both sides' QPs are RTS before anything is written
+        PeerInfo r0 = remote.get(0);
+        String conn = String.format("%d softnic QPs (0x%x..) <-> peer process QPs (0x%x..) over the shared-memory "
+                + "wire (initiator, peer %s)", qps.size(), qps.get(0).qpn(), r0.qpn(), peerName());
+        return new Remote(r0.addr(), r0.len(), r0.rkey(), conn);
+    }
+
+    private ShmWire.Peer attach(SoftNic nic, ShmWire wire) {
+        String peerWire = exchange.exchangeText(PeerMessages.TYPE_WIRE, wire.name(), "wire name");
+        peerEnvironment = PeerEnvironment.exchange(exchange);
+        try {
+            return nic.attachWire(peerWire, 0);
+        } catch (NativeException e) {
+            throw new MarrowException("cannot map the peer's software-NIC wire " + peerWire + " (the software "
+                    + "NIC joins two processes of ONE host; the peer " + peerName() + " runs on "
+                    + peerEnvironment.getOrDefault("host", "?") + "): " + e.getMessage(), e);
+        }
+    }
+
+    /** Initiator: the session's WRITEs are complete; returns the responder's count of non-zero inbox bytes. */
+    long finish() {
+        String r = exchange.exchangeText(PeerMessages.TYPE_PROXY_REPORT, "done", "proxy report");
+        exchange.barrier();
+        if (!r.startsWith("nonzero_bytes=")) {
+            throw new MarrowException("proxy peer " + peerName() + " reported: " + r);
+        }
+        return Long.parseLong(r.substring("nonzero_bytes=".length()));
+    }
+
+    /** Initiator: no more sessions (the responder exits 0). */
+    public void end() {
+        exchange.exchangeText(PeerMessages.TYPE_PROXY_SETUP, END, "proxy setup");
+    }
+
+    /**
+     * Responder: serves sessions until the initiator ends; each opens its own
+     * software NIC (engine threads per opts), an inbox of the initiator's
+     * buffer size in the wire, one QP per initiator worker. Returns the
+     * number of sessions served.
+     */
+    public int serve(SoftNic.Options opts, Consumer<String> log) {
+        int sessions = 0;
+        for (;;) {
+            String setup = exchange.exchangeText(PeerMessages.TYPE_PROXY_SETUP, "ready", "proxy setup");
+            if (setup.equals(END)) {
+                return sessions;
+            }
+            int workers;
+            long bytes;
+            try {
+                String[] kv = setup.split(" ");
+                workers = Integer.parseInt(kv[0].substring("workers=".length()));
+                bytes = Long.parseLong(kv[1].substring("bytes=".length()));
+            } catch (RuntimeException e) {
+                throw new MarrowException("malformed proxy setup from " + peerName() + ": " + setup);
+            }
+            try (SoftNic nic = SoftNic.open(opts)) {
+                ShmWire wire = nic.createWire(bytes);
+                MemorySegment inbox = wire.allocate(bytes);
+                MemoryRegion in = nic.registerMemory(inbox, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+                wire.export(in);
+                List<QueuePair> qps = new ArrayList<>();
+                List<PeerInfo> remote = new ArrayList<>();
+                for (int w = 0; w < workers; w++) {
+                    CompletionQueue cq = nic.createCompletionQueue(6, false, false);
+                    QueuePair qp = nic.createQueuePair(QueuePair.Config.of(cq));
+                    wire.export(qp);
+                    qps.add(qp);
+                    remote.add(exchange.exchange(new PeerInfo(qp.qpn(), 0, in.rkey(), 0, PeerInfo.LINK_ETHERNET, 5,
+                            null, in.address(), bytes)));
+                }
+                ShmWire.Peer pw = attach(nic, wire);
+                for (int w = 0; w < workers; w++) {
+                    pw.connect(qps.get(w), remote.get(w).qpn());
+                }
+                exchange.barrier();
+                log.accept("proxy responder: session " + (sessions + 1) + ", " + workers + " QPs, inbox " + bytes
+                        + " bytes, peer " + peerName());
+                exchange.receiveMessage(PeerMessages.TYPE_PROXY_REPORT, "proxy done");
+                long nonzero = 0;
+                for (long i = 0; i < bytes; i++) {
+                    if (inbox.get(java.lang.foreign.ValueLayout.JAVA_BYTE, i) != 0) {
+                        nonzero++;
+                    }
+                }
+                exchange.sendMessage(PeerMessages.TYPE_PROXY_REPORT,
+                        ("nonzero_bytes=" + nonzero).getBytes(java.nio.charset.StandardCharsets.UTF_8), "proxy report");
+                exchange.barrier();
+                sessions++;
+            }
+        }
+    }
+
+    public PeerAddress address() {
+        return address;
+    }
+
+    @Override
+    public void close() {
+        exchange.close();
+    }
+}
