@@ -387,7 +387,7 @@ MARROW_API int marrow_proxy_cpu_rate(struct marrow_proxy *px, const struct marro
 	/* Right bytes at the right offsets: every destination slot holds its
 	 * source pattern; slots beyond those every phase reaches may stay zero.
 	 * Destinations in another process (two-process mode) are not readable
-	 * here: its responder checks its inbox instead (two-process.md section 9). */
+	 * here: its responder checks its inbox instead (docs/design/two-process.md §9). */
 	if (!px->remote_dst) {
 		uint32_t nr_max = p->producers <= R ? (R + p->producers - 1) / p->producers : 1;
 		uint64_t most = p->warmup > p->messages ? p->warmup : p->messages;
