@@ -35,7 +35,7 @@ class TwoProcessProxyTest {
         assumeTrue(Backend.SOFTNIC.isAvailable(), "software NIC library not loadable here");
     }
 
-    static void runPair(Path dir, String launcher, String[] cmd, String... expected) throws Exception {
+    static void checkPair(Path dir, String launcher, String[] cmd, String... expected) throws Exception {
         int port = freePort();
         Process r1 = start(dir, "rank1", env(launcher, 1, port), cmd);
         Process r0 = start(dir, "rank0", env(launcher, 0, port), cmd);
@@ -67,7 +67,7 @@ class TwoProcessProxyTest {
 
     @Test
     void latencyPutAndCompletionAcrossProcesses(@TempDir Path dir) throws Exception {
-        runPair(dir, "torchrun", new String[] {"proxy", "latency", "--producer", "cpu", "--handoff", "baseline",
+        checkPair(dir, "torchrun", new String[] {"proxy", "latency", "--producer", "cpu", "--handoff", "baseline",
                 "--iters", "200", "--warmup", "20", "--timeout-ms", "5000", "--peer-timeout-s", "20",
                 "--poll", "idle", "--format", "json", "-o", "result.json"}, "putc_p50_ns");
         assertTrue(!read(dir, "result.json").contains("rtt_p50_ns"), "no round trip across processes");
@@ -75,7 +75,7 @@ class TwoProcessProxyTest {
 
     @Test
     void rateAcrossProcesses(@TempDir Path dir) throws Exception {
-        runPair(dir, "slurm", new String[] {"proxy", "rate", "--workers", "2", "--rings", "2", "--batch", "8",
+        checkPair(dir, "slurm", new String[] {"proxy", "rate", "--workers", "2", "--rings", "2", "--batch", "8",
                 "--messages", "20000", "--warmup", "1000", "--timeout-ms", "5000", "--peer-timeout-s", "20",
                 "--poll", "idle", "--format", "json", "-o", "result.json"}, "rate_mmsg_s");
     }
