@@ -14,6 +14,9 @@ import dev.marrow.gda.rate.RateNic;
 import dev.marrow.gda.rate.RateRecords;
 import dev.marrow.gda.rate.RateResult;
 import dev.marrow.gda.rate.RateSpec;
+import dev.marrow.presets.Knob;
+import dev.marrow.presets.PresetRules;
+import dev.marrow.presets.Presets;
 import dev.marrow.results.ResultRecord;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -50,7 +53,12 @@ import java.util.concurrent.Callable;
                 "--nic softnic-device (cuda only): SQs, CQs, doorbell records and buffers in GPU memory, served by "
                         + "the software NIC's device engine, a persistent kernel on --nic-sms SMs beside the rate "
                         + "kernel (EMULATED NIC on a real GPU; exit 77 without a GPU); --nic mlx5: ConnectX QPs "
-                        + "(cuda only; exit 77 without a NIC)."})
+                        + "(cuda only; exit 77 without a NIC).",
+                "--preset NAME (marrow presets list): a GPU-submitted library's choices: ordering (--ordering), "
+                        + "qps_per_peer (--qps), doorbell_batch (--batch), publication (warp-cooperative: "
+                        + "--publication warp), completion_scope (qp/used-qp/all-qps: --scope per-qp/used-qp/all-qp); "
+                        + "a value with no equivalent is refused with the knob named. Explicit flags override the "
+                        + "preset; records carry \"preset\"."})
 final class GdaRateCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -149,9 +157,60 @@ final class GdaRateCommand implements Callable<Integer> {
     @Option(names = "--cuda-device", defaultValue = "0", description = "CUDA device ordinal. Default: ${DEFAULT-VALUE}")
     int cudaDevice;
 
+    @Option(names = "--preset", paramLabel = "NAME",
+            description = "A library preset (marrow presets list); explicit flags override its choices")
+    String preset;
+
+    /** What --preset set (records carry it); NONE without one. */
+    PresetRules.Applied presetApplied = PresetRules.Applied.NONE;
+
+    /**
+     * The knobs of gda rate (docs/design/presets.md): each maps onto one flag. A value with no
+     * equivalent here is refused with the knob named: "per-thread" publication could be either
+     * the per-WQE lock or slot reservation (the preset does not say which), and a "context"
+     * completion needs a communication-context model gda rate lacks.
+     */
+    static PresetRules presetRules(GdaRateCommand c) {
+        return new PresetRules("gda rate", "gda")
+                .knob(Knob.ORDERING, "--ordering", (v, p) -> null, v -> c.ordering = (Ordering) v)
+                .knob(Knob.QPS_PER_PEER, "--qps", (v, p) -> null, v -> c.qps = new int[] {(Integer) v})
+                .knob(Knob.DOORBELL_BATCH, "--batch", (v, p) -> null, v -> c.batches = new int[] {(Integer) v})
+                .knob(Knob.PUBLICATION, "--publication", (v, p) -> publication((String) v) != null ? null
+                        : "gda rate has no single equivalent of publication = " + v + " (--publication lock or "
+                        + "slot: both publish per thread; give one explicitly)",
+                        v -> c.publication = publication((String) v))
+                .knob(Knob.COMPLETION_SCOPE, "--scope", (v, p) -> scope((String) v) != null ? null
+                        : "gda rate has no equivalent of completion_scope = " + v + " (no communication-context "
+                        + "model; its scopes: all-qp, used-qp, per-qp)",
+                        v -> c.scopes = List.of(scope((String) v)));
+    }
+
+    /** The gda rate publication of a preset's word; null where there is no single equivalent. */
+    private static Publication publication(String word) {
+        return word.equals("warp-cooperative") ? Publication.WARP : null;
+    }
+
+    /** The gda rate completion scope of a preset's word; null where there is none. */
+    private static CompletionScope scope(String word) {
+        return switch (word) {
+            case "all-qps" -> CompletionScope.ALL_QP;
+            case "used-qp" -> CompletionScope.USED_QP;
+            case "qp" -> CompletionScope.PER_QP;
+            default -> null;
+        };
+    }
+
+    private void applyPreset() {
+        if (preset != null) {
+            presetApplied = presetRules(this).apply(Presets.get(preset),
+                    spec.commandLine().getParseResult()::hasMatchedOption);
+        }
+    }
+
     @Override
     public Integer call() {
         out.format();
+        applyPreset();
         if (repeats < 1) {
             throw new IllegalArgumentException("--repeats must be >= 1, not " + repeats);
         }
@@ -187,6 +246,7 @@ final class GdaRateCommand implements Callable<Integer> {
             }
             allValid &= rs.stream().allMatch(RateResult::exactlyOnce);
             CpuBudget.tag(rec, spinning(p));
+            presetApplied.tag(rec);
             records.add(rec);
         }
         progress.close();

@@ -34,7 +34,8 @@ public final class PresetsCommand {
         pl.common = new ProxyCommand.Common();
         ProxyCommand.Rate pr = new ProxyCommand.Rate();
         pr.common = new ProxyCommand.Common();
-        return List.of(GdaCommand.Latency.presetRules(gl), ProxyCommand.Latency.presetRules(pl),
+        return List.of(GdaCommand.Latency.presetRules(gl), GdaRateCommand.presetRules(new GdaRateCommand()),
+                ProxyCommand.Latency.presetRules(pl),
                 ProxyCommand.Rate.presetRules(pr));
     }
 

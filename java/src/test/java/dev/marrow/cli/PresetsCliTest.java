@@ -39,7 +39,13 @@ class PresetsCliTest {
         String gdaki = r.out().lines().filter(l -> l.startsWith("nccl-gin-gdaki")).findFirst().orElseThrow();
         assertTrue(gdaki.contains("gda latency"), gdaki);
         String ibgda = r.out().lines().filter(l -> l.startsWith("nvshmem-ibgda ")).findFirst().orElseThrow();
-        assertTrue(ibgda.contains("none yet"), "two QPs per peer: no command runs it yet: " + ibgda);
+        assertTrue(ibgda.contains("gda rate") && !ibgda.contains("gda latency"),
+                "two QPs per peer: gda rate runs it, gda latency does not: " + ibgda);
+        for (String name : List.of("nvshmem-ibgda-16qp ", "deepep-v1 ")) {
+            String line = r.out().lines().filter(l -> l.startsWith(name)).findFirst().orElseThrow();
+            assertTrue(line.contains("gda rate"), line);
+        }
+        assertTrue(!gdaki.contains("gda rate"), "a context completion has no gda rate equivalent: " + gdaki);
     }
 
     @Test
@@ -106,5 +112,51 @@ class PresetsCliTest {
         assertEquals(1, rec.get("batch").asInt(), "one request per post");
         assertEquals(2, rec.get("rings").asInt(), "one ring per worker, at the explicit T = 2");
         assertEquals("batch=1,rings_per_worker=1", rec.get("preset_knobs").asString());
+    }
+
+    @Test
+    void gdaRateMapsThePresetsKnobsOntoItsFlags() {
+        CliTest.Run r = CliTest.run("gda", "rate", "--target", "cpu", "--preset", "deepep-v1", "--messages", "64",
+                "--warmup", "0", "--repeats", "1", "--format", "json", "--quiet");
+        assertEquals(0, r.code(), r.err());
+        JsonNode rec = results(r.out()).getFirst();
+        assertEquals("deepep-v1", rec.get("preset").asString());
+        assertEquals("release-gpu", rec.get("ordering").asString());
+        assertEquals(4, rec.get("batch").asInt(), "a doorbell every 4th message");
+        assertEquals("ordering=release-gpu,completion_scope=used-qp,doorbell_batch=4",
+                rec.get("preset_knobs").asString());
+        CliTest.Run scope = CliTest.run("gda", "rate", "--target", "cpu", "--preset", "nvshmem-ibgda",
+                "--experiment", "scope", "--messages", "8", "--warmup", "0", "--format", "json", "--quiet");
+        assertEquals(0, scope.code(), scope.err());
+        JsonNode s = results(scope.out()).getFirst();
+        assertEquals("all-qp", s.get("scope").asString());
+        assertEquals(2, s.get("qps").asInt());
+        assertEquals("warp", s.get("publication").asString());
+        assertEquals("threadfence", s.get("ordering").asString());
+    }
+
+    @Test
+    void gdaRateExplicitFlagsOverrideThePreset() {
+        CliTest.Run r = CliTest.run("gda", "rate", "--target", "cpu", "--preset", "deepep-v1", "--batch", "2",
+                "--ordering", "fence-sys", "--messages", "64", "--warmup", "0", "--repeats", "1", "--format", "json",
+                "--quiet");
+        assertEquals(0, r.code(), r.err());
+        JsonNode rec = results(r.out()).getFirst();
+        assertEquals(2, rec.get("batch").asInt());
+        assertEquals("fence-sys", rec.get("ordering").asString());
+        assertEquals("--ordering,--batch", rec.get("preset_overridden").asString());
+        assertEquals("completion_scope=used-qp", rec.get("preset_knobs").asString());
+    }
+
+    @Test
+    void gdaRateRefusesAChoiceWithNoEquivalentNamingTheKnob() {
+        CliTest.Run r = CliTest.run("gda", "rate", "--target", "cpu", "--preset", "nccl-gin-gdaki", "--messages",
+                "64", "--warmup", "0");
+        assertEquals(ExitCodes.USAGE, r.code(), r.err());
+        assertTrue(r.err().contains("completion_scope = context") && r.err().contains("never approximated"),
+                r.err());
+        CliTest.Run proxy = CliTest.run("gda", "rate", "--preset", "uccl-ep");
+        assertEquals(ExitCodes.USAGE, proxy.code(), proxy.err());
+        assertTrue(proxy.err().contains("use it with marrow proxy"), proxy.err());
     }
 }
