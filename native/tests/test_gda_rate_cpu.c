@@ -9,34 +9,8 @@
  * host-rung doorbells; a paused engine ends in a timeout with a watchdog
  * dump; bad configurations are refused before anything is posted.
  */
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
+#include "emu_test_util.h"   /* CHECK, OK, t_finish: the software NIC tests' helpers */
 #include "marrow/marrow_gda_rate.h"
-#include "marrow/marrow_softnic.h"
-
-static int g_failures;
-
-#define CHECK(cond, ...)                                                                     \
-	do {                                                                                 \
-		if (!(cond)) {                                                               \
-			fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);      \
-			fprintf(stderr, __VA_ARGS__);                                        \
-			fprintf(stderr, "\n");                                               \
-			g_failures++;                                                        \
-		}                                                                            \
-	} while (0)
-
-#define REQUIRE_OK(expr)                                                                     \
-	do {                                                                                 \
-		int rc_ = (expr);                                                            \
-		if (rc_ != 0) {                                                              \
-			fprintf(stderr, "FATAL %s:%d: %s = %d: %s\n", __FILE__, __LINE__, #expr, rc_, \
-				marrow_last_error());                                        \
-			exit(1);                                                             \
-		}                                                                            \
-	} while (0)
 
 enum { MAXQ = 17, BUF = 1 << 20 };
 
@@ -66,21 +40,21 @@ static void nic_open(struct nic *x, uint32_t n, uint32_t log_sq, uint32_t engine
 	da.idle_sleep_max_ns = 20000;
 	da.engine_cpu = -1;
 	da.quiet = 1;
-	REQUIRE_OK(marrow_emu_device_open(&da, &x->dev));
-	REQUIRE_OK(marrow_emu_pd_alloc(x->dev, &x->pd));
+	OK(marrow_emu_device_open(&da, &x->dev));
+	OK(marrow_emu_pd_alloc(x->dev, &x->pd));
 	x->src = aligned_alloc(4096, BUF);
 	x->dst = aligned_alloc(4096, BUF);
 	memset(x->src, 0, BUF);
 	memset(x->dst, 0, BUF);
-	REQUIRE_OK(marrow_emu_mr_reg(x->pd, x->src, BUF, MARROW_ACCESS_LOCAL_WRITE, &x->src_mr, &lkey, &k));
-	REQUIRE_OK(marrow_emu_mr_reg(x->pd, x->dst, BUF, MARROW_ACCESS_LOCAL_WRITE | MARROW_ACCESS_REMOTE_WRITE,
+	OK(marrow_emu_mr_reg(x->pd, x->src, BUF, MARROW_ACCESS_LOCAL_WRITE, &x->src_mr, &lkey, &k));
+	OK(marrow_emu_mr_reg(x->pd, x->dst, BUF, MARROW_ACCESS_LOCAL_WRITE | MARROW_ACCESS_REMOTE_WRITE,
 				     &x->dst_mr, &k, &rkey));
 	x->n = n;
 	for (uint32_t i = 0; i < n; i++) {
 		struct marrow_emu_cq_attr ca = {sizeof(ca), 0, log_sq, 0};
 		struct marrow_emu_qp_attr qa;
 		x->cqv[i].size = sizeof(x->cqv[i]);
-		REQUIRE_OK(marrow_emu_cq_create(x->dev, &ca, &x->cq[i], &x->cqv[i]));
+		OK(marrow_emu_cq_create(x->dev, &ca, &x->cq[i], &x->cqv[i]));
 		memset(&qa, 0, sizeof(qa));
 		qa.size = sizeof(qa);
 		qa.send_cq = x->cq[i];
@@ -89,10 +63,10 @@ static void nic_open(struct nic *x, uint32_t n, uint32_t log_sq, uint32_t engine
 		qa.max_inline_data = 220;
 		qa.access = MARROW_ACCESS_LOCAL_WRITE | MARROW_ACCESS_REMOTE_WRITE;
 		x->qpv[i].size = sizeof(x->qpv[i]);
-		REQUIRE_OK(marrow_emu_qp_create(x->pd, &qa, &x->qp[i], &x->qpv[i]));
-		REQUIRE_OK(marrow_emu_qp_modify(x->qp[i], MARROW_QPS_INIT, 0));
-		REQUIRE_OK(marrow_emu_qp_modify(x->qp[i], MARROW_QPS_RTR, x->qpv[i].qpn));
-		REQUIRE_OK(marrow_emu_qp_modify(x->qp[i], MARROW_QPS_RTS, 0));
+		OK(marrow_emu_qp_create(x->pd, &qa, &x->qp[i], &x->qpv[i]));
+		OK(marrow_emu_qp_modify(x->qp[i], MARROW_QPS_INIT, 0));
+		OK(marrow_emu_qp_modify(x->qp[i], MARROW_QPS_RTR, x->qpv[i].qpn));
+		OK(marrow_emu_qp_modify(x->qp[i], MARROW_QPS_RTS, 0));
 		struct marrow_gda_endpoint *e = &x->ep[i];
 		memset(e, 0, sizeof(*e));
 		e->size = sizeof(*e);
@@ -111,13 +85,13 @@ static void nic_open(struct nic *x, uint32_t n, uint32_t log_sq, uint32_t engine
 static void nic_close(struct nic *x)
 {
 	for (uint32_t i = 0; i < x->n; i++) {
-		REQUIRE_OK(marrow_emu_qp_destroy(x->qp[i]));
-		REQUIRE_OK(marrow_emu_cq_destroy(x->cq[i]));
+		OK(marrow_emu_qp_destroy(x->qp[i]));
+		OK(marrow_emu_cq_destroy(x->cq[i]));
 	}
-	REQUIRE_OK(marrow_emu_mr_dereg(x->src_mr));
-	REQUIRE_OK(marrow_emu_mr_dereg(x->dst_mr));
-	REQUIRE_OK(marrow_emu_pd_free(x->pd));
-	REQUIRE_OK(marrow_emu_device_close(x->dev));
+	OK(marrow_emu_mr_dereg(x->src_mr));
+	OK(marrow_emu_mr_dereg(x->dst_mr));
+	OK(marrow_emu_pd_free(x->pd));
+	OK(marrow_emu_device_close(x->dev));
 	free(x->src);
 	free(x->dst);
 }
@@ -125,7 +99,7 @@ static void nic_close(struct nic *x)
 static uint64_t writes(struct nic *x)
 {
 	uint64_t c[MARROW_EMU_CTR_COUNT];
-	REQUIRE_OK(marrow_emu_counters_read(x->dev, c, MARROW_EMU_CTR_COUNT));
+	OK(marrow_emu_counters_read(x->dev, c, MARROW_EMU_CTR_COUNT));
 	return c[MARROW_EMU_CTR_wqe_rdma_write];
 }
 
@@ -314,14 +288,14 @@ static void test_timeout_dump(void)
 
 	c.timeout_ns = 50000000ull;
 	nic_open(&x, 1, 6, 1);
-	REQUIRE_OK(marrow_emu_engine_pause(x.dev, 1));
+	OK(marrow_emu_engine_pause(x.dev, 1));
 	memset(&r, 0, sizeof(r));
 	r.size = sizeof(r);
 	rc = marrow_gda_rate_cpu_run(&c, x.ep, 1, NULL, &r);
 	CHECK(rc == MARROW_ETIMEDOUT && r.status == MARROW_ETIMEDOUT, "paused engine: rc %d", rc);
 	CHECK(strstr(marrow_last_error(), "; state:") != NULL && strstr(marrow_last_error(), "waited_for=") != NULL,
 	      "watchdog dump missing: %s", marrow_last_error());
-	REQUIRE_OK(marrow_emu_engine_pause(x.dev, 0));
+	OK(marrow_emu_engine_pause(x.dev, 0));
 	nic_close(&x);
 }
 
@@ -366,10 +340,5 @@ int main(void)
 	test_host_doorbells();
 	test_scopes();
 	test_timeout_dump();
-	if (g_failures) {
-		fprintf(stderr, "%d failure(s)\n", g_failures);
-		return 1;
-	}
-	printf("test_gda_rate_cpu: ok\n");
-	return 0;
+	return t_finish("test_gda_rate_cpu");
 }

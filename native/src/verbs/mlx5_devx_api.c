@@ -162,25 +162,7 @@ MARROW_API int marrow_mlx5_gpu_qp_indexes(struct marrow_mlx5_gpu_qp *g, uint32_t
 static int port_end(const struct verbs_syms *s, struct marrow_mlx5_gpu_qp *g, struct mlx5_local_end *le,
 		    struct ibv_port_attr *pa)
 {
-	struct marrow_mlx5_device *d = g->dev;
-	int err;
-
-	memset(pa, 0, sizeof(*pa));
-	err = s->query_port(d->ctx, d->port, pa);
-	if (err)
-		return marrow_fail(MARROW_EIO, "ibv_query_port(%s, %u) failed: errno %d (%s)", d->name, d->port, err,
-				   strerror(err));
-	if (pa->state != IBV_PORT_ACTIVE)
-		return marrow_fail(MARROW_EIO, "%s port %u is not ACTIVE (state %d)", d->name, d->port, (int)pa->state);
-	memset(le, 0, sizeof(*le));
-	le->port = d->port;
-	le->link_layer = pa->link_layer == IBV_LINK_LAYER_ETHERNET ? IBV_LINK_LAYER_ETHERNET
-								    : IBV_LINK_LAYER_INFINIBAND;
-	le->active_mtu = (uint8_t)pa->active_mtu;
-	le->sgid_index = d->gid_index;
-	le->psn = g->psn;
-	le->access = g->access;
-	return MARROW_OK;
+	return mlx5_port_end(s, g->dev, g->psn, g->access, le, pa);
 }
 
 MARROW_API int marrow_mlx5_gpu_qp_local_info(struct marrow_mlx5_gpu_qp *g, const struct marrow_mlx5_mr *mr,

@@ -52,6 +52,12 @@ struct marrow_mlx5_qp {
 
 /* Builds attr + mask for one transition (target INIT, RTR or RTS) from the
  * two ends and the knobs. Pure; MARROW_EINVAL with a message on bad input. */
+struct verbs_syms; /* verbs_loader.h */
+/* ibv_query_port now, the port ACTIVE, and the local end of a connection
+ * filled from it with this QP's psn and access (mlx5_qp.c). */
+int mlx5_port_end(const struct verbs_syms *s, struct marrow_mlx5_device *d, uint32_t psn, uint32_t access,
+		  struct mlx5_local_end *le, struct ibv_port_attr *pa);
+
 int mlx5_build_qp_attr(enum ibv_qp_state target, const struct mlx5_local_end *local,
 		       const struct marrow_mlx5_peer_info *peer,
 		       const struct marrow_mlx5_conn_params *params,

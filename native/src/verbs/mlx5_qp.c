@@ -241,11 +241,11 @@ MARROW_API int marrow_mlx5_qp_destroy(struct marrow_mlx5_qp *q)
 	return rc;
 }
 
-/* Port facts as the connection needs them, queried now (a LID can change). */
-static int qp_local_end(const struct verbs_syms *s, struct marrow_mlx5_qp *q,
-			struct mlx5_local_end *le, struct ibv_port_attr *pa)
+/* Port facts as the connection needs them, queried now (a LID can change);
+ * shared by the verbs QPs here and the DevX QPs (mlx5_devx_api.c). */
+int mlx5_port_end(const struct verbs_syms *s, struct marrow_mlx5_device *d, uint32_t psn, uint32_t access,
+		  struct mlx5_local_end *le, struct ibv_port_attr *pa)
 {
-	struct marrow_mlx5_device *d = q->dev;
 	int err;
 
 	memset(pa, 0, sizeof(*pa));
@@ -262,9 +262,15 @@ static int qp_local_end(const struct verbs_syms *s, struct marrow_mlx5_qp *q,
 								    : IBV_LINK_LAYER_INFINIBAND;
 	le->active_mtu = (uint8_t)pa->active_mtu;
 	le->sgid_index = d->gid_index;
-	le->psn = q->psn;
-	le->access = q->access;
+	le->psn = psn;
+	le->access = access;
 	return MARROW_OK;
+}
+
+static int qp_local_end(const struct verbs_syms *s, struct marrow_mlx5_qp *q,
+			struct mlx5_local_end *le, struct ibv_port_attr *pa)
+{
+	return mlx5_port_end(s, q->dev, q->psn, q->access, le, pa);
 }
 
 MARROW_API int marrow_mlx5_qp_local_info(struct marrow_mlx5_qp *q, const struct marrow_mlx5_mr *mr,
