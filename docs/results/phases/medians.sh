@@ -1,0 +1,65 @@
+# SPDX-License-Identifier: Apache-2.0
+# GPU phase "medians" (sourced by docs/results/h200-run.sh; uses its step, $M, $OUT): every
+# latency family of the published pages again, as three separate process runs each, merged
+# to one record per point (median of the three runs, NAME_min / NAME_max beside it:
+# scripts/repeat-runs.sh + `marrow merge-runs`; docs/design/methods.md, "Repetition").
+# Same flags as the pages' single-pass runs, except where a note says otherwise. Merged
+# files: $OUT/medians/<name>.jsonl; per-run files: $OUT/medians/<name>-runs/run-N.jsonl.
+# EMULATED NIC throughout ("hardware": false); the GPU is real on cuda rows. About 6 min.
+rr() { # name limit-seconds command... : three process runs of one command, merged
+  local name=$1 limit=$2; shift 2
+  step "med-$name" "$limit" env MARROW="$M" scripts/repeat-runs.sh -n 3 -o "$OUT/medians/$name.jsonl" \
+    -k "$OUT/medians/$name-runs" -- "$@" --quiet
+}
+medians_pair() { # run-index port : one two-process gda latency pair (GPU initiator, CPU responder)
+  local i=$1 port=$2 d="$OUT/medians/twoproc-pair-cuda-runs"
+  local flags="--nic softnic --iters 20000 --warmup 2000 --timeout-ms 5000 --peer-timeout-s 30"
+  ( env RANK=1 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT="$port" timeout 60 \
+      $M gda latency --target cpu --engine-cpu 4 $flags >"$d/responder-$i.log" 2>&1
+    echo "med-twoproc-pair-cuda-$i-responder rc=$?" >>"$OUT/steps.txt" ) &
+  local rpid=$!
+  step "med-twoproc-pair-cuda-$i" 60 env RANK=0 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT="$port" \
+    $M gda latency --target cuda --engine-cpu 2 $flags --quiet --format json -o "$d/run-$i.jsonl"
+  wait "$rpid"
+}
+phase_medians() {
+  mkdir -p "$OUT/medians/twoproc-pair-cuda-runs"
+  local C="gda latency --target cuda --nic softnic --engine-cpu 3" p
+  # h200-softnic-gda-latency.md: ordering sweep, size sweep (gpu-fence), round trip per ordering.
+  rr gda-ordering 120 $M $C --sweep ordering --iters 20000 --warmup 2000
+  rr gda-size 90 $M $C --sweep size --ordering gpu-fence --iters 20000 --warmup 2000
+  rr gda-rtt 120 $M $C --sweep ordering --experiments rtt --iters 10000 --warmup 1000
+  # h200-softnic-proxy.md: CUDA and CPU producers, both handoffs.
+  rr proxy-cuda 60 $M proxy latency --producer cuda --handoff both --iters 20000 --warmup 2000 --engine-cpu 5 --cpus 6,7
+  rr proxy-cpu 60 $M proxy latency --producer cpu --handoff both --iters 20000 --warmup 2000 --engine-cpu 5 --cpus 6,7
+  # h200-gpu-resident.md: GPU-resident queues (device engine, 1 SM) beside host-resident ones.
+  rr devengine-gpu 90 $M gda latency --target cuda --nic softnic --placement gpu --nic-sms 1 --sweep ordering \
+    --experiments issue,putc --iters 5000 --warmup 500
+  rr devengine-host 60 $M $C --sweep ordering --experiments issue,putc --iters 5000 --warmup 500
+  rr devengine-gpu-size 60 $M gda latency --target cuda --nic softnic --placement gpu --nic-sms 1 --sweep size \
+    --iters 2000 --warmup 200
+  # h200-presets.md: put+completion of every gda preset.
+  for p in $($M presets list | awk 'NR > 1 && $2 == "gda" && /gda latency/ { print $1 }'); do
+    rr "preset-gda-$p" 45 $M gda latency --preset "$p" --target cuda --nic softnic \
+      --engine-cpu 3 --experiments putc --iters 5000 --warmup 500
+  done
+  # h200-loaded.md: probe RTT under background load (the bounds are far above the runs' ~1-9 s,
+  # so that every run measures the same points).
+  rr gda-loaded-cuda 60 $M gda loaded --target cuda --engine-cpu 2 --background 0,1,4,16,64 --queue both \
+    --iters 2000 --warmup 200 --max-seconds 30
+  rr gda-loaded-cuda-paced 40 $M gda loaded --target cuda --engine-cpu 2 --background 64 --queue reserved \
+    --pace 30M --iters 2000 --warmup 200 --max-seconds 10
+  rr proxy-loaded-cpu 90 $M proxy loaded --background 0,1,4,16,64 --queue both --workers 4 --batch 16 \
+    --engine-threads 2 --iters 2000 --warmup 200 --max-seconds 30
+  # h200-two-process.md: the GPU initiator across two processes, and its one-process twin.
+  rr twoproc-single-cuda 45 $M gda latency --target cuda --nic softnic --engine-cpu 2 --iters 20000 --warmup 2000
+  medians_pair 1 29621; medians_pair 2 29623; medians_pair 3 29625
+  local r=$OUT/medians/twoproc-pair-cuda-runs
+  step med-twoproc-pair-cuda-merge 30 $M merge-runs -o "$OUT/medians/twoproc-pair-cuda.jsonl" \
+    "$r/run-1.jsonl" "$r/run-2.jsonl" "$r/run-3.jsonl"
+  # h200-goodput.md, Fig. 11: single-op put+completion vs payload, 8 B - 1 MiB (the single pass
+  # stopped at 4 KiB on its --max-seconds 20; fewer iterations per size here, and a bound that
+  # lets all 18 sizes run).
+  rr gda-singleop-cuda-w200 240 $M gda goodput --single-op --target cuda --engine-cpu 2 --wire-gbps 200 \
+    --sizes 8-1048576 --iters 500 --warmup 50 --max-seconds 75
+}
