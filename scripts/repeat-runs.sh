@@ -13,10 +13,14 @@
 # the point. -k DIR keeps the per-run files there (default: a temporary
 # directory, removed afterwards). MARROW names the CLI used for the merge
 # (default: scripts/marrow beside this script; the GPU phases pass theirs).
-# Exit: 0; 2 on bad arguments; otherwise the first failing run's exit code
-# (no merge of an incomplete set).
+# A run that exits 1 but wrote result records (some rows FAILED, valid=false:
+# an unsafe ordering that lost a WQE, say) still counts: the merge marks those
+# points valid=false, and the script exits 1 after merging. Any other failure
+# (no records, a usage error, 77, a timeout) stops before the merge.
+# Exit: 0; 1 when merged with FAILED rows; 2 on bad arguments; otherwise the
+# first failing run's exit code (no merge of an incomplete set).
 set -uo pipefail
-n=3 out="" keep=""
+n=3 out="" keep="" failed=0
 usage() { echo "usage: $0 [-n N] -o MERGED.jsonl [-k DIR] -- COMMAND [ARGS...]" >&2; exit 2; }
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -41,11 +45,15 @@ for i in $(seq 1 "$n"); do
   echo "repeat-runs: run $i/$n: $*" >&2
   "$@" --format json -o "$f"
   rc=$?
-  if [ $rc -ne 0 ]; then
+  if [ $rc -eq 1 ] && grep -q '"record":"result"' "$f" 2>/dev/null; then
+    echo "repeat-runs: run $i exited 1 with result records (FAILED rows); keeping it" >&2
+    failed=1
+  elif [ $rc -ne 0 ]; then
     echo "repeat-runs: run $i exited $rc; not merging an incomplete set" >&2
     exit $rc
   fi
   files+=("$f")
 done
 # shellcheck disable=SC2086  # MARROW may be a command line (java -jar ...)
-$marrow merge-runs -o "$out" "${files[@]}"
+$marrow merge-runs -o "$out" "${files[@]}" || exit $?
+exit $failed

@@ -7,9 +7,11 @@
 # files: $OUT/medians/<name>.jsonl; per-run files: $OUT/medians/<name>-runs/run-N.jsonl.
 # EMULATED NIC throughout ("hardware": false); the GPU is real on cuda rows. About 6 min.
 rr() { # name limit-seconds command... : three process runs of one command, merged
+  # Each run is bounded by a third of the limit; at that bound the JVM gets SIGQUIT first, so a
+  # run that hangs leaves its thread dump in the step's log, and SIGKILL 5 s later.
   local name=$1 limit=$2; shift 2
   step "med-$name" "$limit" env MARROW="$M" scripts/repeat-runs.sh -n 3 -o "$OUT/medians/$name.jsonl" \
-    -k "$OUT/medians/$name-runs" -- "$@" --quiet
+    -k "$OUT/medians/$name-runs" -- timeout -k 5 -s QUIT $((limit / 3 - 5)) "$@" --quiet
 }
 medians_pair() { # run-index port : one two-process gda latency pair (GPU initiator, CPU responder)
   local i=$1 port=$2 d="$OUT/medians/twoproc-pair-cuda-runs"
@@ -62,4 +64,17 @@ phase_medians() {
   # lets all 18 sizes run).
   rr gda-singleop-cuda-w200 240 $M gda goodput --single-op --target cuda --engine-cpu 2 --wire-gbps 200 \
     --sizes 8-1048576 --iters 500 --warmup 50 --max-seconds 75
+}
+
+# The families that call 1 of 2026-12-01 evening could not complete: an unsafe ordering's FAILED
+# row stopped the older repeat-runs.sh before its third run (gda-ordering, gda-rtt), the size
+# sweep's second run hung past its bound, and the single-op sweep hit HARD_END_S.
+phase_medians2() {
+  mkdir -p "$OUT/medians"
+  local C="gda latency --target cuda --nic softnic --engine-cpu 3"
+  rr gda-ordering 150 $M $C --sweep ordering --iters 20000 --warmup 2000
+  rr gda-rtt 150 $M $C --sweep ordering --experiments rtt --iters 10000 --warmup 1000
+  rr gda-size 150 $M $C --sweep size --ordering gpu-fence --iters 20000 --warmup 2000
+  rr gda-singleop-cuda-w200 240 $M gda goodput --single-op --target cuda --engine-cpu 2 --wire-gbps 200 \
+    --sizes 8-1048576 --iters 500 --warmup 50 --max-seconds 70
 }

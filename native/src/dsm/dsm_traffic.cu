@@ -35,9 +35,17 @@ template <uint32_t W> struct InflightBytes {
 // store); PROBE = + remote offset, pressure warps, bursts, store variants;
 // BYTES = PROBE with the INFLIGHT_BYTES loads. The host picks the build.
 enum KernelBuild : uint32_t { BUILD_BASE = 0, BUILD_PROBE = 1, BUILD_BYTES = 2 };
-// Pressure scratch (4 KiB) inside the control region, past the barrier,
-// the checksum sums and the per-warp touch words.
+// Pressure scratch (4 KiB) inside the control region, past the barrier
+// and the checksum sums.
 constexpr uint32_t PRESSURE_SCRATCH = MARROW_DSM_CTRL_OFFSET + 1024u;
+// One touch word per load-group thread (<= 480 threads: 1920 B), past the
+// pressure scratch and inside the 8 KiB control region. One word per lane,
+// not per warp: 32 lanes storing different values into one word is a
+// write-write race (compute-sanitizer racecheck reports it), even though
+// nothing reads the word.
+constexpr uint32_t TOUCH_WORDS = PRESSURE_SCRATCH + 4096u;
+static_assert(TOUCH_WORDS + 4u * MARROW_DSM_DEFAULT_GROUP_THREADS <= MARROW_DSM_SMEM_BYTES,
+	      "touch words must fit the control region");
 
 struct TrafficArgs {
 	int8_t load_from[MARROW_DSM_MAX_RANKS];
@@ -198,7 +206,7 @@ __device__ __forceinline__ uint64_t load_inflight(uint32_t rsrc, uint32_t nvec, 
 #pragma unroll
 	for (uint32_t j = 0; j < N; j++)
 		touch ^= x[j].x;
-	st_shared_u32(base + MARROW_DSM_CTRL_OFFSET + 256u + 4u * (tid >> 5), touch);
+	st_shared_u32(base + TOUCH_WORDS + 4u * tid, touch);
 	named_barrier(1, G);
 	if (tid == 0)
 		stamp();

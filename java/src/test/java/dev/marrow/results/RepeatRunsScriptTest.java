@@ -35,13 +35,20 @@ class RepeatRunsScriptTest {
                 out=""; while [ $# -gt 0 ]; do [ "$1" = -o ] && out=$2; shift; done
                 n=$(( $(cat "$COUNTER" 2>/dev/null || echo 0) + 1 )); echo $n > "$COUNTER"
                 [ "$n" = "$FAIL_AT" ] && exit 7
+                valid=true; [ "$n" = "$INVALID_AT" ] && valid=false
                 printf '{"record":"header","schema":"marrow.result/1","env":{}}\\n' > "$out"
-                printf '{"record":"result","experiment":"fake.latency","backend":"cpu","hardware":false,"iters":10,"putc_p50_ns":%d,"valid":true}\\n' $(( n * 100 )) >> "$out"
+                printf '{"record":"result","experiment":"fake.latency","backend":"cpu","hardware":false,"iters":10,"putc_p50_ns":%d,"valid":%s}\\n' $(( n * 100 )) $valid >> "$out"
+                [ "$valid" = false ] && exit 1
+                exit 0
                 """);
         return f;
     }
 
     static int run(Path dir, String failAt, String... args) throws Exception {
+        return run(dir, failAt, "0", args);
+    }
+
+    static int run(Path dir, String failAt, String invalidAt, String... args) throws Exception {
         List<String> cmd = new ArrayList<>(List.of("bash", root().resolve("scripts/repeat-runs.sh").toString()));
         cmd.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true)
@@ -50,6 +57,7 @@ class RepeatRunsScriptTest {
         pb.environment().put("MARROW", java + " -cp " + System.getProperty("java.class.path") + " dev.marrow.cli.Main");
         pb.environment().put("COUNTER", dir.resolve("counter").toString());
         pb.environment().put("FAIL_AT", failAt);
+        pb.environment().put("INVALID_AT", invalidAt);
         Process p = pb.start();
         assertTrue(p.waitFor(120, TimeUnit.SECONDS), "repeat-runs.sh did not finish");
         return p.exitValue();
@@ -76,6 +84,17 @@ class RepeatRunsScriptTest {
         int rc = run(dir, "2", "-n", "3", "-o", out.toString(), "--", "bash", fake(dir).toString());
         assertEquals(7, rc);
         assertFalse(Files.exists(out), "no merge of an incomplete set");
+    }
+
+    @Test
+    void aRunWithFailedRowsIsMergedAsInvalidAndTheScriptExitsOne(@TempDir Path dir) throws Exception {
+        Path out = dir.resolve("merged.jsonl");
+        int rc = run(dir, "0", "2", "-n", "3", "-o", out.toString(), "--", "bash", fake(dir).toString());
+        assertEquals(1, rc, Files.readString(dir.resolve("log.txt")));
+        List<Map<String, Object>> recs = RunMerge.results(Files.readString(out));
+        assertEquals(1, recs.size());
+        assertEquals(Boolean.FALSE, recs.getFirst().get("valid"), "one run's FAILED row makes the point invalid");
+        assertEquals(3, ((Number) recs.getFirst().get("runs")).intValue());
     }
 
     @Test
