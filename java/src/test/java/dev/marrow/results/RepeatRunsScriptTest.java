@@ -45,10 +45,11 @@ class RepeatRunsScriptTest {
     }
 
     static int run(Path dir, String failAt, String... args) throws Exception {
-        return run(dir, failAt, "0", args);
+        return runMarkingInvalid(dir, failAt, "0", args);
     }
 
-    static int run(Path dir, String failAt, String invalidAt, String... args) throws Exception {
+    /** As run, and the run numbered invalidAt writes its row with valid=false and exits 1. */
+    static int runMarkingInvalid(Path dir, String failAt, String invalidAt, String... args) throws Exception {
         List<String> cmd = new ArrayList<>(List.of("bash", root().resolve("scripts/repeat-runs.sh").toString()));
         cmd.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true)
@@ -89,7 +90,7 @@ class RepeatRunsScriptTest {
     @Test
     void aRunWithFailedRowsIsMergedAsInvalidAndTheScriptExitsOne(@TempDir Path dir) throws Exception {
         Path out = dir.resolve("merged.jsonl");
-        int rc = run(dir, "0", "2", "-n", "3", "-o", out.toString(), "--", "bash", fake(dir).toString());
+        int rc = runMarkingInvalid(dir, "0", "2", "-n", "3", "-o", out.toString(), "--", "bash", fake(dir).toString());
         assertEquals(1, rc, Files.readString(dir.resolve("log.txt")));
         List<Map<String, Object>> recs = RunMerge.results(Files.readString(out));
         assertEquals(1, recs.size());
