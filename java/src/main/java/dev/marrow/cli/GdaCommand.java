@@ -309,14 +309,24 @@ public final class GdaCommand {
          * that needs more is refused with the knob named (the throughput command brings them).
          */
         static PresetRules presetRules(Latency l) {
-            return new PresetRules("gda latency", "gda")
-                    .knob(Knob.ORDERING, "--ordering", (v, p) -> null, v -> l.ordering = (Ordering) v)
+            return oneQpRules("gda latency", o -> l.ordering = o, "rings the doorbell for every WQE (one outstanding put)");
+        }
+
+        /**
+         * The preset knobs of a command that posts from one thread through one QP with a doorbell
+         * per WQE (gda latency, gda goodput): the ordering is its flag; the rest are what it always
+         * does, so a preset needing more QPs, batched doorbells or warp publication is refused.
+         * doorbell: what the command does per doorbell, for the refusal.
+         */
+        static PresetRules oneQpRules(String command, java.util.function.Consumer<Ordering> ordering, String doorbell) {
+            return new PresetRules(command, "gda")
+                    .knob(Knob.ORDERING, "--ordering", (v, p) -> null, v -> ordering.accept((Ordering) v))
                     .fixed(Knob.QPS_PER_PEER, 1, "posts through one QP to its peer")
                     .knob(Knob.COMPLETION_SCOPE, null, (v, p) -> p.value(Knob.QPS_PER_PEER).orElse(1).equals(1) ? null
-                            : "gda latency completes its one QP; a scope over several QPs needs the QP-count knob",
+                            : command + " completes its one QP; a scope over several QPs needs the QP-count knob",
                             v -> {
                             }) // with one QP every scope waits for the same queue
-                    .fixed(Knob.DOORBELL_BATCH, 1, "rings the doorbell for every WQE (one outstanding put)")
+                    .fixed(Knob.DOORBELL_BATCH, 1, doorbell)
                     .fixed(Knob.PUBLICATION, "per-thread", "posts from one thread");
         }
 

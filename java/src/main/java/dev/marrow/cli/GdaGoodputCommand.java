@@ -16,6 +16,8 @@ import dev.marrow.gda.OrderingPolicy;
 import dev.marrow.gda.Payload;
 import dev.marrow.gda.Placement;
 import dev.marrow.gda.Target;
+import dev.marrow.presets.PresetRules;
+import dev.marrow.presets.Presets;
 import dev.marrow.results.ResultRecord;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -35,7 +37,11 @@ import java.util.concurrent.Callable;
                 + "Dissecting Down to the Bone\" Fig. 8).",
                 "--single-op: put+completion latency of ONE pointer WRITE per size instead (Fig. 11).",
                 "--wire-gbps (default 200, 0 = none): the software NIC's wire model (docs/design/wire-model.md); "
-                        + "records name it under wire_model and say hardware=false. Timing: docs/design/methods.md."})
+                        + "records name it under wire_model and say hardware=false. Timing: docs/design/methods.md.",
+                "--preset NAME (marrow presets list): a GPU-submitted library's ordering (--ordering); goodput posts "
+                        + "from one thread through one QP with a doorbell per WQE, so a preset needing more QPs, "
+                        + "batched doorbells or warp publication is refused with the knob named. Explicit flags "
+                        + "override the preset; records carry \"preset\"."})
 final class GdaGoodputCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -87,11 +93,27 @@ final class GdaGoodputCommand implements Callable<Integer> {
     @Option(names = "--cuda-device", defaultValue = "0", description = "CUDA device ordinal. Default: ${DEFAULT-VALUE}")
     int cudaDevice;
 
+    @Option(names = "--preset", paramLabel = "NAME",
+            description = "A library preset (marrow presets list); explicit flags override its choices")
+    String preset;
+
+    /** What --preset set (records carry it); NONE without one. */
+    PresetRules.Applied presetApplied = PresetRules.Applied.NONE;
+
     static final int MAX_SIZE = 4 << 20;
+
+    /** The knobs of gda goodput: those of gda latency (one thread, one QP, a doorbell per WQE). */
+    static PresetRules presetRules(GdaGoodputCommand c) {
+        return GdaCommand.Latency.oneQpRules("gda goodput", o -> c.ordering = o,
+                "rings the doorbell for every WQE of its window");
+    }
 
     @Override
     public Integer call() {
         out.format();
+        if (preset != null) {
+            presetApplied = presetRules(this).apply(Presets.get(preset), spec.commandLine().getParseResult()::hasMatchedOption);
+        }
         if (window < 1 || window > 256 || signalEvery < 1 || signalEvery > window || warmup < 0 || timeoutMs <= 0
                 || iters < 1 || bytesPerPoint < 1 || bytesPerPoint > (1L << 30) || wireGbps < 0) {
             throw new IllegalArgumentException("--window 1..256, --signal-every 1..window, --iters >= 1, --warmup >= 0, "
@@ -176,6 +198,7 @@ final class GdaGoodputCommand implements Callable<Integer> {
     }
 
     private void tagProvenance(ResultRecord r) {
+        presetApplied.tag(r);
         if (target == Target.CUDA) {
             r.param("gpu_hardware", true).param("nic_hardware", false);
         }

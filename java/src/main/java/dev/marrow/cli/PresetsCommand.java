@@ -34,9 +34,11 @@ public final class PresetsCommand {
         pl.common = new ProxyCommand.Common();
         ProxyCommand.Rate pr = new ProxyCommand.Rate();
         pr.common = new ProxyCommand.Common();
+        ProxyGoodputCommand pg = new ProxyGoodputCommand();
+        pg.common = new ProxyCommand.Common();
         return List.of(GdaCommand.Latency.presetRules(gl), GdaRateCommand.presetRules(new GdaRateCommand()),
-                ProxyCommand.Latency.presetRules(pl),
-                ProxyCommand.Rate.presetRules(pr));
+                GdaGoodputCommand.presetRules(new GdaGoodputCommand()), ProxyCommand.Latency.presetRules(pl),
+                ProxyCommand.Rate.presetRules(pr), ProxyGoodputCommand.presetRules(pg));
     }
 
     /** The commands that can run p as it is; empty when none can yet. */

@@ -31,6 +31,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.function.IntConsumer;
 
 /** The mini-proxy: descriptor rings drained by CPU workers; latency and message rate. */
 @Command(name = "proxy", mixinStandardHelpOptions = true,
@@ -213,6 +214,20 @@ public final class ProxyCommand {
                             v -> producer = CliNames.Producer.valueOf(((String) v).toUpperCase()))
                     // a worker chains the requests it finds ready, up to the batch: adaptive chains
                     .fixed(Knob.CHAINING, "adaptive", "chains what a worker finds ready, up to --batch");
+        }
+
+        /**
+         * The preset knobs of the throughput commands (proxy rate, proxy goodput): workers T, batch B,
+         * and rings either per PE (R itself) or per worker (R = that x T, set by the command). Each
+         * maps onto --workers, --batch or --rings; an explicit flag wins.
+         */
+        PresetRules layoutRules(String command, IntConsumer workers, IntConsumer batch, IntConsumer rings,
+                                IntConsumer ringsPerWorker) {
+            return rules(command)
+                    .knob(Knob.WORKERS, "--workers", (v, p) -> null, v -> workers.accept((Integer) v))
+                    .knob(Knob.BATCH, "--batch", (v, p) -> null, v -> batch.accept((Integer) v))
+                    .knob(Knob.RINGS_PER_PE, "--rings", (v, p) -> null, v -> rings.accept((Integer) v))
+                    .knob(Knob.RINGS_PER_WORKER, "--rings", (v, p) -> null, v -> ringsPerWorker.accept((Integer) v));
         }
 
         void validate() {
@@ -422,11 +437,8 @@ public final class ProxyCommand {
     static final class Rate implements Callable<Integer> {
         /** The knobs of proxy rate (docs/design/presets.md); rings per worker scale R with every T. */
         static PresetRules presetRules(Rate r) {
-            return r.common.rules("proxy rate")
-                    .knob(Knob.WORKERS, "--workers", (v, p) -> null, v -> r.workers = new int[] {(Integer) v})
-                    .knob(Knob.BATCH, "--batch", (v, p) -> null, v -> r.batches = new int[] {(Integer) v})
-                    .knob(Knob.RINGS_PER_PE, "--rings", (v, p) -> null, v -> r.rings = new int[] {(Integer) v})
-                    .knob(Knob.RINGS_PER_WORKER, "--rings", (v, p) -> null, v -> r.ringsPerWorker = (Integer) v);
+            return r.common.layoutRules("proxy rate", v -> r.workers = new int[] {v}, v -> r.batches = new int[] {v},
+                    v -> r.rings = new int[] {v}, v -> r.ringsPerWorker = v);
         }
 
         @Spec

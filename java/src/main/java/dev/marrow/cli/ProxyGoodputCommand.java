@@ -3,6 +3,7 @@ package dev.marrow.cli;
 
 import dev.marrow.api.softnic.SoftNic;
 import dev.marrow.api.softnic.WireModel;
+import dev.marrow.presets.PresetRules;
 import dev.marrow.proxy.GpuProducers;
 import dev.marrow.proxy.Handoff;
 import dev.marrow.proxy.MiniProxy;
@@ -27,7 +28,11 @@ import java.util.concurrent.Callable;
                 + "Fig. 8).",
                 "Timed: first enqueue -> last completion seen; every destination window is checked (verify_errors).",
                 "Large sizes shrink the ring (slots) so that rings x slots x size stays within --max-buffer-mib.",
-                "--wire-gbps (default 200, 0 = none): docs/design/wire-model.md; records say hardware=false."})
+                "--wire-gbps (default 200, 0 = none): docs/design/wire-model.md; records say hardware=false.",
+                "--preset NAME (marrow presets list): a proxy library's workers, rings (per PE, or per worker: "
+                        + "R = that x T), batch and producer, as proxy rate takes them; a preset needing a knob "
+                        + "goodput lacks is refused with the knob named. Explicit flags override the preset; "
+                        + "records carry \"preset\"."})
 final class ProxyGoodputCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -70,9 +75,22 @@ final class ProxyGoodputCommand implements Callable<Integer> {
     @Option(names = "--max-buffer-mib", defaultValue = "256", description = "Bound of the registered buffer per point. Default: ${DEFAULT-VALUE}")
     int maxBufferMib;
 
+    /** A preset's rings per worker: R = this x T (null: --rings). */
+    Integer ringsPerWorker;
+
+    /** The knobs of proxy goodput: proxy rate's layout (T, B, R) and the producer. */
+    static PresetRules presetRules(ProxyGoodputCommand c) {
+        return c.common.layoutRules("proxy goodput", v -> c.workers = v, v -> c.batch = v, v -> c.rings = v,
+                v -> c.ringsPerWorker = v);
+    }
+
     @Override
     public Integer call() {
         out.format();
+        common.applyPreset(presetRules(this), spec);
+        if (ringsPerWorker != null) {
+            rings = ringsPerWorker * workers;
+        }
         common.validate();
         if (workers < 1 || rings < workers || batch < 1 || bytesPerPoint < 1 || bytesPerPoint > (1L << 30) || wireGbps < 0
                 || maxBufferMib < 1 || maxBufferMib > 4096

@@ -59,6 +59,26 @@ public final class DocTables {
         List<Map<String, Object>> records(String suffix) {
             return file(suffix).records();
         }
+
+        /** The first record of a file, as the tables that show one row per file need it. */
+        Map<String, Object> first(String suffix) {
+            return records(suffix).getFirst();
+        }
+
+        /** The *.jsonl inputs directly in folder (a path ending, "h200-gda-rate/devnic"), sorted by name. */
+        List<String> under(String folder) {
+            List<String> names = new ArrayList<>();
+            for (Path p : paths) {
+                Path parent = p.toAbsolutePath().normalize().getParent();
+                String s = parent == null ? "" : parent.toString().replace('\\', '/');
+                String name = p.getFileName().toString();
+                if (s.endsWith("/" + folder) && name.endsWith(".jsonl") && !names.contains(name)) {
+                    names.add(name);
+                }
+            }
+            names.sort(null);
+            return names;
+        }
     }
 
     /** Every table whose raw files are all among the inputs, by name. */
@@ -80,6 +100,11 @@ public final class DocTables {
         if (RateSections.FILES.stream().allMatch(in::has)) {
             m.putAll(RateSections.docTables(in));
         }
+        m.putAll(MethodDocTables.tables(in));
+        m.putAll(GoodputDocTables.tables(in));
+        m.putAll(LoadedDocTables.tables(in));
+        m.putAll(KernelCostDocTables.tables(in));
+        m.putAll(GpuResidentDocTables.tables(in));
         if (m.isEmpty()) {
             throw new IllegalArgumentException("the --input files are not the raw files of any results doc "
                     + "(expected e.g. docs/results/h200-softnic-proxy/*.json and its run1-dbrec-triggered/*.json)");

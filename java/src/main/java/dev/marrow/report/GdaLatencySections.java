@@ -10,7 +10,6 @@ import java.util.Map;
 
 import static dev.marrow.report.Fmt.num;
 import static dev.marrow.report.Fmt.str;
-import static dev.marrow.report.Fmt.us;
 
 /**
  * {@code gda.latency} (mini-gda issue, put+completion, round trip): one section
@@ -37,6 +36,10 @@ final class GdaLatencySections {
             t.col("rtt p50", "rtt p99");
         }
         t.col("valid");
+        boolean merged = Fmt.merged(rs);
+        if (merged) {
+            t.col("runs");
+        }
         t.ref("paper issue", "paper put+c");
         if (rtt) {
             t.ref("paper rtt");
@@ -60,6 +63,9 @@ final class GdaLatencySections {
                 row.addAll(List.of(v(r, valid, "rtt_p50_ns"), v(r, valid, "rtt_p99_ns")));
             }
             row.add(valid ? "yes" : "**no**" + (r.get("error") != null ? ": " + str(r, "error") : ""));
+            if (merged) {
+                row.add(String.valueOf(Fmt.runs(r)));
+            }
             row.add(ri == null ? "" : Fmt.fixed(ri.value(), 2));
             row.add(rp == null ? "" : Fmt.fixed(rp.value(), 2));
             if (rtt) {
@@ -116,7 +122,7 @@ final class GdaLatencySections {
                     + "paper's P-IB values (Table 4 per ordering, Table 3 round trip), references only.";
         }
         return Section.of(figPrefix, "mini-gda latency — " + f.name(), "gda.latency", List.of(f),
-                List.of(), List.of(t.build()), List.of(new Section.Figure(fig, caption)));
+                Fmt.mergedNote(rs), List.of(t.build()), List.of(new Section.Figure(fig, caption)));
     }
 
     private static String label(String m) {
@@ -124,7 +130,7 @@ final class GdaLatencySections {
     }
 
     private static String v(Map<String, Object> r, boolean valid, String k) {
-        return valid ? us(r.get(k)) : "—";
+        return valid ? Fmt.usRanged(r, k) : "—";
     }
 
     /** Table 4 has one row per ordering for the inline 8 B put; Table 3 adds the non-inline gpu-fence row. */

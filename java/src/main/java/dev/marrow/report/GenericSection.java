@@ -26,12 +26,15 @@ final class GenericSection {
                 }
             }
         }
+        // a merged record's X_min and X_max go into X's cell ("median [min, max]"), not columns of their own
+        cols.removeIf(c -> (c.endsWith("_min") || c.endsWith("_max")) && cols.contains(c.substring(0, c.length() - 4))
+                && cols.contains(c.substring(0, c.length() - 4) + (c.endsWith("_min") ? "_max" : "_min")));
         Table.Builder t = new Table.Builder("every record as written");
         cols.forEach(t::col);
         for (Map<String, Object> r : f.records()) {
             List<String> cells = new ArrayList<>();
             for (String c : cols) {
-                cells.add(r.get(c) == null ? "" : String.valueOf(r.get(c)));
+                cells.add(r.get(c) == null ? "" : Fmt.ranged(r, c, String::valueOf));
             }
             t.row(cells);
         }
@@ -53,6 +56,7 @@ final class GenericSection {
         } else {
             notes.add("No figure: the records have no numeric metric.");
         }
+        notes.addAll(Fmt.mergedNote(f.records()));
         return Section.of(figPrefix, f.experiment() + " — " + f.name(), "generic", List.of(f), notes,
                 List.of(t.build()), figs);
     }

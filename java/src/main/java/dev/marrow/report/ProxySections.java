@@ -11,7 +11,6 @@ import java.util.Map;
 
 import static dev.marrow.report.Fmt.num;
 import static dev.marrow.report.Fmt.str;
-import static dev.marrow.report.Fmt.us;
 
 /**
  * {@code proxy.latency} and {@code proxy.rate} (mini-proxy), beside the paper's
@@ -37,23 +36,33 @@ final class ProxySections {
     }
 
     static Section latency(ResultFile f, Path outDir, String figPrefix) {
+        boolean merged = Fmt.merged(f.records());
         Table.Builder t = new Table.Builder("µs; nearest-rank p50/p99. Reference columns: the paper's mini-proxy on "
                 + "P-IB (real ConnectX-7), Table 3 for cold workers, Table 9 for warm ones")
                 .col("producer", "handoff", "warm", "completion counter", "issue p50", "issue p99", "put+c p50",
-                        "put+c p99", "rtt p50", "rtt p99")
-                .ref("paper issue", "paper put+c", "paper rtt", "paper source");
+                        "put+c p99", "rtt p50", "rtt p99");
+        if (merged) {
+            t.col("runs");
+        }
+        t.ref("paper issue", "paper put+c", "paper rtt", "paper source");
         Charts.Bars b = new Charts.Bars(f.name() + ": p50 per handoff" + Provenance.tag(f.records()), "producer / handoff", "µs");
         for (Map<String, Object> r : f.records()) {
             Ref ri = latencyRef(r, "issue");
             Ref rp = latencyRef(r, "putc");
             Ref rr = latencyRef(r, "rtt");
-            t.row(str(r, "producer"), str(r, "handoff"), warm(r) ? "yes" : "no", str(r, "completion_counter"),
-                    us(r.get("issue_p50_ns")), us(r.get("issue_p99_ns")), us(r.get("putc_p50_ns")),
-                    us(r.get("putc_p99_ns")), us(r.get("rtt_p50_ns")), us(r.get("rtt_p99_ns")),
-                    ri == null ? "" : Fmt.fixed(ri.value(), 2), rp == null ? "" : Fmt.fixed(rp.value(), 2),
+            List<String> row = new ArrayList<>(List.of(str(r, "producer"), str(r, "handoff"), warm(r) ? "yes" : "no",
+                    str(r, "completion_counter")));
+            for (String k : List.of("issue_p50_ns", "issue_p99_ns", "putc_p50_ns", "putc_p99_ns", "rtt_p50_ns", "rtt_p99_ns")) {
+                row.add(Fmt.usRanged(r, k));
+            }
+            if (merged) {
+                row.add(String.valueOf(Fmt.runs(r)));
+            }
+            row.addAll(List.of(ri == null ? "" : Fmt.fixed(ri.value(), 2), rp == null ? "" : Fmt.fixed(rp.value(), 2),
                     rr == null ? "" : Fmt.fixed(rr.value(), 2),
                     rp == null ? "" : "paper P-IB, " + (ri != null && !ri.source().equals(rp.source())
-                            ? ri.source() + " / " + rp.source() : rp.source()));
+                            ? ri.source() + " / " + rp.source() : rp.source())));
+            t.row(row);
             String cat = str(r, "producer") + " / " + str(r, "handoff");
             for (String m : List.of("issue", "putc", "rtt")) {
                 String lbl = m.equals("putc") ? "put+c" : m;
@@ -68,7 +77,8 @@ final class ProxySections {
         }
         String fig = figPrefix + ".png";
         b.write(outDir.resolve(fig));
-        return Section.of(figPrefix, "mini-proxy latency — " + f.name(), "proxy.latency", List.of(f), List.of(),
+        return Section.of(figPrefix, "mini-proxy latency — " + f.name(), "proxy.latency", List.of(f),
+                Fmt.mergedNote(f.records()),
                 List.of(t.build()), List.of(new Section.Figure(fig, "p50 per producer and handoff (bars: ours). "
                         + "Hollow squares: the paper's P-IB values (Table 3 cold, Table 9 warm), references only.")));
     }

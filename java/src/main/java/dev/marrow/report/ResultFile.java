@@ -18,6 +18,8 @@ import java.util.Map;
  * One result file as written by {@code ResultWriter.json}: a header line with
  * the environment, then one line per record. Lines whose "record" is not
  * "result" (the header, anything newer) are kept out of {@link #records()}.
+ * A line with no "record" at all but an "experiment" is a record too: the C
+ * benches (e.g. softnic_device_rate) write bare records without a header.
  */
 public record ResultFile(Path path, Map<String, Object> env, List<Map<String, Object>> records) {
     private static final JsonMapper JSON = JsonMapper.builder().build();
@@ -50,7 +52,7 @@ public record ResultFile(Path path, Map<String, Object> env, List<Map<String, Ob
             Object kind = m.get("record");
             if ("header".equals(kind) && m.get("env") instanceof Map<?, ?> e) {
                 env = (Map<String, Object>) e;
-            } else if ("result".equals(kind)) {
+            } else if ("result".equals(kind) || (kind == null && m.containsKey("experiment"))) {
                 records.add(m);
             }
         }

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.marrow.report;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+import static dev.marrow.report.Fmt.py;
+import static dev.marrow.report.Fmt.ranged;
+
+/**
+ * Tables of docs/results/h200-goodput.md: goodput vs size per file, each
+ * file's first size at 90 % of line rate, and the single-op put+completion
+ * sweep (Fig. 11). One set per pass: call 2 in h200-goodput/, call 5 in
+ * h200-goodput/call5/ (names "goodput.*" and "goodput.call5.*").
+ */
+final class GoodputDocTables {
+    private GoodputDocTables() {
+    }
+
+    static final List<String> GOODPUT = List.of("gda-goodput-cuda-w200", "gda-goodput-cpu-w200", "gda-goodput-cuda-nowire",
+            "proxy-goodput-cuda-w200", "proxy-goodput-cpu-w200", "proxy-goodput-cpu-nowire");
+    static final String SINGLE_OP = "gda-singleop-cuda-w200";
+    /** Folder of each pass and the prefix of its table names. */
+    static final Map<String, String> PASSES = Map.of("h200-goodput/", "goodput.", "h200-goodput/call5/", "goodput.call5.");
+
+    static Map<String, String> tables(DocTables.Inputs in) {
+        Map<String, String> t = new LinkedHashMap<>();
+        for (Map.Entry<String, String> pass : new TreeMap<>(PASSES).entrySet()) {
+            String dir = pass.getKey();
+            if (GOODPUT.stream().allMatch(f -> in.has(dir + f + ".jsonl")) && in.has(dir + SINGLE_OP + ".jsonl")) {
+                pass(in, dir, pass.getValue(), t);
+            }
+        }
+        return t;
+    }
+
+    private static void pass(DocTables.Inputs in, String dir, String prefix, Map<String, String> t) {
+        Map<String, Map<Long, Map<String, Object>>> bySize = new LinkedHashMap<>();
+        for (String f : GOODPUT) {
+            Map<Long, Map<String, Object>> m = new TreeMap<>();
+            for (Map<String, Object> r : in.records(dir + f + ".jsonl")) {
+                if (r.containsKey("size_bytes")) {
+                    m.put(Fmt.lng(r, "size_bytes"), r);
+                }
+            }
+            bySize.put(f, m);
+        }
+        Table.Builder g = new Table.Builder("goodput vs size, GB/s").col("size").col(GOODPUT.toArray(String[]::new))
+                .col("wire ceiling (200 Gb/s model)");
+        Map<Long, Map<String, Object>> first = bySize.get(GOODPUT.getFirst());
+        for (Map.Entry<Long, Map<String, Object>> e : first.entrySet()) {
+            List<String> row = new ArrayList<>(List.of(Fmt.size(e.getKey())));
+            for (String f : GOODPUT) {
+                Map<String, Object> r = bySize.get(f).get(e.getKey());
+                row.add(r == null ? "—" : ranged(r, "goodput_gbps", v -> Fmt.fixed(((Number) v).doubleValue(), 3))
+                        + (Fmt.bool(r, "valid") ? "" : " INVALID"));
+            }
+            row.add(ranged(e.getValue(), "wire_ceiling_gbps"));
+            g.row(row);
+        }
+        t.put(prefix + "size", g.build().markdown());
+        Table.Builder s = new Table.Builder("first size at 90 % of line rate").col("file",
+                "first size at 90 % of line rate", "note");
+        for (String f : GOODPUT) {
+            Map<String, Object> r = in.records(dir + f + ".jsonl").stream()
+                    .filter(m -> Fmt.str(m, "experiment").endsWith(".summary")).findFirst()
+                    .orElseThrow(() -> new IllegalArgumentException(dir + f + ".jsonl has no *.summary record"));
+            s.row(f, py(r.get("first_size_at_90pct_line_rate")), py(r.get("note")));
+        }
+        t.put(prefix + "summary", s.build().markdown());
+        Table.Builder o = new Table.Builder("single-op put+completion, ns").col("size", "p50", "p99", "min", "max",
+                "wire_cqe_hold_ns", "valid", "truncated");
+        for (Map<String, Object> r : in.records(dir + SINGLE_OP + ".jsonl")) {
+            o.row(Fmt.size(Fmt.lng(r, "size_bytes")), ranged(r, "putc_p50_ns"), ranged(r, "putc_p99_ns"),
+                    ranged(r, "putc_min_ns"), ranged(r, "putc_max_ns"), ranged(r, "wire_cqe_hold_ns"),
+                    py(r.get("valid")), py(r.get("truncated")));
+        }
+        t.put(prefix + "singleop", o.build().markdown());
+    }
+}
