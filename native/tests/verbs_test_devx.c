@@ -5,15 +5,18 @@
  * command it issues is compared byte for byte with the PRM encoder fed the
  * values the fakes handed out (and a few fields are read back at their PRM
  * bit offsets); an injected failure at each step frees everything created
- * so far, newest first; destruction runs QP, CQ, UAR, DBR/CQ/SQ umems;
+ * so far, newest first; destruction runs QP, CQ, DBR/CQ/SQ umems, UAR and
+ * (devx_qp_open) then frees the GPU memory;
  * missing entry points give the "unavailable" reason; the dma-buf and
  * BlueFlame fallbacks leave a note; host-side resume reads the DBRs through
  * the copy callback. "GPU memory" here is host memory behind that callback.
  * Needs no NIC.
  */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "verbs/mlx5_devx_qp.c"
 #include "verbs/verbs_abi.c" /* this library's marrow_abi_table, which marrow_fail's module needs */
@@ -280,8 +283,8 @@ static void commands_are_exact(void)
 	/* destruction order */
 	ncalls = 0;
 	CHECK(devx_qp_destroy(&q) == MARROW_OK, "destroy: %s", marrow_last_error());
-	const char *order[] = {"obj_destroy:1", "obj_destroy:0", "free_uar:43981", "umem_dereg:258",
-			       "umem_dereg:257", "umem_dereg:256"};
+	const char *order[] = {"obj_destroy:1", "obj_destroy:0", "umem_dereg:258", "umem_dereg:257",
+			       "umem_dereg:256", "free_uar:43981"};
 	CHECK(ncalls == 6, "%d release calls", ncalls);
 	for (int i = 0; i < 6; i++)
 		CHECK(strcmp(calls[i], order[i]) == 0, "release %d: %s, want %s", i, calls[i], order[i]);
@@ -290,9 +293,9 @@ static void commands_are_exact(void)
 /* Fail every step in turn: what was created is released newest first, exactly once. */
 static void every_failure_releases_in_reverse(void)
 {
-	const char *create_order[] = {"umem_reg:256", "umem_reg:257", "umem_reg:258", "alloc_uar:1", "query_eqn:0",
+	const char *create_order[] = {"alloc_uar:1", "umem_reg:256", "umem_reg:257", "umem_reg:258", "query_eqn:0",
 				      "obj_create:400", "obj_create:500"};
-	const char *release_of[] = {"umem_dereg:256", "umem_dereg:257", "umem_dereg:258", "free_uar:43981", NULL,
+	const char *release_of[] = {"free_uar:43981", "umem_dereg:256", "umem_dereg:257", "umem_dereg:258", NULL,
 				    "obj_destroy:0", "obj_destroy:1"};
 
 	for (int k = 0; k < 7; k++) {
@@ -301,7 +304,7 @@ static void every_failure_releases_in_reverse(void)
 		int rc, n = 0, x = 0; /* x: extra calls of the failing step */
 
 		reset_fake();
-		if (k == 3) { /* the UAR: NC refused, then BF refused too */
+		if (k == 0) { /* the UAR: NC refused, then BF refused too */
 			uar_refused = 1;
 			x = 1;
 		} else {
@@ -374,7 +377,7 @@ static void dmabuf_and_fallback_notes(void)
 
 	reset_fake();
 	CHECK(devx_qp_create(&fake, &s, &q) == MARROW_OK, "dma-buf create: %s", marrow_last_error());
-	CHECK(strncmp(calls[0], "umem_reg_ex", 11) == 0, "dma-buf uses umem_reg_ex: %s", calls[0]);
+	CHECK(strncmp(calls[1], "umem_reg_ex", 11) == 0, "dma-buf uses umem_reg_ex: %s", calls[1]);
 	CHECK(last_umem_in.dmabuf_fd == 13 && last_umem_in.comp_mask == MLX5DV_UMEM_MASK_DMABUF &&
 	      (uintptr_t)last_umem_in.addr == 0x8000 && last_umem_in.pgsz_bitmap == 4096 &&
 	      last_umem_in.size == sizeof(dbr_mem), "umem_in of the DBR: fd %d mask 0x%llx addr %p pgsz 0x%llx",
@@ -387,10 +390,10 @@ static void dmabuf_and_fallback_notes(void)
 	reset_fake();
 	nc_refused = 1;
 	CHECK(devx_qp_create(&f, &s, &q) == MARROW_OK, "fallback create: %s", marrow_last_error());
-	CHECK(strncmp(calls[0], "umem_reg:", 9) == 0, "no reg_ex: plain umem_reg (%s)", calls[0]);
+	CHECK(strncmp(calls[2], "umem_reg:", 9) == 0, "no reg_ex: plain umem_reg (%s)", calls[2]);
 	CHECK(strstr(q.note, "umem_reg_ex") && strstr(q.note, "BlueFlame"), "note: %s", q.note);
-	CHECK(strcmp(calls[3], "alloc_uar:1") == 0 && strcmp(calls[4], "alloc_uar:0") == 0, "NC then BF: %s, %s",
-	      calls[3], calls[4]);
+	CHECK(strcmp(calls[0], "alloc_uar:1") == 0 && strcmp(calls[1], "alloc_uar:0") == 0, "NC then BF: %s, %s",
+	      calls[0], calls[1]);
 	devx_qp_destroy(&q);
 }
 
@@ -427,6 +430,173 @@ static void link_local_mac(void)
 	CHECK(devx_mac_from_link_local_gid(v4, mac) == -1, "an IPv4-mapped GID has no MAC in it");
 }
 
+/* ---- devx_qp_open: GPU memory from caller operations (a CPU stand-in) -- */
+static uint8_t *mem_raw;          /* what the stand-in allocated */
+static void *mem_given;           /* what it handed out: deliberately not 4 KiB aligned */
+static size_t mem_len;
+static int mem_alloc_fails, dmabuf_refused, mem_frees, from_copies;
+static int last_fd = -1;
+
+static int m_alloc(void *ctx, uint64_t len, void **gpu)
+{
+	(void)ctx;
+	if (step("mem_alloc:%u", (unsigned)(len >> 12)) || mem_alloc_fails)
+		return marrow_fail(MARROW_ENOMEM, "stand-in: out of GPU memory");
+	mem_raw = aligned_alloc(4096, len + 4096);
+	mem_len = len;
+	memset(mem_raw, 0x5a, len + 4096);
+	mem_given = mem_raw + 256;
+	*gpu = mem_given;
+	return 0;
+}
+
+static int m_free(void *ctx, void *gpu)
+{
+	(void)ctx;
+	step("mem_free:%u", gpu == mem_given);
+	mem_frees++;
+	free(mem_raw);
+	mem_raw = NULL;
+	return 0;
+}
+
+static int m_dmabuf(void *ctx, void *gpu, uint64_t len, int32_t *fd, uint64_t *off)
+{
+	(void)ctx;
+	step("dmabuf:%u", ((uintptr_t)gpu % 4096) == 0 && (uint8_t *)gpu + len <= mem_raw + mem_len + 4096);
+	if (dmabuf_refused)
+		return marrow_fail(MARROW_ENOSYS, "stand-in: no dma-buf");
+	*fd = last_fd = open("/dev/null", O_RDONLY);
+	*off = 0x10000; /* where gpu sits inside the exported buffer */
+	return 0;
+}
+
+static int m_from_gpu(void *ctx, void *dst, const void *src, size_t n)
+{
+	(void)ctx;
+	from_copies++;
+	memcpy(dst, src, n);
+	return 0;
+}
+
+static struct marrow_mlx5_gpu_mem_ops stand_in(void)
+{
+	struct marrow_mlx5_gpu_mem_ops o = {
+		.size = sizeof(o), .alloc = m_alloc, .free = m_free, .dmabuf_fd = m_dmabuf,
+		.to_gpu = to_gpu, .from_gpu = m_from_gpu, .ctx = NULL,
+	};
+	return o;
+}
+
+static void reset_mem(void)
+{
+	reset_fake();
+	mem_alloc_fails = dmabuf_refused = mem_frees = from_copies = 0;
+	last_fd = -1;
+}
+
+/* The teardown the brief of issue 9 asks for: QP, CQ, umems, UAR, then the GPU memory. */
+static void open_lays_out_and_tears_down_in_order(void)
+{
+	struct marrow_mlx5_gpu_mem_ops ops = stand_in();
+	struct devx_mem_layout l;
+	struct devx_qp q;
+	uint32_t pi, ci;
+	uint8_t *start;
+
+	reset_mem();
+	CHECK(devx_qp_open(&fake, &ops, (struct ibv_context *)&objs, 0xbeef, 8, 8, &q) == MARROW_OK, "open: %s",
+	      marrow_last_error());
+	devx_mem_layout(8, 8, &l);
+	CHECK(l.cq_off == 16384 && l.dbr_off == 32768 && l.total == 36864, "layout %zu %zu %zu", l.cq_off, l.dbr_off,
+	      l.total);
+	start = mem_raw + 4096; /* mem_given rounded up to 4 KiB */
+	CHECK(q.spec.sq.addr == start && q.spec.cq.addr == start + l.cq_off && q.spec.dbr.addr == start + l.dbr_off,
+	      "buffers at their 4 KiB-aligned offsets");
+	CHECK(strcmp(calls[0], "mem_alloc:10") == 0 && strcmp(calls[1], "dmabuf:1") == 0,
+	      "alloc of total + a page, one aligned dma-buf: %s %s", calls[0], calls[1]);
+	CHECK(strcmp(calls[2], "alloc_uar:1") == 0 && strncmp(calls[3], "umem_reg_ex", 11) == 0,
+	      "then the UAR and dma-buf umems: %s %s", calls[2], calls[3]);
+	CHECK(last_umem_in.dmabuf_fd == last_fd && (uintptr_t)last_umem_in.addr == 0x10000 + l.dbr_off,
+	      "the DBR umem: fd %d, offset 0x%llx in the dma-buf", last_umem_in.dmabuf_fd,
+	      (unsigned long long)(uintptr_t)last_umem_in.addr);
+	CHECK(last_fd >= 0 && fcntl(last_fd, F_GETFD) == -1, "the dma-buf fd is closed once the umems hold it");
+	CHECK(q.note[0] == '\0', "no fallback: '%s'", q.note);
+	for (int i = 0; i < 256; i++)
+		CHECK(start[l.cq_off + (size_t)i * 64 + 63] == 0xf0, "CQE %d initialised through to_gpu", i);
+
+	/* host-side resume through from_gpu: the host never loads the "GPU" memory itself */
+	start[l.dbr_off + 6] = 0x02; start[l.dbr_off + 7] = 0x10;                      /* SQ counter 0x210 */
+	start[l.dbr_off + 64 + 2] = 0x01; start[l.dbr_off + 64 + 3] = 0x08;            /* CQ ci 0x108 */
+	CHECK(devx_qp_read_indexes(&q, &pi, &ci) == MARROW_OK && pi == 0x210 && ci == 0x108 && from_copies == 1,
+	      "resume pi 0x%x ci 0x%x over %d copies", pi, ci, from_copies);
+
+	ncalls = 0;
+	CHECK(devx_qp_destroy(&q) == MARROW_OK, "destroy: %s", marrow_last_error());
+	const char *order[] = {"obj_destroy:1", "obj_destroy:0", "umem_dereg:258", "umem_dereg:257",
+			       "umem_dereg:256", "free_uar:43981", "mem_free:1"};
+	CHECK(ncalls == 7, "%d teardown calls", ncalls);
+	for (int i = 0; i < 7 && i < ncalls; i++)
+		CHECK(strcmp(calls[i], order[i]) == 0, "teardown %d: %s, want %s", i, calls[i], order[i]);
+	CHECK(mem_frees == 1 && q.mem_base == NULL, "the memory is freed once");
+}
+
+/* Every failing step of open: DevX objects released newest first, then the memory, once; fd closed. */
+static void open_failures_free_the_memory_last(void)
+{
+	struct marrow_mlx5_gpu_mem_ops ops = stand_in();
+	struct devx_fns f = fake;
+	struct devx_qp q;
+
+	for (int k = 2; k < 9; k++) { /* calls 0, 1: alloc and dma-buf; 2..8: the create steps */
+		reset_mem();
+		if (k == 2)
+			uar_refused = 1; /* NC and BF both refused */
+		else
+			fail_at = k;
+		CHECK(devx_qp_open(&fake, &ops, (struct ibv_context *)&objs, 1, 8, 8, &q) != MARROW_OK,
+		      "step %d fails", k);
+		CHECK(mem_frees == 1 && strcmp(calls[ncalls - 1], "mem_free:1") == 0,
+		      "step %d: the memory is freed, last (%s)", k, calls[ncalls - 1]);
+		CHECK(last_fd >= 0 && fcntl(last_fd, F_GETFD) == -1, "step %d: the fd is closed", k);
+		CHECK(q.f == NULL && q.mem_base == NULL && q.qp == NULL, "step %d: nothing held", k);
+	}
+	reset_mem();
+	mem_alloc_fails = 1;
+	CHECK(devx_qp_open(&fake, &ops, (struct ibv_context *)&objs, 1, 8, 8, &q) == MARROW_ENOMEM &&
+	      strstr(marrow_last_error(), "out of GPU memory") && ncalls == 1,
+	      "a refused allocation is reported and nothing else is called: %s", marrow_last_error());
+	reset_mem();
+	f.obj_modify = NULL;
+	CHECK(devx_qp_open(&f, &ops, (struct ibv_context *)&objs, 1, 8, 8, &q) == MARROW_ENODEV && ncalls == 0,
+	      "no DevX: ENODEV before any GPU memory is taken (%d calls): %s", ncalls, marrow_last_error());
+	reset_mem();
+	CHECK(devx_qp_open(&fake, &ops, (struct ibv_context *)&objs, 1, 16, 8, &q) == MARROW_EINVAL && ncalls == 0,
+	      "log_sq 16 refused before allocating");
+	ops.size = 8;
+	CHECK(devx_qp_open(&fake, &ops, (struct ibv_context *)&objs, 1, 8, 8, &q) == MARROW_EINVAL, "short ops");
+}
+
+/* No dma-buf export: umems from device pointers, and the note says so. */
+static void open_without_dmabuf_notes_peer_memory(void)
+{
+	struct marrow_mlx5_gpu_mem_ops ops = stand_in();
+	struct devx_qp q;
+
+	reset_mem();
+	dmabuf_refused = 1;
+	CHECK(devx_qp_open(&fake, &ops, (struct ibv_context *)&objs, 1, 8, 8, &q) == MARROW_OK, "open: %s",
+	      marrow_last_error());
+	CHECK(strncmp(calls[3], "umem_reg:", 9) == 0, "device-pointer umems: %s", calls[3]);
+	CHECK(strstr(q.note, "dma-buf export refused") && strstr(q.note, "peer-memory"), "note: %s", q.note);
+	CHECK(devx_qp_destroy(&q) == MARROW_OK && mem_frees == 1, "destroy frees the memory");
+	reset_mem();
+	ops.dmabuf_fd = NULL;
+	CHECK(devx_qp_open(&fake, &ops, (struct ibv_context *)&objs, 1, 8, 8, &q) == MARROW_OK &&
+	      strstr(q.note, "no dma-buf export"), "no exporter: note '%s'", q.note);
+	devx_qp_destroy(&q);
+}
+
 int main(void)
 {
 	commands_are_exact();
@@ -436,6 +606,9 @@ int main(void)
 	dmabuf_and_fallback_notes();
 	bad_specs_are_refused();
 	link_local_mac();
+	open_lays_out_and_tears_down_in_order();
+	open_failures_free_the_memory_last();
+	open_without_dmabuf_notes_peer_memory();
 	if (failures) {
 		printf("verbs_test_devx: %d failure(s)\n", failures);
 		return 1;

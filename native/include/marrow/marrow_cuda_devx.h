@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 #include "marrow/marrow_abi.h"
+#include "marrow/marrow_mlx5.h" /* struct marrow_mlx5_gpu_mem_ops */
 
 #ifdef __cplusplus
 extern "C" {
@@ -34,6 +35,15 @@ MARROW_API int marrow_cuda_dmabuf_fd(void *ptr, size_t len, int32_t *fd, uint64_
  * 0 on success, else a MARROW_E* status with the CUDA error in the message. */
 MARROW_API int marrow_cuda_devx_to_gpu(void *ctx, void *dst_gpu, const void *src, size_t n);
 MARROW_API int marrow_cuda_devx_from_gpu(void *ctx, void *dst, const void *src_gpu, size_t n);
+
+/*
+ * Fills *out (out->size set by the caller) with this library's GPU memory
+ * for marrow_mlx5_gpu_qp_open: cudaMalloc / cudaFree on cuda_device, the
+ * dma-buf export above, and the two copies. Selects the device and checks
+ * it exists first: MARROW_ENODEV without a usable GPU (the message says
+ * why), MARROW_EINVAL for a short out->size.
+ */
+MARROW_API int marrow_cuda_devx_mem_ops(int32_t cuda_device, struct marrow_mlx5_gpu_mem_ops *out);
 
 #ifdef __cplusplus
 }

@@ -80,9 +80,11 @@ enum marrow_gda_experiment {
 };
 
 /* Where the SQ/CQ/DBR memory lives. HOST: host memory (the software NIC's
- * CPU engine, verbs QPs). GPU: GPU memory, today the software NIC's device
- * engine (marrow_gda_devnic_open); only the CUDA runner reaches it (the CPU
- * runner answers MARROW_EINVAL). */
+ * CPU engine, verbs QPs). GPU: GPU memory: the software NIC's device engine
+ * (marrow_gda_devnic_open; its data buffers are GPU memory too), or DevX QPs
+ * on mlx5 (marrow_mlx5_gpu_qp_open), recognised by MARROW_GDA_EP_UAR_MMIO,
+ * whose data buffers are host memory the runner maps as on HOST. Only the
+ * CUDA runner reaches GPU placement (the CPU runner answers MARROW_EINVAL). */
 enum marrow_gda_placement {
 	MARROW_GDA_PLACEMENT_HOST = 0,
 	MARROW_GDA_PLACEMENT_GPU = 1,

@@ -223,13 +223,36 @@ struct marrow_mlx5_gpu_queues {
 	void *copy_ctx;
 };
 
+/*
+ * Where a GPU QP's queue memory comes from when the library lays it out
+ * itself (marrow_mlx5_gpu_qp_open). libmarrow_cuda.so fills one with
+ * cudaMalloc / cudaFree / cuMemGetHandleForAddressRange / cudaMemcpy
+ * (marrow_cuda_devx_mem_ops in marrow_cuda_devx.h); tests hand in host
+ * memory. Every function returns 0 on success. sizeof = 56.
+ */
+typedef int (*marrow_mlx5_gpu_alloc_fn)(void *ctx, uint64_t len, void **gpu);
+typedef int (*marrow_mlx5_gpu_free_fn)(void *ctx, void *gpu);
+typedef int (*marrow_mlx5_gpu_dmabuf_fn)(void *ctx, void *gpu, uint64_t len, int32_t *fd, uint64_t *offset);
+
+struct marrow_mlx5_gpu_mem_ops {
+	uint32_t size;                       /* sizeof(*this) */
+	uint32_t comp_mask;                  /* 0 */
+	marrow_mlx5_gpu_alloc_fn alloc;      /* device memory, any alignment */
+	marrow_mlx5_gpu_free_fn free;        /* called last, after every DevX object is gone */
+	marrow_mlx5_gpu_dmabuf_fn dmabuf_fd; /* a dma-buf fd for a 4 KiB-aligned range; NULL or non-0:
+					      * the umems are registered from device pointers */
+	marrow_mlx5_gpu_copy_fn to_gpu;      /* as in marrow_mlx5_gpu_queues */
+	marrow_mlx5_gpu_copy_fn from_gpu;
+	void *ctx;
+};
+
 /* MARROW_OK when dev's context was opened with DevX and libmlx5 has every
  * DevX entry point the GPU QP needs; MARROW_ENODEV with the reason otherwise. */
 MARROW_API int marrow_mlx5_devx_check(struct marrow_mlx5_device *dev);
 
 /*
- * DevX: registers the three buffers as umems, allocates a non-cached UAR
- * (BlueFlame when refused: *note says so), creates the CQ and the QP in
+ * DevX: allocates a non-cached UAR (BlueFlame when refused: *note says so),
+ * registers the three buffers as umems, creates the CQ and the QP in
  * RESET. attr as for marrow_mlx5_qp_create with placement GPU. The views
  * hold device pointers (sq_buf, dbrec, buf) and the UAR's host MMIO
  * address (view->uar: map it for kernels with marrow_cuda_host_register,
@@ -245,6 +268,21 @@ MARROW_API int marrow_mlx5_gpu_qp_create(struct marrow_mlx5_device *dev,
 					 struct marrow_qp_view *view,
 					 struct marrow_cq_view *cq_view,
 					 char *note, uint32_t note_len);
+/*
+ * As marrow_mlx5_gpu_qp_create, with the GPU memory taken from ops: one
+ * allocation holds the SQ, the CQ and the doorbell records, each 4 KiB
+ * aligned; one dma-buf fd covers it (closed once the umems hold it), else
+ * the umems are registered from device pointers (*note says so).
+ * marrow_mlx5_gpu_qp_destroy frees that memory last, after the QP, the CQ,
+ * the umems and the UAR. What ops->alloc gave is freed on any failure.
+ */
+MARROW_API int marrow_mlx5_gpu_qp_open(struct marrow_mlx5_device *dev,
+				       const struct marrow_mlx5_qp_attr *attr,
+				       const struct marrow_mlx5_gpu_mem_ops *ops,
+				       struct marrow_mlx5_gpu_qp **out,
+				       struct marrow_qp_view *view,
+				       struct marrow_cq_view *cq_view,
+				       char *note, uint32_t note_len);
 /* As marrow_mlx5_qp_local_info. */
 MARROW_API int marrow_mlx5_gpu_qp_local_info(struct marrow_mlx5_gpu_qp *qp,
 					     const struct marrow_mlx5_mr *mr,
@@ -259,7 +297,8 @@ MARROW_API int marrow_mlx5_gpu_qp_connect(struct marrow_mlx5_gpu_qp *qp,
 /* Host-side resume: SQ producer counter and CQ consumer index from the
  * doorbell records in GPU memory (through mem->from_gpu). */
 MARROW_API int marrow_mlx5_gpu_qp_indexes(struct marrow_mlx5_gpu_qp *qp, uint32_t *sq_pi, uint32_t *cq_ci);
-/* QP, CQ, UAR, then the umems; the GPU memory stays the caller's. */
+/* QP, CQ, the umems, the UAR; then, for marrow_mlx5_gpu_qp_open, the GPU
+ * memory (ops->free). marrow_mlx5_gpu_qp_create's memory stays the caller's. */
 MARROW_API int marrow_mlx5_gpu_qp_destroy(struct marrow_mlx5_gpu_qp *qp);
 
 #ifdef __cplusplus

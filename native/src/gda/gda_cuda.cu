@@ -10,6 +10,11 @@
  * software NIC's CPU engine (and a verbs QP from mlx5dv_init_obj) allocates
  * them; every GPU access to them crosses PCIe.
  *
+ * GPU placement with an MMIO doorbell (DevX QPs on mlx5,
+ * gda_gpu_queues_host_buffers): SQ, CQ and DBRs are GPU memory used as they
+ * are, the DBRs read back with cudaMemcpy for the resume; the UAR and the
+ * host data buffers are mapped as on host placement.
+ *
  * GPU placement (the software NIC's device engine, gda_devnic.cu): the views
  * already hold GPU addresses; nothing is mapped, the producer/consumer
  * counters resume from DBRs copied with cudaMemcpyAsync (the host cannot
@@ -118,12 +123,14 @@ void add_side(host_maps &m, const struct marrow_gda_endpoint *e, int payload)
 	const struct marrow_qp_view *q = e->qp;
 	const struct marrow_cq_view *c = e->cq;
 
-	m.add(q->sq_buf, (uint64_t)q->sq_wqe_cnt * MX_WQEBB_SIZE);
-	m.add(q->dbrec, 8);
+	if (!gda_gpu_queues_host_buffers(e)) { /* GPU-resident queues need no mapping */
+		m.add(q->sq_buf, (uint64_t)q->sq_wqe_cnt * MX_WQEBB_SIZE);
+		m.add(q->dbrec, 8);
+		m.add(c->buf, (uint64_t)c->cqe_cnt * MX_CQE_SIZE);
+		m.add(c->dbrec, 8);
+	}
 	if (!(e->flags & MARROW_GDA_EP_UAR_MMIO))
 		m.add(q->uar, 8);
-	m.add(c->buf, (uint64_t)c->cqe_cnt * MX_CQE_SIZE);
-	m.add(c->dbrec, 8);
 	if (payload == MARROW_GDA_PAYLOAD_POINTER)
 		m.add((const void *)(uintptr_t)e->local_addr, e->local_len);
 	if (!gda_remote_dst(e)) /* another host's address: WQEs only, never mapped */
@@ -137,17 +144,31 @@ int make_side(const host_maps &m, const struct marrow_gda_endpoint *e, gda_kside
 {
 	const struct marrow_qp_view *q = e->qp;
 	const struct marrow_cq_view *c = e->cq;
+	int gpu_queues = gda_gpu_queues_host_buffers(e);
+	uint32_t sq_dbr[2] = {0, 0}, cq_dbr[2] = {0, 0};
 
 	memset(k, 0, sizeof(*k));
+	if (gpu_queues) {
+		/* DevX queues in GPU memory: the host cannot load them, so the
+		 * DBRs come over with cudaMemcpy (nothing else runs on the GPU
+		 * here, so the synchronous copy is safe). */
+		cudaError_t err = cudaMemcpy(sq_dbr, q->dbrec, sizeof(sq_dbr), cudaMemcpyDeviceToHost);
+
+		if (err == cudaSuccess)
+			err = cudaMemcpy(cq_dbr, c->dbrec, sizeof(cq_dbr), cudaMemcpyDeviceToHost);
+		if (err != cudaSuccess)
+			return marrow_cuda_fail(err, "marrow_gda_cuda_run: reading the GPU-resident doorbell "
+						"records (cudaMemcpy)");
+	}
 	/* Counters resume from the DBRs, read on the host side... */
-	gda_sq_init(&k->sq, q, (uint8_t *)q->sq_buf, q->dbrec, (uint64_t *)q->uar);
-	gda_cq_init(&k->cq, c, (uint8_t *)c->buf, c->dbrec);
+	gda_sq_init(&k->sq, q, (uint8_t *)q->sq_buf, gpu_queues ? sq_dbr : q->dbrec, (uint64_t *)q->uar);
+	gda_cq_init(&k->cq, c, (uint8_t *)c->buf, gpu_queues ? cq_dbr : c->dbrec);
 	/* ...then every pointer the kernel dereferences becomes a device one. */
-	k->sq.buf = m.dev<uint8_t>(q->sq_buf);
-	k->sq.dbrec = m.dev<uint32_t>(q->dbrec);
+	k->sq.buf = gpu_queues ? (uint8_t *)q->sq_buf : m.dev<uint8_t>(q->sq_buf);
+	k->sq.dbrec = gpu_queues ? q->dbrec : m.dev<uint32_t>(q->dbrec);
 	k->sq.uar = uar_dev ? (uint64_t *)uar_dev : m.dev<uint64_t>(q->uar);
-	k->cq.buf = m.dev<uint8_t>(c->buf);
-	k->cq.dbrec = m.dev<uint32_t>(c->dbrec);
+	k->cq.buf = gpu_queues ? (uint8_t *)c->buf : m.dev<uint8_t>(c->buf);
+	k->cq.dbrec = gpu_queues ? c->dbrec : m.dev<uint32_t>(c->dbrec);
 	k->raddr = e->remote_addr;
 	k->rkey = e->rkey;
 	k->laddr = e->local_addr;
@@ -400,10 +421,13 @@ extern "C" MARROW_API int marrow_gda_cuda_run(const struct marrow_gda_config *cf
 	rtt = cfg->experiment == MARROW_GDA_EXP_ROUND_TRIP && !gda_remote_dst(ep);
 	if ((rc = select_device(fn, cfg->cuda_device, res)) != MARROW_OK)
 		return rc;
-	if (ep->placement == MARROW_GDA_PLACEMENT_GPU || (rtt && peer->placement == MARROW_GDA_PLACEMENT_GPU)) {
-		if (rtt && ep->placement != peer->placement)
-			return res->status = marrow_fail(MARROW_EINVAL, "%s: initiator and peer endpoints have different "
-							 "queue placements", fn);
+	if (rtt && (ep->placement != peer->placement ||
+		    gda_gpu_queues_host_buffers(ep) != gda_gpu_queues_host_buffers(peer)))
+		return res->status = marrow_fail(MARROW_EINVAL, "%s: initiator and peer endpoints have different "
+						 "queue placements", fn);
+	/* The device engine's endpoints; DevX ones (GPU queues, MMIO doorbell,
+	 * host buffers) take the mapped path below. */
+	if (ep->placement == MARROW_GDA_PLACEMENT_GPU && !gda_gpu_queues_host_buffers(ep)) {
 		memset(&out, 0, sizeof(out));
 		rc = run_gpu_placement(fn, cfg, ep, peer, rtt, samples_ns, samples_cycles, res, &out);
 		if (rc != MARROW_OK)
@@ -475,7 +499,7 @@ results:
 	if (rtt && out.peer_rc != MARROW_OK &&
 	    (out.rc == MARROW_OK || out.rc == MARROW_ETIMEDOUT || out.rc == MARROW_ECONNRESET))
 		rc = report("peer", out.peer_rc, out.peer_fail_iter, out.peer_err, cfg, res,
-			    peer->placement == MARROW_GDA_PLACEMENT_GPU ? nullptr : peer);
+			    peer->placement == MARROW_GDA_PLACEMENT_GPU ? nullptr : peer); /* the dump reads host memory */
 	else if (out.rc != MARROW_OK)
 		rc = report("initiator", out.rc, out.fail_iter, out.err, cfg, res,
 			    ep->placement == MARROW_GDA_PLACEMENT_GPU ? nullptr : ep);
@@ -510,9 +534,9 @@ extern "C" MARROW_API int marrow_gda_cuda_serve(const struct marrow_gda_config *
 	static const char fn[] = "marrow_gda_cuda_serve";
 	int rc = gda_check_serve_args(fn, cfg, ep, res);
 
-	if (rc == MARROW_OK)
-		rc = gda_refuse_gpu_placement(fn, "the two-host responder serves host-resident (verbs) queues only",
-					      ep, nullptr, res);
+	if (rc == MARROW_OK && !gda_gpu_queues_host_buffers(ep)) /* DevX queues: served like verbs ones */
+		rc = gda_refuse_gpu_placement(fn, "the two-host responder serves verbs or DevX queues only, not "
+					      "the software NIC's device engine", ep, nullptr, res);
 	host_maps m;
 	void *uar_dev = nullptr;
 	gda_kargs a;
@@ -570,7 +594,8 @@ extern "C" MARROW_API int marrow_gda_cuda_serve(const struct marrow_gda_config *
 	res->wqebbs_per_wqe = mx_wqebbs(res->ds);
 	rc = out.peer_rc == MARROW_OK ? MARROW_OK
 				      : report("peer (serving the remote initiator)", out.peer_rc, out.peer_fail_iter,
-					       out.peer_err, cfg, res, ep);
+					       out.peer_err, cfg, res,
+					       ep->placement == MARROW_GDA_PLACEMENT_GPU ? nullptr : ep);
 done:
 	cudaFree(d_out);
 	if (uar_dev)

@@ -197,6 +197,19 @@ static inline int gda_check_serve_args(const char *fn, const struct marrow_gda_c
 
 /* GPU-resident queues (placement gpu) are out of reach of CPU threads, and
  * the two-host responder has only host-resident queues. */
+/*
+ * GPU-resident queues of a hardware NIC (DevX QPs on mlx5,
+ * docs/design/mlx5-queue-formats.md §7): SQ, CQ and DBRs are GPU memory,
+ * the doorbell is device MMIO, and the data buffers are host memory
+ * registered through verbs, mapped per run as on host placement. The
+ * software NIC's device engine (placement gpu without an MMIO doorbell)
+ * keeps its buffers in GPU memory too.
+ */
+static inline int gda_gpu_queues_host_buffers(const struct marrow_gda_endpoint *e)
+{
+	return e->placement == MARROW_GDA_PLACEMENT_GPU && (e->flags & MARROW_GDA_EP_UAR_MMIO) != 0;
+}
+
 static inline int gda_refuse_gpu_placement(const char *fn, const char *why, const struct marrow_gda_endpoint *ep,
 					   const struct marrow_gda_endpoint *peer, struct marrow_gda_result *res)
 {

@@ -23,6 +23,7 @@
 #include <infiniband/verbs.h>
 #include <infiniband/mlx5dv.h>
 
+#include "marrow/marrow_mlx5.h"
 #include "mlx5_prm.h"
 
 /* The DevX entry points, with libmlx5's signatures. */
@@ -102,6 +103,9 @@ struct devx_qp {
 	uint32_t cqn, qpn;
 	int state;               /* enum ibv_qp_state as the commands left it */
 	char note[160];          /* fallbacks taken (BF UAR, peer-memory umem); "" if none */
+	/* devx_qp_open only: the allocation behind sq/cq/dbr, freed after everything else */
+	struct marrow_mlx5_gpu_mem_ops mem;
+	void *mem_base;
 };
 
 /* Pure command builders: what the runtime passes to obj_create / obj_modify. */
@@ -116,11 +120,28 @@ void devx_cq_image(uint8_t *ring, uint32_t cqe_cnt);
 int devx_spec_check(const struct devx_qp_spec *s);
 
 /*
- * umems (SQ, CQ, DBR), UAR (non-cached, else BlueFlame with a note), EQ
+ * UAR (non-cached, else BlueFlame with a note), umems (SQ, CQ, DBR), EQ
  * number, CQ, QP in RESET. On any failure everything created so far is
  * released in reverse order and *q holds nothing. q->f = f on success.
  */
 int devx_qp_create(const struct devx_fns *f, const struct devx_qp_spec *spec, struct devx_qp *q);
+
+/* Where devx_qp_open puts the queues inside its one allocation (offsets
+ * from the 4 KiB-aligned start; total = bytes from that start). */
+struct devx_mem_layout {
+	size_t sq_off, cq_off, dbr_off, total;
+};
+void devx_mem_layout(uint32_t log_sq_wqebb_cnt, uint32_t log_cqe_cnt, struct devx_mem_layout *l);
+
+/*
+ * devx_qp_create on memory from ops: one allocation (total + 4 KiB, so the
+ * start can be aligned), one dma-buf fd over it when ops->dmabuf_fd gives
+ * one (closed once the umems are registered or the create failed), else
+ * device-pointer umems with a note. On failure the memory is freed after
+ * the DevX objects, and *q holds nothing.
+ */
+int devx_qp_open(const struct devx_fns *f, const struct marrow_mlx5_gpu_mem_ops *ops, struct ibv_context *ctx,
+		 uint32_t pdn, uint32_t log_sq_wqebb_cnt, uint32_t log_cqe_cnt, struct devx_qp *q);
 
 /* RoCE: the MAC behind a link-local GID (fe80::/64 with a modified EUI-64
  * interface id); 0 on success, -1 when the GID is not of that form. */
@@ -130,8 +151,8 @@ int devx_mac_from_link_local_gid(const uint8_t gid[16], uint8_t mac[6]);
 int devx_qp_connect(struct devx_qp *q, uint32_t port, uint32_t access,
 		    const struct prm_rtr_args *a, const struct prm_rts_args *r);
 
-/* QP, CQ, UAR, then the DBR, CQ and SQ umems. Returns the first failure
- * but releases every object all the same. */
+/* QP, CQ, the DBR, CQ and SQ umems, the UAR, then (devx_qp_open) the GPU
+ * memory. Returns the first failure but releases everything all the same. */
 int devx_qp_destroy(struct devx_qp *q);
 
 /* Host-side resume: the SQ producer counter (QP DBR word 1) and the CQ

@@ -63,6 +63,71 @@ MARROW_API int marrow_mlx5_devx_check(struct marrow_mlx5_device *d)
 	return MARROW_OK;
 }
 
+/* The checks both creators share; *s is the loaded table on success. */
+static int gpu_qp_args(const char *fn, struct marrow_mlx5_device *d, const struct marrow_mlx5_qp_attr *a,
+		       const void *mem, struct marrow_mlx5_gpu_qp **out, struct marrow_qp_view *v,
+		       struct marrow_cq_view *cv)
+{
+	if (d == NULL || a == NULL || mem == NULL || out == NULL || v == NULL || cv == NULL)
+		return marrow_fail(MARROW_EINVAL, "%s: NULL argument", fn);
+	*out = NULL;
+	if (a->size < sizeof(*a) || v->size < sizeof(*v) || cv->size < sizeof(*cv))
+		return marrow_fail(MARROW_EINVAL, "%s: a struct size is short", fn);
+	if (a->placement != MARROW_MLX5_QUEUES_GPU || (a->access & ~0xfu) || (a->sq_psn & ~0xffffffu))
+		return marrow_fail(MARROW_EINVAL, "%s: placement %u (want GPU), access 0x%x or sq_psn 0x%x invalid", fn,
+				   a->placement, a->access, a->sq_psn);
+	return marrow_mlx5_devx_check(d);
+}
+
+/* After g->q was created (rc): the views, the note and *out; on failure g goes. */
+static int gpu_qp_finish(struct marrow_mlx5_device *d, const struct marrow_mlx5_qp_attr *a,
+			 struct marrow_mlx5_gpu_qp *g, int rc, struct marrow_mlx5_gpu_qp **out,
+			 struct marrow_qp_view *v, struct marrow_cq_view *cv, char *note, uint32_t note_len)
+{
+	if (rc) {
+		free(g);
+		return rc;
+	}
+	memset(v, 0, sizeof(*v));
+	v->size = sizeof(*v);
+	v->qpn = g->q.qpn;
+	v->sq_wqe_cnt = 1u << a->log_sq_wqebb_cnt;
+	v->sq_stride = MX_WQEBB_SIZE;
+	v->max_inline_data = a->max_inline_data; /* our WQEs: the poster sizes them */
+	v->sq_buf = g->q.spec.sq.addr;
+	v->dbrec = (uint32_t *)((uint8_t *)g->q.spec.dbr.addr + DEVX_QP_DBR_OFFSET);
+	v->uar = g->q.uar->reg_addr;
+	v->uar_size = 0; /* store 8 bytes: a doorbell, no BlueFlame copy */
+	memset(cv, 0, sizeof(*cv));
+	cv->size = sizeof(*cv);
+	cv->cqn = g->q.cqn;
+	cv->cqe_cnt = 1u << a->log_cqe_cnt;
+	cv->cqe_size = 64;
+	cv->flags = 0;
+	cv->buf = g->q.spec.cq.addr;
+	cv->dbrec = (uint32_t *)((uint8_t *)g->q.spec.dbr.addr + DEVX_CQ_DBR_OFFSET);
+	if (note != NULL && note_len > 0)
+		snprintf(note, note_len, "%s", g->q.note);
+	(void)d;
+	*out = g;
+	marrow_clear_error();
+	return MARROW_OK;
+}
+
+static struct marrow_mlx5_gpu_qp *gpu_qp_new(struct marrow_mlx5_device *d, const struct marrow_mlx5_qp_attr *a)
+{
+	struct marrow_mlx5_gpu_qp *g = calloc(1, sizeof(*g));
+
+	if (g == NULL) {
+		marrow_fail(MARROW_ENOMEM, "GPU QP: out of memory");
+		return NULL;
+	}
+	g->dev = d;
+	g->psn = a->sq_psn;
+	g->access = a->access;
+	return g;
+}
+
 MARROW_API int marrow_mlx5_gpu_qp_create(struct marrow_mlx5_device *d, const struct marrow_mlx5_qp_attr *a,
 					 const struct marrow_mlx5_gpu_queues *m, struct marrow_mlx5_gpu_qp **out,
 					 struct marrow_qp_view *v, struct marrow_cq_view *cv, char *note,
@@ -71,20 +136,13 @@ MARROW_API int marrow_mlx5_gpu_qp_create(struct marrow_mlx5_device *d, const str
 	const struct verbs_syms *s;
 	struct marrow_mlx5_gpu_qp *g;
 	struct devx_qp_spec spec;
-	int rc;
+	int rc = gpu_qp_args("marrow_mlx5_gpu_qp_create", d, a, m, out, v, cv);
 
-	if (d == NULL || a == NULL || m == NULL || out == NULL || v == NULL || cv == NULL)
-		return marrow_fail(MARROW_EINVAL, "marrow_mlx5_gpu_qp_create: NULL argument");
-	*out = NULL;
-	if (a->size < sizeof(*a) || m->size < sizeof(*m) || m->comp_mask != 0 || v->size < sizeof(*v) ||
-	    cv->size < sizeof(*cv))
-		return marrow_fail(MARROW_EINVAL, "marrow_mlx5_gpu_qp_create: a struct size is short or comp_mask != 0");
-	if (a->placement != MARROW_MLX5_QUEUES_GPU || (a->access & ~0xfu) || (a->sq_psn & ~0xffffffu))
-		return marrow_fail(MARROW_EINVAL, "marrow_mlx5_gpu_qp_create: placement %u (want GPU), access 0x%x "
-				   "or sq_psn 0x%x invalid", a->placement, a->access, a->sq_psn);
-	rc = marrow_mlx5_devx_check(d);
 	if (rc)
 		return rc;
+	if (m->size < sizeof(*m) || m->comp_mask != 0)
+		return marrow_fail(MARROW_EINVAL, "marrow_mlx5_gpu_qp_create: queues size %u short or comp_mask != 0",
+				   m->size);
 	s = verbs_syms_get();
 	memset(&spec, 0, sizeof(spec));
 	spec.ctx = d->ctx;
@@ -96,12 +154,8 @@ MARROW_API int marrow_mlx5_gpu_qp_create(struct marrow_mlx5_device *d, const str
 	spec.copy.to_gpu = m->to_gpu;
 	spec.copy.from_gpu = m->from_gpu;
 	spec.copy.ctx = m->copy_ctx;
-	g = calloc(1, sizeof(*g));
-	if (g == NULL)
-		return marrow_fail(MARROW_ENOMEM, "marrow_mlx5_gpu_qp_create: out of memory");
-	g->dev = d;
-	g->psn = a->sq_psn;
-	g->access = a->access;
+	if ((g = gpu_qp_new(d, a)) == NULL)
+		return MARROW_ENOMEM;
 	pthread_mutex_lock(&d->lock);
 	rc = pd_number(s, d, &spec.pdn);
 	if (rc == MARROW_OK)
@@ -109,33 +163,32 @@ MARROW_API int marrow_mlx5_gpu_qp_create(struct marrow_mlx5_device *d, const str
 	if (rc == MARROW_OK)
 		d->n_qp++;
 	pthread_mutex_unlock(&d->lock);
-	if (rc) {
-		free(g);
+	return gpu_qp_finish(d, a, g, rc, out, v, cv, note, note_len);
+}
+
+MARROW_API int marrow_mlx5_gpu_qp_open(struct marrow_mlx5_device *d, const struct marrow_mlx5_qp_attr *a,
+				       const struct marrow_mlx5_gpu_mem_ops *ops, struct marrow_mlx5_gpu_qp **out,
+				       struct marrow_qp_view *v, struct marrow_cq_view *cv, char *note,
+				       uint32_t note_len)
+{
+	const struct verbs_syms *s;
+	struct marrow_mlx5_gpu_qp *g;
+	uint32_t pdn = 0;
+	int rc = gpu_qp_args("marrow_mlx5_gpu_qp_open", d, a, ops, out, v, cv);
+
+	if (rc)
 		return rc;
-	}
-	memset(v, 0, sizeof(*v));
-	v->size = sizeof(*v);
-	v->qpn = g->q.qpn;
-	v->sq_wqe_cnt = 1u << a->log_sq_wqebb_cnt;
-	v->sq_stride = MX_WQEBB_SIZE;
-	v->max_inline_data = a->max_inline_data; /* our WQEs: the poster sizes them */
-	v->sq_buf = spec.sq.addr;
-	v->dbrec = (uint32_t *)((uint8_t *)spec.dbr.addr + DEVX_QP_DBR_OFFSET);
-	v->uar = g->q.uar->reg_addr;
-	v->uar_size = 0; /* store 8 bytes: a doorbell, no BlueFlame copy */
-	memset(cv, 0, sizeof(*cv));
-	cv->size = sizeof(*cv);
-	cv->cqn = g->q.cqn;
-	cv->cqe_cnt = 1u << a->log_cqe_cnt;
-	cv->cqe_size = 64;
-	cv->flags = 0;
-	cv->buf = spec.cq.addr;
-	cv->dbrec = (uint32_t *)((uint8_t *)spec.dbr.addr + DEVX_CQ_DBR_OFFSET);
-	if (note != NULL && note_len > 0)
-		snprintf(note, note_len, "%s", g->q.note);
-	*out = g;
-	marrow_clear_error();
-	return MARROW_OK;
+	s = verbs_syms_get();
+	if ((g = gpu_qp_new(d, a)) == NULL)
+		return MARROW_ENOMEM;
+	pthread_mutex_lock(&d->lock);
+	rc = pd_number(s, d, &pdn);
+	if (rc == MARROW_OK)
+		rc = devx_qp_open(&s->devx, ops, d->ctx, pdn, a->log_sq_wqebb_cnt, a->log_cqe_cnt, &g->q);
+	if (rc == MARROW_OK)
+		d->n_qp++;
+	pthread_mutex_unlock(&d->lock);
+	return gpu_qp_finish(d, a, g, rc, out, v, cv, note, note_len);
 }
 
 MARROW_API int marrow_mlx5_gpu_qp_destroy(struct marrow_mlx5_gpu_qp *g)

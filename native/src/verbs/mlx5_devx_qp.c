@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include "common/marrow_common.h"
 #include "marrow/marrow_abi.h"
 #include "mlx5_devx.h"
@@ -136,9 +137,10 @@ static int umem_reg(struct devx_qp *q, const char *name, const struct devx_gpu_b
 		in.dmabuf_fd = b->dmabuf_fd;
 		*out = f->umem_reg_ex(q->spec.ctx, &in);
 	} else {
-		if (b->dmabuf_fd >= 0 && q->note[0] == '\0')
-			snprintf(q->note, sizeof(q->note), "libmlx5 lacks mlx5dv_devx_umem_reg_ex: umems from device "
-				 "pointers (needs the peer-memory client)");
+		if (b->dmabuf_fd >= 0 && strstr(q->note, "umem_reg_ex") == NULL)
+			snprintf(q->note + strlen(q->note), sizeof(q->note) - strlen(q->note), "%slibmlx5 lacks "
+				 "mlx5dv_devx_umem_reg_ex: umems from device pointers (needs the peer-memory client)",
+				 q->note[0] ? "; " : "");
 		*out = f->umem_reg(q->spec.ctx, b->addr, b->len, IBV_ACCESS_LOCAL_WRITE);
 	}
 	if (*out != NULL)
@@ -187,14 +189,14 @@ static int release(struct devx_qp *q)
 		rc = marrow_fail(MARROW_EIO, "devx: destroying QP 0x%x failed: errno %d", q->qpn, err);
 	if (q->cq && (err = f->obj_destroy(q->cq)) != 0 && rc == MARROW_OK)
 		rc = marrow_fail(MARROW_EIO, "devx: destroying CQ 0x%x failed: errno %d", q->cqn, err);
-	if (q->uar)
-		f->free_uar(q->uar);
 	if (q->dbr_umem && (err = f->umem_dereg(q->dbr_umem)) != 0 && rc == MARROW_OK)
 		rc = marrow_fail(MARROW_EIO, "devx: DBR umem deregistration failed: errno %d", err);
 	if (q->cq_umem && (err = f->umem_dereg(q->cq_umem)) != 0 && rc == MARROW_OK)
 		rc = marrow_fail(MARROW_EIO, "devx: CQ umem deregistration failed: errno %d", err);
 	if (q->sq_umem && (err = f->umem_dereg(q->sq_umem)) != 0 && rc == MARROW_OK)
 		rc = marrow_fail(MARROW_EIO, "devx: SQ umem deregistration failed: errno %d", err);
+	if (q->uar) /* allocated first: released last */
+		f->free_uar(q->uar);
 	q->qp = NULL;
 	q->cq = NULL;
 	q->uar = NULL;
@@ -240,9 +242,11 @@ static int create_steps(struct devx_qp *q)
 					(size_t)n * CQE64) != 0)
 			return marrow_fail(MARROW_EIO, "devx: initialising the CQ ring in GPU memory failed");
 	}
-	if ((rc = umem_reg(q, "SQ", &q->spec.sq, &q->sq_umem)) != 0 ||
+	/* The UAR first, so that release (newest first) deregisters the umems
+	 * before it frees the UAR, and the caller frees the memory after both. */
+	if ((rc = alloc_uar(q)) != 0 || (rc = umem_reg(q, "SQ", &q->spec.sq, &q->sq_umem)) != 0 ||
 	    (rc = umem_reg(q, "CQ", &q->spec.cq, &q->cq_umem)) != 0 ||
-	    (rc = umem_reg(q, "DBR", &q->spec.dbr, &q->dbr_umem)) != 0 || (rc = alloc_uar(q)) != 0)
+	    (rc = umem_reg(q, "DBR", &q->spec.dbr, &q->dbr_umem)) != 0)
 		return rc;
 	err = q->f->query_eqn(q->spec.ctx, 0, &q->eqn);
 	if (err)
@@ -284,6 +288,96 @@ int devx_qp_create(const struct devx_fns *f, const struct devx_qp_spec *spec, st
 		memset(q, 0, sizeof(*q));
 		return marrow_fail(rc, "%s", why);
 	}
+	return MARROW_OK;
+}
+
+static size_t page_up(size_t n)
+{
+	return (n + DEVX_PAGE - 1) & ~(size_t)(DEVX_PAGE - 1);
+}
+
+void devx_mem_layout(uint32_t log_sq_wqebb_cnt, uint32_t log_cqe_cnt, struct devx_mem_layout *l)
+{
+	l->sq_off = 0;
+	l->cq_off = page_up((size_t)MX_WQEBB_SIZE << log_sq_wqebb_cnt);
+	l->dbr_off = l->cq_off + page_up((size_t)CQE64 << log_cqe_cnt);
+	l->total = l->dbr_off + DEVX_PAGE; /* the DBRs get a page of their own */
+}
+
+static struct devx_gpu_buf buf_in(uint8_t *start, size_t off, size_t len, int fd, uint64_t fd_off)
+{
+	struct devx_gpu_buf b = { start + off, len, fd, fd >= 0 ? fd_off + off : 0 };
+
+	return b;
+}
+
+int devx_qp_open(const struct devx_fns *f, const struct marrow_mlx5_gpu_mem_ops *ops, struct ibv_context *ctx,
+		 uint32_t pdn, uint32_t log_sq_wqebb_cnt, uint32_t log_cqe_cnt, struct devx_qp *q)
+{
+	struct devx_mem_layout l;
+	struct devx_qp_spec spec;
+	const char *missing;
+	char dmabuf_why[96] = "";
+	uint64_t fd_off = 0;
+	uint8_t *start;
+	void *base = NULL;
+	int32_t fd = -1;
+	int rc, r;
+
+	memset(q, 0, sizeof(*q));
+	if (f == NULL || ops == NULL || ops->alloc == NULL || ops->free == NULL)
+		return marrow_fail(MARROW_EINVAL, "devx: NULL argument or memory operations without alloc/free");
+	if (ops->size < sizeof(*ops) || ops->comp_mask != 0)
+		return marrow_fail(MARROW_EINVAL, "devx: memory operations size %u < %zu or comp_mask 0x%x", ops->size,
+				   sizeof(*ops), ops->comp_mask);
+	missing = devx_fns_missing(f); /* before any GPU memory is taken */
+	if (missing[0] != '\0')
+		return marrow_fail(MARROW_ENODEV, "devx unavailable: libmlx5 lacks %s", missing);
+	if (log_sq_wqebb_cnt < 1 || log_sq_wqebb_cnt > 15 || log_cqe_cnt < 1 || log_cqe_cnt > 22)
+		return marrow_fail(MARROW_EINVAL, "devx: log_sq_wqebb_cnt %u outside 1..15 or log_cqe_cnt %u "
+				   "outside 1..22", log_sq_wqebb_cnt, log_cqe_cnt);
+	devx_mem_layout(log_sq_wqebb_cnt, log_cqe_cnt, &l);
+	if ((r = ops->alloc(ops->ctx, l.total + DEVX_PAGE, &base)) != 0 || base == NULL) {
+		char why[256];
+
+		snprintf(why, sizeof(why), "%s", r != 0 ? marrow_last_error() : "no pointer returned");
+		return marrow_fail(r < 0 ? r : MARROW_ENOMEM, "devx: allocating %zu bytes of GPU memory for the "
+				   "queues failed: %s", l.total + DEVX_PAGE, why);
+	}
+	start = (uint8_t *)(((uintptr_t)base + DEVX_PAGE - 1) & ~(uintptr_t)(DEVX_PAGE - 1));
+	if (ops->dmabuf_fd == NULL)
+		snprintf(dmabuf_why, sizeof(dmabuf_why), "no dma-buf export");
+	else if (ops->dmabuf_fd(ops->ctx, start, l.total, &fd, &fd_off) != 0 || fd < 0)
+		snprintf(dmabuf_why, sizeof(dmabuf_why), "dma-buf export refused (%.70s)", marrow_last_error());
+	if (fd < 0)
+		fd = -1;
+	memset(&spec, 0, sizeof(spec));
+	spec.ctx = ctx;
+	spec.pdn = pdn;
+	spec.log_sq_wqebb_cnt = log_sq_wqebb_cnt;
+	spec.log_cqe_cnt = log_cqe_cnt;
+	spec.sq = buf_in(start, l.sq_off, l.cq_off - l.sq_off, fd, fd_off);
+	spec.cq = buf_in(start, l.cq_off, l.dbr_off - l.cq_off, fd, fd_off);
+	spec.dbr = buf_in(start, l.dbr_off, DEVX_PAGE, fd, fd_off);
+	spec.copy.to_gpu = ops->to_gpu;
+	spec.copy.from_gpu = ops->from_gpu;
+	spec.copy.ctx = ops->ctx;
+	rc = devx_qp_create(f, &spec, q);
+	if (fd >= 0)
+		close(fd); /* the umems hold the memory now (or nothing does) */
+	if (rc != MARROW_OK) {
+		char why[400];
+
+		snprintf(why, sizeof(why), "%s", marrow_last_error());
+		if (ops->free(ops->ctx, base) != 0)
+			snprintf(why + strlen(why), sizeof(why) - strlen(why), " (and freeing the GPU memory failed)");
+		return marrow_fail(rc, "%s", why);
+	}
+	q->mem = *ops;
+	q->mem_base = base;
+	if (fd < 0)
+		snprintf(q->note + strlen(q->note), sizeof(q->note) - strlen(q->note), "%s%s: umems from device "
+			 "pointers (needs the peer-memory client)", q->note[0] ? "; " : "", dmabuf_why);
 	return MARROW_OK;
 }
 
@@ -352,6 +446,12 @@ int devx_qp_destroy(struct devx_qp *q)
 	if (q == NULL || q->f == NULL)
 		return marrow_fail(MARROW_EINVAL, "devx: destroy of a QP that holds nothing");
 	rc = release(q);
+	if (q->mem_base != NULL) { /* after every DevX object that pinned it */
+		if (q->mem.free(q->mem.ctx, q->mem_base) != 0 && rc == MARROW_OK)
+			rc = marrow_fail(MARROW_EIO, "devx: freeing the queues' GPU memory failed: %s",
+					 marrow_last_error());
+		q->mem_base = NULL;
+	}
 	q->f = NULL;
 	return rc;
 }

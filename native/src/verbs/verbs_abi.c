@@ -16,6 +16,7 @@ _Static_assert(sizeof(struct marrow_mlx5_qp_attr) == 32, "mlx5 qp_attr layout");
 _Static_assert(sizeof(struct marrow_mlx5_peer_info) == 72, "mlx5 peer_info layout");
 _Static_assert(sizeof(struct marrow_mlx5_conn_params) == 56, "mlx5 conn_params layout");
 _Static_assert(sizeof(struct marrow_mlx5_gpu_queues) == 120, "mlx5 gpu_queues layout");
+_Static_assert(sizeof(struct marrow_mlx5_gpu_mem_ops) == 56, "mlx5 gpu_mem_ops layout");
 
 const struct marrow_abi_entry marrow_abi_table[] = {
 	MARROW_ABI_SIZEOF(marrow_verbs_probe_info),
@@ -83,6 +84,16 @@ const struct marrow_abi_entry marrow_abi_table[] = {
 	MARROW_ABI_OFFSETOF(marrow_mlx5_gpu_queues, to_gpu),
 	MARROW_ABI_OFFSETOF(marrow_mlx5_gpu_queues, from_gpu),
 	MARROW_ABI_OFFSETOF(marrow_mlx5_gpu_queues, copy_ctx),
+
+	MARROW_ABI_SIZEOF(marrow_mlx5_gpu_mem_ops),
+	MARROW_ABI_OFFSETOF(marrow_mlx5_gpu_mem_ops, size),
+	MARROW_ABI_OFFSETOF(marrow_mlx5_gpu_mem_ops, comp_mask),
+	MARROW_ABI_OFFSETOF(marrow_mlx5_gpu_mem_ops, alloc),
+	MARROW_ABI_OFFSETOF(marrow_mlx5_gpu_mem_ops, free),
+	MARROW_ABI_OFFSETOF(marrow_mlx5_gpu_mem_ops, dmabuf_fd),
+	MARROW_ABI_OFFSETOF(marrow_mlx5_gpu_mem_ops, to_gpu),
+	MARROW_ABI_OFFSETOF(marrow_mlx5_gpu_mem_ops, from_gpu),
+	MARROW_ABI_OFFSETOF(marrow_mlx5_gpu_mem_ops, ctx),
 
 	MARROW_ABI_SIZEOF(marrow_mlx5_peer_info),
 	MARROW_ABI_OFFSETOF(marrow_mlx5_peer_info, size),

@@ -129,7 +129,10 @@ public final class GdaCommand {
                 completionCandidates = CliNames.Placements.class,
                 description = "Queue memory: ${COMPLETION-CANDIDATES}. gpu: SQ, CQ, DBRs and doorbell pages in GPU "
                         + "memory, served by the software NIC's device engine (a persistent kernel on --nic-sms "
-                        + "SMs; --target cuda; records say nic=softnic-device, hardware=false). Default: ${DEFAULT-VALUE}")
+                        + "SMs; --target cuda; records say nic=softnic-device, hardware=false); with --nic mlx5: "
+                        + "DevX QPs whose SQ, CQ and doorbell records are GPU memory (data buffers stay host "
+                        + "memory; one host or --peer; exit 77 naming the GPU, NIC or DevX when one is missing). "
+                        + "Default: ${DEFAULT-VALUE}")
         Placement placement;
 
         @Option(names = "--nic-sms", paramLabel = "N",

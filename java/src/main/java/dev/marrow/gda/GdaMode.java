@@ -4,7 +4,7 @@ package dev.marrow.gda;
 import dev.marrow.api.softnic.SoftNic;
 import dev.marrow.mlx5.Mlx5Device;
 import dev.marrow.mlx5.Mlx5MemoryRegion;
-import dev.marrow.mlx5.Mlx5QueuePair;
+import dev.marrow.mlx5.HardwareQueuePair;
 import dev.marrow.mlx5.PeerExchange;
 
 import java.lang.foreign.MemorySegment;
@@ -28,8 +28,11 @@ sealed interface GdaMode {
                      Runnable reconnect) {
     }
 
-    /** The verbs objects of an mlx5 session, closed QPs first, then MRs, then the device. */
-    record Mlx5Queues(Mlx5Device device, List<Mlx5QueuePair> qps, List<Mlx5MemoryRegion> mrs) {
+    /**
+     * The objects of an mlx5 session, closed QPs first (a DevX QP frees its GPU memory last), then MRs,
+     * then the device. qps: [A, B] on one host, [this side's] across hosts.
+     */
+    record Mlx5Queues(Mlx5Device device, List<HardwareQueuePair> qps, List<Mlx5MemoryRegion> mrs) {
     }
 
     /** The initiator's endpoint (A) and the buffer where the peer's writes land. */
@@ -48,7 +51,7 @@ sealed interface GdaMode {
         }
     }
 
-    /** Two verbs QPs on one ConnectX, connected to each other (one host). */
+    /** Two QPs on one ConnectX, connected to each other (one host): verbs, or DevX with GPU-resident queues. */
     record Mlx5Pair(Mlx5Queues hw, String connection, LocalPair pair) implements GdaMode {
         public MemorySegment initiator() {
             return pair.epA();

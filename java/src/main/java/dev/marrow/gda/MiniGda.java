@@ -21,7 +21,9 @@ import dev.marrow.gda.internal.GdaLayouts;
 import dev.marrow.internal.ffi.CStruct;
 import dev.marrow.internal.ffi.EmuLayouts;
 import dev.marrow.internal.ffi.NativeLib;
+import dev.marrow.mlx5.HardwareQueuePair;
 import dev.marrow.mlx5.Mlx5Device;
+import dev.marrow.mlx5.Mlx5GpuQueuePair;
 import dev.marrow.mlx5.Mlx5MemoryRegion;
 import dev.marrow.mlx5.Mlx5QueuePair;
 import dev.marrow.mlx5.PeerExchange;
@@ -51,9 +53,13 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * in C or CUDA; Java only prepares them and reads the samples.
  *
  * <p>Targets: cpu + softnic, cuda + softnic, cuda + mlx5. On mlx5 both QPs
- * are verbs RC QPs on the same ConnectX, connected to each other over the
- * wire/loopback; their SQ/CQ/dbrec/BlueFlame come from mlx5dv_init_obj and
- * the CUDA runner maps them (the UAR as IO memory) per run. cpu + mlx5 is
+ * are RC QPs on the same ConnectX, connected to each other over the
+ * wire/loopback. Placement host: verbs QPs whose SQ/CQ/dbrec/BlueFlame come
+ * from mlx5dv_init_obj, and the CUDA runner maps them (the UAR as IO memory)
+ * per run. Placement gpu: DevX QPs whose SQ, CQ and doorbell records live in
+ * GPU memory (docs/design/mlx5-queue-formats.md §7); the runner maps only the
+ * UAR and the host data buffers, and reads the doorbell records back with
+ * cudaMemcpy to resume. cpu + mlx5 is
  * refused: the CPU executor's orderings were not written for a write-combined
  * MMIO doorbell.
  *
@@ -102,8 +108,7 @@ public final class MiniGda implements AutoCloseable {
      * Checks that the target and NIC can run here and builds the queues.
      *
      * @throws BackendUnavailableException when the GPU or the NIC is missing (the message says why),
-     *                                     for GPU-resident queues on mlx5 without DevX, and (still) with
-     *                                     DevX, whose QPs gda does not drive yet
+     *                                     and for GPU-resident queues on mlx5 without DevX
      * @throws IllegalArgumentException for a combination that is not supported (cpu + mlx5,
      *                                  --peer with placement gpu on the software NIC, a collapsed CQ
      *                                  on mlx5, placement gpu with the cpu target)
@@ -273,37 +278,30 @@ public final class MiniGda implements AutoCloseable {
 
     /**
      * mlx5 + placement gpu: the SQ, CQ and doorbell records in GPU memory, created through DevX
-     * (marrow_mlx5_gpu_qp_create; docs/design/mlx5-queue-formats.md §7). Checks, in order: the GPU,
-     * libibverbs/libmlx5 and an mlx5 device, DevX on the opened device; each missing one ends the run
-     * as unavailable with its reason. The GPU data buffers and the endpoints that would drive the DevX
-     * QPs from the gda kernels are not wired in this build: with everything present the run is still
-     * refused, and the message says exactly that.
+     * (marrow_mlx5_gpu_qp_open; docs/design/mlx5-queue-formats.md §7). Checks, in order: the GPU,
+     * libibverbs/libmlx5, an mlx5 device, DevX on the opened device; each missing one ends the run as
+     * unavailable (exit 77) with its reason. Then the session is built as on host placement
+     * ({@link #openMlx5}: one host or --peer), with DevX QPs instead of verbs ones. Both sides need a GPU:
+     * the queues live in it.
      */
     private static MiniGda openMlx5Gpu(GdaSetup setup) {
-        final String what = "--nic mlx5 --placement gpu (queues in GPU memory through DevX): ";
         if (setup.collapsedCq()) {
             throw new IllegalArgumentException("collapsed CQs are a software NIC option: the mlx5 QP's send CQ "
                     + "is created without collapse/overrun-ignore");
         }
         if (!Backend.CUDA.isAvailable()) {
-            throw new BackendUnavailableException(what + Backend.CUDA.unavailabilityCause().getMessage(),
-                    Backend.CUDA.unavailabilityCause());
+            throw new BackendUnavailableException(GPU_QUEUES + "no usable GPU to hold the queues: "
+                    + Backend.CUDA.unavailabilityCause().getMessage(), Backend.CUDA.unavailabilityCause());
         }
         if (!Backend.VERBS.isAvailable()) {
-            throw new BackendUnavailableException(what + Backend.VERBS.unavailabilityCause().getMessage(),
-                    Backend.VERBS.unavailabilityCause());
+            throw new BackendUnavailableException(GPU_QUEUES + "no mlx5 device: "
+                    + Backend.VERBS.unavailabilityCause().getMessage(), Backend.VERBS.unavailabilityCause());
         }
-        Mlx5Options o = setup.mlx5();
-        try (Mlx5Device dev = Mlx5Device.open(o.device(), o.port(), o.gidIndex())) {
-            dev.requireDevx();
-        } catch (NativeException e) { // ENODEV: no (mlx5) device, or no DevX on it
-            throw e.unavailableIfNoDevice(what + e.getMessage());
-        }
-        throw new BackendUnavailableException(what + "DevX is available, and the C runtime creates and connects "
-                + "GPU-resident QPs (marrow_mlx5_gpu_qp_*), but this build does not yet wire gda's GPU data "
-                + "buffers and endpoints to them: use --placement host on mlx5, or --nic softnic for "
-                + "GPU-resident queues", null);
+        return openMlx5(setup);
     }
+
+    /** The prefix of every refusal of mlx5 + placement gpu. */
+    static final String GPU_QUEUES = "--nic mlx5 --placement gpu (queues in GPU memory through DevX): ";
 
     /** The device engine: distinct SMs its blocks ran on; -1 on any other NIC. */
     public int nicSmsUsed() {
@@ -316,10 +314,15 @@ public final class MiniGda implements AutoCloseable {
                 setup.nicSms(), d.distinctSms(), d.blocksPerSm());
     }
 
-    /** cuda + mlx5: verbs QPs, views from mlx5dv_init_obj, one host (loopback pair) or two (--peer). */
+    /**
+     * cuda + mlx5, one host (loopback pair) or two (--peer). Placement host: verbs QPs, views from
+     * mlx5dv_init_obj. Placement gpu: DevX QPs with their queues in GPU memory (checked first by
+     * {@link #openMlx5Gpu}); the data buffers are host memory registered through verbs on both.
+     */
     private static MiniGda openMlx5(GdaSetup setup) {
         Mlx5Options o = setup.mlx5();
-        boolean responder = o.role() == PeerRole.RESPONDER;
+        boolean gpuQueues = setup.placement() == Placement.GPU;
+        boolean responder = o.role() == PeerRole.RESPONDER && !gpuQueues; // GPU queues: a GPU on both sides
         if (setup.target() != Target.CUDA) {
             throw new IllegalArgumentException("--nic mlx5 runs with --target cuda only: the CPU executor's "
                     + "orderings (C11 fences) were not written for a write-combined MMIO doorbell (no sfence/WC "
@@ -344,22 +347,36 @@ public final class MiniGda implements AutoCloseable {
                     + " (issue and put+completion need no GPU there)";
         }
         Mlx5Device dev;
+        String what = gpuQueues ? GPU_QUEUES : "mini-gda on mlx5: ";
         try {
             dev = Mlx5Device.open(o.device(), o.port(), o.gidIndex());
         } catch (NativeException e) { // ENODEV: libibverbs/libmlx5 or the device missing
-            throw e.unavailableIfNoDevice("mini-gda on mlx5: " + e.getMessage());
+            throw e.unavailableIfNoDevice(what + e.getMessage());
+        }
+        if (gpuQueues) {
+            try {
+                dev.requireDevx();
+            } catch (NativeException e) { // ENODEV: libmlx5 without DevX, or the context refused it
+                RuntimeException u = e.unavailableIfNoDevice(what + e.getMessage());
+                try {
+                    dev.close();
+                } catch (RuntimeException c) {
+                    u.addSuppressed(c);
+                }
+                throw u;
+            }
         }
         // What was actually opened (name, port, GID index) goes into the records.
         GdaSetup opened = setup.withMlx5(o.withDevice(dev.name(), dev.gidIndex()).withPort(dev.port()));
         Arena arena = Arena.ofShared();
-        List<Mlx5QueuePair> qps = new ArrayList<>();
+        List<HardwareQueuePair> qps = new ArrayList<>();
         List<Mlx5MemoryRegion> mrs = new ArrayList<>();
         PeerExchange x = null;
         long n = setup.bufferBytes();
         try {
             if (!o.twoHost()) {
-                Mlx5QueuePair a = add(qps, dev.createQueuePair(qpConfig(setup)));
-                Mlx5QueuePair b = add(qps, dev.createQueuePair(qpConfig(setup)));
+                HardwareQueuePair a = add(qps, newQueuePair(dev, setup));
+                HardwareQueuePair b = add(qps, newQueuePair(dev, setup));
                 opened = granted(opened, a);
                 Mlx5MemoryRegion srcA = add(mrs, dev.register(arena.allocate(n, 4096), Access.LOCAL_WRITE));
                 Mlx5MemoryRegion srcB = add(mrs, dev.register(arena.allocate(n, 4096), Access.LOCAL_WRITE));
@@ -375,8 +392,8 @@ public final class MiniGda implements AutoCloseable {
                         buffers(srcA, inA, infoB));
                 MemorySegment epB = endpoint(arena, Nic.MLX5, setup.placement(), b.qpView(), b.cqView(),
                         buffers(srcB, inB, infoA));
-                String conn = String.format("%s port %d: QP 0x%x <-> QP 0x%x (one host)", dev.name(), dev.port(),
-                        a.qpn(), b.qpn());
+                String conn = String.format("%s port %d: %sQP 0x%x <-> QP 0x%x (one host)", dev.name(),
+                        dev.port(), devxText(a), a.qpn(), b.qpn());
                 Runnable reconnect = () -> {
                     a.reset();
                     b.reset();
@@ -386,7 +403,7 @@ public final class MiniGda implements AutoCloseable {
                 return new MiniGda(opened, arena, new GdaMode.Mlx5Pair(new GdaMode.Mlx5Queues(dev, qps, mrs), conn,
                         new GdaMode.LocalPair(epA, epB, inA.buffer(), inB.buffer(), reconnect)));
             }
-            Mlx5QueuePair qp = add(qps, dev.createQueuePair(qpConfig(setup)));
+            HardwareQueuePair qp = add(qps, newQueuePair(dev, setup));
             opened = granted(opened, qp);
             Mlx5MemoryRegion src = add(mrs, dev.register(arena.allocate(n, 4096), Access.LOCAL_WRITE));
             Mlx5MemoryRegion in = add(mrs, dev.register(arena.allocate(n, 4096),
@@ -405,8 +422,8 @@ public final class MiniGda implements AutoCloseable {
             // The destination is the other host's inbox: in WQEs only, never mapped or read here.
             MemorySegment ep = endpoint(arena, Nic.MLX5, setup.placement(), qp.qpView(), qp.cqView(),
                     buffers(src, in, remote), true);
-            String conn = String.format("%s port %d: QP 0x%x <-> peer QP 0x%x at %s (%s)", dev.name(), dev.port(),
-                    qp.qpn(), remote.qpn(), x.peerName(), o.role());
+            String conn = String.format("%s port %d: %sQP 0x%x <-> peer QP 0x%x at %s (%s)", dev.name(),
+                    dev.port(), devxText(qp), qp.qpn(), remote.qpn(), x.peerName(), o.role());
             return new MiniGda(opened, arena, new GdaMode.Mlx5Peer(new GdaMode.Mlx5Queues(dev, qps, mrs), x, conn, ep,
                     in.buffer(), rttRefusal, peerEnv));
         } catch (RuntimeException e) {
@@ -429,15 +446,35 @@ public final class MiniGda implements AutoCloseable {
     }
 
     /** The setup with the SQ size libmlx5 granted (logSq counts WQEBBs on both NICs). */
-    private static GdaSetup granted(GdaSetup s, Mlx5QueuePair qp) {
+    private static GdaSetup granted(GdaSetup s, HardwareQueuePair qp) {
         return s.withQueues(Integer.numberOfTrailingZeros(qp.sqWqebbs()), s.logCq(), s.collapsedCq());
     }
 
     /** The QP shape of the setup; each call draws its own start PSN. */
     private static Mlx5QueuePair.Config qpConfig(GdaSetup s) {
         Mlx5QueuePair.Config d = Mlx5QueuePair.Config.defaults();
-        return new Mlx5QueuePair.Config(s.logSq(), s.logCq(), s.maxInline(), d.access(), QueuePlacement.HOST,
-                d.sqPsn());
+        QueuePlacement p = s.placement() == Placement.GPU ? QueuePlacement.GPU : QueuePlacement.HOST;
+        return new Mlx5QueuePair.Config(s.logSq(), s.logCq(), s.maxInline(), d.access(), p, d.sqPsn());
+    }
+
+    /** A verbs QP (placement host) or a DevX QP with its queues on the setup's GPU (placement gpu). */
+    private static HardwareQueuePair newQueuePair(Mlx5Device dev, GdaSetup s) {
+        if (s.placement() != Placement.GPU) {
+            return dev.createQueuePair(qpConfig(s));
+        }
+        try {
+            return dev.createGpuQueuePair(qpConfig(s), s.cudaDevice());
+        } catch (NativeException e) { // ENODEV: no DevX or no GPU after all
+            throw e.unavailableIfNoDevice(GPU_QUEUES + e.getMessage());
+        }
+    }
+
+    /** "DevX (GPU queues[; fallbacks]) " for a DevX QP, "" for a verbs one. */
+    private static String devxText(HardwareQueuePair qp) {
+        if (!(qp instanceof Mlx5GpuQueuePair g)) {
+            return "";
+        }
+        return "DevX (queues in GPU memory" + (g.note().isEmpty() ? "" : "; " + g.note()) + ") ";
     }
 
     private static Buffers buffers(Mlx5MemoryRegion src, Mlx5MemoryRegion inbox, PeerInfo to) {
@@ -455,7 +492,7 @@ public final class MiniGda implements AutoCloseable {
         release(hw.qps(), hw.mrs(), hw.device(), arena, first);
     }
 
-    private static void release(List<Mlx5QueuePair> qps, List<Mlx5MemoryRegion> mrs, Mlx5Device dev, Arena arena,
+    private static void release(List<HardwareQueuePair> qps, List<Mlx5MemoryRegion> mrs, Mlx5Device dev, Arena arena,
                                 Throwable first) {
         List<AutoCloseable> order = new ArrayList<>();
         for (int i = qps.size() - 1; i >= 0; i--) {
@@ -683,6 +720,8 @@ public final class MiniGda implements AutoCloseable {
             SoftNicCounters before = nic == null ? null : nic.counters();
             DeviceEngineSession dev = mode instanceof GdaMode.DeviceEngine d ? d.engine() : null;
             Map<String, Long> devBefore = dev == null ? null : dev.counters();
+            List<Mlx5GpuQueuePair> gpuQps = gpuQueuePairs();
+            List<Mlx5GpuQueuePair.Indexes> resumedFrom = gpuQps.stream().map(Mlx5GpuQueuePair::indexes).toList();
             int rc;
             NativeLib lib;
             if (cuda) {
@@ -711,12 +750,66 @@ public final class MiniGda implements AutoCloseable {
                     getLong(res, GdaLayouts.RESULT, "peer_posts"), payloadErrors);
             GdaRun.WqeShape wqe = new GdaRun.WqeShape(getInt(res, GdaLayouts.RESULT, "ds"),
                     getInt(res, GdaLayouts.RESULT, "wqebbs_per_wqe"));
+            checkResume(gpuQps, resumedFrom, counters, wqe.wqebbs());
             return new GdaRun(setup, spec, samples, counters, wqe, emu);
         } catch (RuntimeException | Error e) {
             throw e;
         } catch (Throwable t) {
             throw new MarrowException("mini-gda run failed: " + t, t);
         }
+    }
+
+    /** The DevX QPs of an mlx5 session with GPU-resident queues ([A, B] or [this side's]); empty otherwise. */
+    private List<Mlx5GpuQueuePair> gpuQueuePairs() {
+        GdaMode.Mlx5Queues hw = switch (mode) {
+            case GdaMode.Mlx5Pair p -> p.hw();
+            case GdaMode.Mlx5Peer p -> p.hw();
+            default -> null;
+        };
+        if (hw == null) {
+            return List.of();
+        }
+        List<Mlx5GpuQueuePair> l = new ArrayList<>();
+        for (HardwareQueuePair q : hw.qps()) {
+            if (q instanceof Mlx5GpuQueuePair g) {
+                l.add(g);
+            }
+        }
+        return l;
+    }
+
+    /**
+     * GPU-resident queues: the host cannot load them, so the doorbell records are copied back
+     * (marrow_mlx5_gpu_qp_indexes, cudaMemcpy) before and after a run. The SQ producer counter must
+     * have moved by the WQEBBs posted and the CQ consumer index by the CQEs consumed (A: posts and
+     * cqes; B, the round trip's peer: peer_posts each), else the next run would resume from a wrong
+     * place.
+     */
+    static void checkResume(List<Mlx5GpuQueuePair> qps, List<Mlx5GpuQueuePair.Indexes> before, GdaRun.Counters c,
+                            int wqebbsPerWqe) {
+        for (int i = 0; i < qps.size(); i++) {
+            Mlx5GpuQueuePair.Indexes after = qps.get(i).indexes();
+            long wqes = i == 0 ? c.posts() : c.peerPosts();
+            long cqes = i == 0 ? c.cqes() : c.peerPosts();
+            String why = resumeMismatch(before.get(i), after, wqes * wqebbsPerWqe, cqes);
+            if (why != null) {
+                throw new MarrowException("GPU-resident queues of QP 0x" + Integer.toHexString(qps.get(i).qpn())
+                        + ": the doorbell records read back from GPU memory disagree with the run: " + why);
+            }
+        }
+    }
+
+    /** null when the counters moved by wqebbs (16-bit SQ counter) and cqes (24-bit CQ index); else why not. */
+    static String resumeMismatch(Mlx5GpuQueuePair.Indexes before, Mlx5GpuQueuePair.Indexes after, long wqebbs,
+                                 long cqes) {
+        long sq = (after.sqProducer() - before.sqProducer()) & 0xffffL;
+        long cq = (after.cqConsumer() - before.cqConsumer()) & 0xffffffL;
+        if (sq == (wqebbs & 0xffffL) && cq == (cqes & 0xffffffL)) {
+            return null;
+        }
+        return String.format("SQ producer counter 0x%x -> 0x%x (moved %d, %d WQEBBs posted), CQ consumer index "
+                + "0x%x -> 0x%x (moved %d, %d CQEs consumed)", before.sqProducer(), after.sqProducer(), sq, wqebbs,
+                before.cqConsumer(), after.cqConsumer(), cq, cqes);
     }
 
     /**

@@ -8,7 +8,7 @@ import dev.marrow.internal.ffi.CEnum;
  * (the software NIC's CPU engine, verbs QPs). {@link #GPU}: GPU memory,
  * served by the software NIC's device engine (docs/design/device-engine.md);
  * on mlx5 the QPs come from DevX with GPU memory as umems
- * (docs/design/mlx5-queue-formats.md §7; gda does not drive them yet).
+ * (docs/design/mlx5-queue-formats.md §7), the data buffers staying in host memory.
  */
 public enum Placement implements CEnum {
     HOST("host"), GPU("gpu");

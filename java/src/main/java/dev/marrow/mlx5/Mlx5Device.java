@@ -110,6 +110,17 @@ public final class Mlx5Device implements AutoCloseable {
         return Mlx5QueuePair.create(this, config);
     }
 
+    /**
+     * A DevX queue pair with its queues in GPU memory on CUDA device cudaDevice
+     * (config.placement() must be GPU); see {@link Mlx5GpuQueuePair}.
+     *
+     * @throws dev.marrow.api.NativeException ENODEV without DevX or without a usable GPU (the reason in the
+     *                                        message), EIO when a DevX command or registration fails
+     */
+    public Mlx5GpuQueuePair createGpuQueuePair(Mlx5QueuePair.Config config, int cudaDevice) {
+        return Mlx5GpuQueuePair.open(this, config, cudaDevice);
+    }
+
     MemorySegment handle() {
         return handle;
     }

@@ -14,6 +14,7 @@ import static dev.marrow.internal.ffi.CStruct.bytes;
 import static dev.marrow.internal.ffi.CStruct.i32;
 import static dev.marrow.internal.ffi.CStruct.i64;
 import static dev.marrow.internal.ffi.CStruct.layout;
+import static dev.marrow.internal.ffi.CStruct.ptr;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
@@ -46,9 +47,13 @@ public final class Mlx5Ffi {
             i32("path_mtu"), i32("sl"), i32("traffic_class"), i32("hop_limit"), i32("timeout"), i32("retry_cnt"),
             i32("rnr_retry"), i32("min_rnr_timer"), i32("max_rd_atomic"), i32("max_dest_rd_atomic"), i32("flags"));
 
+    /** GPU memory operations for a DevX QP: libmarrow_cuda.so fills them, libmarrow_verbs.so calls them. */
+    public static final StructLayout GPU_MEM_OPS = layout(L.VERBS, "marrow_mlx5_gpu_mem_ops",
+            ptr("alloc"), ptr("free"), ptr("dmabuf_fd"), ptr("to_gpu"), ptr("from_gpu"), ptr("ctx"));
+
     /** Every struct crossing into libmarrow_verbs.so; the views are the softnic's. */
     public static final List<StructLayout> ALL = List.of(DEVICE_ATTR, QP_ATTR, PEER_INFO, CONN_PARAMS,
-            EmuLayouts.QP_VIEW, EmuLayouts.CQ_VIEW);
+            GPU_MEM_OPS, EmuLayouts.QP_VIEW, EmuLayouts.CQ_VIEW);
 
     /** Holder: first use loads libmarrow_verbs.so and runs the layout handshake. */
     static final class V {
@@ -68,6 +73,15 @@ public final class Mlx5Ffi {
         static final MethodHandle QP_STATE = h("marrow_mlx5_qp_state", JAVA_INT, ADDRESS, ADDRESS);
         static final MethodHandle QP_RESET = h("marrow_mlx5_qp_reset", JAVA_INT, ADDRESS);
         static final MethodHandle DEVX_CHECK = h("marrow_mlx5_devx_check", JAVA_INT, ADDRESS);
+        static final MethodHandle GPU_QP_OPEN = h("marrow_mlx5_gpu_qp_open", JAVA_INT, ADDRESS, ADDRESS, ADDRESS,
+                ADDRESS, ADDRESS, ADDRESS, ADDRESS, JAVA_INT);
+        static final MethodHandle GPU_QP_DESTROY = h("marrow_mlx5_gpu_qp_destroy", JAVA_INT, ADDRESS);
+        static final MethodHandle GPU_QP_LOCAL_INFO = h("marrow_mlx5_gpu_qp_local_info", JAVA_INT, ADDRESS, ADDRESS,
+                ADDRESS);
+        static final MethodHandle GPU_QP_CONNECT = h("marrow_mlx5_gpu_qp_connect", JAVA_INT, ADDRESS, ADDRESS,
+                ADDRESS);
+        static final MethodHandle GPU_QP_INDEXES = h("marrow_mlx5_gpu_qp_indexes", JAVA_INT, ADDRESS, ADDRESS,
+                ADDRESS);
 
         private static NativeLib load() {
             NativeLib lib = L.VERBS;
@@ -83,13 +97,16 @@ public final class Mlx5Ffi {
         }
     }
 
-    /** libmarrow_cuda.so's host-mapping calls; loaded only when a GPU mapping is asked for. */
+    /** libmarrow_cuda.so's host-mapping and DevX-memory calls; loaded only when a GPU is asked for. */
     static final class C {
         static final NativeLib LIB = NativeLib.shared("cuda");
         static final MethodHandle REGISTER = LIB.handle("marrow_cuda_host_register",
                 FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT, ADDRESS));
         static final MethodHandle UNREGISTER = LIB.handle("marrow_cuda_host_unregister",
                 FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        /** Fills a marrow_mlx5_gpu_mem_ops with cudaMalloc/cudaFree/dma-buf/cudaMemcpy on one device. */
+        static final MethodHandle DEVX_MEM_OPS = LIB.handle("marrow_cuda_devx_mem_ops",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
     }
 
     /** The verbs library, handshake done (for tests and diagnostics). */

@@ -29,7 +29,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * <p>Connect: {@link #localInfo} → {@link PeerExchange#exchange} →
  * {@link #connect} → {@link PeerExchange#barrier} before the first write.
  */
-public final class Mlx5QueuePair implements AutoCloseable {
+public final class Mlx5QueuePair implements HardwareQueuePair {
 
     /** Creation parameters; sizes are log2. */
     public record Config(int logSqWqebbs, int logCqEntries, int maxInlineData, int access, QueuePlacement placement,
@@ -230,9 +230,4 @@ public final class Mlx5QueuePair implements AutoCloseable {
             throw Mlx5Ffi.rethrow(t);
         }
     }
-
-
-
-
-
 }

@@ -109,4 +109,35 @@ class MiniGdaMlx5Test {
             assertTrue(g.setup().mlx5().port() >= 1);
         }
     }
+    /**
+     * Placement gpu: DevX QPs with SQ, CQ and doorbell records in GPU memory
+     * (docs/design/mlx5-queue-formats.md §7.1). A driver or NIC without DevX is a
+     * skip with the reason. Two runs of each experiment on one session: the
+     * second resumes from the doorbell records read back with cudaMemcpy, and
+     * every run's read-back is checked against its posts and CQEs by MiniGda.
+     */
+    @Test
+    void gpuResidentQueuesThroughDevxDeliverAndResume() {
+        MiniGda g;
+        try {
+            g = MiniGda.open(mlx5().withPlacement(Placement.GPU));
+        } catch (dev.marrow.api.BackendUnavailableException e) {
+            Assumptions.abort("GPU-resident queues unavailable here: " + e.getMessage());
+            return;
+        }
+        try (g) {
+            System.out.println("cuda+mlx5 placement gpu: " + g.connection());
+            assertTrue(g.connection().contains("DevX (queues in GPU memory"), g.connection());
+            for (Payload p : Payload.values()) {
+                for (Experiment e : new Experiment[] {Experiment.PUT_COMPLETION, Experiment.ROUND_TRIP,
+                        Experiment.PUT_COMPLETION}) {
+                    GdaRun r = run(g, GdaRunSpec.of(e, Ordering.GPU_FENCE, p, 8).withIters(200, 20));
+                    assertDelivered(g, r);
+                    ResultRecord rec = GdaRecords.record(List.of(r));
+                    assertEquals("gpu", rec.params().get("placement"), rec.params().toString());
+                    assertTrue(rec.hardware(), "cuda+mlx5 is hardware");
+                }
+            }
+        }
+    }
 }
