@@ -44,7 +44,9 @@ step() { local name=$1 limit=$2; shift 2; local t0; t0=$(date +%s%N)
     if [ "$rem" -lt 5 ]; then echo "$name skipped (HARD_END_S)" | tee -a "$OUT/steps.txt"; return 0; fi
     [ "$rem" -lt "$limit" ] && limit=$rem
   fi
-  timeout "$limit" "$@" >"$OUT/$name.log" 2>&1; local rc=$?
+  # -k: a child that survives SIGTERM (a JVM whose shutdown waits on a stuck CUDA call, say)
+  # is killed 10 s later, so no orphan competes with the steps after it.
+  timeout -k 10 "$limit" "$@" >"$OUT/$name.log" 2>&1; local rc=$?
   echo "$name rc=$rc $(( ($(date +%s%N) - t0) / 1000000 )) ms" | tee -a "$OUT/steps.txt"; }
 
 phase_env() {
@@ -132,5 +134,7 @@ for ph in "$@"; do
     echo "phase $ph skipped (HARD_END_S)" | tee -a "$OUT/steps.txt"; continue
   fi
   echo "phase $ph start t=${SECONDS}s" | tee -a "$OUT/steps.txt"; "phase_$ph"
+  # What still runs after the phase: a leftover process would compete with the next phases.
+  { echo "after phase $ph t=${SECONDS}s"; ps -eo pid,ppid,stat,etime,pcpu,args --sort=-pcpu | head -8; } >>"$OUT/ps.txt" 2>&1
 done
 tar -C "$OUT" -czf /tmp/h200-run.tgz . && rm -rf "${OUT:?}"/* && mv /tmp/h200-run.tgz "$OUT/"

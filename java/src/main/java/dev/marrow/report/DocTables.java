@@ -65,6 +65,23 @@ public final class DocTables {
             return records(suffix).getFirst();
         }
 
+        /** "page/folder" of every input directly in a folder of that name (e.g. "h200-loaded/medians"), sorted. */
+        List<String> folders(String folder) {
+            List<String> dirs = new ArrayList<>();
+            for (Path p : paths) {
+                Path parent = p.toAbsolutePath().normalize().getParent();
+                if (parent == null || parent.getParent() == null || !parent.getFileName().toString().equals(folder)) {
+                    continue;
+                }
+                String d = parent.getParent().getFileName() + "/" + folder;
+                if (!dirs.contains(d)) {
+                    dirs.add(d);
+                }
+            }
+            dirs.sort(null);
+            return dirs;
+        }
+
         /** The *.jsonl inputs directly in folder (a path ending, "h200-gda-rate/devnic"), sorted by name. */
         List<String> under(String folder) {
             List<String> names = new ArrayList<>();
@@ -105,6 +122,7 @@ public final class DocTables {
         m.putAll(LoadedDocTables.tables(in));
         m.putAll(KernelCostDocTables.tables(in));
         m.putAll(GpuResidentDocTables.tables(in));
+        m.putAll(MediansDocTables.tables(in));
         if (m.isEmpty()) {
             throw new IllegalArgumentException("the --input files are not the raw files of any results doc "
                     + "(expected e.g. docs/results/h200-softnic-proxy/*.json and its run1-dbrec-triggered/*.json)");
