@@ -78,3 +78,31 @@ phase_medians2() {
   rr gda-singleop-cuda-w200 240 $M gda goodput --single-op --target cuda --engine-cpu 2 --wire-gbps 200 \
     --sizes 8-1048576 --iters 500 --warmup 50 --max-seconds 70
 }
+
+# Call 3 of 2026-12-01 evening: the loaded gda set again (call 1's reserved/64 point measured a
+# probe p50 of 4.5 ms against 53 us in earlier passes, after a memcheck step had timed out and
+# may have left a process behind), the Fig. 11 single-op sweep with the sampled payload check,
+# and -- for the NVSHMEM 16-QP preset's error CQEs on host-resident queues -- the same run with
+# the ordering overridden to release-sys (explicit flags win over a preset).
+phase_medians3() {
+  mkdir -p "$OUT/medians"
+  rr gda-loaded-cuda 75 $M gda loaded --target cuda --engine-cpu 2 --background 0,1,4,16,64 --queue both \
+    --iters 2000 --warmup 200 --max-seconds 30
+  rr gda-singleop-cuda-w200 150 $M gda goodput --single-op --target cuda --engine-cpu 2 --wire-gbps 200 \
+    --sizes 8-1048576 --iters 500 --warmup 50 --max-seconds 40
+  local G="--target cuda --blocks 16 --threads 32 --messages 8192 --warmup 1024 --repeats 3 --timeout-ms 5000"
+  step presetrate-nvshmem-ibgda-16qp-release-sys 40 $M gda rate --preset nvshmem-ibgda-16qp --ordering release-sys \
+    $G --nic softnic --engine-threads 8 --engine-cpus 1,2,3,4,5,6,7,8 --format json --quiet \
+    -o "$OUT/medians/gda-rate-nvshmem-ibgda-16qp-release-sys.jsonl"
+  step presetrate-nvshmem-ibgda-16qp-threadfence 40 $M gda rate --preset nvshmem-ibgda-16qp \
+    $G --nic softnic --engine-threads 8 --engine-cpus 1,2,3,4,5,6,7,8 --format json \
+    -o "$OUT/medians/gda-rate-nvshmem-ibgda-16qp-threadfence.jsonl"
+}
+
+# The SASS around the PCs of the DSM racecheck warning (traffic_kernel<0>, sm_90), for
+# docs/results/h200-compute-sanitizer.md: the development machine has no cuobjdump.
+phase_dsmsass() {
+  local cu; cu=$(command -v cuobjdump || echo /usr/local/cuda/bin/cuobjdump)
+  step dsm-sass 60 sh -c "$cu -arch sm_90 -sass native/target/stage/lib/libmarrow_cuda.so | awk \
+    '/Function : /{p = (\$0 ~ /traffic_kernelILj0E/)} p' | head -400 >$OUT/dsm-traffic-kernel0-sass.txt"
+}

@@ -123,6 +123,7 @@ public final class DocTables {
         m.putAll(KernelCostDocTables.tables(in));
         m.putAll(GpuResidentDocTables.tables(in));
         m.putAll(MediansDocTables.tables(in));
+        m.putAll(PresetRunsDocTables.tables(in));
         if (m.isEmpty()) {
             throw new IllegalArgumentException("the --input files are not the raw files of any results doc "
                     + "(expected e.g. docs/results/h200-softnic-proxy/*.json and its run1-dbrec-triggered/*.json)");
