@@ -120,6 +120,14 @@ public final class ProxyCommand {
 
         /** Where the peer is: --peer, else a launcher's environment; null in one process. */
         PeerAddress peerAddress() {
+            return peerAddress(false);
+        }
+
+        /**
+         * gpuProducers: the command's GPU producers check no local destination (proxy latency
+         * without a round trip), so --producer cuda may initiate across processes.
+         */
+        PeerAddress peerAddress(boolean gpuProducers) {
             if (peerTimeoutS <= 0) {
                 throw new IllegalArgumentException("--peer-timeout-s must be > 0, not " + peerTimeoutS);
             }
@@ -143,9 +151,10 @@ public final class ProxyCommand {
                 throw new IllegalArgumentException("the two-process mini-proxy runs on the software NIC's "
                         + "shared-memory wire (--nic softnic); --nic " + nic.label() + " takes no peer");
             }
-            if (producer == CliNames.Producer.CUDA) { // GPU producers verify a local destination that is not there
-                throw new IllegalArgumentException("the two-process mini-proxy takes --producer cpu in this build; "
-                        + "GPU producers across processes are not wired yet");
+            if (producer == CliNames.Producer.CUDA && !gpuProducers) { // they verify a local destination
+                throw new IllegalArgumentException("across processes this command takes --producer cpu (its GPU "
+                        + "producers check a local destination that is in the other process); proxy latency "
+                        + "takes --producer cuda");
             }
             return addr;
         }
@@ -160,10 +169,12 @@ public final class ProxyCommand {
             int spinning = 2 * engineThreads + 2; // both engines, the initiator's producer and worker at least
             SoftNic.Options opts = new SoftNic.Options(CpuBudget.pollMode(poll, spinning), engineThreads, engineCpu,
                     true);
+            // a round-trip session adds this side's proxy worker and PE 1
+            boolean yieldIdle = CpuBudget.oversubscribed(spinning + 2);
             try (ProxyPeer p = ProxyPeer.open(addr, Duration.ofSeconds(peerTimeoutS))) {
                 err.println("marrow: proxy responder: connected to " + p.peerName());
                 err.flush();
-                int n = p.serve(opts, line -> {
+                int n = p.serve(opts, yieldIdle, line -> {
                     err.println("marrow: " + line);
                     err.flush();
                 });
@@ -185,10 +196,16 @@ public final class ProxyCommand {
 
         /** Two processes: the record says how they were joined and what the responder saw. */
         void tagPeer(ResultRecord r, ProxyPeer p, MiniProxy px, long nonzero) {
+            tagPeer(r, p, px.peerConnection(), nonzero);
+        }
+
+        /** As above, with the session's connection read before the proxy closed. */
+        void tagPeer(ResultRecord r, ProxyPeer p, String connection, long nonzero) {
             r.param("gpu_hardware", producer == CliNames.Producer.CUDA).param("nic_hardware", false)
                     .param("peer", p.address().toString()).param("role", "initiator")
                     .param("transport", "softnic shared-memory wire (two processes, one host)")
-                    .param("connection", px.peerConnection())
+                    .param("processes", 2)
+                    .param("connection", connection)
                     .param("payload_check", "responder: non-zero bytes in its inbox after the session")
                     .metric("peer_inbox_nonzero_bytes", nonzero);
             if (launch != null) {
@@ -320,7 +337,7 @@ public final class ProxyCommand {
             common.applyPreset(presetRules(this), spec);
             MiniProxy.checkLatency(iters, warmup, size, common.timeoutNs(), common.producer == CliNames.Producer.CUDA);
             common.validate();
-            PeerAddress addr = common.peerAddress();
+            PeerAddress addr = common.peerAddress(true);
             if (addr != null && !common.initiator) {
                 return common.serve(addr, out, spec);
             }

@@ -10,6 +10,7 @@ import dev.marrow.api.softnic.Access;
 import dev.marrow.api.softnic.CompletionQueue;
 import dev.marrow.api.softnic.MemoryRegion;
 import dev.marrow.api.softnic.QueuePair;
+import dev.marrow.api.softnic.ShmWire;
 import dev.marrow.api.softnic.SoftNic;
 
 import java.lang.foreign.Arena;
@@ -78,6 +79,20 @@ public final class MiniProxy implements AutoCloseable {
      * responder can tell delivered bytes from untouched ones.
      */
     public static MiniProxy open(ProxyConfig c, ProxyPeer peer) {
+        return open(c, peer, false);
+    }
+
+    /**
+     * As {@link #open(ProxyConfig, ProxyPeer)}; with peerAnswers the buffer
+     * lies in this side's wire and is exported, and the responder runs a
+     * proxy of its own whose PE 1 answers every write to its flag word into
+     * this buffer's flag word (the round trip of proxy loaded across two
+     * processes, docs/design/two-process.md section 9).
+     */
+    public static MiniProxy open(ProxyConfig c, ProxyPeer peer, boolean peerAnswers) {
+        if (peerAnswers && peer == null) {
+            throw new IllegalArgumentException("peerAnswers needs a peer");
+        }
         if (peer != null && !c.nic().equals("softnic")) {
             throw new IllegalArgumentException("the two-process mini-proxy runs on the software NIC's shared-memory "
                     + "wire; --nic verbs with a peer is not supported");
@@ -91,17 +106,29 @@ public final class MiniProxy implements AutoCloseable {
             long bytes = Math.max(bufferBytes(c.rings(), c.logSlots(), 64), c.minBufferBytes());
             bytes = (bytes + 4095) & ~4095L;
             shared = Arena.ofShared();
-            MemorySegment buf = shared.allocate(bytes, 4096);
+            MemorySegment buf = null;
             int lkey = 0;
             int rkey = 0;
             List<QueuePair> qps = new ArrayList<>();
             List<CompletionQueue> cqs = new ArrayList<>();
+            ShmWire ownWire = null;
+            MemoryRegion ownMr = null;
             if (c.nic().equals("softnic")) {
                 Backend.SOFTNIC.ensureAvailability();
                 ProxyConfig.Engine e = c.engine();
                 nic = SoftNic.open(new SoftNic.Options(e.hot() ? SoftNic.PollMode.HOT : SoftNic.PollMode.IDLE,
                         e.threads(), e.cpu(), true));
+                if (peerAnswers) { // the peer's replies can only reach memory in this side's segment
+                    ownWire = nic.createWire(bytes);
+                    buf = ownWire.allocate(bytes);
+                }
+            }
+            if (buf == null) {
+                buf = shared.allocate(bytes, 4096);
+            }
+            if (nic != null) {
                 MemoryRegion mr = nic.registerMemory(buf, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+                ownMr = mr;
                 lkey = mr.lkey();
                 rkey = mr.rkey();
                 try { // the software NIC checks --log-sq: its refusal is a usage error
@@ -124,41 +151,14 @@ public final class MiniProxy implements AutoCloseable {
                 for (long i = 0; i < bytes; i++) {
                     buf.set(JAVA_BYTE, i, (byte) (1 + i % 251));
                 }
-                remote = peer.connect(nic, qps, bytes);
+                remote = peer.connect(nic, qps, bytes, ownWire, ownWire != null ? ownMr : null);
             }
-            MemorySegment cfg = ProxyFfi.config(tmp, c.geometry(), c.handoff(), c.workerOptions());
-            MemorySegment mem = CStruct.allocate(tmp, ProxyFfi.MEMORY);
-            setLong(mem, ProxyFfi.MEMORY, "base", buf.address());
-            setLong(mem, ProxyFfi.MEMORY, "len", bytes);
-            setInt(mem, ProxyFfi.MEMORY, "lkey", lkey);
-            setInt(mem, ProxyFfi.MEMORY, "rkey", rkey);
-            MemorySegment out = tmp.allocate(ADDRESS);
-            ProxyFfi.check((int) ProxyFfi.CREATE.invokeExact(cfg, mem, out), "marrow_proxy_create");
-            px = out.get(ADDRESS, 0);
+            px = create(tmp, c, buf, bytes, lkey, rkey);
             String device = null;
             int sendWr = 0;
             int sendWrGranted = 0;
             if (nic != null) {
-                for (int w = 0; w < c.workers(); w++) {
-                    MemorySegment q = CStruct.allocate(tmp, ProxyFfi.SOFTNIC_QP);
-                    QueuePair qp = qps.get(w);
-                    CompletionQueue cq = cqs.get(w);
-                    setInt(q, ProxyFfi.SOFTNIC_QP, "qpn", qp.qpn());
-                    setInt(q, ProxyFfi.SOFTNIC_QP, "sq_wqe_cnt", qp.sqWqebbs());
-                    setInt(q, ProxyFfi.SOFTNIC_QP, "max_inline", qp.maxInlineData());
-                    setInt(q, ProxyFfi.SOFTNIC_QP, "cqe_cnt", cq.entries());
-                    setAddress(q, ProxyFfi.SOFTNIC_QP, "sq_buf", qp.sendQueue());
-                    setAddress(q, ProxyFfi.SOFTNIC_QP, "sq_dbrec", qp.dbrec());
-                    setAddress(q, ProxyFfi.SOFTNIC_QP, "uar", qp.uar());
-                    setAddress(q, ProxyFfi.SOFTNIC_QP, "cq_buf", cq.buffer());
-                    setAddress(q, ProxyFfi.SOFTNIC_QP, "cq_dbrec", cq.dbrec());
-                    if (remote != null) {
-                        setLong(q, ProxyFfi.SOFTNIC_QP, "remote_base", remote.base());
-                        setLong(q, ProxyFfi.SOFTNIC_QP, "remote_len", remote.len());
-                        setInt(q, ProxyFfi.SOFTNIC_QP, "remote_rkey", remote.rkey());
-                    }
-                    ProxyFfi.check((int) ProxyFfi.ATTACH_SOFTNIC.invokeExact(px, w, q), "marrow_proxy_attach_softnic");
-                }
+                attachSoftnic(tmp, px, qps, cqs, remote);
             } else {
                 MemorySegment name = tmp.allocate(64);
                 MemorySegment want = c.verbsDevice() == null ? MemorySegment.NULL : tmp.allocateFrom(c.verbsDevice());
@@ -203,6 +203,72 @@ public final class MiniProxy implements AutoCloseable {
         }
     }
 
+    private static MemorySegment create(Arena tmp, ProxyConfig c, MemorySegment buf, long bytes, int lkey, int rkey)
+            throws Throwable {
+        MemorySegment cfg = ProxyFfi.config(tmp, c.geometry(), c.handoff(), c.workerOptions());
+        MemorySegment mem = CStruct.allocate(tmp, ProxyFfi.MEMORY);
+        setLong(mem, ProxyFfi.MEMORY, "base", buf.address());
+        setLong(mem, ProxyFfi.MEMORY, "len", bytes);
+        setInt(mem, ProxyFfi.MEMORY, "lkey", lkey);
+        setInt(mem, ProxyFfi.MEMORY, "rkey", rkey);
+        MemorySegment out = tmp.allocate(ADDRESS);
+        ProxyFfi.check((int) ProxyFfi.CREATE.invokeExact(cfg, mem, out), "marrow_proxy_create");
+        return out.get(ADDRESS, 0);
+    }
+
+    /** Worker w posts on qps[w], completes on cqs[w]; with remote its WRITEs go to the peer's memory. */
+    private static void attachSoftnic(Arena tmp, MemorySegment px, List<QueuePair> qps, List<CompletionQueue> cqs,
+                                      ProxyPeer.Remote remote) throws Throwable {
+        for (int w = 0; w < qps.size(); w++) {
+            MemorySegment q = CStruct.allocate(tmp, ProxyFfi.SOFTNIC_QP);
+            QueuePair qp = qps.get(w);
+            CompletionQueue cq = cqs.get(w);
+            setInt(q, ProxyFfi.SOFTNIC_QP, "qpn", qp.qpn());
+            setInt(q, ProxyFfi.SOFTNIC_QP, "sq_wqe_cnt", qp.sqWqebbs());
+            setInt(q, ProxyFfi.SOFTNIC_QP, "max_inline", qp.maxInlineData());
+            setInt(q, ProxyFfi.SOFTNIC_QP, "cqe_cnt", cq.entries());
+            setAddress(q, ProxyFfi.SOFTNIC_QP, "sq_buf", qp.sendQueue());
+            setAddress(q, ProxyFfi.SOFTNIC_QP, "sq_dbrec", qp.dbrec());
+            setAddress(q, ProxyFfi.SOFTNIC_QP, "uar", qp.uar());
+            setAddress(q, ProxyFfi.SOFTNIC_QP, "cq_buf", cq.buffer());
+            setAddress(q, ProxyFfi.SOFTNIC_QP, "cq_dbrec", cq.dbrec());
+            if (remote != null) {
+                setLong(q, ProxyFfi.SOFTNIC_QP, "remote_base", remote.base());
+                setLong(q, ProxyFfi.SOFTNIC_QP, "remote_len", remote.len());
+                setInt(q, ProxyFfi.SOFTNIC_QP, "remote_rkey", remote.rkey());
+            }
+            ProxyFfi.check((int) ProxyFfi.ATTACH_SOFTNIC.invokeExact(px, w, q), "marrow_proxy_attach_softnic");
+        }
+    }
+
+    /**
+     * The responder's side of a round-trip session: a proxy over the
+     * responder's inbox (buffer) and its session QPs (already connected over
+     * the wire to the initiator's), whose WRITEs go to the initiator's
+     * exported buffer. It does not own the NIC: the session closes that.
+     */
+    static MiniProxy answering(ProxyConfig c, SoftNic nic, MemorySegment buffer, MemoryRegion mr,
+                               List<QueuePair> qps, List<CompletionQueue> cqs, ProxyPeer.Remote initiator) {
+        MemorySegment px = MemorySegment.NULL;
+        try (Arena tmp = Arena.ofConfined()) {
+            px = create(tmp, c, buffer, buffer.byteSize(), mr.lkey(), mr.rkey());
+            attachSoftnic(tmp, px, qps, cqs, initiator);
+            MiniProxy made = new MiniProxy(c, buffer, nic, px, null);
+            made.ownsNic = false;
+            return made;
+        } catch (Throwable t) {
+            if (!px.equals(MemorySegment.NULL)) {
+                try {
+                    int ignored = (int) ProxyFfi.DESTROY.invokeExact(px);
+                } catch (Throwable ignored) {
+                    // already failing
+                }
+            }
+            throw ProxyFfi.rethrow(t);
+        }
+    }
+
+    private boolean ownsNic = true;
     private Arena sharedArena;
     private ProxyPeer peer;
     private String peerConnection;
@@ -541,7 +607,7 @@ public final class MiniProxy implements AutoCloseable {
         } catch (Throwable t) {
             throw ProxyFfi.rethrow(t);
         } finally {
-            if (nic != null) {
+            if (nic != null && ownsNic) {
                 nic.close();
             }
             if (sharedArena != null) {

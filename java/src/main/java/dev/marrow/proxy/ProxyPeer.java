@@ -39,6 +39,12 @@ import java.util.function.Consumer;
  */
 public final class ProxyPeer implements AutoCloseable {
     private static final String END = "end";
+    /** Setup word: the responder answers writes to its flag word (a round-trip session). */
+    private static final String ANSWER = "answer=1";
+    /** What a round-trip responder's PE 1 may write in its own inbox: its reply sources (64 slots of 64 B). */
+    private static final long ANSWER_SOURCES = 64 * 64;
+    /** SQ and CQ depth (log2) of a round-trip responder's QPs. */
+    private static final int ANSWER_LOG_SQ = 8;
 
     private final PeerExchange exchange;
     private final PeerAddress address;
@@ -72,21 +78,33 @@ public final class ProxyPeer implements AutoCloseable {
      * wire; the responder's inbox is at least bufferBytes long.
      */
     Remote connect(SoftNic nic, List<QueuePair> qps, long bufferBytes) {
-        ShmWire wire = nic.createWire(4096);
-        MemoryRegion in = nic.registerMemory(wire.allocate(4096), Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+        return connect(nic, qps, bufferBytes, null, null);
+    }
+
+    /**
+     * As above; with answersTo (this side's proxy buffer, registered, in
+     * ownWire's heap) the responder runs a proxy of its own that answers
+     * every write to its flag word into this buffer (round trips).
+     */
+    Remote connect(SoftNic nic, List<QueuePair> qps, long bufferBytes, ShmWire ownWire, MemoryRegion answersTo) {
+        ShmWire wire = ownWire != null ? ownWire : nic.createWire(4096);
+        MemoryRegion in = answersTo != null ? answersTo
+                : nic.registerMemory(wire.allocate(4096), Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+        long inLen = answersTo != null ? bufferBytes : 4096;
         wire.export(in);
         for (QueuePair qp : qps) {
             wire.export(qp);
         }
         String answer = exchange.exchangeText(PeerMessages.TYPE_PROXY_SETUP,
-                "workers=" + qps.size() + " bytes=" + bufferBytes, "proxy setup");
+                "workers=" + qps.size() + " bytes=" + bufferBytes + (answersTo != null ? " " + ANSWER : ""),
+                "proxy setup");
         if (!answer.equals("ready")) {
             throw new MarrowException("proxy peer " + peerName() + " refused the session: " + answer);
         }
         List<PeerInfo> remote = new ArrayList<>();
         for (QueuePair qp : qps) {
             PeerInfo r = exchange.exchange(new PeerInfo(qp.qpn(), 0, in.rkey(), 0, PeerInfo.LINK_ETHERNET, 5, null,
-                    in.address(), 4096));
+                    in.address(), inLen));
             if (r.rkey() == 0 || r.len() < bufferBytes) {
                 throw new MarrowException("proxy peer " + peerName() + " exposed no inbox of " + bufferBytes
                         + " bytes: " + r);
@@ -138,6 +156,11 @@ public final class ProxyPeer implements AutoCloseable {
      * number of sessions served.
      */
     public int serve(SoftNic.Options opts, Consumer<String> log) {
+        return serve(opts, false, log);
+    }
+
+    /** yieldIdle: a round-trip session's proxy workers yield when idle (more spinning threads than cores). */
+    public int serve(SoftNic.Options opts, boolean yieldIdle, Consumer<String> log) {
         int sessions = 0;
         for (;;) {
             String setup = exchange.exchangeText(PeerMessages.TYPE_PROXY_SETUP, "ready", "proxy setup");
@@ -146,10 +169,15 @@ public final class ProxyPeer implements AutoCloseable {
             }
             int workers;
             long bytes;
+            boolean answers;
             try {
                 String[] kv = setup.split(" ");
                 workers = Integer.parseInt(kv[0].substring("workers=".length()));
                 bytes = Long.parseLong(kv[1].substring("bytes=".length()));
+                answers = kv.length > 2 && kv[2].equals(ANSWER);
+                if (workers < 1 || workers > 16 || bytes < 1 || kv.length > 3 || (kv.length == 3 && !answers)) {
+                    throw new IllegalArgumentException(setup);
+                }
             } catch (RuntimeException e) {
                 throw new MarrowException("malformed proxy setup from " + peerName() + ": " + setup);
             }
@@ -159,12 +187,16 @@ public final class ProxyPeer implements AutoCloseable {
                 MemoryRegion in = nic.registerMemory(inbox, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
                 wire.export(in);
                 List<QueuePair> qps = new ArrayList<>();
+                List<CompletionQueue> cqs = new ArrayList<>();
                 List<PeerInfo> remote = new ArrayList<>();
                 for (int w = 0; w < workers; w++) {
-                    CompletionQueue cq = nic.createCompletionQueue(6, false, false);
-                    QueuePair qp = nic.createQueuePair(QueuePair.Config.of(cq));
+                    // a round-trip session's QPs carry the answering proxy's WRITE chains (64 B inline)
+                    CompletionQueue cq = nic.createCompletionQueue(answers ? ANSWER_LOG_SQ : 6, false, false);
+                    QueuePair qp = nic.createQueuePair(answers ? QueuePair.Config.of(cq)
+                            .withLogSqWqebbs(ANSWER_LOG_SQ).withMaxInlineData(64) : QueuePair.Config.of(cq));
                     wire.export(qp);
                     qps.add(qp);
+                    cqs.add(cq);
                     remote.add(exchange.exchange(new PeerInfo(qp.qpn(), 0, in.rkey(), 0, PeerInfo.LINK_ETHERNET, 5,
                             null, in.address(), bytes)));
                 }
@@ -172,13 +204,37 @@ public final class ProxyPeer implements AutoCloseable {
                 for (int w = 0; w < workers; w++) {
                     pw.connect(qps.get(w), remote.get(w).qpn());
                 }
+                MiniProxy answering = null;
+                if (answers) {
+                    PeerInfo r0 = remote.get(0);
+                    if (r0.len() != bytes) {
+                        throw new MarrowException("proxy peer " + peerName() + " exported " + r0.len()
+                                + " bytes for its replies, not its buffer's " + bytes);
+                    }
+                    // PE 1 as in one process: same rings and geometry, the baseline handoff (one producer: PE 1)
+                    ProxyConfig c = ProxyConfig.softnic(workers, Math.max(2, workers), 16, Handoff.BASELINE)
+                            .withLogSq(ANSWER_LOG_SQ).withYieldIdle(yieldIdle);
+                    answering = MiniProxy.answering(c, nic, inbox, in, qps, cqs,
+                            new Remote(r0.addr(), r0.len(), r0.rkey(), null));
+                    answering.start();
+                    answering.responder(true, 1, 8);
+                }
                 exchange.barrier();
                 log.accept("proxy responder: session " + (sessions + 1) + ", " + workers + " QPs, inbox " + bytes
-                        + " bytes, peer " + peerName());
-                exchange.receiveMessage(PeerMessages.TYPE_PROXY_REPORT, "proxy done");
+                        + " bytes" + (answers ? ", answering round trips" : "") + ", peer " + peerName());
+                try {
+                    exchange.receiveMessage(PeerMessages.TYPE_PROXY_REPORT, "proxy done");
+                } finally {
+                    if (answering != null) {
+                        answering.close(); // the responder thread and the workers are joined first
+                    }
+                }
+                // PE 1's reply sources are its own bytes, not delivered ones: not counted
+                long skipFrom = answers ? (bytes / 2) & ~63L : bytes;
+                long skipTo = answers ? skipFrom + ANSWER_SOURCES : bytes;
                 long nonzero = 0;
                 for (long i = 0; i < bytes; i++) {
-                    if (inbox.get(java.lang.foreign.ValueLayout.JAVA_BYTE, i) != 0) {
+                    if ((i < skipFrom || i >= skipTo) && inbox.get(java.lang.foreign.ValueLayout.JAVA_BYTE, i) != 0) {
                         nonzero++;
                     }
                 }
