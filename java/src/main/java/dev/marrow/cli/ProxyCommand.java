@@ -99,11 +99,12 @@ public final class ProxyCommand {
         String preset;
 
         @Option(names = "--peer", paramLabel = "HOST:PORT|:PORT",
-                description = "Two processes of one host (software NIC, shared-memory wire): the responder runs "
-                        + "`--peer :PORT`, the initiator `--peer HOST:PORT` with the flags of the run; the workers' "
-                        + "WRITEs land in the responder's inbox. Without it, a launcher's environment (Slurm, Open "
-                        + "MPI, MPICH/PMIx, torchrun: rank 0 initiates) does the same. Round trip (rtt) is not "
-                        + "measured across processes.")
+                description = "Two processes (--nic softnic: one host, shared-memory wire; --nic verbs: two "
+                        + "hosts, RC QPs): the responder runs `--peer :PORT`, the initiator `--peer HOST:PORT` with the "
+                        + "flags of the run; the workers' WRITEs land in the responder's buffer. Without it, a "
+                        + "launcher's environment (Slurm, Open MPI, MPICH/PMIx, torchrun: rank 0 initiates) does the "
+                        + "same. proxy latency measures no round trip (rtt) across processes; proxy loaded's probe "
+                        + "round trip is answered by the responder's own proxy.")
         String peer;
 
         @Option(names = "--peer-timeout-s", defaultValue = "60", paramLabel = "S",
@@ -147,9 +148,8 @@ public final class ProxyCommand {
                 addr = launch.peerAddress();
                 initiator = launch.initiator();
             }
-            if (nic != CliNames.ProxyNic.SOFTNIC) {
-                throw new IllegalArgumentException("the two-process mini-proxy runs on the software NIC's "
-                        + "shared-memory wire (--nic softnic); --nic " + nic.label() + " takes no peer");
+            if (nic == CliNames.ProxyNic.VERBS) { // two hosts: no device is exit 77 before the rendezvous waits
+                MiniProxy.probeVerbs(device);
             }
             if (producer == CliNames.Producer.CUDA && !gpuProducers) { // they verify a local destination
                 throw new IllegalArgumentException("across processes this command takes --producer cpu (its GPU "
@@ -174,7 +174,8 @@ public final class ProxyCommand {
             try (ProxyPeer p = ProxyPeer.open(addr, Duration.ofSeconds(peerTimeoutS))) {
                 err.println("marrow: proxy responder: connected to " + p.peerName());
                 err.flush();
-                int n = p.serve(opts, yieldIdle, line -> {
+                String verbsDevice = nic == CliNames.ProxyNic.VERBS ? (device == null ? "" : device) : null;
+                int n = p.serve(opts, yieldIdle, verbsDevice, line -> {
                     err.println("marrow: " + line);
                     err.flush();
                 });
@@ -201,9 +202,11 @@ public final class ProxyCommand {
 
         /** As above, with the session's connection read before the proxy closed. */
         void tagPeer(ResultRecord r, ProxyPeer p, String connection, long nonzero) {
-            r.param("gpu_hardware", producer == CliNames.Producer.CUDA).param("nic_hardware", false)
+            boolean verbs = nic == CliNames.ProxyNic.VERBS;
+            r.param("gpu_hardware", producer == CliNames.Producer.CUDA).param("nic_hardware", verbs)
                     .param("peer", p.address().toString()).param("role", "initiator")
-                    .param("transport", "softnic shared-memory wire (two processes, one host)")
+                    .param("transport", verbs ? "verbs RC between two hosts"
+                            : "softnic shared-memory wire (two processes, one host)")
                     .param("processes", 2)
                     .param("connection", connection)
                     .param("payload_check", "responder: non-zero bytes in its inbox after the session")

@@ -12,6 +12,7 @@ import dev.marrow.api.softnic.MemoryRegion;
 import dev.marrow.api.softnic.QueuePair;
 import dev.marrow.api.softnic.ShmWire;
 import dev.marrow.api.softnic.SoftNic;
+import dev.marrow.mlx5.PeerInfo;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -93,10 +94,65 @@ public final class MiniProxy implements AutoCloseable {
         if (peerAnswers && peer == null) {
             throw new IllegalArgumentException("peerAnswers needs a peer");
         }
-        if (peer != null && !c.nic().equals("softnic")) {
-            throw new IllegalArgumentException("the two-process mini-proxy runs on the software NIC's shared-memory "
-                    + "wire; --nic verbs with a peer is not supported");
+        return open(c, peer, peerAnswers, false);
+    }
+
+    /**
+     * The responder's end of a two-host verbs session (docs/design/two-process.md
+     * section 10): a proxy over a zeroed buffer of at least c.minBufferBytes()
+     * whose verbs QPs wait in RESET for {@link #verbsConnect}; ProxyPeer runs
+     * the exchange.
+     */
+    static MiniProxy verbsResponder(ProxyConfig c) {
+        return open(c, null, false, true);
+    }
+
+    /** This side's description of worker w's verbs QP and buffer, for the peer exchange. */
+    static PeerInfo verbsLocal(MemorySegment px, int w) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment s = CStruct.allocate(a, ProxyFfi.PEER_INFO);
+            ProxyFfi.check((int) ProxyFfi.VERBS_LOCAL.invokeExact(px, w, s), "marrow_proxy_verbs_local");
+            return PeerInfo.fromNative(s, ProxyFfi.PEER_INFO);
+        } catch (Throwable t) {
+            throw ProxyFfi.rethrow(t);
         }
+    }
+
+    /** Connects worker w's verbs QP to the peer's; its WRITEs then go to the peer's buffer. */
+    static void verbsConnect(MemorySegment px, int w, PeerInfo peer) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment s = CStruct.allocate(a, ProxyFfi.PEER_INFO);
+            peer.toNative(s, ProxyFfi.PEER_INFO);
+            ProxyFfi.check((int) ProxyFfi.VERBS_CONNECT.invokeExact(px, w, s), "marrow_proxy_verbs_connect");
+        } catch (Throwable t) {
+            throw ProxyFfi.rethrow(t);
+        }
+    }
+
+    /**
+     * Whether the verbs backend can open device (null: the first) with an active port, before any
+     * rendezvous: a BackendUnavailableException (exit 77) with the reason if not; the device name if so.
+     */
+    public static String probeVerbs(String device) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment name = a.allocate(64);
+            MemorySegment want = device == null ? MemorySegment.NULL : a.allocateFrom(device);
+            int rc = (int) ProxyFfi.VERBS_PROBE.invokeExact(want, name, 64);
+            if (rc != 0) {
+                String why = ProxyFfi.LIB.lastError();
+                throw ProxyFfi.LIB.exception(rc, "marrow_proxy_verbs_probe").unavailableIfNoDevice(why);
+            }
+            return name.getString(0);
+        } catch (Throwable t) {
+            throw ProxyFfi.rethrow(t);
+        }
+    }
+
+    MemorySegment verbsHandle() {
+        return handle;
+    }
+
+    private static MiniProxy open(ProxyConfig c, ProxyPeer peer, boolean peerAnswers, boolean verbsResponder) {
         Arena tmp = Arena.ofConfined();
         SoftNic nic = null;
         MemorySegment px = MemorySegment.NULL;
@@ -151,7 +207,9 @@ public final class MiniProxy implements AutoCloseable {
                 for (long i = 0; i < bytes; i++) {
                     buf.set(JAVA_BYTE, i, (byte) (1 + i % 251));
                 }
-                remote = peer.connect(nic, qps, bytes, ownWire, ownWire != null ? ownMr : null);
+                if (nic != null) {
+                    remote = peer.connect(nic, qps, bytes, ownWire, ownWire != null ? ownMr : null);
+                }
             }
             px = create(tmp, c, buf, bytes, lkey, rkey);
             String device = null;
@@ -164,16 +222,23 @@ public final class MiniProxy implements AutoCloseable {
                 MemorySegment want = c.verbsDevice() == null ? MemorySegment.NULL : tmp.allocateFrom(c.verbsDevice());
                 MemorySegment asked = tmp.allocate(JAVA_INT);
                 MemorySegment granted = tmp.allocate(JAVA_INT);
-                int rc = (int) ProxyFfi.ATTACH_VERBS_SQ.invokeExact(px, want, c.logSq(), name, 64, asked, granted);
+                boolean twoHosts = peer != null || verbsResponder; // QPs wait for the peer's instead of looping back
+                int rc = twoHosts
+                        ? (int) ProxyFfi.ATTACH_VERBS_PEER.invokeExact(px, want, c.logSq(), name, 64, asked, granted)
+                        : (int) ProxyFfi.ATTACH_VERBS_SQ.invokeExact(px, want, c.logSq(), name, 64, asked, granted);
                 if (rc != 0) {
                     String why = ProxyFfi.LIB.lastError();
-                    throw ProxyFfi.LIB.exception(rc, "marrow_proxy_attach_verbs_sq").unavailableIfNoDevice(why);
+                    throw ProxyFfi.LIB.exception(rc, twoHosts ? "marrow_proxy_attach_verbs_peer"
+                            : "marrow_proxy_attach_verbs_sq").unavailableIfNoDevice(why);
                 }
                 device = name.getString(0);
                 sendWr = asked.get(JAVA_INT, 0);
                 sendWrGranted = granted.get(JAVA_INT, 0);
                 if (c.cpus().length == 0) {
                     pinToNicNode(px, device, c.workers());
+                }
+                if (peer != null) {
+                    remote = peer.connectVerbs(px, c.workers(), bytes, device, peerAnswers);
                 }
             }
             made = new MiniProxy(c, buf, nic, px, device);

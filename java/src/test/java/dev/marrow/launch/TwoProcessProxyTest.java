@@ -2,11 +2,14 @@
 package dev.marrow.launch;
 
 import dev.marrow.api.Backend;
+import dev.marrow.mlx5.PeerExchange;
+import dev.marrow.mlx5.PeerMessages;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -173,5 +176,47 @@ class TwoProcessProxyTest {
     void theProxyResponderRefusesAMalformedExchangeMessage(@TempDir Path dir) throws Exception {
         String err = refusedBy(dir, "GET / HTTP/1.0\r\n\r\n".getBytes(StandardCharsets.US_ASCII), false, RATE_SHORT);
         assertTrue(err.contains("is another program on that port"), err);
+    }
+
+    /** A fake initiator (rank 0 listens): a software-NIC proxy responder connects and gets the given setup. */
+    private static String responderRefusesSetup(Path dir, String setup) throws Exception {
+        PeerExchange.Listener l = PeerExchange.bind(0);
+        Process r1 = start(dir, "rank1", env("torchrun", 1, l.port()), RATE_SHORT);
+        try (PeerExchange x = l.accept(Duration.ofSeconds(30))) {
+            assertEquals("ready", x.exchangeText(PeerMessages.TYPE_PROXY_SETUP, setup, "proxy setup"));
+            assertNotEquals(0, await(r1, 20, dir, "rank1"));
+        }
+        return read(dir, "rank1.err");
+    }
+
+    @Test
+    void aSessionOverVerbsIsRefusedByASoftNicResponder(@TempDir Path dir) throws Exception {
+        String err = responderRefusesSetup(dir, "workers=1 bytes=65536 nic=verbs");
+        assertTrue(err.contains("runs --nic verbs, this side --nic softnic: run the same command on both"), err);
+    }
+
+    @Test
+    void aSetupWithAnUnknownWordIsRefused(@TempDir Path dir) throws Exception {
+        String err = responderRefusesSetup(dir, "workers=1 bytes=65536 colour=blue");
+        assertTrue(err.contains("malformed proxy setup") && err.contains("colour=blue"), err);
+    }
+
+    /** Two hosts over verbs, on a host without an RDMA device: both ranks exit 77 with the reason, before any rendezvous. */
+    @Test
+    void verbsAcrossHostsWithoutADeviceExits77OnBothRanks(@TempDir Path dir) throws Exception {
+        String[] cmd = {"proxy", "rate", "--nic", "verbs", "--messages", "1000", "--peer-timeout-s", "20",
+                "--format", "json", "-o", "result.json"};
+        int port = freePort();
+        Process r1 = start(dir, "rank1", env("openmpi", 1, port), cmd);
+        Process r0 = start(dir, "rank0", env("openmpi", 0, port), cmd);
+        int rc0 = await(r0, 20, dir, "rank0");
+        int rc1 = await(r1, 20, dir, "rank1");
+        String err0 = read(dir, "rank0.err");
+        assumeTrue(!(rc0 == 0 && rc1 == 0), "an RDMA device is present: the two-host run worked");
+        assertEquals(77, rc0, err0);
+        assertEquals(77, rc1, read(dir, "rank1.err"));
+        assertTrue(err0.contains("verbs backend unavailable"), err0);
+        assertTrue(!err0.contains("connected to"), "refused before the rendezvous: " + err0);
+        assertTrue(!Files.exists(dir.resolve("result.json")), "a result was written");
     }
 }
