@@ -263,28 +263,28 @@ public final class ProxyPeer implements AutoCloseable {
                     pw.connect(qps.get(w), remote.get(w).qpn());
                 }
                 MiniProxy answering = null;
-                if (answers) {
-                    PeerInfo r0 = remote.get(0);
-                    if (r0.len() != bytes) {
-                        throw new MarrowException("proxy peer " + peerName() + " exported " + r0.len()
-                                + " bytes for its replies, not its buffer's " + bytes);
+                try { // the answering proxy's threads are joined before the session's NIC closes
+                    if (answers) {
+                        PeerInfo r0 = remote.get(0);
+                        if (r0.len() != bytes) {
+                            throw new MarrowException("proxy peer " + peerName() + " exported " + r0.len()
+                                    + " bytes for its replies, not its buffer's " + bytes);
+                        }
+                        // PE 1 as in one process: two rings at least, the baseline handoff (one producer: PE 1)
+                        ProxyConfig c = ProxyConfig.softnic(workers, Math.max(2, workers), 16, Handoff.BASELINE)
+                                .withLogSq(ANSWER_LOG_SQ).withYieldIdle(yieldIdle);
+                        answering = MiniProxy.answering(c, nic, inbox, in, qps, cqs,
+                                new Remote(r0.addr(), r0.len(), r0.rkey(), null));
+                        answering.start();
+                        answering.responder(true, 1, 8);
                     }
-                    // PE 1 as in one process: same rings and geometry, the baseline handoff (one producer: PE 1)
-                    ProxyConfig c = ProxyConfig.softnic(workers, Math.max(2, workers), 16, Handoff.BASELINE)
-                            .withLogSq(ANSWER_LOG_SQ).withYieldIdle(yieldIdle);
-                    answering = MiniProxy.answering(c, nic, inbox, in, qps, cqs,
-                            new Remote(r0.addr(), r0.len(), r0.rkey(), null));
-                    answering.start();
-                    answering.responder(true, 1, 8);
-                }
-                exchange.barrier();
-                log.accept("proxy responder: session " + (sessions + 1) + ", " + workers + " QPs, inbox " + bytes
-                        + " bytes" + (answers ? ", answering round trips" : "") + ", peer " + peerName());
-                try {
+                    exchange.barrier();
+                    log.accept("proxy responder: session " + (sessions + 1) + ", " + workers + " QPs, inbox " + bytes
+                            + " bytes" + (answers ? ", answering round trips" : "") + ", peer " + peerName());
                     exchange.receiveMessage(PeerMessages.TYPE_PROXY_REPORT, "proxy done");
                 } finally {
                     if (answering != null) {
-                        answering.close(); // the responder thread and the workers are joined first
+                        answering.close(); // PE 1 and the workers are joined first
                     }
                 }
                 report(inbox, bytes, answers);
@@ -328,21 +328,18 @@ public final class ProxyPeer implements AutoCloseable {
             }
             exchangeVerbs(px.verbsHandle(), workers, bytes);
             peerEnvironment = PeerEnvironment.exchange(exchange);
-            if (answers) {
-                px.start();
-                px.responder(true, 1, 8);
-            }
-            exchange.barrier();
-            log.accept("proxy responder: session " + (sessions + 1) + ", " + workers + " verbs QPs on "
-                    + px.nicName() + ", buffer " + bytes + " bytes" + (answers ? ", answering round trips" : "")
-                    + ", peer " + peerName());
             try {
+                if (answers) {
+                    px.start();
+                    px.responder(true, 1, 8);
+                }
+                exchange.barrier();
+                log.accept("proxy responder: session " + (sessions + 1) + ", " + workers + " verbs QPs on "
+                        + px.nicName() + ", buffer " + bytes + " bytes" + (answers ? ", answering round trips" : "")
+                        + ", peer " + peerName());
                 exchange.receiveMessage(PeerMessages.TYPE_PROXY_REPORT, "proxy done");
             } finally {
-                if (answers) {
-                    px.responder(false, 1, 8);
-                    px.stop();
-                }
+                px.stop(); // joins PE 1 (if it ran) and the workers; idempotent
             }
             report(px.buffer(), bytes, answers);
         }

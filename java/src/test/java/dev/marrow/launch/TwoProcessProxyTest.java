@@ -99,7 +99,7 @@ class TwoProcessProxyTest {
                 "--iters", "100", "--warmup", "10", "--wire-gbps", "0", "--timeout-ms", "5000",
                 "--peer-timeout-s", "20", "--poll", "idle", "--format", "json", "-o", "result.json"},
                 "probe_p50_ns", "\"probe_round_trip\":\"PE 1 is the responder process", "\"processes\":2",
-                "\"background_streams\":2");
+                "\"background_streams\":2", "\"valid\":true");
         String rec = read(dir, "result.json").strip().split("\n")[1];
         Matcher m = Pattern.compile("\"background_posted\":(\\d+)").matcher(rec);
         assertTrue(m.find() && Long.parseLong(m.group(1)) > 0, "the background streamed: " + rec);
