@@ -153,7 +153,9 @@ final class ProxyGoodputCommand implements Callable<Integer> {
                         rec.metric("verify_errors", res.verifyErrors());
                     } else {
                         common.tagPeer(rec, peer, px, nonzero);
-                        rec.param("wire_model_scope", "this process's NIC (the initiator's WRITEs)");
+                        if (!px.hardware()) {
+                            rec.param("wire_model_scope", "this process's NIC (the initiator's WRITEs)");
+                        }
                     }
                     if (!px.hardware()) {
                         GoodputMath.tagWire(rec, wire, size, gbPerS);

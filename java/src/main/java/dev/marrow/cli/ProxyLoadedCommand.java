@@ -154,8 +154,10 @@ final class ProxyLoadedCommand implements Callable<Integer> {
                 if (peer != null) {
                     common.tagPeer(rec, peer, connection, nonzero);
                     rec.param("probe_round_trip", "PE 1 is the responder process: its own proxy answers each probe "
-                            + "on its ring 1, through its QP, over this process's wire")
-                            .param("wire_model_scope", "this process's NIC (the responder's replies are not modelled)");
+                            + "on its ring 1, through its own QP to this process's buffer");
+                    if (!hardware) {
+                        rec.param("wire_model_scope", "this process's NIC (the responder's replies are not modelled)");
+                    }
                     peerFailed |= nonzero <= 0;
                 }
                 rec.metric("probe_p50_ns", st.p50()).metric("probe_p99_ns", st.p99()).metric("probe_p999_ns", st.p999())
