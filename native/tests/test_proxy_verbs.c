@@ -22,7 +22,7 @@ static void chain(void)
 	for (uint32_t i = 0; i < 5; i++)
 		reqs[i] = (struct px_req){ .local_off = i * 64, .remote_off = 4096 + i * 8,
 					   .size = i == 3 ? 256 : 8, .lring = 0 };
-	px_verbs_build_chain(wrs, sges, reqs, 5, 1000, base, 0x11, 0x22, 64);
+	px_verbs_build_chain(wrs, sges, reqs, 5, 1000, base, base, 0x11, 0x22, 64);
 	for (uint32_t i = 0; i < 5; i++) {
 		CHECK(wrs[i].wr_id == 1000 + i);
 		CHECK(wrs[i].next == (i < 4 ? &wrs[i + 1] : NULL));
@@ -33,8 +33,12 @@ static void chain(void)
 		CHECK(((wrs[i].send_flags & IBV_SEND_SIGNALED) != 0) == (i == 4));
 		CHECK(((wrs[i].send_flags & IBV_SEND_INLINE) != 0) == (i != 3)); /* 256 B > inline max */
 	}
-	px_verbs_build_chain(wrs, sges, reqs, 1, 7, base, 1, 2, 64);
+	px_verbs_build_chain(wrs, sges, reqs, 1, 7, base, base, 1, 2, 64);
 	CHECK(wrs[0].next == NULL && (wrs[0].send_flags & IBV_SEND_SIGNALED) && wrs[0].wr_id == 7);
+	/* Across hosts: sources stay local, destinations are offsets into the peer's buffer. */
+	px_verbs_build_chain(wrs, sges, reqs, 2, 0, base, 0x5500000000ull, 0x11, 0x99, 64);
+	CHECK(sges[1].addr == base + 64 && wrs[1].wr.rdma.remote_addr == 0x5500000000ull + 4096 + 8);
+	CHECK(wrs[0].wr.rdma.rkey == 0x99 && sges[0].lkey == 0x11);
 }
 
 /* --log-sq counts WQEBBs on both backends: the verbs QPs (64 B inline, so
@@ -123,11 +127,68 @@ static int unavailable(void)
 	return nodev;
 }
 
+/* Two hosts (docs/design/two-process.md section 10) without a NIC: the
+ * peer entry points refuse a proxy that has no verbs QPs for a peer, bad
+ * arguments, and a missing library or device (ENODEV naming the cause), and
+ * leave the proxy unattached. Returns 1 when the no-device path ran. */
+static int peer_unavailable(void)
+{
+	int nodev = 0;
+	struct rig r;
+	char name[64] = "x";
+	struct marrow_mlx5_peer_info info;
+
+	memset(&info, 0, sizeof(info));
+	info.size = sizeof(info);
+	rig_open(&r, 1, 1, 2, 4, MARROW_PROXY_TUNED, 4, 65536);
+	{
+		struct marrow_proxy_config cfg = { .size = sizeof(cfg), .workers = 1, .rings = 1, .log_slots = 2,
+						   .batch = 4 };
+		struct marrow_proxy_memory mem = { .size = sizeof(mem), .base = (uint64_t)(uintptr_t)r.buf,
+						   .len = r.len };
+		struct marrow_proxy *px;
+		int rc;
+
+		cfg.cpus[0] = -1;
+		OK(marrow_proxy_create(&cfg, &mem, &px));
+		CHECK(marrow_proxy_verbs_local(px, 0, &info) == MARROW_EINVAL);
+		CHECK(strstr(marrow_last_error(), "no verbs QPs for a peer") != NULL);
+		CHECK(marrow_proxy_verbs_connect(px, 0, &info) == MARROW_EINVAL);
+		CHECK(marrow_proxy_verbs_connect(px, 0, NULL) == MARROW_EINVAL);
+		CHECK(marrow_proxy_verbs_local(NULL, 0, &info) == MARROW_EINVAL);
+		CHECK(marrow_proxy_attach_verbs_peer(px, NULL, 16, name, sizeof(name), NULL, NULL) == MARROW_EINVAL);
+		CHECK(strstr(marrow_last_error(), "log_sq 16") != NULL);
+		setenv("MARROW_IBVERBS_LIB", "/nonexistent/libibverbs.so.1", 1);
+		CHECK(marrow_proxy_attach_verbs_peer(px, NULL, 10, name, sizeof(name), NULL, NULL) == MARROW_ENODEV);
+		CHECK(strstr(marrow_last_error(), "cannot load /nonexistent/libibverbs.so.1") != NULL);
+		CHECK(marrow_proxy_verbs_probe(NULL, name, sizeof(name)) == MARROW_ENODEV);
+		CHECK(strstr(marrow_last_error(), "cannot load /nonexistent/libibverbs.so.1") != NULL);
+		unsetenv("MARROW_IBVERBS_LIB");
+		/* Nothing attached: the peer entry points still refuse, start says there is no QP. */
+		CHECK(marrow_proxy_verbs_local(px, 0, &info) == MARROW_EINVAL);
+		CHECK(marrow_proxy_start(px) == MARROW_EINVAL);
+		rc = marrow_proxy_verbs_probe(NULL, name, sizeof(name));
+		if (rc != MARROW_OK) {
+			CHECK(rc == MARROW_ENODEV);
+			CHECK(strstr(marrow_last_error(), "libibverbs") != NULL ||
+			      strstr(marrow_last_error(), "RDMA device") != NULL);
+			CHECK(marrow_proxy_attach_verbs_peer(px, NULL, 10, name, sizeof(name), NULL, NULL) ==
+			      MARROW_ENODEV);
+			nodev = 1;
+		}
+		OK(marrow_proxy_destroy(px));
+	}
+	rig_close(&r);
+	return nodev;
+}
+
 int main(void)
 {
 	chain();
 	log_sq();
-	if (!unavailable()) {
+	int peer_nodev = peer_unavailable();
+
+	if (!unavailable() || !peer_nodev) {
 		/* Everything else passed, but the no-device path (the one CI has)
 		 * was not run: report a skip (77), not a pass. */
 		printf("test_proxy_verbs: SKIP (an RDMA device is present; the no-device path is not exercised "

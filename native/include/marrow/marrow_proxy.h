@@ -27,6 +27,7 @@
 #define MARROW_PROXY_H
 
 #include "marrow/marrow_abi.h"
+#include "marrow/marrow_mlx5.h" /* struct marrow_mlx5_peer_info: the peer exchange of verbs QPs */
 
 #ifdef __cplusplus
 extern "C" {
@@ -142,6 +143,29 @@ MARROW_API int marrow_proxy_attach_verbs(struct marrow_proxy *px, const char *de
 MARROW_API int marrow_proxy_attach_verbs_sq(struct marrow_proxy *px, const char *device, uint32_t log_sq,
 					    char *chosen, uint32_t chosen_len, uint32_t *send_wr,
 					    uint32_t *send_wr_granted);
+/*
+ * Two hosts over verbs (docs/design/two-process.md section 10): as
+ * marrow_proxy_attach_verbs_sq, but every worker's RC QP stays in RESET until
+ * marrow_proxy_verbs_connect joins it to a QP of the other host's proxy.
+ * marrow_proxy_verbs_local describes worker w's QP and the registered buffer
+ * (qpn, psn, lid or gid, mtu, and addr/len/rkey of the buffer the peer may
+ * write) for the peer exchange; marrow_proxy_verbs_connect takes the peer's
+ * description: INIT -> RTR -> RTS towards its QP, and the worker's WRITEs
+ * then go to the peer's buffer (peer->addr + remote offset, peer->rkey), so
+ * peer->len must cover this side's buffer. ENODEV with the reason when there
+ * is no library or no device; EINVAL when the proxy has no verbs peer QPs.
+ */
+MARROW_API int marrow_proxy_attach_verbs_peer(struct marrow_proxy *px, const char *device, uint32_t log_sq,
+					      char *chosen, uint32_t chosen_len, uint32_t *send_wr,
+					      uint32_t *send_wr_granted);
+MARROW_API int marrow_proxy_verbs_local(struct marrow_proxy *px, uint32_t worker,
+					struct marrow_mlx5_peer_info *out);
+MARROW_API int marrow_proxy_verbs_connect(struct marrow_proxy *px, uint32_t worker,
+					  const struct marrow_mlx5_peer_info *peer);
+/* Whether `device` (NULL: the first) can be opened with an ACTIVE port 1,
+ * before any rendezvous: ENODEV with the reason if not. chosen (may be NULL)
+ * receives the device name. */
+MARROW_API int marrow_proxy_verbs_probe(const char *device, char *chosen, uint32_t chosen_len);
 /* Redirects ring `ring`'s completion counter to *target (e.g. GPU memory
  * mapped through GDRCopy). Before start only. NULL restores the default. */
 MARROW_API int marrow_proxy_set_cpl_target(struct marrow_proxy *px, uint32_t ring, uint64_t *target);

@@ -166,7 +166,70 @@ MARROW_API int marrow_proxy_attach_verbs_sq(struct marrow_proxy *px, const char 
 		return marrow_fail(MARROW_EINVAL, "marrow_proxy_attach_verbs: an SQ of 2^%u WQEBBs cannot hold one "
 				   "WRITE of %u WQEBBs (%d B inline)", log_sq,
 				   mx_max_wqebbs_per_write(PX_VERBS_INLINE), PX_VERBS_INLINE);
-	return px_verbs_attach(px, device, log_sq, chosen, chosen_len, send_wr, send_wr_granted);
+	return px_verbs_attach(px, device, log_sq, chosen, chosen_len, send_wr, send_wr_granted, 1);
+}
+
+MARROW_API int marrow_proxy_attach_verbs_peer(struct marrow_proxy *px, const char *device, uint32_t log_sq,
+					      char *chosen, uint32_t chosen_len, uint32_t *send_wr,
+					      uint32_t *send_wr_granted)
+{
+	static const char fn[] = "marrow_proxy_attach_verbs_peer";
+
+	if (px == NULL)
+		return marrow_fail(MARROW_EINVAL, "%s: NULL proxy", fn);
+	if (px->running)
+		return marrow_fail(MARROW_EBUSY, "%s: workers are running", fn);
+	if (px->backend != MARROW_PROXY_BACKEND_NONE)
+		return marrow_fail(MARROW_EINVAL, "%s: proxy already has a backend", fn);
+	if (marrow_check_log_sq(log_sq) != MARROW_OK || px_verbs_send_wr(log_sq) == 0)
+		return marrow_fail(MARROW_EINVAL, "%s: log_sq %u out of range %d..%d or too small for one WRITE", fn,
+				   log_sq, MARROW_LOG_SQ_MIN, MARROW_LOG_SQ_MAX);
+	return px_verbs_attach(px, device, log_sq, chosen, chosen_len, send_wr, send_wr_granted, 0);
+}
+
+static int verbs_peer_check(const struct marrow_proxy *px, uint32_t worker, const void *arg, const char *fn)
+{
+	if (px == NULL || arg == NULL)
+		return marrow_fail(MARROW_EINVAL, "%s: NULL argument", fn);
+	if (px->backend != MARROW_PROXY_BACKEND_VERBS || !px->verbs_peer)
+		return marrow_fail(MARROW_EINVAL, "%s: the proxy has no verbs QPs for a peer "
+				   "(marrow_proxy_attach_verbs_peer first)", fn);
+	if (worker >= px->cfg.workers)
+		return marrow_fail(MARROW_EINVAL, "%s: no worker %u (%u workers)", fn, worker, px->cfg.workers);
+	if (px->running)
+		return marrow_fail(MARROW_EBUSY, "%s: workers are running", fn);
+	return MARROW_OK;
+}
+
+MARROW_API int marrow_proxy_verbs_local(struct marrow_proxy *px, uint32_t worker, struct marrow_mlx5_peer_info *out)
+{
+	int rc = verbs_peer_check(px, worker, out, "marrow_proxy_verbs_local");
+
+	return rc != MARROW_OK ? rc : px_verbs_local(px, worker, out);
+}
+
+MARROW_API int marrow_proxy_verbs_connect(struct marrow_proxy *px, uint32_t worker,
+					  const struct marrow_mlx5_peer_info *peer)
+{
+	static const char fn[] = "marrow_proxy_verbs_connect";
+	int rc = verbs_peer_check(px, worker, peer, fn);
+
+	if (rc != MARROW_OK)
+		return rc;
+	if (peer->size < sizeof(*peer) || peer->rkey == 0 || peer->addr == 0 || peer->len < px->mem.len)
+		return marrow_fail(MARROW_EINVAL, "%s: the peer's buffer (addr 0x%llx, %llu bytes, rkey 0x%x) must be "
+				   "registered and cover this side's %llu bytes (remote offsets range over it)", fn,
+				   (unsigned long long)peer->addr, (unsigned long long)peer->len, peer->rkey,
+				   (unsigned long long)px->mem.len);
+	rc = px_verbs_connect(px, worker, peer);
+	if (rc == MARROW_OK)
+		px->remote_dst = 1;
+	return rc;
+}
+
+MARROW_API int marrow_proxy_verbs_probe(const char *device, char *chosen, uint32_t chosen_len)
+{
+	return px_verbs_probe(device, chosen, chosen_len);
 }
 
 MARROW_API int marrow_proxy_set_cpl_target(struct marrow_proxy *px, uint32_t ring, uint64_t *target)

@@ -93,6 +93,7 @@ struct marrow_proxy {
 	struct px_worker *workers;
 	uint32_t backend;            /* enum marrow_proxy_backend */
 	void *verbs;                 /* proxy_verbs.c device state */
+	int verbs_peer;              /* verbs QPs wait for marrow_proxy_verbs_connect (two hosts) */
 	int running;
 	/* responder (PE 1) for RTT with GPU producers */
 	pthread_t resp_tid;
@@ -135,8 +136,12 @@ static inline uint32_t px_verbs_send_wr(uint32_t log_sq)
 
 /* *send_wr = what was asked, *send_wr_granted = the smallest max_send_wr
  * verbs granted over the workers' QPs (either may be NULL). */
+/* loopback 1: each QP connected to itself; 0: QPs left in RESET for px_verbs_connect (two hosts). */
 int px_verbs_attach(struct marrow_proxy *px, const char *device, uint32_t log_sq, char *chosen,
-		    uint32_t chosen_len, uint32_t *send_wr, uint32_t *send_wr_granted);
+		    uint32_t chosen_len, uint32_t *send_wr, uint32_t *send_wr_granted, int loopback);
+int px_verbs_local(struct marrow_proxy *px, uint32_t worker, struct marrow_mlx5_peer_info *out);
+int px_verbs_connect(struct marrow_proxy *px, uint32_t worker, const struct marrow_mlx5_peer_info *peer);
+int px_verbs_probe(const char *device, char *chosen, uint32_t chosen_len);
 void px_verbs_release(struct marrow_proxy *px);
 
 /* proxy_producer.c: one enqueue with an explicit handoff; a ring-full wait

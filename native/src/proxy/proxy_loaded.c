@@ -162,13 +162,15 @@ MARROW_API int marrow_proxy_cpu_loaded(struct marrow_proxy *px, const struct mar
 	ss = calloc(n + 1u, sizeof(*ss));
 	if (ss == NULL)
 		return marrow_fail(MARROW_ENOMEM, "%s: out of memory", fn);
-	/* Background sources get a per-(stream, slot) pattern; destinations are cleared. */
+	/* Background sources get a per-(stream, slot) pattern; destinations are cleared
+	 * (in another process's memory, two-process mode: its inbox starts zeroed). */
 	for (uint32_t k = 0; k < n; k++)
 		for (uint32_t j = 0; j < MARROW_PROXY_LOADED_SLOTS; j++) {
 			uint64_t v = 0x6c00000000000000ull ^ ((uint64_t)k << 32) ^ j;
 
 			memcpy(base(px) + slot_off(k, j), &v, 8);
-			memset(base(px) + h + slot_off(k, j), 0, 8);
+			if (!px->remote_dst)
+				memset(base(px) + h + slot_off(k, j), 0, 8);
 		}
 	for (uint32_t k = 0; k < n; k++) {
 		ss[k] = (struct lstream){ .px = px, .p = p, .k = k, .go = &go, .stop = &stop,
@@ -178,8 +180,11 @@ MARROW_API int marrow_proxy_cpu_loaded(struct marrow_proxy *px, const struct mar
 			break;
 		started++;
 	}
+	/* PE 1 answers here; in two-process mode the peer process's proxy answers
+	 * instead (docs/design/two-process.md section 9), so no local thread. */
 	rc = started < n ? marrow_fail(MARROW_ENOMEM, "%s: cannot start %u background threads", fn, n)
-			 : marrow_proxy_responder_start(px, 1, 8);
+	     : px->remote_dst ? MARROW_OK
+			      : marrow_proxy_responder_start(px, 1, 8);
 	flag0 = (uint64_t *)(base(px) + MARROW_PROXY_FLAG_OFF);
 	seq = px_ld_acq(flag0) + 1000000;   /* values never repeat: a stale flag never looks like a reply */
 	total = p->warmup + p->iters;
@@ -225,7 +230,8 @@ MARROW_API int marrow_proxy_cpu_loaded(struct marrow_proxy *px, const struct mar
 	res->timed_ns = t_last - t_first;
 	res->bg_in_window = bg1 - bg0;
 	res->bg_posted = posted_sum(ss, started);
-	if (rc == MARROW_OK) {
+	/* A remote destination is checked by its owner (the responder's inbox count). */
+	if (rc == MARROW_OK && !px->remote_dst) {
 		for (uint32_t k = 0; k < n; k++)
 			for (uint32_t j = 0; j < MARROW_PROXY_LOADED_SLOTS && j < ss[k].posted; j++)
 				if (memcmp(base(px) + slot_off(k, j), base(px) + h + slot_off(k, j), 8) != 0)

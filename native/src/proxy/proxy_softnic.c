@@ -146,8 +146,9 @@ static int sn_poll(void *be, uint64_t *retired, uint64_t *cqes)
 		op = mx_cqe_opcode(cqe);
 		if (PX_UNLIKELY(op != MX_CQE_REQ)) {
 			rc = marrow_fail(MARROW_EIO,
-					 "error CQE on QP 0x%x: opcode %u syndrome 0x%02x vendor syndrome 0x%02x wqe_counter %u",
-					 s->qpn, op, mx_cqe_syndrome(cqe), mx_cqe_vendor_syndrome(cqe),
+					 "error CQE on QP 0x%x: opcode %u syndrome 0x%02x (%s) vendor syndrome 0x%02x "
+					 "wqe_counter %u", s->qpn, op, mx_cqe_syndrome(cqe),
+					 mx_syndrome_name(mx_cqe_syndrome(cqe)), mx_cqe_vendor_syndrome(cqe),
 					 mx_cqe_wqe_counter(cqe));
 			ci++;
 			break;

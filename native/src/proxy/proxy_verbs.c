@@ -4,7 +4,9 @@
  * Verbs backend of the proxy workers: a real RDMA device through a dlopened
  * libibverbs. One PD and one MR (the experiment buffer) per proxy; per
  * worker one CQ and one RC QP connected to itself (loopback, as the software
- * NIC rig). A chain of n requests is n linked WRs handed to one
+ * NIC rig) or, across two hosts, to a QP of the other host's proxy, whose
+ * buffer (address and rkey from the peer exchange) the WRITEs then target
+ * (docs/design/two-process.md section 10). A chain of n requests is n linked WRs handed to one
  * ibv_post_send; only the last WR is signaled, and its wr_id (the
  * free-running WQE number) tells the worker how far the SQ has retired.
  *
@@ -35,14 +37,15 @@ struct px_vq {
 	struct px_verbs *v;
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
-	uint64_t base;
+	uint64_t base, remote_base;          /* remote_base == base: loopback */
 	uint32_t lkey, rkey, inline_max;
 	struct ibv_send_wr *wrs;
 	struct ibv_sge *sges;
 };
 
 void px_verbs_build_chain(struct ibv_send_wr *wrs, struct ibv_sge *sges, const struct px_req *reqs, uint32_t n,
-			  uint64_t base, uint64_t mem_base, uint32_t lkey, uint32_t rkey, uint32_t inline_max)
+			  uint64_t base, uint64_t mem_base, uint64_t remote_base, uint32_t lkey, uint32_t rkey,
+			  uint32_t inline_max)
 {
 	for (uint32_t i = 0; i < n; i++) {
 		struct ibv_send_wr *wr = &wrs[i];
@@ -58,7 +61,7 @@ void px_verbs_build_chain(struct ibv_send_wr *wrs, struct ibv_sge *sges, const s
 		wr->opcode = IBV_WR_RDMA_WRITE;
 		wr->send_flags = (reqs[i].size <= inline_max ? IBV_SEND_INLINE : 0) |
 				 (i + 1 == n ? IBV_SEND_SIGNALED : 0);
-		wr->wr.rdma.remote_addr = mem_base + reqs[i].remote_off;
+		wr->wr.rdma.remote_addr = remote_base + reqs[i].remote_off;
 		wr->wr.rdma.rkey = rkey;
 	}
 }
@@ -69,7 +72,8 @@ static int vq_post(void *be, const struct px_req *reqs, uint32_t n, uint64_t bas
 	struct ibv_send_wr *bad = NULL;
 	int e;
 
-	px_verbs_build_chain(q->wrs, q->sges, reqs, n, base, q->base, q->lkey, q->rkey, q->inline_max);
+	px_verbs_build_chain(q->wrs, q->sges, reqs, n, base, q->base, q->remote_base, q->lkey, q->rkey,
+			     q->inline_max);
 	e = ibv_post_send(q->qp, q->wrs, &bad);
 	if (e != 0)
 		return marrow_fail(MARROW_EIO, "ibv_post_send of a %u-WR chain failed (errno %d) at wr_id %llu", n, e,
@@ -116,8 +120,16 @@ static const struct px_backend_ops px_verbs_ops = {
 	.destroy = vq_destroy,
 };
 
-/* RESET -> INIT -> RTR -> RTS, connected to itself. */
-static int connect_self(struct px_verbs *v, struct ibv_qp *qp)
+/* Where an RC QP's RTR points: a QP number, its start PSN and its port's address. */
+struct px_dest {
+	uint32_t qpn, psn, lid, mtu;
+	int global;                 /* GRH: RoCE always; IB when the peer has no LID */
+	uint8_t hop_limit;
+	union ibv_gid gid;
+};
+
+/* RESET -> INIT -> RTR -> RTS towards d (itself in loopback, the peer's QP across hosts). */
+static int connect_to(struct px_verbs *v, struct ibv_qp *qp, const struct px_dest *d)
 {
 	struct ibv_qp_attr a;
 	int e;
@@ -132,37 +144,44 @@ static int connect_self(struct px_verbs *v, struct ibv_qp *qp)
 		return marrow_fail(MARROW_EIO, "verbs: QP to INIT failed (errno %d)", e);
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = v->port.active_mtu;
-	a.dest_qp_num = qp->qp_num;
-	a.rq_psn = 0;
+	a.path_mtu = (enum ibv_mtu)d->mtu;
+	a.dest_qp_num = d->qpn;
+	a.rq_psn = d->psn;
 	a.max_dest_rd_atomic = 1;
 	a.min_rnr_timer = 12;
 	a.ah_attr.port_num = v->port_num;
-	if (v->port.link_layer == IBV_LINK_LAYER_ETHERNET) {
+	if (d->global) {
 		a.ah_attr.is_global = 1;
-		a.ah_attr.grh.dgid = v->gid;
+		a.ah_attr.grh.dgid = d->gid;
 		a.ah_attr.grh.sgid_index = (uint8_t)v->gid_index;
-		a.ah_attr.grh.hop_limit = 1;
-	} else {
-		a.ah_attr.dlid = v->port.lid;
+		a.ah_attr.grh.hop_limit = d->hop_limit;
 	}
+	a.ah_attr.dlid = (uint16_t)d->lid;
 	e = v->f.modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
 					   IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
 	if (e)
-		return marrow_fail(MARROW_EIO, "verbs: QP to RTR failed (errno %d; GID index %d, set MARROW_IB_GID_INDEX)",
-				   e, v->gid_index);
+		return marrow_fail(MARROW_EIO, "verbs: QP to RTR towards QP 0x%x failed (errno %d; GID index %d, set "
+				   "MARROW_IB_GID_INDEX)", d->qpn, e, v->gid_index);
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
 	a.timeout = 14;
 	a.retry_cnt = 7;
 	a.rnr_retry = 7;
-	a.sq_psn = 0;
+	a.sq_psn = 0;   /* the psn this side announces (px_verbs_local) */
 	a.max_rd_atomic = 1;
 	e = v->f.modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
 					   IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
 	if (e)
 		return marrow_fail(MARROW_EIO, "verbs: QP to RTS failed (errno %d)", e);
 	return MARROW_OK;
+}
+
+static int connect_self(struct px_verbs *v, struct ibv_qp *qp)
+{
+	struct px_dest d = { .qpn = qp->qp_num, .psn = 0, .lid = v->port.lid, .mtu = v->port.active_mtu,
+			     .global = v->port.link_layer == IBV_LINK_LAYER_ETHERNET, .hop_limit = 1, .gid = v->gid };
+
+	return connect_to(v, qp, &d);
 }
 
 static int open_device(struct px_verbs *v, const char *want, char *chosen, uint32_t chosen_len)
@@ -204,7 +223,7 @@ static int open_device(struct px_verbs *v, const char *want, char *chosen, uint3
 }
 
 int px_verbs_attach(struct marrow_proxy *px, const char *device, uint32_t log_sq, char *chosen,
-		    uint32_t chosen_len, uint32_t *send_wr, uint32_t *send_wr_granted)
+		    uint32_t chosen_len, uint32_t *send_wr, uint32_t *send_wr_granted, int loopback)
 {
 	struct px_verbs *v = calloc(1, sizeof(*v));
 	uint32_t depth = px_verbs_send_wr(log_sq);   /* log_sq checked by the caller */
@@ -236,6 +255,7 @@ int px_verbs_attach(struct marrow_proxy *px, const char *device, uint32_t log_sq
 		}
 		q->v = v;
 		q->base = px->mem.base;
+		q->remote_base = px->mem.base;   /* until px_verbs_connect names the peer's buffer */
 		q->lkey = v->mr->lkey;
 		q->rkey = v->mr->rkey;
 		q->wrs = calloc(px->cfg.batch, sizeof(*q->wrs));
@@ -260,7 +280,7 @@ int px_verbs_attach(struct marrow_proxy *px, const char *device, uint32_t log_sq
 		q->inline_max = qa.cap.max_inline_data;
 		if (qa.cap.max_send_wr < granted)
 			granted = qa.cap.max_send_wr;   /* ibv_create_qp wrote what it granted */
-		rc = connect_self(v, q->qp);
+		rc = loopback ? connect_self(v, q->qp) : MARROW_OK;
 		if (rc == MARROW_OK)
 			rc = px_worker_setup(&px->workers[w], &px_verbs_ops, q, depth);
 		if (rc != MARROW_OK) {
@@ -280,11 +300,84 @@ int px_verbs_attach(struct marrow_proxy *px, const char *device, uint32_t log_sq
 		return rc;
 	}
 	px->backend = MARROW_PROXY_BACKEND_VERBS;
+	px->verbs_peer = !loopback;
 	if (send_wr)
 		*send_wr = depth;
 	if (send_wr_granted)
 		*send_wr_granted = granted;
 	return MARROW_OK;
+}
+
+int px_verbs_local(struct marrow_proxy *px, uint32_t worker, struct marrow_mlx5_peer_info *out)
+{
+	struct px_verbs *v = px->verbs;
+	const struct px_vq *q = px->workers[worker].be;
+
+	memset(out, 0, sizeof(*out));
+	out->size = sizeof(*out);
+	out->qpn = q->qp->qp_num;
+	out->psn = 0;                                   /* connect_to's sq_psn */
+	out->rkey = v->mr->rkey;
+	out->lid = v->port.lid;
+	out->port = v->port_num;
+	out->link_layer = v->port.link_layer == IBV_LINK_LAYER_ETHERNET ? 2 : 1;
+	out->mtu = v->port.active_mtu;
+	out->gid_index = v->gid_index;
+	memcpy(out->gid, v->gid.raw, sizeof(out->gid));
+	out->addr = px->mem.base;
+	out->len = px->mem.len;
+	return MARROW_OK;
+}
+
+int px_verbs_connect(struct marrow_proxy *px, uint32_t worker, const struct marrow_mlx5_peer_info *peer)
+{
+	struct px_verbs *v = px->verbs;
+	struct px_vq *q = px->workers[worker].be;
+	const int eth = v->port.link_layer == IBV_LINK_LAYER_ETHERNET;
+	static const uint8_t zero[16];
+	struct px_dest d;
+	int rc;
+
+	if ((peer->link_layer == 2) != eth)
+		return marrow_fail(MARROW_EINVAL, "verbs: the peer's port is %s, this side's %s: both hosts need the "
+				   "same link layer", peer->link_layer == 2 ? "Ethernet (RoCE)" : "InfiniBand",
+				   eth ? "Ethernet (RoCE)" : "InfiniBand");
+	if (peer->qpn <= 1 || peer->qpn > 0xffffff || peer->psn > 0xffffff || peer->mtu < 1 || peer->mtu > 5)
+		return marrow_fail(MARROW_EINVAL, "verbs: the peer's QP description is malformed (qpn 0x%x psn 0x%x "
+				   "mtu %u)", peer->qpn, peer->psn, peer->mtu);
+	memset(&d, 0, sizeof(d));
+	d.qpn = peer->qpn;
+	d.psn = peer->psn;
+	d.lid = peer->lid;
+	d.mtu = peer->mtu < (uint32_t)v->port.active_mtu ? peer->mtu : (uint32_t)v->port.active_mtu;
+	d.global = eth || (peer->lid == 0 && memcmp(peer->gid, zero, 16) != 0);
+	d.hop_limit = 64;                               /* routed RoCE between hosts */
+	memcpy(d.gid.raw, peer->gid, sizeof(d.gid.raw));
+	if (eth && memcmp(peer->gid, zero, 16) == 0)
+		return marrow_fail(MARROW_EINVAL, "verbs: the RoCE peer sent no GID (set MARROW_IB_GID_INDEX there)");
+	rc = connect_to(v, q->qp, &d);
+	if (rc != MARROW_OK)
+		return rc;
+	q->remote_base = peer->addr;
+	q->rkey = peer->rkey;
+	return MARROW_OK;
+}
+
+int px_verbs_probe(const char *device, char *chosen, uint32_t chosen_len)
+{
+	struct px_verbs *v = calloc(1, sizeof(*v));
+	int rc;
+
+	if (v == NULL)
+		return marrow_fail(MARROW_ENOMEM, "verbs backend: out of memory");
+	rc = px_ibv_load(&v->f, NULL);
+	if (rc == MARROW_OK)
+		rc = open_device(v, device, chosen, chosen_len);
+	if (v->ctx)
+		v->f.close_device(v->ctx);
+	px_ibv_unload(&v->f);
+	free(v);
+	return rc;
 }
 
 void px_verbs_release(struct marrow_proxy *px)

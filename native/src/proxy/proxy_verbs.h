@@ -43,8 +43,11 @@ int px_ibv_load(struct px_ibv *f, const char *path);
 void px_ibv_unload(struct px_ibv *f);
 
 /* Builds n linked RDMA WRITE WRs (wr_id = base + i, the last one signaled,
- * payloads up to inline_max inline) for requests reqs[0..n). */
+ * payloads up to inline_max inline) for requests reqs[0..n): sources at
+ * mem_base + local_off, destinations at remote_base + remote_off (the same
+ * buffer in loopback; the peer's buffer across hosts). */
 void px_verbs_build_chain(struct ibv_send_wr *wrs, struct ibv_sge *sges, const struct px_req *reqs, uint32_t n,
-			  uint64_t base, uint64_t mem_base, uint32_t lkey, uint32_t rkey, uint32_t inline_max);
+			  uint64_t base, uint64_t mem_base, uint64_t remote_base, uint32_t lkey, uint32_t rkey,
+			  uint32_t inline_max);
 
 #endif /* MARROW_PROXY_VERBS_H */

@@ -36,22 +36,7 @@ int emu_cq_check(const struct marrow_emu_cq *cq, const char *fn)
 
 const char *emu_syndrome_name(uint8_t synd)
 {
-	switch (synd) {
-	case MX_SYND_LOCAL_LENGTH: return "LOCAL_LENGTH";
-	case MX_SYND_LOCAL_QP_OP: return "LOCAL_QP_OP";
-	case MX_SYND_LOCAL_PROT: return "LOCAL_PROT";
-	case MX_SYND_WR_FLUSH: return "WR_FLUSH";
-	case MX_SYND_MW_BIND: return "MW_BIND";
-	case MX_SYND_BAD_RESP: return "BAD_RESP";
-	case MX_SYND_LOCAL_ACCESS: return "LOCAL_ACCESS";
-	case MX_SYND_REMOTE_INVAL_REQ: return "REMOTE_INVAL_REQ";
-	case MX_SYND_REMOTE_ACCESS: return "REMOTE_ACCESS";
-	case MX_SYND_REMOTE_OP: return "REMOTE_OP";
-	case MX_SYND_TRANSPORT_RETRY_EXC: return "TRANSPORT_RETRY_EXC";
-	case MX_SYND_RNR_RETRY_EXC: return "RNR_RETRY_EXC";
-	case MX_SYND_REMOTE_ABORTED: return "REMOTE_ABORTED";
-	default: return "UNKNOWN";
-	}
+	return mx_syndrome_name(synd);
 }
 
 MARROW_API int marrow_emu_cq_create(struct marrow_emu_device *dev,

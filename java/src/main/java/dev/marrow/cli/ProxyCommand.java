@@ -100,11 +100,12 @@ public final class ProxyCommand {
         String preset;
 
         @Option(names = "--peer", paramLabel = "HOST:PORT|:PORT",
-                description = "Two processes of one host (software NIC, shared-memory wire): the responder runs "
-                        + "`--peer :PORT`, the initiator `--peer HOST:PORT` with the flags of the run; the workers' "
-                        + "WRITEs land in the responder's inbox. Without it, a launcher's environment (Slurm, Open "
-                        + "MPI, MPICH/PMIx, torchrun: rank 0 initiates) does the same. Round trip (rtt) is not "
-                        + "measured across processes.")
+                description = "Two processes (--nic softnic: one host, shared-memory wire; --nic verbs: two "
+                        + "hosts, RC QPs): the responder runs `--peer :PORT`, the initiator `--peer HOST:PORT` with the "
+                        + "flags of the run; the workers' WRITEs land in the responder's buffer. Without it, a "
+                        + "launcher's environment (Slurm, Open MPI, MPICH/PMIx, torchrun: rank 0 initiates) does the "
+                        + "same. proxy latency measures no round trip (rtt) across processes; proxy loaded's probe "
+                        + "round trip is answered by the responder's own proxy.")
         String peer;
 
         @Option(names = "--peer-timeout-s", defaultValue = "60", paramLabel = "S",
@@ -121,6 +122,14 @@ public final class ProxyCommand {
 
         /** Where the peer is: --peer, else a launcher's environment; null in one process. */
         PeerAddress peerAddress() {
+            return peerAddress(false);
+        }
+
+        /**
+         * gpuProducers: the command's GPU producers check no local destination (proxy latency
+         * without a round trip), so --producer cuda may initiate across processes.
+         */
+        PeerAddress peerAddress(boolean gpuProducers) {
             if (peerTimeoutS <= 0) {
                 throw new IllegalArgumentException("--peer-timeout-s must be > 0, not " + peerTimeoutS);
             }
@@ -140,13 +149,13 @@ public final class ProxyCommand {
                 addr = launch.peerAddress();
                 initiator = launch.initiator();
             }
-            if (nic != CliNames.ProxyNic.SOFTNIC) {
-                throw new IllegalArgumentException("the two-process mini-proxy runs on the software NIC's "
-                        + "shared-memory wire (--nic softnic); --nic " + nic.label() + " takes no peer");
+            if (nic == CliNames.ProxyNic.VERBS) { // two hosts: no device is exit 77 before the rendezvous waits
+                MiniProxy.probeVerbs(device);
             }
-            if (producer == CliNames.Producer.CUDA) { // GPU producers verify a local destination that is not there
-                throw new IllegalArgumentException("the two-process mini-proxy takes --producer cpu in this build; "
-                        + "GPU producers across processes are not wired yet");
+            if (producer == CliNames.Producer.CUDA && !gpuProducers) { // they verify a local destination
+                throw new IllegalArgumentException("across processes this command takes --producer cpu (its GPU "
+                        + "producers check a local destination that is in the other process); proxy latency "
+                        + "takes --producer cuda");
             }
             return addr;
         }
@@ -161,10 +170,13 @@ public final class ProxyCommand {
             int spinning = 2 * engineThreads + 2; // both engines, the initiator's producer and worker at least
             SoftNic.Options opts = new SoftNic.Options(CpuBudget.pollMode(poll, spinning), engineThreads, engineCpu,
                     true);
+            // a round-trip session adds this side's proxy worker and PE 1
+            boolean yieldIdle = CpuBudget.oversubscribed(spinning + 2);
             try (ProxyPeer p = ProxyPeer.open(addr, Duration.ofSeconds(peerTimeoutS))) {
                 err.println("marrow: proxy responder: connected to " + p.peerName());
                 err.flush();
-                int n = p.serve(opts, line -> {
+                String verbsDevice = nic == CliNames.ProxyNic.VERBS ? (device == null ? "" : device) : null;
+                int n = p.serve(opts, yieldIdle, verbsDevice, line -> {
                     err.println("marrow: " + line);
                     err.flush();
                 });
@@ -186,10 +198,18 @@ public final class ProxyCommand {
 
         /** Two processes: the record says how they were joined and what the responder saw. */
         void tagPeer(ResultRecord r, ProxyPeer p, MiniProxy px, long nonzero) {
-            r.param("gpu_hardware", producer == CliNames.Producer.CUDA).param("nic_hardware", false)
+            tagPeer(r, p, px.peerConnection(), nonzero);
+        }
+
+        /** As above, with the session's connection read before the proxy closed. */
+        void tagPeer(ResultRecord r, ProxyPeer p, String connection, long nonzero) {
+            boolean verbs = nic == CliNames.ProxyNic.VERBS;
+            r.param("gpu_hardware", producer == CliNames.Producer.CUDA).param("nic_hardware", verbs)
                     .param("peer", p.address().toString()).param("role", "initiator")
-                    .param("transport", "softnic shared-memory wire (two processes, one host)")
-                    .param("connection", px.peerConnection())
+                    .param("transport", verbs ? "verbs RC between two hosts"
+                            : "softnic shared-memory wire (two processes, one host)")
+                    .param("processes", 2)
+                    .param("connection", connection)
                     .param("payload_check", "responder: non-zero bytes in its inbox after the session")
                     .metric("peer_inbox_nonzero_bytes", nonzero);
             if (launch != null) {
@@ -335,7 +355,7 @@ public final class ProxyCommand {
             common.applyPreset(presetRules(this), spec);
             MiniProxy.checkLatency(iters, warmup, size, common.timeoutNs(), common.producer == CliNames.Producer.CUDA);
             common.validate();
-            PeerAddress addr = common.peerAddress();
+            PeerAddress addr = common.peerAddress(true);
             if (addr != null && !common.initiator) {
                 return common.serve(addr, out, spec);
             }

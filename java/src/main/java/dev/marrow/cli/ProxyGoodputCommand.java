@@ -3,11 +3,13 @@ package dev.marrow.cli;
 
 import dev.marrow.api.softnic.SoftNic;
 import dev.marrow.api.softnic.WireModel;
+import dev.marrow.mlx5.PeerAddress;
 import dev.marrow.presets.PresetRules;
 import dev.marrow.proxy.GpuProducers;
 import dev.marrow.proxy.Handoff;
 import dev.marrow.proxy.MiniProxy;
 import dev.marrow.proxy.ProxyConfig;
+import dev.marrow.proxy.ProxyPeer;
 import dev.marrow.proxy.RateResult;
 import dev.marrow.results.ResultRecord;
 import picocli.CommandLine.Command;
@@ -18,6 +20,7 @@ import picocli.CommandLine.Spec;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 
 /** proxy goodput: pipelined WRITE goodput vs size through the mini-proxy (Fig. 8's proxy curves). */
@@ -32,7 +35,9 @@ import java.util.concurrent.Callable;
                 "--preset NAME (marrow presets list): a proxy library's workers, rings (per PE, or per worker: "
                         + "R = that x T), batch and producer, as proxy rate takes them; a preset needing a knob "
                         + "goodput lacks is refused with the knob named. Explicit flags override the preset; "
-                        + "records carry \"preset\"."})
+                        + "records carry \"preset\".",
+                "--peer or a launcher's environment: the WRITEs land in a second process's inbox (software NIC, "
+                        + "shared-memory wire; docs/design/two-process.md section 9); the responder counts them."})
 final class ProxyGoodputCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -111,11 +116,17 @@ final class ProxyGoodputCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--handoff tuned allows one producer per ring: --producers " + producers
                     + " > --rings " + rings);
         }
+        PeerAddress addr = common.peerAddress();
+        if (addr != null && !common.initiator) {
+            return common.serve(addr, out, spec);
+        }
         List<ResultRecord> records = new ArrayList<>();
         List<Double> gbs = new ArrayList<>();
         List<Integer> done = new ArrayList<>();
         boolean allValid = true;
         RunProgress progress = out.progress("proxy goodput", sz.size());
+        ProxyPeer peer = common.openPeer(addr, spec);
+        try {
         for (int size : sz) {
             if (progress.expired()) {
                 break;
@@ -130,9 +141,9 @@ final class ProxyGoodputCommand implements Callable<Integer> {
             long warmPer = (long) (perProducer * warmupFraction);
             int logSlots = logSlotsFor(size);
             long minBuffer = MiniProxy.bufferBytes(rings, logSlots, size);
-            int spinning = (gpu ? 0 : p) + workers + common.engineThreads;
+            int spinning = (gpu ? 0 : p) + workers + common.engineThreads * (peer != null ? 2 : 1);
             ProxyConfig cfg = common.config(workers, rings, batch, h, minBuffer, spinning).withLogSlots(logSlots);
-            try (MiniProxy px = MiniProxy.open(cfg)) {
+            try (MiniProxy px = MiniProxy.open(cfg, peer)) {
                 px.softNic().ifPresent(n -> n.setWire(wire));
                 GpuProducers g = gpu ? px.openGpu(common.gpu, h, common.gdrcopy) : null;
                 try {
@@ -143,7 +154,9 @@ final class ProxyGoodputCommand implements Callable<Integer> {
                     RateResult res = g != null ? g.rate(p, perProducer, warmPer, size, timeoutNs)
                             : px.cpuRate(p, perProducer, warmPer, size, timeoutNs);
                     double gbPerS = res.elapsedNs() == 0 ? 0 : (double) res.messages() * size / res.elapsedNs();
-                    boolean valid = res.verifyErrors() == 0;
+                    long nonzero = peer != null ? px.finishPeer() : -1;
+                    // two processes: the destination is the responder's; it counts what arrived
+                    boolean valid = peer != null ? nonzero > 0 : res.verifyErrors() == 0;
                     allValid &= valid;
                     ResultRecord rec = common.record("proxy.goodput", px, h)
                             .param("workers", workers).param("rings", rings).param("batch", batch)
@@ -153,7 +166,15 @@ final class ProxyGoodputCommand implements Callable<Integer> {
                             .metric("rate_mmsg_s", ResultRecord.round(res.rateMmsgPerSec(), 3))
                             .metric("elapsed_ns", res.elapsedNs())
                             .metric("chain_len_mean", ResultRecord.round(res.meanChainLength(), 2))
-                            .metric("verify_errors", res.verifyErrors()).metric("valid", valid);
+                            .metric("valid", valid);
+                    if (peer == null) {
+                        rec.metric("verify_errors", res.verifyErrors());
+                    } else {
+                        common.tagPeer(rec, peer, px, nonzero);
+                        if (!px.hardware()) {
+                            rec.param("wire_model_scope", "this process's NIC (the initiator's WRITEs)");
+                        }
+                    }
                     if (!px.hardware()) {
                         GoodputMath.tagWire(rec, wire, size, gbPerS);
                         SoftNic.WireStats w1 = px.softNic().orElseThrow().wireStats();
@@ -177,15 +198,26 @@ final class ProxyGoodputCommand implements Callable<Integer> {
             }
             progress.step();
         }
+        if (peer != null) {
+            peer.end();
+        }
+        } finally {
+            if (peer != null) {
+                peer.close();
+            }
+        }
         progress.close();
         if (!records.isEmpty()) {
             records.add(GoodputMath.summary("proxy.goodput", records.getFirst().backend(), wire, done, gbs,
                     records.getFirst()));
         }
         progress.tag(records);
-        out.emit(records, spec.commandLine().getOut(), spec.commandLine().getErr());
+        out.emit(records, spec.commandLine().getOut(), spec.commandLine().getErr(),
+                peer != null ? peer.peerEnvironment() : Map.of());
         if (!allValid) {
-            spec.commandLine().getErr().println("marrow: FAILED rows have valid=false: wrong bytes delivered (verify_errors)");
+            spec.commandLine().getErr().println(peer != null
+                    ? "marrow: FAILED rows have valid=false: the responder's inbox held no delivered byte"
+                    : "marrow: FAILED rows have valid=false: wrong bytes delivered (verify_errors)");
             return ExitCodes.FAILED;
         }
         return ExitCodes.OK;

@@ -2,10 +2,12 @@
 package dev.marrow.cli;
 
 import dev.marrow.api.softnic.WireModel;
+import dev.marrow.mlx5.PeerAddress;
 import dev.marrow.proxy.Handoff;
 import dev.marrow.proxy.MiniProxy;
 import dev.marrow.proxy.ProxyConfig;
 import dev.marrow.proxy.ProxyLoaded;
+import dev.marrow.proxy.ProxyPeer;
 import dev.marrow.results.ResultRecord;
 import dev.marrow.results.Stats;
 import picocli.CommandLine.Command;
@@ -16,6 +18,7 @@ import picocli.CommandLine.Spec;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 
 /** proxy loaded: 8 B probe round trip while background producers stream (Fig. 6 / Table 11). */
@@ -25,7 +28,9 @@ import java.util.concurrent.Callable;
                 + "(shared; baseline handoff, several producers per ring) or into rings of their own (reserved); the "
                 + "background rate carried during the probe is reported beside it (\"GPU-Initiated Communication: "
                 + "Dissecting Down to the Bone\" Fig. 6, Table 11).",
-                "One host; CPU producers (--producer cuda is a seam, not written yet). Timing: docs/design/methods.md."})
+                "CPU producers (--producer cuda is a seam, not written yet). Timing: docs/design/methods.md.",
+                "--peer or a launcher's environment: PE 1 is a second process (software NIC, shared-memory wire; "
+                        + "docs/design/two-process.md section 9)."})
 final class ProxyLoadedCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -89,8 +94,15 @@ final class ProxyLoadedCommand implements Callable<Integer> {
         }
         long pace = load.paceMsgsPerS();
         WireModel wire = WireModel.ofGbps(load.wireGbps);
+        PeerAddress addr = common.peerAddress();
+        if (addr != null && !common.initiator) {
+            return common.serve(addr, out, spec);
+        }
         List<ResultRecord> records = new ArrayList<>();
         RunProgress progress = out.progress("proxy loaded", (long) bgs.size() * queues.size());
+        ProxyPeer peer = common.openPeer(addr, spec);
+        boolean peerFailed = false;
+        try {
         run:
         for (String qn : queues) {
             for (int n : bgs) {
@@ -101,7 +113,8 @@ final class ProxyLoadedCommand implements Callable<Integer> {
                     progress.step();
                     continue;
                 }
-                int spinning = 2 + n + workers + common.engineThreads; // probe, responder, streams, workers, engine
+                // probe, responder, streams, workers, engine; two processes: the peer's engine and proxy worker too
+                int spinning = 2 + n + workers + common.engineThreads + (peer != null ? common.engineThreads + 1 : 0);
                 CpuBudget.check(spinning, "probe, responder, background producers, workers, NIC engine",
                         spec.commandLine().getErr());
                 long minBuffer = Math.max(ProxyLoaded.bufferBytes(n), MiniProxy.bufferBytes(r, common.logSlots, 8));
@@ -110,7 +123,9 @@ final class ProxyLoadedCommand implements Callable<Integer> {
                 String backend;
                 boolean hardware;
                 String nicName;
-                try (MiniProxy px = MiniProxy.open(cfg)) {
+                long nonzero = -1;
+                String connection = null;
+                try (MiniProxy px = MiniProxy.open(cfg, peer, peer != null)) {
                     px.softNic().ifPresent(nic -> nic.setWire(wire));
                     px.start();
                     px.precondition(common.precondition());
@@ -119,6 +134,10 @@ final class ProxyLoadedCommand implements Callable<Integer> {
                     backend = px.hardware() ? "verbs" : "softnic";
                     hardware = px.hardware();
                     nicName = px.hardware() ? px.nicName() : "softnic (EMULATED)";
+                    if (peer != null) {
+                        nonzero = px.finishPeer();
+                        connection = px.peerConnection();
+                    }
                 }
                 Stats st = run.stats();
                 ResultRecord rec = new ResultRecord("proxy.loaded", backend, hardware)
@@ -126,25 +145,46 @@ final class ProxyLoadedCommand implements Callable<Integer> {
                         .param("workers", workers).param("rings", r).param("batch", batch)
                         .param("queue", n == 0 ? "idle" : qn).param("background_streams", n)
                         .param("pace_msgs_per_s", pace).param("probe_size_bytes", 8).param("background_size_bytes", 8)
-                        .param("iters", iters).param("warmup", warmup).param("hosts", 1)
+                        .param("iters", iters).param("warmup", warmup)
+                        .param("hosts", peer != null && common.nic == CliNames.ProxyNic.VERBS ? 2 : 1)
                         .param("percentiles", Stats.PERCENTILE_DEFINITION);
                 if (!hardware) {
                     rec.param("wire_model", wire.describe());
+                }
+                if (peer != null) {
+                    common.tagPeer(rec, peer, connection, nonzero);
+                    rec.param("probe_round_trip", "PE 1 is the responder process: its own proxy answers each probe "
+                            + "on its ring 1, through its own QP to this process's buffer");
+                    if (!hardware) {
+                        rec.param("wire_model_scope", "this process's NIC (the responder's replies are not modelled)");
+                    }
+                    peerFailed |= nonzero <= 0;
                 }
                 rec.metric("probe_p50_ns", st.p50()).metric("probe_p99_ns", st.p99()).metric("probe_p999_ns", st.p999())
                         .metric("probe_min_ns", st.min()).metric("probe_max_ns", st.max())
                         .metric("background_mmsg_s", ResultRecord.round(run.bgRateMmsgPerS(), 3))
                         .metric("background_in_window", run.bgInWindow()).metric("background_posted", run.bgPosted())
-                        .metric("background_slot_errors", run.bgSlotErrors()).metric("valid", run.bgSlotErrors() == 0);
+                        .metric("background_slot_errors", run.bgSlotErrors())
+                        // two processes: the destination slots are the responder's; its count is the check
+                        .metric("valid", run.bgSlotErrors() == 0 && (peer == null || nonzero > 0));
                 CpuBudget.tag(rec, spinning);
                 CpuBudget.tagPollMode(rec, common.poll, spinning);
                 records.add(rec);
                 progress.step();
             }
         }
+        if (peer != null) {
+            peer.end();
+        }
+        } finally {
+            if (peer != null) {
+                peer.close();
+            }
+        }
         progress.close();
         progress.tag(records);
-        out.emit(records, spec.commandLine().getOut(), spec.commandLine().getErr());
-        return ExitCodes.OK;
+        out.emit(records, spec.commandLine().getOut(), spec.commandLine().getErr(),
+                peer != null ? peer.peerEnvironment() : Map.of());
+        return ProxyCommand.peerVerdict(peerFailed, spec);
     }
 }

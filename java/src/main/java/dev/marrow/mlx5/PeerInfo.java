@@ -5,6 +5,7 @@ import dev.marrow.internal.ffi.CStruct;
 import dev.marrow.api.MarrowException;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
 import java.util.Arrays;
 import java.util.HexFormat;
 
@@ -76,26 +77,38 @@ public record PeerInfo(int qpn, int psn, int rkey, int lid, int linkLayer, int m
 
     /** Reads a struct marrow_mlx5_peer_info. */
     static PeerInfo fromNative(MemorySegment s) {
-        byte[] g = CStruct.slice(s, Mlx5Ffi.PEER_INFO, "gid").toArray(JAVA_BYTE);
-        return new PeerInfo(getInt(s, Mlx5Ffi.PEER_INFO, "qpn"), getInt(s, Mlx5Ffi.PEER_INFO, "psn"), getInt(s, Mlx5Ffi.PEER_INFO, "rkey"), getInt(s, Mlx5Ffi.PEER_INFO, "lid"), getInt(s, Mlx5Ffi.PEER_INFO, "link_layer"), getInt(s, Mlx5Ffi.PEER_INFO, "mtu"),
-                g, getLong(s, Mlx5Ffi.PEER_INFO, "addr"),
-                getLong(s, Mlx5Ffi.PEER_INFO, "len"));
+        return fromNative(s, Mlx5Ffi.PEER_INFO);
+    }
+
+    /**
+     * Reads a struct marrow_mlx5_peer_info laid out as l (the layout a library that uses the struct
+     * reports, e.g. the proxy's verbs backend).
+     */
+    public static PeerInfo fromNative(MemorySegment s, StructLayout l) {
+        byte[] g = CStruct.slice(s, l, "gid").toArray(JAVA_BYTE);
+        return new PeerInfo(getInt(s, l, "qpn"), getInt(s, l, "psn"), getInt(s, l, "rkey"), getInt(s, l, "lid"),
+                getInt(s, l, "link_layer"), getInt(s, l, "mtu"), g, getLong(s, l, "addr"), getLong(s, l, "len"));
     }
 
     /** Writes this as a struct marrow_mlx5_peer_info (port 0, gid_index -1: the receiver does not need them). */
     void toNative(MemorySegment s) {
+        toNative(s, Mlx5Ffi.PEER_INFO);
+    }
+
+    /** As {@link #toNative(MemorySegment)} with the layout l. */
+    public void toNative(MemorySegment s, StructLayout l) {
         s.fill((byte) 0);
-        setInt(s, Mlx5Ffi.PEER_INFO, "size", (int) Mlx5Ffi.PEER_INFO.byteSize());
-        setInt(s, Mlx5Ffi.PEER_INFO, "qpn", qpn);
-        setInt(s, Mlx5Ffi.PEER_INFO, "psn", psn);
-        setInt(s, Mlx5Ffi.PEER_INFO, "rkey", rkey);
-        setInt(s, Mlx5Ffi.PEER_INFO, "lid", lid);
-        setInt(s, Mlx5Ffi.PEER_INFO, "link_layer", linkLayer);
-        setInt(s, Mlx5Ffi.PEER_INFO, "mtu", mtu);
-        setInt(s, Mlx5Ffi.PEER_INFO, "gid_index", -1);
-        CStruct.slice(s, Mlx5Ffi.PEER_INFO, "gid").copyFrom(MemorySegment.ofArray(gid));
-        setLong(s, Mlx5Ffi.PEER_INFO, "addr", addr);
-        setLong(s, Mlx5Ffi.PEER_INFO, "len", len);
+        setInt(s, l, "size", (int) l.byteSize());
+        setInt(s, l, "qpn", qpn);
+        setInt(s, l, "psn", psn);
+        setInt(s, l, "rkey", rkey);
+        setInt(s, l, "lid", lid);
+        setInt(s, l, "link_layer", linkLayer);
+        setInt(s, l, "mtu", mtu);
+        setInt(s, l, "gid_index", -1);
+        CStruct.slice(s, l, "gid").copyFrom(MemorySegment.ofArray(gid));
+        setLong(s, l, "addr", addr);
+        setLong(s, l, "len", len);
     }
 
 

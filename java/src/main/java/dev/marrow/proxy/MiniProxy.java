@@ -10,7 +10,9 @@ import dev.marrow.api.softnic.Access;
 import dev.marrow.api.softnic.CompletionQueue;
 import dev.marrow.api.softnic.MemoryRegion;
 import dev.marrow.api.softnic.QueuePair;
+import dev.marrow.api.softnic.ShmWire;
 import dev.marrow.api.softnic.SoftNic;
+import dev.marrow.mlx5.PeerInfo;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -78,10 +80,79 @@ public final class MiniProxy implements AutoCloseable {
      * responder can tell delivered bytes from untouched ones.
      */
     public static MiniProxy open(ProxyConfig c, ProxyPeer peer) {
-        if (peer != null && !c.nic().equals("softnic")) {
-            throw new IllegalArgumentException("the two-process mini-proxy runs on the software NIC's shared-memory "
-                    + "wire; --nic verbs with a peer is not supported");
+        return open(c, peer, false);
+    }
+
+    /**
+     * As {@link #open(ProxyConfig, ProxyPeer)}; with peerAnswers the buffer
+     * lies in this side's wire and is exported, and the responder runs a
+     * proxy of its own whose PE 1 answers every write to its flag word into
+     * this buffer's flag word (the round trip of proxy loaded across two
+     * processes, docs/design/two-process.md section 9).
+     */
+    public static MiniProxy open(ProxyConfig c, ProxyPeer peer, boolean peerAnswers) {
+        if (peerAnswers && peer == null) {
+            throw new IllegalArgumentException("peerAnswers needs a peer");
         }
+        return open(c, peer, peerAnswers, false);
+    }
+
+    /**
+     * The responder's end of a two-host verbs session (docs/design/two-process.md
+     * section 10): a proxy over a zeroed buffer of at least c.minBufferBytes()
+     * whose verbs QPs wait in RESET for {@link #verbsConnect}; ProxyPeer runs
+     * the exchange.
+     */
+    static MiniProxy verbsResponder(ProxyConfig c) {
+        return open(c, null, false, true);
+    }
+
+    /** This side's description of worker w's verbs QP and buffer, for the peer exchange. */
+    static PeerInfo verbsLocal(MemorySegment px, int w) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment s = CStruct.allocate(a, ProxyFfi.PEER_INFO);
+            ProxyFfi.check((int) ProxyFfi.VERBS_LOCAL.invokeExact(px, w, s), "marrow_proxy_verbs_local");
+            return PeerInfo.fromNative(s, ProxyFfi.PEER_INFO);
+        } catch (Throwable t) {
+            throw ProxyFfi.rethrow(t);
+        }
+    }
+
+    /** Connects worker w's verbs QP to the peer's; its WRITEs then go to the peer's buffer. */
+    static void verbsConnect(MemorySegment px, int w, PeerInfo peer) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment s = CStruct.allocate(a, ProxyFfi.PEER_INFO);
+            peer.toNative(s, ProxyFfi.PEER_INFO);
+            ProxyFfi.check((int) ProxyFfi.VERBS_CONNECT.invokeExact(px, w, s), "marrow_proxy_verbs_connect");
+        } catch (Throwable t) {
+            throw ProxyFfi.rethrow(t);
+        }
+    }
+
+    /**
+     * Whether the verbs backend can open device (null: the first) with an active port, before any
+     * rendezvous: a BackendUnavailableException (exit 77) with the reason if not; the device name if so.
+     */
+    public static String probeVerbs(String device) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment name = a.allocate(64);
+            MemorySegment want = device == null ? MemorySegment.NULL : a.allocateFrom(device);
+            int rc = (int) ProxyFfi.VERBS_PROBE.invokeExact(want, name, 64);
+            if (rc != 0) {
+                String why = ProxyFfi.LIB.lastError();
+                throw ProxyFfi.LIB.exception(rc, "marrow_proxy_verbs_probe").unavailableIfNoDevice(why);
+            }
+            return name.getString(0);
+        } catch (Throwable t) {
+            throw ProxyFfi.rethrow(t);
+        }
+    }
+
+    MemorySegment verbsHandle() {
+        return handle;
+    }
+
+    private static MiniProxy open(ProxyConfig c, ProxyPeer peer, boolean peerAnswers, boolean verbsResponder) {
         Arena tmp = Arena.ofConfined();
         SoftNic nic = null;
         MemorySegment px = MemorySegment.NULL;
@@ -91,17 +162,29 @@ public final class MiniProxy implements AutoCloseable {
             long bytes = Math.max(bufferBytes(c.rings(), c.logSlots(), 64), c.minBufferBytes());
             bytes = (bytes + 4095) & ~4095L;
             shared = Arena.ofShared();
-            MemorySegment buf = shared.allocate(bytes, 4096);
+            MemorySegment buf = null;
             int lkey = 0;
             int rkey = 0;
             List<QueuePair> qps = new ArrayList<>();
             List<CompletionQueue> cqs = new ArrayList<>();
+            ShmWire ownWire = null;
+            MemoryRegion ownMr = null;
             if (c.nic().equals("softnic")) {
                 Backend.SOFTNIC.ensureAvailability();
                 ProxyConfig.Engine e = c.engine();
                 nic = SoftNic.open(new SoftNic.Options(e.hot() ? SoftNic.PollMode.HOT : SoftNic.PollMode.IDLE,
                         e.threads(), e.cpu(), true));
+                if (peerAnswers) { // the peer's replies can only reach memory in this side's segment
+                    ownWire = nic.createWire(bytes);
+                    buf = ownWire.allocate(bytes);
+                }
+            }
+            if (buf == null) {
+                buf = shared.allocate(bytes, 4096);
+            }
+            if (nic != null) {
                 MemoryRegion mr = nic.registerMemory(buf, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+                ownMr = mr;
                 lkey = mr.lkey();
                 rkey = mr.rkey();
                 try { // the software NIC checks --log-sq: its refusal is a usage error
@@ -124,56 +207,38 @@ public final class MiniProxy implements AutoCloseable {
                 for (long i = 0; i < bytes; i++) {
                     buf.set(JAVA_BYTE, i, (byte) (1 + i % 251));
                 }
-                remote = peer.connect(nic, qps, bytes);
+                if (nic != null) {
+                    remote = peer.connect(nic, qps, bytes, ownWire, ownWire != null ? ownMr : null);
+                }
             }
-            MemorySegment cfg = ProxyFfi.config(tmp, c.geometry(), c.handoff(), c.workerOptions());
-            MemorySegment mem = CStruct.allocate(tmp, ProxyFfi.MEMORY);
-            setLong(mem, ProxyFfi.MEMORY, "base", buf.address());
-            setLong(mem, ProxyFfi.MEMORY, "len", bytes);
-            setInt(mem, ProxyFfi.MEMORY, "lkey", lkey);
-            setInt(mem, ProxyFfi.MEMORY, "rkey", rkey);
-            MemorySegment out = tmp.allocate(ADDRESS);
-            ProxyFfi.check((int) ProxyFfi.CREATE.invokeExact(cfg, mem, out), "marrow_proxy_create");
-            px = out.get(ADDRESS, 0);
+            px = create(tmp, c, buf, bytes, lkey, rkey);
             String device = null;
             int sendWr = 0;
             int sendWrGranted = 0;
             if (nic != null) {
-                for (int w = 0; w < c.workers(); w++) {
-                    MemorySegment q = CStruct.allocate(tmp, ProxyFfi.SOFTNIC_QP);
-                    QueuePair qp = qps.get(w);
-                    CompletionQueue cq = cqs.get(w);
-                    setInt(q, ProxyFfi.SOFTNIC_QP, "qpn", qp.qpn());
-                    setInt(q, ProxyFfi.SOFTNIC_QP, "sq_wqe_cnt", qp.sqWqebbs());
-                    setInt(q, ProxyFfi.SOFTNIC_QP, "max_inline", qp.maxInlineData());
-                    setInt(q, ProxyFfi.SOFTNIC_QP, "cqe_cnt", cq.entries());
-                    setAddress(q, ProxyFfi.SOFTNIC_QP, "sq_buf", qp.sendQueue());
-                    setAddress(q, ProxyFfi.SOFTNIC_QP, "sq_dbrec", qp.dbrec());
-                    setAddress(q, ProxyFfi.SOFTNIC_QP, "uar", qp.uar());
-                    setAddress(q, ProxyFfi.SOFTNIC_QP, "cq_buf", cq.buffer());
-                    setAddress(q, ProxyFfi.SOFTNIC_QP, "cq_dbrec", cq.dbrec());
-                    if (remote != null) {
-                        setLong(q, ProxyFfi.SOFTNIC_QP, "remote_base", remote.base());
-                        setLong(q, ProxyFfi.SOFTNIC_QP, "remote_len", remote.len());
-                        setInt(q, ProxyFfi.SOFTNIC_QP, "remote_rkey", remote.rkey());
-                    }
-                    ProxyFfi.check((int) ProxyFfi.ATTACH_SOFTNIC.invokeExact(px, w, q), "marrow_proxy_attach_softnic");
-                }
+                attachSoftnic(tmp, px, qps, cqs, remote);
             } else {
                 MemorySegment name = tmp.allocate(64);
                 MemorySegment want = c.verbsDevice() == null ? MemorySegment.NULL : tmp.allocateFrom(c.verbsDevice());
                 MemorySegment asked = tmp.allocate(JAVA_INT);
                 MemorySegment granted = tmp.allocate(JAVA_INT);
-                int rc = (int) ProxyFfi.ATTACH_VERBS_SQ.invokeExact(px, want, c.logSq(), name, 64, asked, granted);
+                boolean twoHosts = peer != null || verbsResponder; // QPs wait for the peer's instead of looping back
+                int rc = twoHosts
+                        ? (int) ProxyFfi.ATTACH_VERBS_PEER.invokeExact(px, want, c.logSq(), name, 64, asked, granted)
+                        : (int) ProxyFfi.ATTACH_VERBS_SQ.invokeExact(px, want, c.logSq(), name, 64, asked, granted);
                 if (rc != 0) {
                     String why = ProxyFfi.LIB.lastError();
-                    throw ProxyFfi.LIB.exception(rc, "marrow_proxy_attach_verbs_sq").unavailableIfNoDevice(why);
+                    throw ProxyFfi.LIB.exception(rc, twoHosts ? "marrow_proxy_attach_verbs_peer"
+                            : "marrow_proxy_attach_verbs_sq").unavailableIfNoDevice(why);
                 }
                 device = name.getString(0);
                 sendWr = asked.get(JAVA_INT, 0);
                 sendWrGranted = granted.get(JAVA_INT, 0);
                 if (c.cpus().length == 0) {
                     pinToNicNode(px, device, c.workers());
+                }
+                if (peer != null) {
+                    remote = peer.connectVerbs(px, c.workers(), bytes, device, peerAnswers);
                 }
             }
             made = new MiniProxy(c, buf, nic, px, device);
@@ -203,6 +268,72 @@ public final class MiniProxy implements AutoCloseable {
         }
     }
 
+    private static MemorySegment create(Arena tmp, ProxyConfig c, MemorySegment buf, long bytes, int lkey, int rkey)
+            throws Throwable {
+        MemorySegment cfg = ProxyFfi.config(tmp, c.geometry(), c.handoff(), c.workerOptions());
+        MemorySegment mem = CStruct.allocate(tmp, ProxyFfi.MEMORY);
+        setLong(mem, ProxyFfi.MEMORY, "base", buf.address());
+        setLong(mem, ProxyFfi.MEMORY, "len", bytes);
+        setInt(mem, ProxyFfi.MEMORY, "lkey", lkey);
+        setInt(mem, ProxyFfi.MEMORY, "rkey", rkey);
+        MemorySegment out = tmp.allocate(ADDRESS);
+        ProxyFfi.check((int) ProxyFfi.CREATE.invokeExact(cfg, mem, out), "marrow_proxy_create");
+        return out.get(ADDRESS, 0);
+    }
+
+    /** Worker w posts on qps[w], completes on cqs[w]; with remote its WRITEs go to the peer's memory. */
+    private static void attachSoftnic(Arena tmp, MemorySegment px, List<QueuePair> qps, List<CompletionQueue> cqs,
+                                      ProxyPeer.Remote remote) throws Throwable {
+        for (int w = 0; w < qps.size(); w++) {
+            MemorySegment q = CStruct.allocate(tmp, ProxyFfi.SOFTNIC_QP);
+            QueuePair qp = qps.get(w);
+            CompletionQueue cq = cqs.get(w);
+            setInt(q, ProxyFfi.SOFTNIC_QP, "qpn", qp.qpn());
+            setInt(q, ProxyFfi.SOFTNIC_QP, "sq_wqe_cnt", qp.sqWqebbs());
+            setInt(q, ProxyFfi.SOFTNIC_QP, "max_inline", qp.maxInlineData());
+            setInt(q, ProxyFfi.SOFTNIC_QP, "cqe_cnt", cq.entries());
+            setAddress(q, ProxyFfi.SOFTNIC_QP, "sq_buf", qp.sendQueue());
+            setAddress(q, ProxyFfi.SOFTNIC_QP, "sq_dbrec", qp.dbrec());
+            setAddress(q, ProxyFfi.SOFTNIC_QP, "uar", qp.uar());
+            setAddress(q, ProxyFfi.SOFTNIC_QP, "cq_buf", cq.buffer());
+            setAddress(q, ProxyFfi.SOFTNIC_QP, "cq_dbrec", cq.dbrec());
+            if (remote != null) {
+                setLong(q, ProxyFfi.SOFTNIC_QP, "remote_base", remote.base());
+                setLong(q, ProxyFfi.SOFTNIC_QP, "remote_len", remote.len());
+                setInt(q, ProxyFfi.SOFTNIC_QP, "remote_rkey", remote.rkey());
+            }
+            ProxyFfi.check((int) ProxyFfi.ATTACH_SOFTNIC.invokeExact(px, w, q), "marrow_proxy_attach_softnic");
+        }
+    }
+
+    /**
+     * The responder's side of a round-trip session: a proxy over the
+     * responder's inbox (buffer) and its session QPs (already connected over
+     * the wire to the initiator's), whose WRITEs go to the initiator's
+     * exported buffer. It does not own the NIC: the session closes that.
+     */
+    static MiniProxy answering(ProxyConfig c, SoftNic nic, MemorySegment buffer, MemoryRegion mr,
+                               List<QueuePair> qps, List<CompletionQueue> cqs, ProxyPeer.Remote initiator) {
+        MemorySegment px = MemorySegment.NULL;
+        try (Arena tmp = Arena.ofConfined()) {
+            px = create(tmp, c, buffer, buffer.byteSize(), mr.lkey(), mr.rkey());
+            attachSoftnic(tmp, px, qps, cqs, initiator);
+            MiniProxy made = new MiniProxy(c, buffer, nic, px, null);
+            made.ownsNic = false;
+            return made;
+        } catch (Throwable t) {
+            if (!px.equals(MemorySegment.NULL)) {
+                try {
+                    int ignored = (int) ProxyFfi.DESTROY.invokeExact(px);
+                } catch (Throwable ignored) {
+                    // already failing
+                }
+            }
+            throw ProxyFfi.rethrow(t);
+        }
+    }
+
+    private boolean ownsNic = true;
     private Arena sharedArena;
     private ProxyPeer peer;
     private String peerConnection;
@@ -541,7 +672,7 @@ public final class MiniProxy implements AutoCloseable {
         } catch (Throwable t) {
             throw ProxyFfi.rethrow(t);
         } finally {
-            if (nic != null) {
+            if (nic != null && ownsNic) {
                 nic.close();
             }
             if (sharedArena != null) {

@@ -64,6 +64,11 @@ final class ProxyFfi {
     static final StructLayout CUDA_INFO = layout(LIB, "marrow_proxy_cuda_info", i32("cpl_kind"), i32("sm_clock_khz"),
             bytes("note"));
 
+    /** The peer exchange's QP description, as the verbs backend reads and writes it (marrow_mlx5.h). */
+    static final StructLayout PEER_INFO = layout(LIB, "marrow_mlx5_peer_info",
+            i32("qpn"), i32("psn"), i32("rkey"), i32("lid"), i32("port"), i32("link_layer"), i32("mtu"), i32("gid_index"),
+            bytes("gid"), i64("addr"), i64("len"));
+
     static {
         LIB.verifyConstants(Handoff.values(), GpuProducers.CplKind.values());
     }
@@ -79,6 +84,14 @@ final class ProxyFfi {
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS));
     static final MethodHandle ATTACH_VERBS_SQ = h("marrow_proxy_attach_verbs_sq",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, ADDRESS));
+    static final MethodHandle ATTACH_VERBS_PEER = h("marrow_proxy_attach_verbs_peer",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, ADDRESS));
+    static final MethodHandle VERBS_LOCAL = h("marrow_proxy_verbs_local",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS));
+    static final MethodHandle VERBS_CONNECT = h("marrow_proxy_verbs_connect",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS));
+    static final MethodHandle VERBS_PROBE = h("marrow_proxy_verbs_probe",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
     static final MethodHandle SET_CPL_TARGET = h("marrow_proxy_set_cpl_target",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS));
     static final MethodHandle SET_CPUS = h("marrow_proxy_set_cpus", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));

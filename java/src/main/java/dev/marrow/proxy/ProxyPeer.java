@@ -39,6 +39,14 @@ import java.util.function.Consumer;
  */
 public final class ProxyPeer implements AutoCloseable {
     private static final String END = "end";
+    /** Setup word: the responder answers writes to its flag word (a round-trip session). */
+    private static final String ANSWER = "answer=1";
+    /** Setup word: the initiator's workers post through verbs (two hosts); absent: the software NIC's wire. */
+    private static final String NIC_VERBS = "nic=verbs";
+    /** What a round-trip responder's PE 1 may write in its own inbox: its reply sources (64 slots of 64 B). */
+    private static final long ANSWER_SOURCES = 64 * 64;
+    /** SQ and CQ depth (log2) of a round-trip responder's QPs. */
+    private static final int ANSWER_LOG_SQ = 8;
 
     private final PeerExchange exchange;
     private final PeerAddress address;
@@ -72,21 +80,33 @@ public final class ProxyPeer implements AutoCloseable {
      * wire; the responder's inbox is at least bufferBytes long.
      */
     Remote connect(SoftNic nic, List<QueuePair> qps, long bufferBytes) {
-        ShmWire wire = nic.createWire(4096);
-        MemoryRegion in = nic.registerMemory(wire.allocate(4096), Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+        return connect(nic, qps, bufferBytes, null, null);
+    }
+
+    /**
+     * As above; with answersTo (this side's proxy buffer, registered, in
+     * ownWire's heap) the responder runs a proxy of its own that answers
+     * every write to its flag word into this buffer (round trips).
+     */
+    Remote connect(SoftNic nic, List<QueuePair> qps, long bufferBytes, ShmWire ownWire, MemoryRegion answersTo) {
+        ShmWire wire = ownWire != null ? ownWire : nic.createWire(4096);
+        MemoryRegion in = answersTo != null ? answersTo
+                : nic.registerMemory(wire.allocate(4096), Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+        long inLen = answersTo != null ? bufferBytes : 4096;
         wire.export(in);
         for (QueuePair qp : qps) {
             wire.export(qp);
         }
         String answer = exchange.exchangeText(PeerMessages.TYPE_PROXY_SETUP,
-                "workers=" + qps.size() + " bytes=" + bufferBytes, "proxy setup");
+                "workers=" + qps.size() + " bytes=" + bufferBytes + (answersTo != null ? " " + ANSWER : ""),
+                "proxy setup");
         if (!answer.equals("ready")) {
             throw new MarrowException("proxy peer " + peerName() + " refused the session: " + answer);
         }
         List<PeerInfo> remote = new ArrayList<>();
         for (QueuePair qp : qps) {
             PeerInfo r = exchange.exchange(new PeerInfo(qp.qpn(), 0, in.rkey(), 0, PeerInfo.LINK_ETHERNET, 5, null,
-                    in.address(), 4096));
+                    in.address(), inLen));
             if (r.rkey() == 0 || r.len() < bufferBytes) {
                 throw new MarrowException("proxy peer " + peerName() + " exposed no inbox of " + bufferBytes
                         + " bytes: " + r);
@@ -102,6 +122,43 @@ public final class ProxyPeer implements AutoCloseable {
         String conn = String.format("%d softnic QPs (0x%x..) <-> peer process QPs (0x%x..) over the shared-memory "
                 + "wire (initiator, peer %s)", qps.size(), qps.get(0).qpn(), r0.qpn(), peerName());
         return new Remote(r0.addr(), r0.len(), r0.rkey(), conn);
+    }
+
+    /**
+     * Initiator over verbs (two hosts, docs/design/two-process.md section 10):
+     * px's workers' QPs (in RESET) are connected to the responder's, and their
+     * WRITEs go to the responder's buffer, whose address and rkey come from the
+     * exchange. With answers the responder's own proxy answers round trips
+     * into this side's buffer (registered whole, remote-writable).
+     */
+    Remote connectVerbs(MemorySegment px, int workers, long bufferBytes, String device, boolean answers) {
+        String answer = exchange.exchangeText(PeerMessages.TYPE_PROXY_SETUP, "workers=" + workers + " bytes="
+                + bufferBytes + " " + NIC_VERBS + (answers ? " " + ANSWER : ""), "proxy setup");
+        if (!answer.equals("ready")) {
+            throw new MarrowException("proxy peer " + peerName() + " refused the session: " + answer);
+        }
+        List<PeerInfo> remote = exchangeVerbs(px, workers, bufferBytes);
+        peerEnvironment = PeerEnvironment.exchange(exchange);
+        exchange.barrier(); // both sides' QPs are RTS before anything is written
+        PeerInfo r0 = remote.getFirst();
+        String conn = String.format("%d verbs RC QPs on %s (0x%x..) <-> peer QPs (0x%x..) at %s (initiator)",
+                workers, device, MiniProxy.verbsLocal(px, 0).qpn(), r0.qpn(), peerName());
+        return new Remote(r0.addr(), r0.len(), r0.rkey(), conn);
+    }
+
+    /** Both roles: INFO per worker (this side's QP and buffer), each QP connected to the peer's. */
+    private List<PeerInfo> exchangeVerbs(MemorySegment px, int workers, long bufferBytes) {
+        List<PeerInfo> remote = new ArrayList<>();
+        for (int w = 0; w < workers; w++) {
+            PeerInfo r = exchange.exchange(MiniProxy.verbsLocal(px, w));
+            if (r.rkey() == 0 || r.len() < bufferBytes) {
+                throw new MarrowException("proxy peer " + peerName() + " exposed no buffer of " + bufferBytes
+                        + " bytes: " + r);
+            }
+            MiniProxy.verbsConnect(px, w, r);
+            remote.add(r);
+        }
+        return remote;
     }
 
     private ShmWire.Peer attach(SoftNic nic, ShmWire wire) {
@@ -138,6 +195,15 @@ public final class ProxyPeer implements AutoCloseable {
      * number of sessions served.
      */
     public int serve(SoftNic.Options opts, Consumer<String> log) {
+        return serve(opts, false, null, log);
+    }
+
+    /**
+     * yieldIdle: a round-trip session's proxy workers yield when idle (more
+     * spinning threads than cores); verbsDevice: this side runs --nic verbs
+     * (two hosts; "" = the first device), null: the software NIC.
+     */
+    public int serve(SoftNic.Options opts, boolean yieldIdle, String verbsDevice, Consumer<String> log) {
         int sessions = 0;
         for (;;) {
             String setup = exchange.exchangeText(PeerMessages.TYPE_PROXY_SETUP, "ready", "proxy setup");
@@ -146,12 +212,32 @@ public final class ProxyPeer implements AutoCloseable {
             }
             int workers;
             long bytes;
+            List<String> words;
             try {
                 String[] kv = setup.split(" ");
+                if (!kv[0].startsWith("workers=") || !kv[1].startsWith("bytes=")) {
+                    throw new IllegalArgumentException(setup);
+                }
                 workers = Integer.parseInt(kv[0].substring("workers=".length()));
                 bytes = Long.parseLong(kv[1].substring("bytes=".length()));
+                words = List.of(kv).subList(2, kv.length);
+                if (workers < 1 || workers > 16 || bytes < 1
+                        || !List.of(ANSWER, NIC_VERBS).containsAll(words)) {
+                    throw new IllegalArgumentException(setup);
+                }
             } catch (RuntimeException e) {
                 throw new MarrowException("malformed proxy setup from " + peerName() + ": " + setup);
+            }
+            boolean answers = words.contains(ANSWER);
+            if (words.contains(NIC_VERBS) != (verbsDevice != null)) {
+                throw new MarrowException("the initiator " + peerName() + " runs --nic "
+                        + (words.contains(NIC_VERBS) ? "verbs" : "softnic") + ", this side --nic "
+                        + (verbsDevice != null ? "verbs" : "softnic") + ": run the same command on both");
+            }
+            if (verbsDevice != null) {
+                serveVerbs(verbsDevice, workers, bytes, answers, yieldIdle, sessions, log);
+                sessions++;
+                continue;
             }
             try (SoftNic nic = SoftNic.open(opts)) {
                 ShmWire wire = nic.createWire(bytes);
@@ -159,12 +245,16 @@ public final class ProxyPeer implements AutoCloseable {
                 MemoryRegion in = nic.registerMemory(inbox, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
                 wire.export(in);
                 List<QueuePair> qps = new ArrayList<>();
+                List<CompletionQueue> cqs = new ArrayList<>();
                 List<PeerInfo> remote = new ArrayList<>();
                 for (int w = 0; w < workers; w++) {
-                    CompletionQueue cq = nic.createCompletionQueue(6, false, false);
-                    QueuePair qp = nic.createQueuePair(QueuePair.Config.of(cq));
+                    // a round-trip session's QPs carry the answering proxy's WRITE chains (64 B inline)
+                    CompletionQueue cq = nic.createCompletionQueue(answers ? ANSWER_LOG_SQ : 6, false, false);
+                    QueuePair qp = nic.createQueuePair(answers ? QueuePair.Config.of(cq)
+                            .withLogSqWqebbs(ANSWER_LOG_SQ).withMaxInlineData(64) : QueuePair.Config.of(cq));
                     wire.export(qp);
                     qps.add(qp);
+                    cqs.add(cq);
                     remote.add(exchange.exchange(new PeerInfo(qp.qpn(), 0, in.rkey(), 0, PeerInfo.LINK_ETHERNET, 5,
                             null, in.address(), bytes)));
                 }
@@ -172,21 +262,86 @@ public final class ProxyPeer implements AutoCloseable {
                 for (int w = 0; w < workers; w++) {
                     pw.connect(qps.get(w), remote.get(w).qpn());
                 }
-                exchange.barrier();
-                log.accept("proxy responder: session " + (sessions + 1) + ", " + workers + " QPs, inbox " + bytes
-                        + " bytes, peer " + peerName());
-                exchange.receiveMessage(PeerMessages.TYPE_PROXY_REPORT, "proxy done");
-                long nonzero = 0;
-                for (long i = 0; i < bytes; i++) {
-                    if (inbox.get(java.lang.foreign.ValueLayout.JAVA_BYTE, i) != 0) {
-                        nonzero++;
+                MiniProxy answering = null;
+                try { // the answering proxy's threads are joined before the session's NIC closes
+                    if (answers) {
+                        PeerInfo r0 = remote.get(0);
+                        if (r0.len() != bytes) {
+                            throw new MarrowException("proxy peer " + peerName() + " exported " + r0.len()
+                                    + " bytes for its replies, not its buffer's " + bytes);
+                        }
+                        // PE 1 as in one process: two rings at least, the baseline handoff (one producer: PE 1)
+                        ProxyConfig c = ProxyConfig.softnic(workers, Math.max(2, workers), 16, Handoff.BASELINE)
+                                .withLogSq(ANSWER_LOG_SQ).withYieldIdle(yieldIdle);
+                        answering = MiniProxy.answering(c, nic, inbox, in, qps, cqs,
+                                new Remote(r0.addr(), r0.len(), r0.rkey(), null));
+                        answering.start();
+                        answering.responder(true, 1, 8);
+                    }
+                    exchange.barrier();
+                    log.accept("proxy responder: session " + (sessions + 1) + ", " + workers + " QPs, inbox " + bytes
+                            + " bytes" + (answers ? ", answering round trips" : "") + ", peer " + peerName());
+                    exchange.receiveMessage(PeerMessages.TYPE_PROXY_REPORT, "proxy done");
+                } finally {
+                    if (answering != null) {
+                        answering.close(); // PE 1 and the workers are joined first
                     }
                 }
-                exchange.sendMessage(PeerMessages.TYPE_PROXY_REPORT,
-                        ("nonzero_bytes=" + nonzero).getBytes(java.nio.charset.StandardCharsets.UTF_8), "proxy report");
-                exchange.barrier();
+                report(inbox, bytes, answers);
                 sessions++;
             }
+        }
+    }
+
+    /** Answers PROXY_REPORT with the inbox's delivered (non-zero) bytes, then the closing barrier. */
+    private void report(MemorySegment inbox, long bytes, boolean answers) {
+        // PE 1's reply sources are its own bytes, not delivered ones: not counted
+        long skipFrom = answers ? (bytes / 2) & ~63L : bytes;
+        long skipTo = answers ? skipFrom + ANSWER_SOURCES : bytes;
+        long nonzero = 0;
+        for (long i = 0; i < bytes; i++) {
+            if ((i < skipFrom || i >= skipTo) && inbox.get(java.lang.foreign.ValueLayout.JAVA_BYTE, i) != 0) {
+                nonzero++;
+            }
+        }
+        exchange.sendMessage(PeerMessages.TYPE_PROXY_REPORT,
+                ("nonzero_bytes=" + nonzero).getBytes(java.nio.charset.StandardCharsets.UTF_8), "proxy report");
+        exchange.barrier();
+    }
+
+    /**
+     * Responder over verbs (two hosts, docs/design/two-process.md section 10): a
+     * proxy of this side over a zeroed buffer of the initiator's size, one RC QP
+     * per initiator worker connected to it; with answers its workers and PE 1
+     * run and answer round trips into the initiator's buffer.
+     */
+    private void serveVerbs(String device, int workers, long bytes, boolean answers, boolean yieldIdle, int sessions,
+                            Consumer<String> log) {
+        // PE 1 sends one reply at a time: a few slots per ring are enough
+        ProxyConfig c = ProxyConfig.softnic(workers, Math.max(2, workers), 16, Handoff.BASELINE)
+                .withNic("verbs", device.isEmpty() ? null : device).withLogSlots(4).withMinBufferBytes(bytes)
+                .withYieldIdle(yieldIdle);
+        try (MiniProxy px = MiniProxy.verbsResponder(c)) {
+            if (px.buffer().byteSize() != bytes) {
+                throw new MarrowException("proxy responder: a buffer of " + bytes + " bytes was asked, "
+                        + px.buffer().byteSize() + " made (the two sides' buffers must match)");
+            }
+            exchangeVerbs(px.verbsHandle(), workers, bytes);
+            peerEnvironment = PeerEnvironment.exchange(exchange);
+            try {
+                if (answers) {
+                    px.start();
+                    px.responder(true, 1, 8);
+                }
+                exchange.barrier();
+                log.accept("proxy responder: session " + (sessions + 1) + ", " + workers + " verbs QPs on "
+                        + px.nicName() + ", buffer " + bytes + " bytes" + (answers ? ", answering round trips" : "")
+                        + ", peer " + peerName());
+                exchange.receiveMessage(PeerMessages.TYPE_PROXY_REPORT, "proxy done");
+            } finally {
+                px.stop(); // joins PE 1 (if it ran) and the workers; idempotent
+            }
+            report(px.buffer(), bytes, answers);
         }
     }
 

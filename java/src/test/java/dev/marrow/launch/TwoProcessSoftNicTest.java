@@ -176,15 +176,20 @@ class TwoProcessSoftNicTest {
         assertTrue(!Files.exists(dir.resolve("result.json")), "the responder wrote a result");
     }
 
-    /** A rendezvous peer that answers the responder's INFO with the given frame body. */
+    /** A rendezvous peer that answers the responder's first frame with the given frame body. */
     private static String refusedBy(Path dir, byte[] reply, boolean withLength) throws Exception {
+        return refusedBy(dir, reply, withLength, GDA);
+    }
+
+    /** As above for any command whose responder sends one frame first (gda: INFO; proxy: PROXY_SETUP). */
+    static String refusedBy(Path dir, byte[] reply, boolean withLength, String... cmd) throws Exception {
         try (ServerSocket server = new ServerSocket(0)) {
-            Process r1 = start(dir, "rank1", env("torchrun", 1, server.getLocalPort()), GDA);
+            Process r1 = start(dir, "rank1", env("torchrun", 1, server.getLocalPort()), cmd);
             server.setSoTimeout(30_000);
             try (Socket s = server.accept()) {
                 DataInputStream in = new DataInputStream(s.getInputStream());
                 byte[] info = new byte[in.readInt()];
-                in.readFully(info); // the responder's INFO
+                in.readFully(info); // the responder's first frame
                 OutputStream out = s.getOutputStream();
                 if (withLength) {
                     out.write(ByteBuffer.allocate(4).putInt(reply.length).array());
@@ -198,10 +203,14 @@ class TwoProcessSoftNicTest {
         }
     }
 
+    /** A frame of exchange version 2 (magic MRW5, version, type 1). */
+    static byte[] versionTwoFrame() {
+        return ByteBuffer.allocate(56).putInt(0x4d525735).putShort((short) 2).putShort((short) 1).array();
+    }
+
     @Test
     void anExchangeOfAnotherVersionIsRefused(@TempDir Path dir) throws Exception {
-        ByteBuffer b = ByteBuffer.allocate(56).putInt(0x4d525735).putShort((short) 2).putShort((short) 1);
-        String err = refusedBy(dir, b.array(), true);
+        String err = refusedBy(dir, versionTwoFrame(), true);
         assertTrue(err.contains("exchange version 2") && err.contains("same Marrow version"), err);
     }
 
