@@ -504,13 +504,14 @@ struct fast_ctx {
 	int signaled;              /* the last WQE executed asked for a CQE */
 };
 
-/* Executes fast WQEs from ci up to end, through the first signaled one.
- * No calls: every value of the loop stays in a register (the CQE path and
- * the wire model, which call out, are fast_run's). Returns the new ci. */
+/* Executes fast WQEs from ci up to end, through the first signaled one;
+ * returns the new ci. A loop without calls (the CQE path and the wire
+ * model, which call out, are fast_run's): with a call inside, the compiler
+ * kept the loop's values on the stack and reloaded them on every WQE. */
 #ifndef __CUDA_ARCH__
-__attribute__((noinline))
+__attribute__((always_inline))
 #endif
-EMU_CORE_FN uint16_t fast_span(const struct marrow_emu_device *dev, struct fast_ctx *c, uint16_t ci,
+EMU_CORE_INLINE uint16_t fast_span(const struct marrow_emu_device *dev, struct fast_ctx *c, uint16_t ci,
 			       uint16_t end)
 {
 	const uint8_t *const shadow = c->shadow;
@@ -648,7 +649,7 @@ EMU_CORE_FN uint32_t fast_run(struct emu_thread *t, struct marrow_emu_qp *qp, ui
 			counted = ci;
 			c.bytes = 0;
 			/* The bytes emu_cqe_post(.., MX_CQE_REQ, MX_OPCODE_RDMA_WRITE,
-			 * qp, ci - 1, 0, 0, 0, 0) writes. */
+			 * qp, ci - 1, 0, 0, 0, 0) writes; a run's CQEs share the body. */
 			if (!have_tmpl) {
 				cqe_body(cqe_tmpl, MX_OPCODE_RDMA_WRITE, qp, 0, 0, 0, 0, 0);
 				have_tmpl = 1;
