@@ -437,33 +437,6 @@ EMU_CORE_FN uint32_t exec_write(struct emu_thread *t, struct marrow_emu_qp *qp, 
 	return RES_OK;
 }
 
-/* The common case: a run of RDMA WRITEs of one WQEBB whose only data
- * segment is one inline segment filling the WQE (ds 3 or 4, 1..28 bytes),
- * to a peer in RTR/RTS, with no retry pending. Executes such WQEs from
- * exec_ci on, with the checks of exec_write, and stops at the first WQE that
- * is anything else (malformed ones included), which execute() then handles
- * with the authoritative checks; a WQE it stops at is left untouched.
- * Returns the number of WQEs executed.
- *
- * Why a loop of its own: the general loop is too large to keep its state
- * in registers, and the payload stores (which may alias anything) force
- * reloads of whatever lives in memory. Here everything that holds for the
- * whole run is loaded once: the peer pointer, its rights and PD, the MR
- * table and the wire model change only while the engine is parked
- * (emu_internal.h), and a live MR slot keeps its key, base, length and
- * rights until a deregistration, which parks the engine too; so the last
- * rkey's checked slot is reused. The peer's state is read for every WQE
- * (another engine thread may move it to ERR). Counters and exec_ci are
- * written before every CQE (a poller that sees a CQE sees counters and
- * exec_ci that include it) and at the end of the run; the run's CQEs share
- * one encoded body that differs only in wqe_counter and the timestamp
- * (docs/design/software-nic.md section 6.1).
- *
- * While it executes, it prefetches the SQ lines the next fetch() will copy,
- * one per WQE executed, but only lines a doorbell already covers (up to
- * db_target): the producer wrote those before it rang and writes them again
- * only after they retire, so the hint moves no line the producer owns and
- * the copy itself stays the one read of each WQE. */
 /* 8 bytes of a shadow WQEBB (8-byte aligned there). */
 EMU_CORE_INLINE uint64_t fr_ld64(const uint8_t *p)
 {
@@ -486,9 +459,8 @@ EMU_CORE_INLINE uint64_t fr_be64(const uint8_t *p)
 #endif
 }
 
-/* What fast_span needs: fixed for a run, and carried between spans. (The
- * order keeps the compiler from moving neighbouring 64-bit fields through
- * one vector register, which it then splits again on every WQE.) */
+/* What fast_span needs: what is fixed for a run, and what one span hands
+ * to the next (fast_span is inlined: these live in registers). */
 struct fast_ctx {
 	const uint8_t *shadow;
 	uint64_t mr_base;
@@ -591,6 +563,33 @@ EMU_CORE_INLINE uint16_t fast_span(const struct marrow_emu_device *dev, struct f
 	return ci;
 }
 
+/* The common case: a run of RDMA WRITEs of one WQEBB whose only data
+ * segment is one inline segment filling the WQE (ds 3 or 4, 1..28 bytes),
+ * to a peer in RTR/RTS, with no retry pending. Executes such WQEs from
+ * exec_ci on, with the checks of exec_write, and stops at the first WQE that
+ * is anything else (malformed ones included), which execute() then handles
+ * with the authoritative checks; a WQE it stops at is left untouched.
+ * Returns the number of WQEs executed.
+ *
+ * Why a loop of its own: the general loop is too large to keep its state
+ * in registers, and the payload stores (which may alias anything) force
+ * reloads of whatever lives in memory. Here everything that holds for the
+ * whole run is loaded once: the peer pointer, its rights and PD, the MR
+ * table and the wire model change only while the engine is parked
+ * (emu_internal.h), and a live MR slot keeps its key, base, length and
+ * rights until a deregistration, which parks the engine too; so the last
+ * rkey's checked slot is reused. The peer's state is read for every WQE
+ * (another engine thread may move it to ERR). Counters and exec_ci are
+ * written before every CQE (a poller that sees a CQE sees counters and
+ * exec_ci that include it) and at the end of the run; the run's CQEs share
+ * one encoded body that differs only in wqe_counter and the timestamp
+ * (docs/design/software-nic.md section 6.1).
+ *
+ * While it executes, it prefetches the SQ lines the next fetch() will copy,
+ * one per WQE executed, but only lines a doorbell already covers (up to
+ * db_target): the producer wrote those before it rang and writes them again
+ * only after they retire, so the hint moves no line the producer owns and
+ * the copy itself stays the one read of each WQE. */
 #ifndef __CUDA_ARCH__
 __attribute__((noinline))
 #endif
