@@ -63,6 +63,9 @@
 #define EMU_PUBLISH(t) emu_counters_publish(t)
 #define EMU_ACTIVATE(t, qp) emu_engine_activate(t, qp)
 #define EMU_RELAX() emu_cpu_relax()
+/* A read hint for SQ lines a doorbell already covers (fast_run): the
+ * producer does not write them again before they retire. */
+#define EMU_PREFETCH_RD(p) __builtin_prefetch((p), 0, 2)
 /* The wire model (emu_wire.c, docs/design/wire-model.md): account every
  * executed message; hold a successful CQE until its last byte left the port. */
 #define EMU_CORE_WIRE_SENT(t, len, imm) EMU_WIRE_SENT(t, len, imm)
@@ -71,6 +74,8 @@
 		if (EMU_UNLIKELY((t)->dev->wire != NULL) && (synd) == 0) \
 			emu_wire_hold(t);                                 \
 	} while (0)
+/* Whether a wire model is set: it changes only while the engine is parked. */
+#define EMU_CORE_WIRE_ON(t) ((t)->dev->wire != NULL)
 #define EMU_CORE_BODY 1
 #endif /* MARROW_EMU_EXEC_CORE_H */
 
@@ -243,6 +248,11 @@ static __device__ __forceinline__ void emu_d_move(void *dst, const void *src, si
 /* The device engine has no wire model (docs/design/device-engine.md). */
 #define EMU_CORE_WIRE_SENT(t, len, imm) ((void)0)
 #define EMU_CORE_WIRE_HOLD(t, synd) ((void)0)
+#undef EMU_CORE_WIRE_ON
+#define EMU_CORE_WIRE_ON(t) ((void)(t), 0)
+/* No prefetch hint on the device: its queues are read through L2 anyway. */
+#undef EMU_PREFETCH_RD
+#define EMU_PREFETCH_RD(p) ((void)(p))
 /* Device names of the entry points: distinct from the CPU engine's
  * declarations in emu_internal.h, which argument-dependent lookup would
  * otherwise also find. */
@@ -270,6 +280,12 @@ EMU_CORE_API void emu_cqe_post(struct emu_thread *t, struct marrow_emu_cq *cq, u
 			       uint8_t sop, const struct marrow_emu_qp *qp, uint16_t wqe_counter,
 			       uint32_t byte_cnt, uint32_t imm_be, uint8_t synd, uint8_t vsynd);
 #endif
+
+EMU_CORE_FN void cqe_commit(struct emu_thread *t, struct marrow_emu_cq *cq, uint8_t *tmp,
+			    uint8_t cqe_opcode, uint8_t synd);
+EMU_CORE_INLINE void cqe_body(uint8_t *tmp, uint8_t sop, const struct marrow_emu_qp *qp,
+			      uint16_t wqe_counter, uint32_t byte_cnt, uint32_t imm_be, uint8_t synd,
+			      uint8_t vsynd);
 
 /* Error result: syndrome in bits 15..8, vendor syndrome in bits 7..0. */
 #define RES_ERR(synd, vsynd) (((uint32_t)(synd) << 8) | (uint32_t)(vsynd))
@@ -421,6 +437,132 @@ EMU_CORE_FN uint32_t exec_write(struct emu_thread *t, struct marrow_emu_qp *qp, 
 	return RES_OK;
 }
 
+/* 8 bytes of a shadow WQEBB (8-byte aligned there). */
+EMU_CORE_INLINE uint64_t fr_ld64(const uint8_t *p)
+{
+#if defined(__CUDA_ARCH__)
+	return *(const uint64_t *)p;
+#else
+	uint64_t v;
+	__builtin_memcpy(&v, p, 8);
+	return v;
+#endif
+}
+
+/* A big-endian 64-bit field of a shadow WQEBB: one load and one swap. */
+EMU_CORE_INLINE uint64_t fr_be64(const uint8_t *p)
+{
+#if defined(__CUDA_ARCH__)
+	return mx_be64toh(fr_ld64(p));
+#else
+	return __builtin_bswap64(fr_ld64(p));
+#endif
+}
+
+/* What fast_span needs: what is fixed for a run, and what one span hands
+ * to the next (fast_span is inlined: these live in registers). */
+struct fast_ctx {
+	const uint8_t *shadow;
+	uint64_t mr_base;
+	const struct marrow_emu_qp *peer;
+	uint64_t mr_len;
+	uint64_t ctrl_ds3;         /* control bytes 0..7 of a ds-3 WQE with index 0, as stored */
+	uint64_t bytes;            /* payload bytes executed, not yet counted */
+	const uint8_t *pf;         /* next SQ line to prefetch */
+	uint32_t sh_mask;
+	uint32_t rkey_be_ok;       /* rkey (as stored) of the checked MR; 0: none */
+	const uint8_t *pf_end;
+	uint32_t last_len;         /* payload bytes of the last WQE executed */
+	int signaled;              /* the last WQE executed asked for a CQE */
+};
+
+/* Executes fast WQEs from ci up to end, through the first signaled one;
+ * returns the new ci. A loop without calls (the CQE path and the wire
+ * model, which call out, are fast_run's): with a call inside, the compiler
+ * kept the loop's values on the stack and reloaded them on every WQE. */
+#ifndef __CUDA_ARCH__
+__attribute__((always_inline))
+#endif
+EMU_CORE_INLINE uint16_t fast_span(const struct marrow_emu_device *dev, struct fast_ctx *c, uint16_t ci,
+			       uint16_t end)
+{
+	const uint8_t *const shadow = c->shadow;
+	const struct marrow_emu_qp *const peer = c->peer;
+	const uint64_t ctrl_ds3 = c->ctrl_ds3;
+	const uint32_t sh_mask = c->sh_mask;
+	uint32_t rkey_be_ok = c->rkey_be_ok;
+	uint64_t mr_base = c->mr_base, mr_len = c->mr_len, bytes = c->bytes;
+	const uint8_t *pf = c->pf;
+	const uint8_t *const pf_end = c->pf_end;
+	uint32_t len = 0;
+	int signaled = 0;
+
+	while (ci != end) {
+		const uint8_t *w = shadow + (size_t)(ci & sh_mask) * MX_WQEBB_SIZE;
+		uint64_t d = (fr_ld64(w) & ~(uint64_t)0xff) - (ctrl_ds3 | ((uint64_t)mx_htobe16(ci) << 8));
+		uint32_t ds4 = (uint32_t)(d >> 56);
+		uint32_t n = mx_be32toh(emu_ld32(w + MX_CTRL_SEG_SIZE + MX_RADDR_SEG_SIZE)) -
+			     MX_INLINE_SEG_FLAG;   /* flag clear: wraps to >= 2^31 */
+		uint32_t rkey_be, pst;
+		uint64_t raddr;
+
+		/* Opcode, WQE index, QPN, ds 3 or 4 (a ds-4 WQE differs from the
+		 * ds-3 pattern by exactly 1 << 56); an inline segment of 1..28
+		 * bytes whose padded size is exactly the rest of the WQE: 1..12
+		 * bytes with ds 3, 13..28 with ds 4. */
+		if (EMU_UNLIKELY((d & ~((uint64_t)1 << 56)) != 0 || n - 1u - 12u * ds4 > 11u + 4u * ds4))
+			break;
+		pst = EMU_LD_ACQ(&peer->state);
+		if (EMU_UNLIKELY(pst != MARROW_QPS_RTS && pst != MARROW_QPS_RTR))
+			break;
+		raddr = fr_be64(w + MX_CTRL_SEG_SIZE);
+		rkey_be = emu_ld32(w + MX_CTRL_SEG_SIZE + 8);
+		if (EMU_UNLIKELY(rkey_be != rkey_be_ok)) {
+			const struct emu_mr_slot *s = mr_lookup(dev, mx_be32toh(rkey_be), peer->pd);
+
+			if (s == NULL || !(s->access & MARROW_ACCESS_REMOTE_WRITE))
+				break;
+			rkey_be_ok = rkey_be;
+			mr_base = s->base;
+			mr_len = s->len;
+		}
+		if (EMU_UNLIKELY(n > mr_len || raddr - mr_base > mr_len - n))
+			break;
+#if !defined(__CUDA_ARCH__)
+		if (EMU_LIKELY(n == 8)) {
+			/* The rate benchmarks' size: one load and one store. */
+			uint64_t v;
+
+			__builtin_memcpy(&v, w + MX_CTRL_SEG_SIZE + MX_RADDR_SEG_SIZE + MX_INLINE_HDR_SIZE, 8);
+			__builtin_memcpy((uint8_t *)(uintptr_t)raddr, &v, 8);
+		} else
+#endif
+		{
+			EMU_COPY_SMALL((uint8_t *)(uintptr_t)raddr,
+				       w + MX_CTRL_SEG_SIZE + MX_RADDR_SEG_SIZE + MX_INLINE_HDR_SIZE, n);
+		}
+		bytes += n;
+		len = n;
+		if (pf != pf_end) {
+			EMU_PREFETCH_RD(pf);
+			pf += MX_WQEBB_SIZE;
+		}
+		ci++;
+		if (mx_ctrl_fm_ce_se(w) & MX_CTRL_CQ_UPDATE) {
+			signaled = 1;
+			break;
+		}
+	}
+	c->rkey_be_ok = rkey_be_ok;
+	c->mr_base = mr_base;
+	c->mr_len = mr_len;
+	c->bytes = bytes;
+	c->pf = pf;
+	c->last_len = len;
+	c->signaled = signaled;
+	return ci;
+}
+
 /* The common case: a run of RDMA WRITEs of one WQEBB whose only data
  * segment is one inline segment filling the WQE (ds 3 or 4, 1..28 bytes),
  * to a peer in RTR/RTS, with no retry pending. Executes such WQEs from
@@ -432,85 +574,95 @@ EMU_CORE_FN uint32_t exec_write(struct emu_thread *t, struct marrow_emu_qp *qp, 
  * Why a loop of its own: the general loop is too large to keep its state
  * in registers, and the payload stores (which may alias anything) force
  * reloads of whatever lives in memory. Here everything that holds for the
- * whole run is loaded once: the peer pointer, its rights and PD and the MR
- * table change only while the engine is parked (emu_internal.h), and a live
- * MR slot keeps its key, base, length and rights until a deregistration,
- * which parks the engine too; so the last rkey's checked slot is reused.
- * The peer's state is read for every WQE (another engine thread may move
- * it to ERR). Counters and exec_ci are written before every CQE (a poller
- * that sees a CQE sees counters and exec_ci that include it) and at the
- * end of the run (docs/design/software-nic.md section 6.1). */
+ * whole run is loaded once: the peer pointer, its rights and PD, the MR
+ * table and the wire model change only while the engine is parked
+ * (emu_internal.h), and a live MR slot keeps its key, base, length and
+ * rights until a deregistration, which parks the engine too; so the last
+ * rkey's checked slot is reused. The peer's state is read for every WQE
+ * (another engine thread may move it to ERR). Counters and exec_ci are
+ * written before every CQE (a poller that sees a CQE sees counters and
+ * exec_ci that include it) and at the end of the run; the run's CQEs share
+ * one encoded body that differs only in wqe_counter and the timestamp
+ * (docs/design/software-nic.md section 6.1).
+ *
+ * While it executes, it prefetches the SQ lines the next fetch() will copy,
+ * one per WQE executed, but only lines a doorbell already covers (up to
+ * db_target): the producer wrote those before it rang and writes them again
+ * only after they retire, so the hint moves no line the producer owns and
+ * the copy itself stays the one read of each WQE. */
 #ifndef __CUDA_ARCH__
 __attribute__((noinline))
 #endif
 EMU_CORE_FN uint32_t fast_run(struct emu_thread *t, struct marrow_emu_qp *qp, uint16_t fetch_pi)
 {
-	const struct marrow_emu_qp *const peer = qp->peer;
-	const uint8_t *const shadow = qp->shadow;
-	const uint32_t sh_mask = qp->sh_mask, w1_ds3 = (qp->qpn << 8) | 3u;
+	const struct marrow_emu_device *dev = t->dev;
+	const int wire = EMU_CORE_WIRE_ON(t);
 	const uint16_t start = qp->exec_ci;
 	uint16_t ci = start, counted = start;
-	uint32_t rkey_ok = 0;
-	uint64_t mr_base = 0, mr_len = 0, bytes = 0;
-	int have_mr = 0;
+	uint32_t sq_slot = fetch_pi & qp->sq_mask;
+	uint32_t pf_left = (uint16_t)(qp->db_target - fetch_pi);
+	uint8_t cqe_tmpl[MX_CQE_SIZE] __attribute__((aligned(16)));
+	int have_tmpl = 0;
+	struct fast_ctx c;
 
-	if (peer == NULL || !(peer->access & MARROW_ACCESS_REMOTE_WRITE))
+	if (qp->peer == NULL || !(qp->peer->access & MARROW_ACCESS_REMOTE_WRITE))
 		return 0;
+	c.shadow = qp->shadow;
+	c.peer = qp->peer;
+	/* Control segment bytes 0..7 as stored, loaded as one little-endian
+	 * word: opmod (byte 0, ignored as in execute()), WQE index (BE16),
+	 * opcode, then BE32(qpn << 8 | ds). */
+	c.ctrl_ds3 = ((uint64_t)mx_htobe32((qp->qpn << 8) | 3u) << 32) |
+		     ((uint64_t)MX_OPCODE_RDMA_WRITE << 24);
+	c.sh_mask = qp->sh_mask;
+	/* No live MR has key 0, and mr_len 0 fails every range check: a WQE
+	 * with rkey 0 stops the run without a table lookup. */
+	c.rkey_be_ok = 0;
+	c.mr_base = c.mr_len = c.bytes = 0;
+	/* Prefetch window: from fetch_pi up to the doorbell's target, stopping
+	 * at the ring's end (the next run continues from there). */
+	if (pf_left > qp->sq_cnt)
+		pf_left = 0;   /* an overflowing doorbell: sq_progress reports it */
+	if (pf_left > qp->sq_cnt - sq_slot)
+		pf_left = qp->sq_cnt - sq_slot;
+	c.pf = qp->sq + (size_t)sq_slot * MX_WQEBB_SIZE;
+	c.pf_end = c.pf + (size_t)pf_left * MX_WQEBB_SIZE;
 	while (ci != fetch_pi) {
-		const uint8_t *w = shadow + (size_t)(ci & sh_mask) * MX_WQEBB_SIZE;
-		uint32_t w0 = emu_be32(w), w1 = emu_be32(w + 4);
-		uint32_t bc = emu_be32(w + MX_CTRL_SEG_SIZE + MX_RADDR_SEG_SIZE);
-		uint32_t len = bc - MX_INLINE_SEG_FLAG;   /* flag clear: wraps to >= 2^31 */
-		uint32_t rkey, pst;
-		uint64_t raddr;
+		/* With a wire model, one WQE per span: it accounts each message. */
+		uint16_t end = EMU_UNLIKELY(wire) ? (uint16_t)(ci + 1) : fetch_pi;
+		uint16_t next = fast_span(dev, &c, ci, end);
 
-		/* Opcode and WQE index (opmod ignored, as in execute()); QPN with
-		 * ds 3 or 4; an inline segment of 1..28 bytes whose padded size is
-		 * exactly the rest of the WQE: 1..12 bytes with ds 3, 13..28 with 4. */
-		if (EMU_UNLIKELY((w0 & 0xffffffu) != (((uint32_t)ci << 8) | MX_OPCODE_RDMA_WRITE) ||
-				 w1 - w1_ds3 > 1u || len - 1u > 27u ||
-				 (len + MX_INLINE_HDR_SIZE + 15u) / MX_DS_SIZE != (w1 & 0x3f) - 2u))
-			break;
-		pst = EMU_LD_ACQ(&peer->state);
-		if (EMU_UNLIKELY(pst != MARROW_QPS_RTS && pst != MARROW_QPS_RTR))
-			break;
-		raddr = emu_be64(w + MX_CTRL_SEG_SIZE);
-		rkey = emu_be32(w + MX_CTRL_SEG_SIZE + 8);
-		if (EMU_UNLIKELY(!have_mr || rkey != rkey_ok)) {
-			const struct emu_mr_slot *s = mr_lookup(t->dev, rkey, peer->pd);
+		if (next == ci)
+			break;   /* a WQE for execute() */
+		ci = next;
+		if (EMU_UNLIKELY(wire))
+			EMU_CORE_WIRE_SENT(t, c.last_len, 0);
+		if (c.signaled) {
+			uint16_t wc_be = mx_htobe16((uint16_t)(ci - 1));
 
-			if (s == NULL || !(s->access & MARROW_ACCESS_REMOTE_WRITE))
-				break;
-			have_mr = 1;
-			rkey_ok = rkey;
-			mr_base = s->base;
-			mr_len = s->len;
-		}
-		if (EMU_UNLIKELY(len > mr_len || raddr - mr_base > mr_len - len))
-			break;
-		EMU_COPY_SMALL((uint8_t *)(uintptr_t)raddr,
-			       w + MX_CTRL_SEG_SIZE + MX_RADDR_SEG_SIZE + MX_INLINE_HDR_SIZE, len);
-		bytes += len;
-		EMU_CORE_WIRE_SENT(t, len, 0);
-		ci++;
-		if (mx_ctrl_fm_ce_se(w) & MX_CTRL_CQ_UPDATE) {
 			set_exec_ci(qp, ci);
 			CTR(t, wqe_rdma_write) += (uint16_t)(ci - counted);
-			CTR(t, inline_bytes) += bytes;
-			CTR(t, payload_bytes_tx) += bytes;
-			CTR(t, payload_bytes_rx) += bytes;
+			CTR(t, inline_bytes) += c.bytes;
+			CTR(t, payload_bytes_tx) += c.bytes;
+			CTR(t, payload_bytes_rx) += c.bytes;
 			counted = ci;
-			bytes = 0;
-			emu_cqe_post(t, qp->scq, MX_CQE_REQ, MX_OPCODE_RDMA_WRITE, qp, (uint16_t)(ci - 1),
-				     0, 0, 0, 0);
+			c.bytes = 0;
+			/* The bytes emu_cqe_post(.., MX_CQE_REQ, MX_OPCODE_RDMA_WRITE,
+			 * qp, ci - 1, 0, 0, 0, 0) writes; a run's CQEs share the body. */
+			if (!have_tmpl) {
+				cqe_body(cqe_tmpl, MX_OPCODE_RDMA_WRITE, qp, 0, 0, 0, 0, 0);
+				have_tmpl = 1;
+			}
+			EMU_MEMCPY(cqe_tmpl + MX_CQE_OFF_WQE_COUNTER, &wc_be, 2);
+			cqe_commit(t, qp->scq, cqe_tmpl, MX_CQE_REQ, 0);
 		}
 	}
 	if (ci != counted) {
 		set_exec_ci(qp, ci);
 		CTR(t, wqe_rdma_write) += (uint16_t)(ci - counted);
-		CTR(t, inline_bytes) += bytes;
-		CTR(t, payload_bytes_tx) += bytes;
-		CTR(t, payload_bytes_rx) += bytes;
+		CTR(t, inline_bytes) += c.bytes;
+		CTR(t, payload_bytes_tx) += c.bytes;
+		CTR(t, payload_bytes_rx) += c.bytes;
 	}
 	return (uint16_t)(ci - start);
 }
@@ -946,22 +1098,38 @@ EMU_CORE_FN void count_cqe(struct emu_thread *t, uint8_t opcode, uint8_t synd)
 	}
 }
 
-/* Writes one CQE: body, counters, release fence, tail with op_own. With
- * several engine threads, several may post to one CQ: the slot then comes
- * from an atomic counter, and a collapsed CQ (one slot for everybody) is
- * guarded by a spinlock; with one thread neither is needed. */
+/* The CQE timestamp clock. */
 EMU_CORE_API uint64_t emu_cqe_clock(void)
 {
 	return EMU_CQE_CLOCK();
 }
 
-EMU_CORE_API void emu_cqe_post(struct emu_thread *t, struct marrow_emu_cq *cq, uint8_t cqe_opcode,
-		  uint8_t sop, const struct marrow_emu_qp *qp, uint16_t wqe_counter,
-		  uint32_t byte_cnt, uint32_t imm_be, uint8_t synd, uint8_t vsynd)
+/* Bytes 0..62 of a CQE in private memory tmp, all but the timestamp
+ * (cqe_commit writes it) and op_own. fast_run builds this once per run and
+ * patches only wqe_counter for each of its CQEs. */
+EMU_CORE_INLINE void cqe_body(uint8_t *tmp, uint8_t sop, const struct marrow_emu_qp *qp,
+			      uint16_t wqe_counter, uint32_t byte_cnt, uint32_t imm_be, uint8_t synd,
+			      uint8_t vsynd)
+{
+	/* What an rdma-core poller with CQE version 1 reads: the QP's user
+	 * index in srqn_uidx (low 24 bits) and, in a good CQE, a free-running
+	 * BE64 clock (an error CQE keeps its syndromes in bytes 52..55). */
+	uint32_t uidx_be = mx_htobe32(qp->uidx & 0xffffffu);
+
+	mx_cqe_fill_body(tmp, sop, qp->qpn, wqe_counter, byte_cnt, imm_be, synd, vsynd);
+	EMU_MEMCPY(tmp + MX_CQE_OFF_SRQN_UIDX, &uidx_be, 4);
+}
+
+/* Writes the CQE encoded in tmp (cqe_body) into the next slot of cq:
+ * timestamp, counters, release-ordered tail with op_own. With several
+ * engine threads, several may post to one CQ: the slot then comes from an
+ * atomic counter, and a collapsed CQ (one slot for everybody) is guarded by
+ * a spinlock; with one thread neither is needed. */
+EMU_CORE_FN void cqe_commit(struct emu_thread *t, struct marrow_emu_cq *cq, uint8_t *tmp,
+			    uint8_t cqe_opcode, uint8_t synd)
 {
 	int collapsed = cq->flags & MARROW_EMU_CQ_COLLAPSED;
 	int locked = collapsed && cq->multi_writer;
-	uint8_t tmp[MX_CQE_SIZE] __attribute__((aligned(16)));
 	uint32_t p, tail;
 	uint8_t *cqe;
 
@@ -995,24 +1163,15 @@ EMU_CORE_API void emu_cqe_post(struct emu_thread *t, struct marrow_emu_cq *cq, u
 		}
 	}
 	cqe = cq->buf + (size_t)(collapsed ? 0 : (p & cq->mask)) * MX_CQE_SIZE;
-	/* Encode in private memory, copy bytes 0..59, then publish 60..63
+	/* Encoded in private memory: copy bytes 0..59, then publish 60..63
 	 * (wqe_counter, signature, op_own) with one 32-bit store after the
 	 * release fence: an rdma-core poller (op_own first) and an NVSHMEM
 	 * collapsed-CQ poller (wqe_counter and opcode) both see either the old
 	 * or the new CQE, never a mix, and never before its data. */
-	mx_cqe_fill_body(tmp, sop, qp->qpn, wqe_counter, byte_cnt, imm_be, synd, vsynd);
-	/* What an rdma-core poller with CQE version 1 reads: the QP's user
-	 * index in srqn_uidx (low 24 bits) and, in a good CQE, a free-running
-	 * BE64 clock (an error CQE keeps its syndromes in bytes 52..55). */
-	{
-		uint32_t uidx_be = mx_htobe32(qp->uidx & 0xffffffu);
+	if (cqe_opcode != MX_CQE_REQ_ERR && cqe_opcode != MX_CQE_RESP_ERR) {
+		uint64_t ts_be = mx_htobe64(emu_cqe_clock());
 
-		EMU_MEMCPY(tmp + MX_CQE_OFF_SRQN_UIDX, &uidx_be, 4);
-		if (cqe_opcode != MX_CQE_REQ_ERR && cqe_opcode != MX_CQE_RESP_ERR) {
-			uint64_t ts_be = mx_htobe64(emu_cqe_clock());
-
-			EMU_MEMCPY(tmp + MX_CQE_OFF_TIMESTAMP, &ts_be, 8);
-		}
+		EMU_MEMCPY(tmp + MX_CQE_OFF_TIMESTAMP, &ts_be, 8);
 	}
 	tmp[MX_CQE_OFF_OP_OWN] = mx_cqe_op_own_value(cqe_opcode, (p >> cq->log_n) & 1u);
 	EMU_MEMCPY(cqe, tmp, MX_CQE_OFF_WQE_COUNTER);
@@ -1026,6 +1185,18 @@ EMU_CORE_API void emu_cqe_post(struct emu_thread *t, struct marrow_emu_cq *cq, u
 out:
 	if (locked)
 		EMU_ST_REL(&cq->lock, 0);
+}
+
+EMU_CORE_API void emu_cqe_post(struct emu_thread *t, struct marrow_emu_cq *cq, uint8_t cqe_opcode,
+		  uint8_t sop, const struct marrow_emu_qp *qp, uint16_t wqe_counter,
+		  uint32_t byte_cnt, uint32_t imm_be, uint8_t synd, uint8_t vsynd)
+{
+	uint8_t tmp[MX_CQE_SIZE] __attribute__((aligned(16)));
+
+	if (EMU_UNLIKELY(EMU_LD_RLX(&cq->in_error)))
+		return;
+	cqe_body(tmp, sop, qp, wqe_counter, byte_cnt, imm_be, synd, vsynd);
+	cqe_commit(t, cq, tmp, cqe_opcode, synd);
 }
 
 #endif /* EMU_CORE_BODY */
