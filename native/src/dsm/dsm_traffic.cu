@@ -371,11 +371,19 @@ __global__ void __launch_bounds__(1024, 1)
 	if (tid == ctl && recv_tma) {
 		mbar_init(bar, 1);
 		fence_mbar_init();
+	}
+	// The init and the arrival below are one thread's, in program order; the
+	// block barrier between them is for compute-sanitizer racecheck, which
+	// otherwise reports the pair (ptxas issues the init on the warp's uniform
+	// datapath: SYNCS.EXCH.64, then the lane's SYNCS.ARRIVE.TRANS64) as a
+	// write-read hazard. Both stay before cluster_sync, so no peer's TMA can
+	// complete bytes on the barrier before its expected count is set.
+	__syncthreads();
+	if (tid == ctl && recv_tma) {
 		// Our single arrival, made before the start: the phase completes
 		// exactly when all tile bytes have landed.
 		mbar_arrive_expect_tx(bar, B);
 	}
-	__syncthreads();
 	cluster_sync();
 
 	// ---- timed region
