@@ -12,7 +12,8 @@ import static dev.marrow.report.Fmt.ranged;
 /**
  * One table per three-run file of a results doc: every {@code *.jsonl} of a
  * {@code medians/} folder among the inputs ({@code scripts/repeat-runs.sh} +
- * {@code marrow merge-runs}), named {@code medians.<file name without .jsonl>}.
+ * {@code marrow merge-runs}), named {@code medians.<file name without .jsonl>}
+ * (and the same for the folders of {@link #FOLDERS}).
  * A row is one point, labelled by the knobs its records carry; each latency
  * percentile is "median [min, max]" of the runs (docs/design/methods.md,
  * "Repetition").
@@ -23,17 +24,29 @@ final class MediansDocTables {
 
     /** The knobs that name a point, in the order they label it. */
     static final List<String> POINT_KEYS = List.of("preset", "producer", "handoff", "ordering", "payload", "queue",
-            "background_streams", "pace_msgs_per_s", "size_bytes");
+            "background_streams", "pace_msgs_per_s", "size_bytes", "producers", "engine_threads", "engine_cpus",
+            "producer_cpus", "workers", "processes");
 
     /** The measured columns, where present: latency percentiles, then the background rate actually carried. */
     static final List<String> METRIC_SUFFIXES = List.of("_p50_ns", "_p99_ns");
 
+    /**
+     * Folders whose files get one generic table each: the three-run files, and the single-pass
+     * two-process proxy runs (phase twoproc2; "runs" 1 there).
+     */
+    static final List<String> FOLDERS = List.of("medians", "twoproc2");
+
+    /** A message rate (software NIC rate runs): its median over the runs, like a percentile. */
+    static final String RATE = "rate_mmsg_s";
+
     static Map<String, String> tables(DocTables.Inputs in) {
         Map<String, String> t = new LinkedHashMap<>();
-        for (String dir : in.folders("medians")) {
-            for (String name : in.under(dir)) {
-                t.put("medians." + name.substring(0, name.length() - ".jsonl".length()),
-                        table(name, in.records(dir + "/" + name)));
+        for (String folder : FOLDERS) {
+            for (String dir : in.folders(folder)) {
+                for (String name : in.under(dir)) {
+                    t.put(folder + "." + name.substring(0, name.length() - ".jsonl".length()),
+                            table(name, in.records(dir + "/" + name)));
+                }
             }
         }
         return t;
@@ -65,7 +78,7 @@ final class MediansDocTables {
                 }
             }
             for (String k : r.keySet()) {
-                if (METRIC_SUFFIXES.stream().anyMatch(k::endsWith) && !metrics.contains(k)) {
+                if ((METRIC_SUFFIXES.stream().anyMatch(k::endsWith) || RATE.equals(k)) && !metrics.contains(k)) {
                     metrics.add(k);
                 }
             }
