@@ -124,6 +124,7 @@ __global__ void __launch_bounds__(1024) sndev_engine_kernel(sndev_kargs a)
 		 * pointer chase and no acquire. */
 		const uint64_t *slot0[SNDEV_FAST_QPS], *slot1[SNDEV_FAST_QPS];
 		uint32_t quiet = 0;   /* bit k: fast QP k is quiet; the first pass polls every QP in full */
+		uint32_t own_page = 0;   /* bit k: fast QP k's doorbell page is its own */
 
 		lt.dev = t->dev;
 		lt.index = t->index;
@@ -135,10 +136,16 @@ __global__ void __launch_bounds__(1024) sndev_engine_kernel(sndev_kargs a)
 
 			slot0[k] = slot1[k] = nullptr;
 			if (q < a.nqps) {
-				const uint8_t *page = a.qps[q].uar->page;
+				const struct emu_uar *u = a.qps[q].uar;
 
-				slot0[k] = (const uint64_t *)page;
-				slot1[k] = (const uint64_t *)(page + EMU_UAR_HALF);
+				slot0[k] = (const uint64_t *)u->page;
+				slot1[k] = (const uint64_t *)(u->page + EMU_UAR_HALF);
+				/* On a shared page another QP's poll may take this QP's
+				 * doorbell: such a QP is never skipped (the device
+				 * engine gives every QP its own page; this keeps the
+				 * skip right if that changes). */
+				if (u->nqps <= 1)
+					own_page |= 1u << k;
 			}
 		}
 		for (unsigned long long pass = 0;; pass++) {
@@ -171,7 +178,7 @@ __global__ void __launch_bounds__(1024) sndev_engine_kernel(sndev_kargs a)
 
 				work |= sndev_poll<SYS>(&lt, qp);
 				if (k < SNDEV_FAST_QPS)
-					quiet = (quiet & ~(1u << k)) | ((uint32_t)sndev_qp_quiet(qp) << k);
+					quiet = (quiet & ~(1u << k)) | (((uint32_t)sndev_qp_quiet(qp) << k) & own_page);
 			}
 			busy += work != 0;
 			idle += work == 0;
