@@ -93,12 +93,8 @@
 #define EMU_CORE_API static __device__
 #define EMU_CORE_TABLE static __device__ const
 
-/* Scoped accesses from gpu_prims.h; RMWs are CUDA atomics (relaxed) with the
- * fences that give them the acquire / release half the CPU builtins have. */
-static __device__ __forceinline__ void emu_d_fence(void)
-{
-	if (EMU_DEV_SYS) gpu_fence_acq_rel_sys(); else gpu_fence_acq_rel_gpu();
-}
+/* Scoped accesses from gpu_prims.h; RMWs are CUDA atomics with the
+ * acquire / release half the CPU builtins have. */
 static __device__ __forceinline__ uint32_t emu_d_ld_acq(const uint32_t *p)
 {
 	return EMU_DEV_SYS ? gpu_ld_acquire_sys_u32(p) : gpu_ld_acquire_gpu_u32(p);
@@ -128,45 +124,53 @@ static __device__ __forceinline__ void emu_d_st_rlx(uint32_t *p, uint32_t v)
 {
 	if (EMU_DEV_SYS) gpu_st_relaxed_sys_u32(p, v); else gpu_st_relaxed_gpu_u32(p, v);
 }
+/* RMWs that carry their own ordering (atom.acquire / .release / .acq_rel,
+ * PTX ISA 6.3, sm_70+): the acquire or release half the CPU builtin has,
+ * without the separate fence.acq_rel around a relaxed atomic, which also
+ * waited for every outstanding store of the thread (a full round trip to
+ * L2 on each doorbell taken). Generic addresses: the slots live in GPU or
+ * mapped host memory. */
+#define EMU_D_ATOM_(SEM, OP, T, ...)                                                      \
+	do {                                                                                     \
+		if (EMU_DEV_SYS)                                                                 \
+			asm volatile("atom." SEM ".sys." OP "." T " %0, [%1], " __VA_ARGS__          \
+				     : "memory");                                                 \
+		else                                                                             \
+			asm volatile("atom." SEM ".gpu." OP "." T " %0, [%1], " __VA_ARGS__          \
+				     : "memory");                                                 \
+	} while (0)
 static __device__ __forceinline__ bool emu_d_cas(uint32_t *p, uint32_t *expected, uint32_t desired)
 {
 	uint32_t want = *expected, old;
 
-	emu_d_fence();
-	old = EMU_DEV_SYS ? atomicCAS_system((unsigned int *)p, want, desired)
-			  : atomicCAS((unsigned int *)p, want, desired);
-	emu_d_fence();
+	EMU_D_ATOM_("acq_rel", "cas", "b32", "%2, %3;" : "=r"(old) : "l"(p), "r"(want), "r"(desired));
 	if (old == want)
 		return true;
 	*expected = old;
 	return false;
 }
-static __device__ __forceinline__ uint64_t emu_d_xchg(uint64_t *p, uint64_t v)
-{
-	return EMU_DEV_SYS ? atomicExch_system((unsigned long long *)p, v)
-			   : atomicExch((unsigned long long *)p, v);
-}
-static __device__ __forceinline__ uint32_t emu_d_xchg(uint32_t *p, uint32_t v)
-{
-	return EMU_DEV_SYS ? atomicExch_system((unsigned int *)p, v) : atomicExch((unsigned int *)p, v);
-}
 static __device__ __forceinline__ uint64_t emu_d_xchg_acq(uint64_t *p, uint64_t v)
 {
-	uint64_t old = emu_d_xchg(p, v);
-	emu_d_fence();
+	uint64_t old;
+
+	EMU_D_ATOM_("acquire", "exch", "b64", "%2;" : "=l"(old) : "l"(p), "l"(v));
 	return old;
 }
 static __device__ __forceinline__ uint32_t emu_d_xchg_acq(uint32_t *p, uint32_t v)
 {
-	uint32_t old = emu_d_xchg(p, v);
-	emu_d_fence();
+	uint32_t old;
+
+	EMU_D_ATOM_("acquire", "exch", "b32", "%2;" : "=r"(old) : "l"(p), "r"(v));
 	return old;
 }
 static __device__ __forceinline__ uint32_t emu_d_xchg_rel(uint32_t *p, uint32_t v)
 {
-	emu_d_fence();
-	return emu_d_xchg(p, v);
+	uint32_t old;
+
+	EMU_D_ATOM_("release", "exch", "b32", "%2;" : "=r"(old) : "l"(p), "r"(v));
+	return old;
 }
+#undef EMU_D_ATOM_
 static __device__ __forceinline__ uint32_t emu_d_fadd(uint32_t *p, uint32_t v)
 {
 	return EMU_DEV_SYS ? atomicAdd_system((unsigned int *)p, v) : atomicAdd((unsigned int *)p, v);
