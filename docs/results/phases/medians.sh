@@ -27,25 +27,25 @@ medians_pair() { # run-index port : one two-process gda latency pair (GPU initia
 phase_medians() {
   mkdir -p "$OUT/medians/twoproc-pair-cuda-runs"
   local C="gda latency --target cuda --nic softnic --engine-cpu 3" p
-  # h200-softnic-gda-latency.md: ordering sweep, size sweep (gpu-fence), round trip per ordering.
+  # docs/results/h200-softnic-gda-latency.md: ordering sweep, size sweep (gpu-fence), round trip per ordering.
   rr gda-ordering 120 $M $C --sweep ordering --iters 20000 --warmup 2000
   rr gda-size 90 $M $C --sweep size --ordering gpu-fence --iters 20000 --warmup 2000
   rr gda-rtt 120 $M $C --sweep ordering --experiments rtt --iters 10000 --warmup 1000
-  # h200-softnic-proxy.md: CUDA and CPU producers, both handoffs.
+  # docs/results/h200-softnic-proxy.md: CUDA and CPU producers, both handoffs.
   rr proxy-cuda 60 $M proxy latency --producer cuda --handoff both --iters 20000 --warmup 2000 --engine-cpu 5 --cpus 6,7
   rr proxy-cpu 60 $M proxy latency --producer cpu --handoff both --iters 20000 --warmup 2000 --engine-cpu 5 --cpus 6,7
-  # h200-gpu-resident.md: GPU-resident queues (device engine, 1 SM) beside host-resident ones.
+  # docs/results/h200-gpu-resident.md: GPU-resident queues (device engine, 1 SM) beside host-resident ones.
   rr devengine-gpu 90 $M gda latency --target cuda --nic softnic --placement gpu --nic-sms 1 --sweep ordering \
     --experiments issue,putc --iters 5000 --warmup 500
   rr devengine-host 60 $M $C --sweep ordering --experiments issue,putc --iters 5000 --warmup 500
   rr devengine-gpu-size 60 $M gda latency --target cuda --nic softnic --placement gpu --nic-sms 1 --sweep size \
     --iters 2000 --warmup 200
-  # h200-presets.md: put+completion of every gda preset.
+  # docs/results/h200-presets.md: put+completion of every gda preset.
   for p in $($M presets list | awk 'NR > 1 && $2 == "gda" && /gda latency/ { print $1 }'); do
     rr "preset-gda-$p" 45 $M gda latency --preset "$p" --target cuda --nic softnic \
       --engine-cpu 3 --experiments putc --iters 5000 --warmup 500
   done
-  # h200-loaded.md: probe RTT under background load (the bounds are far above the runs' ~1-9 s,
+  # docs/results/h200-loaded.md: probe RTT under background load (the bounds are far above the runs' ~1-9 s,
   # so that every run measures the same points).
   rr gda-loaded-cuda 60 $M gda loaded --target cuda --engine-cpu 2 --background 0,1,4,16,64 --queue both \
     --iters 2000 --warmup 200 --max-seconds 30
@@ -53,13 +53,13 @@ phase_medians() {
     --pace 30M --iters 2000 --warmup 200 --max-seconds 10
   rr proxy-loaded-cpu 90 $M proxy loaded --background 0,1,4,16,64 --queue both --workers 4 --batch 16 \
     --engine-threads 2 --iters 2000 --warmup 200 --max-seconds 30
-  # h200-two-process.md: the GPU initiator across two processes, and its one-process twin.
+  # docs/results/h200-two-process.md: the GPU initiator across two processes, and its one-process twin.
   rr twoproc-single-cuda 45 $M gda latency --target cuda --nic softnic --engine-cpu 2 --iters 20000 --warmup 2000
   medians_pair 1 29621; medians_pair 2 29623; medians_pair 3 29625
   local r=$OUT/medians/twoproc-pair-cuda-runs
   step med-twoproc-pair-cuda-merge 30 $M merge-runs -o "$OUT/medians/twoproc-pair-cuda.jsonl" \
     "$r/run-1.jsonl" "$r/run-2.jsonl" "$r/run-3.jsonl"
-  # h200-goodput.md, Fig. 11: single-op put+completion vs payload, 8 B - 1 MiB (the single pass
+  # docs/results/h200-goodput.md, Fig. 11: single-op put+completion vs payload, 8 B - 1 MiB (the single pass
   # stopped at 4 KiB on its --max-seconds 20; fewer iterations per size here, and a bound that
   # lets all 18 sizes run).
   rr gda-singleop-cuda-w200 240 $M gda goodput --single-op --target cuda --engine-cpu 2 --wire-gbps 200 \
