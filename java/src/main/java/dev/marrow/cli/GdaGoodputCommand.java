@@ -181,6 +181,7 @@ final class GdaGoodputCommand implements Callable<Integer> {
                             .param("poster_threads", 1).param("window", window).param("window_per_qp", perQp[0])
                             .param("signal_every", signalEvery).param("signal_every_per_qp", perQp[1])
                             .param("messages", messages).param("warmup", warmup)
+                            .param("buffer_bytes", setup.bufferBytes())
                             .metric("goodput_gbps", ResultRecord.round(run.gbPerS(), 4))
                             .metric("messages_per_s", Math.round(run.messagesPerS()))
                             .metric("timed_ns", run.timedNs()).metric("doorbells", run.doorbells())

@@ -17,7 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * scope, and under a slow modeled port no point beats the port's line rate
  * (the model serialises every QP through one link). Bad combinations are
  * usage errors with the flag named. No timing is asserted beyond the model's
- * bound.
+ * bound. proxy goodput's QPs are its workers': its records say so too.
  */
 class GdaGoodputQpsCliTest {
 
@@ -67,6 +67,22 @@ class GdaGoodputQpsCliTest {
         assertEquals(0, n.get("payload_errors").asLong());
         assertEquals("none", n.get("wire_model").get("name").asString());
         assertFalse(n.has("wire_model_scope"));
+    }
+
+    @Test
+    void proxyGoodputRecordsItsQpsAndEngineThreadsAndStaysUnderOnePort() throws Exception {
+        List<JsonNode> recs = GoodputLoadedCliTest.records(CliTest.run("proxy", "goodput", "--workers", "2",
+                "--rings", "2", "--engine-threads", "2", "--sizes", "64,4096", "--bytes-per-point", "65536",
+                "--wire-gbps", "2", "--poll", "idle", "--format", "json", "--quiet"));
+        assertEquals(3, recs.size());
+        for (JsonNode n : recs.subList(0, 2)) {
+            assertEquals(2, n.get("qps").asInt());
+            assertEquals(2, n.get("engine_threads").asInt());
+            assertEquals(0, n.get("verify_errors").asLong(), n.toString());
+            assertTrue(n.get("wire_model_scope").asString().contains("one port"), n.toString());
+            double g = n.get("goodput_gbps").asDouble();
+            assertTrue(g > 0 && g <= n.get("line_rate_gbps").asDouble(), "beat the modeled port: " + n);
+        }
     }
 
     @Test
