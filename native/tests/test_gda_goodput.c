@@ -7,6 +7,9 @@
  * counters agree; under a wire model the timed span is never shorter than
  * the port needs for the timed bytes; bad configurations are refused
  * before anything is posted; a paused engine times out with a message.
+ * Two QPs (A's and B's, one engine thread): the round-robin window over
+ * both delivers every slice, per-QP signaling, and the port model still
+ * bounds the pair (one port, not one per QP).
  */
 #define _GNU_SOURCE
 #include "gda_test_rig.h"
@@ -100,6 +103,101 @@ static void wire_bounds_goodput(void)
 	rig_close(&r);
 }
 
+/* ep[0] = A's QP, ep[1] = B's QP naming A's source and B's inbox too. */
+static void two_qp_endpoints(struct rig *r, struct marrow_gda_endpoint ep[2])
+{
+	ep[0] = r->a.ep;
+	ep[1] = r->b.ep;
+	ep[1].local_addr = r->a.ep.local_addr;
+	ep[1].local_len = r->a.ep.local_len;
+	ep[1].lkey = r->a.ep.lkey;
+	ep[1].remote_addr = r->a.ep.remote_addr;
+	ep[1].remote_len = r->a.ep.remote_len;
+	ep[1].rkey = r->a.ep.rkey;
+}
+
+static void two_qps(uint32_t size, uint32_t window, uint32_t sig, uint64_t messages, uint64_t warmup)
+{
+	struct rig r;
+	struct marrow_gda_endpoint ep[2];
+	struct marrow_gda_goodput_result res = {.size = sizeof(res)};
+	struct marrow_gda_goodput_config c = gp_config(GDA_ORD_RELEASE_SYS, size, window, sig, messages, warmup);
+	const uint64_t total = messages + warmup;
+	uint64_t cqes = 0, w0, c0;
+	int rc;
+
+	rig_open(&r, &OPTS);
+	two_qp_endpoints(&r, ep);
+	c.qps = 2;
+	w0 = rig_counter(&r, "emu_wqe_rdma_write");
+	c0 = rig_counter(&r, "emu_cqe_req");
+	rc = marrow_gda_goodput_cpu_run(&c, ep, &res);
+	CHECK(rc == MARROW_OK, "2 QPs size %u: rc %d %s", size, rc, marrow_last_error());
+	for (uint32_t q = 0; q < 2; q++)
+		cqes += expected_cqes(total / 2 + (q < total % 2), warmup / 2 + (q < warmup % 2), sig);
+	CHECK(res.messages_done == total && res.doorbells == total, "done %llu doorbells %llu",
+	      (unsigned long long)res.messages_done, (unsigned long long)res.doorbells);
+	CHECK(res.cqes == cqes, "cqes %llu, expected %llu", (unsigned long long)res.cqes, (unsigned long long)cqes);
+	CHECK(res.payload_errors == 0 && res.slots == (RIG_BUF / size) / 2 * 2, "errors %llu slots %u",
+	      (unsigned long long)res.payload_errors, res.slots);
+	CHECK(memcmp(r.a.src, r.b.inbox, (size_t)res.slots * size) == 0, "destination differs from source");
+	CHECK(rig_counter(&r, "emu_wqe_rdma_write") - w0 == total, "engine WRITEs");
+	CHECK(rig_counter(&r, "emu_cqe_req") - c0 == res.cqes, "engine CQEs");
+	rig_close(&r);
+}
+
+static void two_qps_share_the_port(void)
+{
+	struct rig r;
+	struct marrow_gda_endpoint ep[2];
+	struct marrow_gda_goodput_result res = {.size = sizeof(res)};
+	struct marrow_gda_goodput_config c = gp_config(GDA_ORD_GPU_FENCE, 1024, 32, 8, 2000, 64);
+	struct marrow_emu_wire_model m;
+	uint64_t need_ps;
+	int rc;
+
+	rig_open(&r, &OPTS);
+	two_qp_endpoints(&r, ep);
+	c.qps = 2;
+	REQUIRE_OK(marrow_emu_wire_ib_defaults(&m, 10000000000ull));   /* 10 Gb/s */
+	REQUIRE_OK(marrow_emu_device_set_wire(r.dev, &m));
+	rc = marrow_gda_goodput_cpu_run(&c, ep, &res);
+	CHECK(rc == MARROW_OK, "2-QP wire run: %d %s", rc, marrow_last_error());
+	/* Both QPs' timed bytes left through ONE port (a message per QP may
+	 * have been on the wire at t0). */
+	need_ps = (c.messages - 2) * marrow_emu_wire_time_ps(&m, c.msg_size, 0);
+	CHECK(res.timed_ns * 1000 >= need_ps, "2 QPs: timed %llu ns < one port's time %llu ns",
+	      (unsigned long long)res.timed_ns, (unsigned long long)(need_ps / 1000));
+	REQUIRE_OK(marrow_emu_device_set_wire(r.dev, NULL));
+	rig_close(&r);
+}
+
+static void two_qp_refusals(void)
+{
+	struct rig r;
+	struct marrow_gda_endpoint ep[2];
+	struct marrow_gda_goodput_result res = {.size = sizeof(res)};
+	struct marrow_gda_goodput_config c = gp_config(GDA_ORD_GPU_FENCE, 8, 16, 4, 10, 0);
+	uint64_t w0;
+
+	rig_open(&r, &OPTS);
+	w0 = rig_counter(&r, "emu_wqe_rdma_write");
+	two_qp_endpoints(&r, ep);
+	c.qps = MARROW_GDA_GOODPUT_MAX_QPS + 1;
+	CHECK(marrow_gda_goodput_cpu_run(&c, ep, &res) == MARROW_EINVAL, "qps above the maximum");
+	c.qps = 2;
+	ep[1].remote_addr = r.b.ep.remote_addr;   /* B's view: A's inbox */
+	ep[1].rkey = r.b.ep.rkey;
+	CHECK(marrow_gda_goodput_cpu_run(&c, ep, &res) == MARROW_EINVAL, "endpoints naming other buffers");
+	CHECK(strstr(marrow_last_error(), "endpoint 1") != NULL, "message: %s", marrow_last_error());
+	two_qp_endpoints(&r, ep);
+	c = gp_config(GDA_ORD_GPU_FENCE, RIG_BUF, 16, 4, 10, 0);   /* one slot, two QPs */
+	c.qps = 2;
+	CHECK(marrow_gda_goodput_cpu_run(&c, ep, &res) == MARROW_EINVAL, "fewer slots than QPs");
+	CHECK(rig_counter(&r, "emu_wqe_rdma_write") == w0, "a refused run posted something");
+	rig_close(&r);
+}
+
 static void refusals(void)
 {
 	struct rig r;
@@ -141,6 +239,11 @@ int main(void)
 	run_ok(GDA_ORD_THREADFENCE, 100, 1, 1);
 	wire_bounds_goodput();
 	refusals();
+	two_qps(8, 64, 16, 3001, 101);
+	two_qps(512, 16, 16, 2000, 0);
+	two_qps(100, 1, 1, 999, 7);
+	two_qps_share_the_port();
+	two_qp_refusals();
 	if (g_failures) {
 		fprintf(stderr, "test_gda_goodput: %d check(s) failed\n", g_failures);
 		return 1;

@@ -2,7 +2,7 @@
  * Copyright (c) 2026 The Marrow authors
  *
  * marrow_gda_goodput_cuda_run (libmarrow_cuda.so): one GPU thread runs
- * gda_window.h on one QP. The host memory the endpoint names (SQ, CQ, DBRs,
+ * gda_window.h on cfg->qps QPs. The host memory the endpoint names (SQ, CQ, DBRs,
  * UAR mailbox, source, destination) is registered and mapped per run; the
  * source is staged and the destination cleared and checked on the host,
  * before and after the kernel (gda_goodput_host.h), as on the CPU.
@@ -20,7 +20,7 @@ namespace {
 /* Page-rounded host ranges, merged so that views sharing a page are
  * registered once. */
 struct gp_maps {
-	enum { MAX = 16 };
+	enum { MAX = 6 * MARROW_GDA_GOODPUT_MAX_QPS };
 	struct { uintptr_t lo, hi, dev; int owned; } r[MAX];
 	int n = 0;
 
@@ -57,28 +57,34 @@ int gp_cuda_fail(const char *fn, struct marrow_gda_goodput_result *res, cudaErro
 	return res->status = marrow_cuda_fail(e, "%s: %s", fn, what);
 }
 
+/* The device views of every QP, passed by value (about 1.3 KB at 16 QPs). */
+struct gp_queues {
+	struct gda_sq sq[GDA_WINDOW_MAX_QPS];
+	struct gda_cq cq[GDA_WINDOW_MAX_QPS];
+};
+
 template <int ORD>
-__global__ void gp_kernel(struct gda_sq sq, struct gda_cq cq, struct gda_window_args a, struct gda_window_out *out)
+__global__ void gp_kernel(struct gp_queues qs, struct gda_window_args a, struct gda_window_out *out)
 {
 	struct gda_window_out o;
 
 	if (blockIdx.x != 0 || threadIdx.x != 0)
 		return;
 	memset(&o, 0, sizeof(o));
-	gda_window_run(&sq, &cq, ORD, &a, &o);
+	gda_window_run(qs.sq, qs.cq, ORD, &a, &o);
 	*out = o;
 }
 
-cudaError_t gp_launch(int ord, const gda_sq &sq, const gda_cq &cq, const gda_window_args &a, gda_window_out *out)
+cudaError_t gp_launch(int ord, const gp_queues &qs, const gda_window_args &a, gda_window_out *out)
 {
 	switch (ord) {
-	case GDA_ORD_NONE: gp_kernel<GDA_ORD_NONE><<<1, 1>>>(sq, cq, a, out); break;
-	case GDA_ORD_GPU_FENCE: gp_kernel<GDA_ORD_GPU_FENCE><<<1, 1>>>(sq, cq, a, out); break;
-	case GDA_ORD_GPU_FENCE_DBREC: gp_kernel<GDA_ORD_GPU_FENCE_DBREC><<<1, 1>>>(sq, cq, a, out); break;
-	case GDA_ORD_RELEASE_GPU: gp_kernel<GDA_ORD_RELEASE_GPU><<<1, 1>>>(sq, cq, a, out); break;
-	case GDA_ORD_THREADFENCE: gp_kernel<GDA_ORD_THREADFENCE><<<1, 1>>>(sq, cq, a, out); break;
-	case GDA_ORD_RELEASE_SYS: gp_kernel<GDA_ORD_RELEASE_SYS><<<1, 1>>>(sq, cq, a, out); break;
-	default: gp_kernel<GDA_ORD_FENCE_SYS><<<1, 1>>>(sq, cq, a, out); break;
+	case GDA_ORD_NONE: gp_kernel<GDA_ORD_NONE><<<1, 1>>>(qs, a, out); break;
+	case GDA_ORD_GPU_FENCE: gp_kernel<GDA_ORD_GPU_FENCE><<<1, 1>>>(qs, a, out); break;
+	case GDA_ORD_GPU_FENCE_DBREC: gp_kernel<GDA_ORD_GPU_FENCE_DBREC><<<1, 1>>>(qs, a, out); break;
+	case GDA_ORD_RELEASE_GPU: gp_kernel<GDA_ORD_RELEASE_GPU><<<1, 1>>>(qs, a, out); break;
+	case GDA_ORD_THREADFENCE: gp_kernel<GDA_ORD_THREADFENCE><<<1, 1>>>(qs, a, out); break;
+	case GDA_ORD_RELEASE_SYS: gp_kernel<GDA_ORD_RELEASE_SYS><<<1, 1>>>(qs, a, out); break;
+	default: gp_kernel<GDA_ORD_FENCE_SYS><<<1, 1>>>(qs, a, out); break;
 	}
 	return cudaGetLastError();
 }
@@ -95,8 +101,8 @@ extern "C" MARROW_API int marrow_gda_goodput_cuda_run(const struct marrow_gda_go
 	void *uar_dev = nullptr;
 	struct gda_window_args a;
 	struct gda_window_out o, *d_out = nullptr;
-	struct gda_sq sq, hsq;
-	struct gda_cq cq, hcq;
+	gp_queues qs, hq;
+	uint32_t nq = gp_qps(cfg);
 	cudaEvent_t ev = nullptr;
 	cudaError_t e;
 	uint32_t slots;
@@ -113,15 +119,24 @@ extern "C" MARROW_API int marrow_gda_goodput_cuda_run(const struct marrow_gda_go
 	if ((e = cudaSetDevice(cfg->cuda_device)) != cudaSuccess)
 		return gp_cuda_fail(fn, res, e, "cudaSetDevice");
 	slots = gp_slots(cfg, ep);
-	gp_stage(cfg, ep, slots);
+	gp_stage(cfg, ep, slots * nq);
 	memset(&o, 0, sizeof(o));
+	memset(&qs, 0, sizeof(qs));
+	memset(&hq, 0, sizeof(hq));
 
-	m.add(ep->qp->sq_buf, (uint64_t)ep->qp->sq_wqe_cnt * MX_WQEBB_SIZE);
-	m.add(ep->qp->dbrec, 8);
-	if (!(ep->flags & MARROW_GDA_EP_UAR_MMIO))
-		m.add(ep->qp->uar, 8);
-	m.add(ep->cq->buf, (uint64_t)ep->cq->cqe_cnt * MX_CQE_SIZE);
-	m.add(ep->cq->dbrec, 8);
+	for (uint32_t q = 0; q < nq; q++) {
+		if ((ep[q].flags & MARROW_GDA_EP_UAR_MMIO) && nq > 1) {
+			rc = res->status = marrow_fail(MARROW_EINVAL, "%s: more than one QP with an MMIO doorbell "
+						       "(mlx5) is not supported by the goodput runner", fn);
+			goto done;
+		}
+		m.add(ep[q].qp->sq_buf, (uint64_t)ep[q].qp->sq_wqe_cnt * MX_WQEBB_SIZE);
+		m.add(ep[q].qp->dbrec, 8);
+		if (!(ep[q].flags & MARROW_GDA_EP_UAR_MMIO))
+			m.add(ep[q].qp->uar, 8);
+		m.add(ep[q].cq->buf, (uint64_t)ep[q].cq->cqe_cnt * MX_CQE_SIZE);
+		m.add(ep[q].cq->dbrec, 8);
+	}
 	for (int i = 0; i < m.n; i++) {
 		void *d = nullptr;
 
@@ -147,15 +162,18 @@ extern "C" MARROW_API int marrow_gda_goodput_cuda_run(const struct marrow_gda_go
 	}
 	/* Counters resume from the DBRs (host side), pointers become device ones.
 	 * The NIC reads source and destination by address: they need no mapping. */
-	gda_sq_init(&hsq, ep->qp, (uint8_t *)ep->qp->sq_buf, ep->qp->dbrec, (uint64_t *)ep->qp->uar);
-	gda_cq_init(&hcq, ep->cq, (uint8_t *)ep->cq->buf, ep->cq->dbrec);
-	sq = hsq;
-	cq = hcq;
-	sq.buf = m.dev<uint8_t>(ep->qp->sq_buf);
-	sq.dbrec = m.dev<uint32_t>(ep->qp->dbrec);
-	sq.uar = uar_dev ? (uint64_t *)uar_dev : m.dev<uint64_t>(ep->qp->uar);
-	cq.buf = m.dev<uint8_t>(ep->cq->buf);
-	cq.dbrec = m.dev<uint32_t>(ep->cq->dbrec);
+	for (uint32_t q = 0; q < nq; q++) {
+		gda_sq_init(&hq.sq[q], ep[q].qp, (uint8_t *)ep[q].qp->sq_buf, ep[q].qp->dbrec,
+			    (uint64_t *)ep[q].qp->uar);
+		gda_cq_init(&hq.cq[q], ep[q].cq, (uint8_t *)ep[q].cq->buf, ep[q].cq->dbrec);
+		qs.sq[q] = hq.sq[q];
+		qs.cq[q] = hq.cq[q];
+		qs.sq[q].buf = m.dev<uint8_t>(ep[q].qp->sq_buf);
+		qs.sq[q].dbrec = m.dev<uint32_t>(ep[q].qp->dbrec);
+		qs.sq[q].uar = uar_dev ? (uint64_t *)uar_dev : m.dev<uint64_t>(ep[q].qp->uar);
+		qs.cq[q].buf = m.dev<uint8_t>(ep[q].cq->buf);
+		qs.cq[q].dbrec = m.dev<uint32_t>(ep[q].cq->dbrec);
+	}
 	gp_args(cfg, ep, slots, &a);
 	if ((e = cudaMalloc(&d_out, sizeof(*d_out))) != cudaSuccess ||
 	    (e = cudaMemset(d_out, 0, sizeof(*d_out))) != cudaSuccess) {
@@ -166,14 +184,14 @@ extern "C" MARROW_API int marrow_gda_goodput_cuda_run(const struct marrow_gda_go
 		rc = gp_cuda_fail(fn, res, e, "cudaEventCreate");
 		goto done;
 	}
-	if ((e = gp_launch((int)cfg->ordering, sq, cq, a, d_out)) != cudaSuccess ||
+	if ((e = gp_launch((int)cfg->ordering, qs, a, d_out)) != cudaSuccess ||
 	    (e = cudaEventRecord(ev, 0)) != cudaSuccess) {
 		rc = gp_cuda_fail(fn, res, e, "the goodput kernel");
 		goto done;
 	}
 	{
 		/* Every device wait is bounded: one per signaled CQE at most. */
-		uint64_t waits = (cfg->messages + cfg->warmup) / cfg->signal_every + 3;
+		uint64_t waits = (cfg->messages + cfg->warmup) / cfg->signal_every + 3u * nq;
 		uint64_t bound = marrow_sat_add(marrow_sat_mul(waits, cfg->timeout_ns), 10000000000ull);
 		char what[96];
 

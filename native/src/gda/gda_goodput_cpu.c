@@ -2,8 +2,9 @@
  * Copyright (c) 2026 The Marrow authors
  *
  * marrow_gda_goodput_cpu_run: the calling thread plays the GPU's posting
- * thread and runs gda_window.h, one loop per ordering variant so that the
- * variant is a constant inside the timed region (as in gda_cpu.c).
+ * thread and runs gda_window.h over cfg->qps QPs, one loop per ordering
+ * variant so that the variant is a constant inside the timed region (as in
+ * gda_cpu.c).
  */
 #include <stdlib.h>
 
@@ -36,19 +37,21 @@ MARROW_API int marrow_gda_goodput_cpu_run(const struct marrow_gda_goodput_config
 	static const char fn[] = "marrow_gda_goodput_cpu_run";
 	struct gda_window_args a;
 	struct gda_window_out o;
-	struct gda_sq sq;
-	struct gda_cq cq;
+	struct gda_sq sq[GDA_WINDOW_MAX_QPS];
+	struct gda_cq cq[GDA_WINDOW_MAX_QPS];
 	uint32_t slots;
 	int rc = gp_check_args(fn, cfg, ep, res);
 
 	if (rc)
 		return rc;
 	slots = gp_slots(cfg, ep);
-	gp_stage(cfg, ep, slots);
+	gp_stage(cfg, ep, slots * gp_qps(cfg));
 	gp_args(cfg, ep, slots, &a);
 	memset(&o, 0, sizeof(o));
-	gda_sq_init(&sq, ep->qp, ep->qp->sq_buf, ep->qp->dbrec, ep->qp->uar);
-	gda_cq_init(&cq, ep->cq, ep->cq->buf, ep->cq->dbrec);
-	GP_LOOPS[cfg->ordering](&sq, &cq, &a, &o);
-	return gp_finish(fn, cfg, ep, &o, slots, &sq, &cq, res);
+	for (uint32_t q = 0; q < gp_qps(cfg); q++) {
+		gda_sq_init(&sq[q], ep[q].qp, ep[q].qp->sq_buf, ep[q].qp->dbrec, ep[q].qp->uar);
+		gda_cq_init(&cq[q], ep[q].cq, ep[q].cq->buf, ep[q].cq->dbrec);
+	}
+	GP_LOOPS[cfg->ordering](sq, cq, &a, &o);
+	return gp_finish(fn, cfg, ep, &o, slots, sq, cq, res);
 }

@@ -15,6 +15,16 @@
 #include "gda/gda_window.h"
 #include "marrow/marrow_gda_goodput.h"
 
+/* QPs of a config: 0 and 1 mean one. */
+static inline uint32_t gp_qps(const struct marrow_gda_goodput_config *c)
+{
+	return c->qps == 0 ? 1u : c->qps;
+}
+
+static inline int gp_check_one(const char *fn, const struct marrow_gda_goodput_config *c,
+			       const struct marrow_gda_endpoint *ep, struct marrow_gda_goodput_result *res);
+
+/* Every endpoint checked, and all of them naming the same buffers. */
 static inline int gp_check_args(const char *fn, const struct marrow_gda_goodput_config *c,
 				const struct marrow_gda_endpoint *ep, struct marrow_gda_goodput_result *res)
 {
@@ -30,9 +40,40 @@ static inline int gp_check_args(const char *fn, const struct marrow_gda_goodput_
 		memset(res, 0, sizeof(*res));
 		res->size = sz;
 	}
-	if (c == NULL || c->size < sizeof(*c) || c->comp_mask != 0 || c->reserved != 0)
+	if (c == NULL || c->size < sizeof(*c) || c->comp_mask != 0)
 		return res->status = marrow_fail(MARROW_EINVAL, "%s: cfg is NULL, stale (size) or has "
-						 "comp_mask/reserved set", fn);
+						 "comp_mask set", fn);
+	if (gp_qps(c) > MARROW_GDA_GOODPUT_MAX_QPS || gp_qps(c) > GDA_WINDOW_MAX_QPS)
+		return res->status = marrow_fail(MARROW_EINVAL, "%s: qps %u must be 1..%u", fn, c->qps,
+						 (unsigned)MARROW_GDA_GOODPUT_MAX_QPS);
+	if (ep == NULL)
+		return res->status = marrow_fail(MARROW_EINVAL, "%s: ep is NULL", fn);
+	for (uint32_t q = 0; q < gp_qps(c); q++) {
+		if ((rc = gp_check_one(fn, c, &ep[q], res)) != MARROW_OK)
+			return rc;
+		if (ep[q].local_addr != ep[0].local_addr || ep[q].local_len != ep[0].local_len ||
+		    ep[q].lkey != ep[0].lkey || ep[q].remote_addr != ep[0].remote_addr ||
+		    ep[q].remote_len != ep[0].remote_len || ep[q].rkey != ep[0].rkey)
+			return res->status = marrow_fail(MARROW_EINVAL, "%s: endpoint %u names other buffers "
+							 "than endpoint 0; the QPs of one run share one source "
+							 "and one destination (each writes its own slice)", fn, q);
+	}
+	{
+		uint64_t n = (ep->local_len < ep->remote_len ? ep->local_len : ep->remote_len) / c->msg_size;
+
+		if (n < gp_qps(c))
+			return res->status = marrow_fail(MARROW_EINVAL, "%s: the buffers hold %llu slots of %u "
+							 "bytes, fewer than qps %u (one slice per QP)", fn,
+							 (unsigned long long)n, c->msg_size, gp_qps(c));
+	}
+	return MARROW_OK;
+}
+
+static inline int gp_check_one(const char *fn, const struct marrow_gda_goodput_config *c,
+			       const struct marrow_gda_endpoint *ep, struct marrow_gda_goodput_result *res)
+{
+	int rc;
+
 	if ((rc = gda_check_endpoint(fn, "initiator", ep)) != MARROW_OK)
 		return res->status = rc;
 	if (gda_remote_dst(ep))
@@ -65,11 +106,12 @@ static inline int gp_check_args(const char *fn, const struct marrow_gda_goodput_
 	return MARROW_OK;
 }
 
+/* Slots PER QP: the buffer's slots (at most 65536) cut into qps slices. */
 static inline uint32_t gp_slots(const struct marrow_gda_goodput_config *c, const struct marrow_gda_endpoint *ep)
 {
 	uint64_t n = (ep->local_len < ep->remote_len ? ep->local_len : ep->remote_len) / c->msg_size;
 
-	return n > 65536u ? 65536u : (uint32_t)n;
+	return (uint32_t)((n > 65536u ? 65536u : n) / gp_qps(c));
 }
 
 /* Byte j of source slot s: distinct per slot and position, never 0 (a
@@ -85,7 +127,7 @@ static inline uint8_t gp_pattern_byte(uint32_t s, uint32_t j)
 }
 
 /* Untimed, before the run: slot s of the source holds pattern bytes of s;
- * the destination slots are cleared. */
+ * the destination slots are cleared. `slots`: all QPs' slots. */
 static inline void gp_stage(const struct marrow_gda_goodput_config *c, const struct marrow_gda_endpoint *ep,
 			    uint32_t slots)
 {
@@ -98,18 +140,23 @@ static inline void gp_stage(const struct marrow_gda_goodput_config *c, const str
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
-/* After the run: every written destination slot equals its source slot. */
+/* After the run: every written destination slot of every QP's slice
+ * equals its source slot. `slots` per QP; done_q[q]: QP q's retired count. */
 static inline uint64_t gp_check_bytes(const struct marrow_gda_goodput_config *c,
-				      const struct marrow_gda_endpoint *ep, uint32_t slots, uint64_t done)
+				      const struct marrow_gda_endpoint *ep, uint32_t slots, const uint64_t *done_q)
 {
 	const uint8_t *src = (const uint8_t *)(uintptr_t)ep->local_addr;
 	const uint8_t *dst = (const uint8_t *)(uintptr_t)ep->remote_addr;
-	uint64_t written = done < slots ? done : slots, bad = 0;
+	uint64_t bad = 0;
 
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	for (uint64_t s = 0; s < written; s++)
-		if (memcmp(src + s * c->msg_size, dst + s * c->msg_size, c->msg_size) != 0)
-			bad++;
+	for (uint32_t q = 0; q < gp_qps(c); q++) {
+		uint64_t written = done_q[q] < slots ? done_q[q] : slots;
+
+		for (uint64_t s = (uint64_t)q * slots; s < (uint64_t)q * slots + written; s++)
+			if (memcmp(src + s * c->msg_size, dst + s * c->msg_size, c->msg_size) != 0)
+				bad++;
+	}
 	return bad;
 }
 
@@ -128,17 +175,24 @@ static inline void gp_args(const struct marrow_gda_goodput_config *c, const stru
 	a->messages = c->messages;
 	a->warmup = c->warmup;
 	a->timeout_ns = c->timeout_ns;
+	a->qps = gp_qps(c);
 }
 
-/* Result fields and the one message a failure leaves. */
+/* Result fields and the one message a failure leaves. `slots` per QP;
+ * sq/cq: the host views of ep[0..qps-1] (NULL: none), the failing QP's are
+ * dumped. */
 static inline int gp_finish(const char *fn, const struct marrow_gda_goodput_config *c,
-			    const struct marrow_gda_endpoint *ep, const struct gda_window_out *o,
-			    uint32_t slots, const struct gda_sq *sq, const struct gda_cq *cq,
+			    const struct marrow_gda_endpoint *eps, const struct gda_window_out *o,
+			    uint32_t slots, const struct gda_sq *sqs, const struct gda_cq *cqs,
 			    struct marrow_gda_goodput_result *res)
 {
 	int rc = o->rc;
+	uint32_t fq = o->fail_qp < gp_qps(c) ? o->fail_qp : 0u;
+	const struct marrow_gda_endpoint *ep = &eps[fq];
+	const struct gda_sq *sq = sqs ? &sqs[fq] : NULL;
+	const struct gda_cq *cq = cqs ? &cqs[fq] : NULL;
 
-	res->slots = slots;
+	res->slots = slots * gp_qps(c);
 	res->messages_done = o->done;
 	res->doorbells = o->posts;
 	res->cqes = o->cqes;
@@ -153,12 +207,12 @@ static inline int gp_finish(const char *fn, const struct marrow_gda_goodput_conf
 		res->timed_bytes = c->messages * (uint64_t)c->msg_size;
 		res->timed_ns = o->t_end - o->t_start;
 	}
-	res->payload_errors = gp_check_bytes(c, ep, slots, o->done);
+	res->payload_errors = gp_check_bytes(c, eps, slots, o->done_q);
 	if (rc == MARROW_ETIMEDOUT) {
-		marrow_fail(rc, "%s: no CQE for message %llu within %llu ns (window %u, signal every %u, "
-			    "%llu retired); was the doorbell lost or the NIC engine paused?", fn,
-			    (unsigned long long)o->fail_message, (unsigned long long)c->timeout_ns, c->window,
-			    c->signal_every, (unsigned long long)o->done);
+		marrow_fail(rc, "%s: no CQE for message %llu (QP %u of %u) within %llu ns (window %u per QP, "
+			    "signal every %u, %llu retired); was the doorbell lost or the NIC engine paused?", fn,
+			    (unsigned long long)o->fail_message, fq, gp_qps(c), (unsigned long long)c->timeout_ns,
+			    c->window, c->signal_every, (unsigned long long)o->done);
 		return res->status = gda_fail_dump(rc, ep, &o->err, sq, cq, c->timeout_ns,
 						   (uint32_t)o->fail_message, 0);
 	}
@@ -175,7 +229,7 @@ static inline int gp_finish(const char *fn, const struct marrow_gda_goodput_conf
 	if (res->payload_errors != 0)
 		return res->status = marrow_fail(MARROW_EPROTO, "%s: %llu of %u destination slots did not hold "
 						 "the source bytes after the run", fn,
-						 (unsigned long long)res->payload_errors, slots);
+						 (unsigned long long)res->payload_errors, res->slots);
 	return res->status = MARROW_OK;
 }
 

@@ -10,6 +10,7 @@ import dev.marrow.gda.GdaRecords;
 import dev.marrow.gda.GdaRun;
 import dev.marrow.gda.GdaRunSpec;
 import dev.marrow.gda.GdaSetup;
+import dev.marrow.gda.GoodputQueues;
 import dev.marrow.gda.MiniGda;
 import dev.marrow.gda.Ordering;
 import dev.marrow.gda.OrderingPolicy;
@@ -26,18 +27,21 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Callable;
 
 /** gda goodput: pipelined pointer-WRITE goodput vs size (Fig. 8), or single-op put+completion vs size (Fig. 11). */
 @Command(name = "goodput", mixinStandardHelpOptions = true,
         description = {"mini-gda goodput on the software NIC: one poster thread keeps a window of pointer RDMA "
-                + "WRITEs outstanding on ONE QP and signals every --signal-every-th; GB/s of payload per size, and "
-                + "the first size reaching 90 %% of the wire model's line rate (\"GPU-Initiated Communication: "
-                + "Dissecting Down to the Bone\" Fig. 8).",
+                + "WRITEs outstanding, spread round robin over --qps QPs (each its own SQ and CQ, served by "
+                + "--engine-threads engine threads), and signals every --signal-every-th WQE of a QP; GB/s of "
+                + "payload per size, and the first size reaching 90 %% of the wire model's line rate "
+                + "(\"GPU-Initiated Communication: Dissecting Down to the Bone\" Fig. 8).",
                 "--single-op: put+completion latency of ONE pointer WRITE per size instead (Fig. 11).",
-                "--wire-gbps (default 200, 0 = none): the software NIC's wire model (docs/design/wire-model.md); "
-                        + "records name it under wire_model and say hardware=false. Timing: docs/design/methods.md.",
+                "--wire-gbps (default 200, 0 = none): the software NIC's wire model (docs/design/wire-model.md), "
+                        + "ONE port shared by every QP and engine thread; records name it under wire_model and say "
+                        + "hardware=false. Timing: docs/design/methods.md.",
                 "--preset NAME (marrow presets list): a GPU-submitted library's ordering (--ordering); goodput posts "
                         + "from one thread through one QP with a doorbell per WQE, so a preset needing more QPs, "
                         + "batched doorbells or warp publication is refused with the knob named. Explicit flags "
@@ -68,11 +72,17 @@ final class GdaGoodputCommand implements Callable<Integer> {
     @Option(names = "--single-op", description = "Fig. 11: put+completion of one pointer WRITE per size")
     boolean singleOp;
 
-    @Option(names = "--window", defaultValue = "128", description = "WQEs outstanding. Default: ${DEFAULT-VALUE}")
+    @Option(names = "--window", defaultValue = "128", description = "WQEs outstanding in all, window / --qps per QP. Default: ${DEFAULT-VALUE}")
     int window;
 
-    @Option(names = "--signal-every", defaultValue = "32", description = "Signal every Nth WQE. Default: ${DEFAULT-VALUE}")
+    @Option(names = "--signal-every", defaultValue = "32", description = "Signal every Nth WQE of a QP (at most its window). Default: ${DEFAULT-VALUE}")
     int signalEvery;
+
+    @Option(names = "--qps", defaultValue = "1", description = "QPs the window is spread over, round robin (pipelined mode; 1..16). Default: ${DEFAULT-VALUE}")
+    int qps;
+
+    @Mixin
+    EngineThreadOptions engine;
 
     @Option(names = "--bytes-per-point", defaultValue = "268435456",
             description = "Timed payload per size (messages = bytes / size, 64..1000000). Default: ${DEFAULT-VALUE}")
@@ -87,7 +97,7 @@ final class GdaGoodputCommand implements Callable<Integer> {
     @Option(names = "--timeout-ms", defaultValue = "5000", description = "Bound of every single wait. Default: ${DEFAULT-VALUE}")
     long timeoutMs;
 
-    @Option(names = "--engine-cpu", defaultValue = "-1", description = "Pin the software NIC engine to this CPU. Default: ${DEFAULT-VALUE}")
+    @Option(names = "--engine-cpu", defaultValue = "-1", description = "Pin the software NIC engine (one thread) to this CPU. Default: ${DEFAULT-VALUE}")
     int engineCpu;
 
     @Option(names = "--cuda-device", defaultValue = "0", description = "CUDA device ordinal. Default: ${DEFAULT-VALUE}")
@@ -119,28 +129,38 @@ final class GdaGoodputCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--window 1..256, --signal-every 1..window, --iters >= 1, --warmup >= 0, "
                     + "--timeout-ms > 0, --bytes-per-point 1..1073741824, --wire-gbps >= 0");
         }
+        int[] cpus = engineCpus();
+        if (!singleOp) {
+            GoodputQueues.check(qps, engine.engineThreads, cpus);
+        }
+        int[] perQp = singleOp ? new int[] {window, signalEvery} : GdaGoodput.perQp(window, signalEvery, qps);
         List<Integer> sz = GoodputMath.sizes(sizes != null ? sizes : singleOp ? "8-1048576" : "8-4194304", MAX_SIZE);
         WireModel wire = WireModel.ofGbps(wireGbps);
         Ordering ord = ordering != null ? ordering : OrderingPolicy.defaultFor(Placement.HOST);
         int maxSize = sz.stream().mapToInt(Integer::intValue).max().orElse(8);
-        int spinning = (target == Target.CPU ? 1 : 0) + 1;   // poster (cpu) + the NIC engine
+        int spinning = (target == Target.CPU ? 1 : 0) + engine.engineThreads;   // poster (cpu) + the NIC engine
         CpuBudget.check(spinning, "poster, NIC engine", spec.commandLine().getErr());
+        // room for 4 slots of the largest size, 2 per QP with several QPs (each QP writes its own slice)
+        long slotBytes = (maxSize + 4095L) / 4096 * 4096;
         GdaSetup setup = GdaSetup.defaults(target).withEngineCpu(engineCpu).withCudaDevice(cudaDevice)
                 .withPollMode(CpuBudget.pollMode(SoftNic.PollMode.HOT, spinning))
-                .withBufferBytes(Math.max(1L << 20, 4L * ((maxSize + 4095L) / 4096 * 4096)));
+                .withBufferBytes(Math.max(1L << 20, Math.max(4, 2L * qps) * slotBytes));
         List<ResultRecord> records = new ArrayList<>();
         List<Double> gbs = new ArrayList<>();
         List<Integer> done = new ArrayList<>();
         boolean allValid = true;
         RunProgress progress = out.progress(singleOp ? "gda goodput --single-op" : "gda goodput", sz.size());
-        try (MiniGda g = MiniGda.open(setup)) {
-            g.softNic().setWire(wire);
+        try (MiniGda g = singleOp ? MiniGda.open(setup) : null;
+             GoodputQueues q = singleOp ? null : GoodputQueues.open(target, cudaDevice, qps, engine.engineThreads,
+                     cpus, setup.pollMode(), setup.bufferBytes())) {
+            SoftNic nic = g != null ? g.softNic() : q.softNic();
+            nic.setWire(wire);
             for (int size : sz) {
                 if (progress.expired()) {
                     break;
                 }
                 long timeout = progress.capTimeoutNs(timeoutMs * 1_000_000L);
-                SoftNic.WireStats w0 = g.softNic().wireStats();
+                SoftNic.WireStats w0 = nic.wireStats();
                 ResultRecord r;
                 if (singleOp) {
                     GdaRun run = g.run(new GdaRunSpec(Experiment.PUT_COMPLETION, ord, Payload.POINTER, size, iters,
@@ -150,14 +170,18 @@ final class GdaGoodputCommand implements Callable<Integer> {
                     r.param("wire_model", wire.describe());
                 } else {
                     long messages = GoodputMath.messagesFor(size, bytesPerPoint, 64, 1_000_000);
-                    GdaGoodput.Run run = GdaGoodput.run(g, new GdaGoodput.Spec(ord, size, window, signalEvery, messages,
-                            warmup, timeout));
+                    GdaGoodput.Run run = GdaGoodput.run(q, new GdaGoodput.Spec(ord, size, perQp[0], perQp[1],
+                            messages, warmup, timeout));
                     allValid &= run.valid();
                     r = new ResultRecord("gda.goodput", setup.backendName(), false)
                             .param("target", target.label()).param("nic", "softnic").param("ordering", ord.label())
                             .param("payload", Payload.POINTER.label()).param("size_bytes", size)
-                            .param("qps", 1).param("poster_threads", 1).param("window", window)
-                            .param("signal_every", signalEvery).param("messages", messages).param("warmup", warmup)
+                            .param("qps", qps).param("engine_threads", engine.engineThreads)
+                            .param("engine_cpus", cpus == null ? List.of() : Arrays.stream(cpus).boxed().toList())
+                            .param("poster_threads", 1).param("window", window).param("window_per_qp", perQp[0])
+                            .param("signal_every", signalEvery).param("signal_every_per_qp", perQp[1])
+                            .param("messages", messages).param("warmup", warmup)
+                            .param("buffer_bytes", setup.bufferBytes())
                             .metric("goodput_gbps", ResultRecord.round(run.gbPerS(), 4))
                             .metric("messages_per_s", Math.round(run.messagesPerS()))
                             .metric("timed_ns", run.timedNs()).metric("doorbells", run.doorbells())
@@ -165,10 +189,15 @@ final class GdaGoodputCommand implements Callable<Integer> {
                             .metric("payload_errors", run.payloadErrors()).metric("valid", run.valid())
                             .metric("emu_wqe_rdma_write", run.emuCounters().getOrDefault("emu_wqe_rdma_write", 0L));
                     GoodputMath.tagWire(r, wire, size, run.gbPerS());
+                    if (wire.enabled()) {
+                        r.param("wire_model_scope", "one port: the " + qps + " QP(s) and " + engine.engineThreads
+                                + " engine thread(s) of this software NIC serialise through one " + wireGbps
+                                + " Gb/s link");
+                    }
                     gbs.add(run.gbPerS());
                     done.add(size);
                 }
-                SoftNic.WireStats w1 = g.softNic().wireStats();
+                SoftNic.WireStats w1 = nic.wireStats();
                 if (wire.enabled()) {
                     r.metric("wire_bytes", w1.wireBytes() - w0.wireBytes()).metric("wire_cqe_hold_ns", w1.heldNs() - w0.heldNs());
                 }
@@ -195,6 +224,28 @@ final class GdaGoodputCommand implements Callable<Integer> {
             return ExitCodes.FAILED;
         }
         return ExitCodes.OK;
+    }
+
+    /**
+     * The engine CPUs: --engine-cpus, or --engine-cpu as a one-thread list
+     * (pipelined mode); refuses the combinations that mean nothing.
+     */
+    private int[] engineCpus() {
+        if (singleOp && (qps != 1 || engine.engineThreads != 1 || engine.engineCpus != null)) {
+            throw new IllegalArgumentException("--single-op times one WRITE on one QP with one engine thread: "
+                    + "--qps, --engine-threads and --engine-cpus belong to the pipelined mode (use --engine-cpu)");
+        }
+        if (engineCpu >= 0 && engine.engineCpus != null) {
+            throw new IllegalArgumentException("--engine-cpu and --engine-cpus both given: give one");
+        }
+        if (engineCpu >= 0 && engine.engineThreads != 1) {
+            throw new IllegalArgumentException("--engine-cpu pins one engine thread; with --engine-threads "
+                    + engine.engineThreads + " give --engine-cpus (one CPU per thread)");
+        }
+        if (singleOp) {
+            return null;
+        }
+        return engine.engineCpus != null ? engine.engineCpus : engineCpu >= 0 ? new int[] {engineCpu} : null;
     }
 
     private void tagProvenance(ResultRecord r) {

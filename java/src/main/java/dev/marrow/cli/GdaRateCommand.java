@@ -139,14 +139,12 @@ final class GdaRateCommand implements Callable<Integer> {
     @Option(names = "--log-sq", defaultValue = "10", description = "log2 of SQ WQEBBs (and CQ entries) per QP, 4..15. Default: ${DEFAULT-VALUE}")
     int logSq;
 
-    @Option(names = "--engine-threads", defaultValue = "1", description = "Software NIC engine threads, 1..64 (QPs are sharded over them). Default: ${DEFAULT-VALUE}")
-    int engineThreads;
+    @Mixin
+    EngineThreadOptions engine;
 
     @Option(names = "--nic-sms", defaultValue = "8", description = "--nic softnic-device: SMs the device engine kernel takes, 1..132 (and fewer than the GPU has). Default: ${DEFAULT-VALUE}")
     int nicSms;
 
-    @Option(names = "--engine-cpus", split = ",", description = "Pin engine thread i to the i-th CPU (one per engine thread; -1: not pinned). Default: not pinned")
-    int[] engineCpus;
 
     @Option(names = "--doorbell-cpu", defaultValue = "-1", description = "--doorbell host: pin the ringing thread to this CPU (-1: not pinned). Default: ${DEFAULT-VALUE}")
     int doorbellCpu;
@@ -278,7 +276,7 @@ final class GdaRateCommand implements Callable<Integer> {
                 for (int q : qps) {
                     for (int bt : batches) {
                         for (int sz : sizes) {
-                            pts.add(RateSpec.defaults(target).withNic(nic, engineThreads, engineCpus)
+                            pts.add(RateSpec.defaults(target).withNic(nic, engine.engineThreads, engine.engineCpus)
                                     .withScope(experiment, s)
                                     .with(publication, qpMap, b, threads, q, experiment == RateExperiment.SCOPE ? 1 : bt)
                                     .withQueues(signalPeriod, window, logSq).withPayload(payload, sz)

@@ -31,7 +31,10 @@ import java.util.concurrent.Callable;
                 + "Fig. 8).",
                 "Timed: first enqueue -> last completion seen; every destination window is checked (verify_errors).",
                 "Large sizes shrink the ring (slots) so that rings x slots x size stays within --max-buffer-mib.",
-                "--wire-gbps (default 200, 0 = none): docs/design/wire-model.md; records say hardware=false.",
+                "--wire-gbps (default 200, 0 = none): docs/design/wire-model.md, ONE port shared by every QP "
+                        + "and engine thread; records say hardware=false.",
+                "Scaling: each worker owns one QP (records: qps = --workers), and the QPs are sharded over "
+                        + "--engine-threads software NIC engine threads.",
                 "--preset NAME (marrow presets list): a proxy library's workers, rings (per PE, or per worker: "
                         + "R = that x T), batch and producer, as proxy rate takes them; a preset needing a knob "
                         + "goodput lacks is refused with the knob named. Explicit flags override the preset; "
@@ -160,7 +163,8 @@ final class ProxyGoodputCommand implements Callable<Integer> {
                     allValid &= valid;
                     ResultRecord rec = common.record("proxy.goodput", px, h)
                             .param("workers", workers).param("rings", rings).param("batch", batch)
-                            .param("producers", p).param("size_bytes", size).param("log_slots", logSlots)
+                            .param("producers", p).param("qps", workers).param("engine_threads", common.engineThreads)
+                            .param("size_bytes", size).param("log_slots", logSlots)
                             .param("messages", res.messages())
                             .metric("goodput_gbps", ResultRecord.round(gbPerS, 4))
                             .metric("rate_mmsg_s", ResultRecord.round(res.rateMmsgPerSec(), 3))
@@ -177,6 +181,11 @@ final class ProxyGoodputCommand implements Callable<Integer> {
                     }
                     if (!px.hardware()) {
                         GoodputMath.tagWire(rec, wire, size, gbPerS);
+                        if (peer == null && wire.enabled()) {
+                            rec.param("wire_model_scope", "one port: the " + workers + " QP(s) (one per worker) and "
+                                    + common.engineThreads + " engine thread(s) of this software NIC serialise "
+                                    + "through one " + wireGbps + " Gb/s link");
+                        }
                         SoftNic.WireStats w1 = px.softNic().orElseThrow().wireStats();
                         if (wire.enabled() && w0 != null) {
                             rec.metric("wire_cqe_hold_ns", w1.heldNs() - w0.heldNs());

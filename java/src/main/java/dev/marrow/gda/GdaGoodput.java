@@ -19,17 +19,18 @@ import static dev.marrow.internal.ffi.CStruct.setInt;
 import static dev.marrow.internal.ffi.CStruct.setLong;
 
 /**
- * mini-gda pipelined goodput (marrow_gda_goodput.h): one poster thread, one
- * QP, a window of pointer WRITEs, every {@code signalEvery}-th signaled.
+ * mini-gda pipelined goodput (marrow_gda_goodput.h): one poster thread, a
+ * window of pointer WRITEs per QP, every {@code signalEvery}-th WQE of a QP
+ * signaled, messages spread round robin over one or more QPs.
  * The timed loop runs in C or CUDA; Java prepares it and reads the result.
  * Runs on the initiator QP of a {@link MiniGda} session (A writes into B's
- * inbox, whose size bounds the slots).
+ * inbox, whose size bounds the slots) or on the QPs of {@link GoodputQueues}.
  */
 public final class GdaGoodput {
     private GdaGoodput() {
     }
 
-    /** One point: ordering, bytes per WRITE, window, signaling period, counts. */
+    /** One point: ordering, bytes per WRITE, window and signaling period PER QP, counts over all QPs. */
     public record Spec(Ordering ordering, int size, int window, int signalEvery, long messages, long warmup,
                        long timeoutNs) {
         public Spec {
@@ -57,8 +58,33 @@ public final class GdaGoodput {
         }
     }
 
+    /**
+     * A total window spread over {@code qps} QPs: each QP gets window / qps
+     * WQEs outstanding (at least one), and signals every min(signalEvery,
+     * that)-th of them. {@code [windowPerQp, signalEveryPerQp]}.
+     */
+    public static int[] perQp(int window, int signalEvery, int qps) {
+        if (window < qps) {
+            throw new IllegalArgumentException("--window " + window + " is spread over --qps " + qps
+                    + ": it must be >= the QP count (one WQE outstanding per QP at least)");
+        }
+        int w = window / qps;
+        return new int[] {w, Math.min(signalEvery, w)};
+    }
+
+    /** On the initiator QP of a mini-gda session. */
     public static Run run(MiniGda g, Spec spec) {
-        boolean cuda = g.setup().target() == Target.CUDA;
+        return run(g.setup().target(), g.setup().cudaDevice(), g.softNic(), g.initiatorEndpoint(), 1, spec);
+    }
+
+    /** Round robin over every QP of {@code q}; spec's window and signaling period are per QP. */
+    public static Run run(GoodputQueues q, Spec spec) {
+        return run(q.target(), q.cudaDevice(), q.softNic(), q.endpoints(), q.qps(), spec);
+    }
+
+    private static Run run(Target target, int cudaDevice, dev.marrow.api.softnic.SoftNic nic, MemorySegment eps,
+                           int qps, Spec spec) {
+        boolean cuda = target == Target.CUDA;
         StructLayout cl = GoodputFfi.CONFIG;
         StructLayout rl = GoodputFfi.RESULT;
         try (Arena a = Arena.ofConfined()) {
@@ -70,17 +96,18 @@ public final class GdaGoodput {
             setLong(cfg, cl, "messages", spec.messages());
             setLong(cfg, cl, "warmup", spec.warmup());
             setLong(cfg, cl, "timeout_ns", spec.timeoutNs());
-            setInt(cfg, cl, "cuda_device", g.setup().cudaDevice());
+            setInt(cfg, cl, "cuda_device", cudaDevice);
+            setInt(cfg, cl, "qps", qps);
             MemorySegment res = CStruct.allocate(a, rl);
-            SoftNicCounters before = g.softNic().counters();
+            SoftNicCounters before = nic.counters();
             int rc;
             NativeLib lib;
             if (cuda) {
                 lib = GdaFfi.Cuda.LIB;
-                rc = (int) GoodputFfi.Cuda.CUDA_RUN.invokeExact(cfg, g.initiatorEndpoint(), res);
+                rc = (int) GoodputFfi.Cuda.CUDA_RUN.invokeExact(cfg, eps, res);
             } else {
                 lib = GdaFfi.Host.LIB;
-                rc = (int) GoodputFfi.CPU_RUN.invokeExact(cfg, g.initiatorEndpoint(), res);
+                rc = (int) GoodputFfi.CPU_RUN.invokeExact(cfg, eps, res);
             }
             long errors = getLong(res, rl, "payload_errors");
             if (rc != 0 && errors == 0) {
@@ -88,7 +115,7 @@ public final class GdaGoodput {
             }
             return new Run(spec, getLong(res, rl, "timed_bytes"), getLong(res, rl, "timed_ns"),
                     getLong(res, rl, "doorbells"), getLong(res, rl, "cqes"), errors, getInt(res, rl, "slots"),
-                    g.softNic().counters().minus(before).values());
+                    nic.counters().minus(before).values());
         } catch (RuntimeException | Error e) {
             throw e;
         } catch (Throwable t) {

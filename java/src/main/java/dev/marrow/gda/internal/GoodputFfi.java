@@ -27,7 +27,10 @@ public final class GoodputFfi {
 
     public static final StructLayout CONFIG = layout(HOST, "marrow_gda_goodput_config",
             i32("ordering"), i32("msg_size"), i32("window"), i32("signal_every"), i64("messages"), i64("warmup"),
-            i64("timeout_ns"), i32("cuda_device"), i32("reserved"));
+            i64("timeout_ns"), i32("cuda_device"), i32("qps"));
+
+    /** MARROW_GDA_GOODPUT_MAX_QPS: the most QPs one run posts to. */
+    public static final int MAX_QPS = (int) HOST.constant("MARROW_GDA_GOODPUT_MAX_QPS");
 
     public static final StructLayout RESULT = layout(HOST, "marrow_gda_goodput_result",
             i64("messages_done"), i64("timed_messages"), i64("timed_bytes"), i64("timed_ns"), i64("doorbells"),
