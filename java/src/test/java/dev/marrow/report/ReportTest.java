@@ -42,6 +42,7 @@ class ReportTest {
         List<Path> l = new ArrayList<>(List.of(RESULTS.resolve("h200-dsm/h200-dsm.jsonl"),
                 RESULTS.resolve("h200-dsm/width-default.jsonl")));
         l.addAll(files("h200-dsm/run2", "*.jsonl"));
+        l.addAll(files("h200-dsm/touch-ab", "*.jsonl"));
         return l;
     }
 
@@ -60,8 +61,10 @@ class ReportTest {
     void committedDocTablesEqualWhatTheRawFilesGive() throws Exception {
         List<Path> gda = new ArrayList<>(files("h200-softnic-gda-latency", "*.jsonl"));
         gda.addAll(files("h200-softnic-gda-latency/run1-dbrec-triggered", "*.jsonl"));
+        gda.addAll(files("h200-softnic-gda-latency/medians", "*.jsonl"));
         List<Path> proxy = new ArrayList<>(files("h200-softnic-proxy", "*.json"));
         proxy.addAll(files("h200-softnic-proxy/run1-dbrec-triggered", "*.json"));
+        proxy.addAll(files("h200-softnic-proxy/medians", "*.jsonl"));
         assertTrue(DocTables.rewrite(Path.of("..", "docs/results/h200-softnic-gda-latency.md"), gda, true),
                 "gda latency doc: tables differ from its raw files");
         assertTrue(DocTables.rewrite(Path.of("..", "docs/results/h200-softnic-proxy.md"), proxy, true),
