@@ -106,3 +106,11 @@ phase_dsmsass() {
   step dsm-sass 60 sh -c "$cu -arch sm_90 -sass native/target/stage/lib/libmarrow_cuda.so | awk \
     '/Function : /{p = (\$0 ~ /traffic_kernelILj0E/)} p' | head -400 >$OUT/dsm-traffic-kernel0-sass.txt"
 }
+
+# Call 6 of 2026-12-01 evening: GPU-resident queues on the device engine after its loop changes
+# (quiet-QP skipping, private counters; docs/design/device-engine.md), three process runs.
+phase_medians4() {
+  mkdir -p "$OUT/medians"
+  rr devengine-gpu-loop2 90 $M gda latency --target cuda --nic softnic --placement gpu --nic-sms 1 \
+    --sweep ordering --experiments issue,putc --iters 5000 --warmup 500
+}
