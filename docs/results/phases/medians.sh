@@ -114,3 +114,25 @@ phase_medians4() {
   rr devengine-gpu-loop2 90 $M gda latency --target cuda --nic softnic --placement gpu --nic-sms 1 \
     --sweep ordering --experiments issue,putc --iters 5000 --warmup 500
 }
+
+# Call 7: the remaining single-pass latency families -- gda rate's completion-scope latencies
+# (Fig. 4 / Table 7) and host- vs device-rung put+completion (h200-gda-rate.md), and the mini-proxy
+# across two processes with the CUDA producer (h200-two-process.md) -- as three process runs.
+phase_medians5() {
+  mkdir -p "$OUT/medians" "$OUT/twoproc2"
+  local G="gda rate --target cuda --nic softnic --timeout-ms 5000 --engine-threads 1 --engine-cpus 1" i
+  rr gda-rate-scope 120 $M $G --experiment scope --scope all-qp,used-qp,per-qp,signal --qps 1,2,4,8,16,32 \
+    --messages 2000 --warmup 200
+  rr gda-rate-hostdb-putc-host 60 $M $G --experiment scope --scope per-qp --qps 1 --doorbell host \
+    --doorbell-cpu 15 --messages 5000 --warmup 500
+  rr gda-rate-hostdb-putc-device 60 $M $G --experiment scope --scope per-qp --qps 1 --doorbell device \
+    --messages 5000 --warmup 500
+  local lat="--handoff both --iters 20000 --warmup 2000 --timeout-ms 5000"
+  for i in 1 2 3; do
+    twoproc2_pair "latency-cuda-run$i" $((29640 + 2 * i)) 45 "--engine-cpu 2 --cpus 4" -- proxy latency \
+      --producer cuda $lat
+  done
+  step med-twoproc2-latency-cuda-merge 30 $M merge-runs -o "$OUT/medians/twoproc2-latency-cuda.jsonl" \
+    "$OUT/twoproc2/latency-cuda-run1.jsonl" "$OUT/twoproc2/latency-cuda-run2.jsonl" \
+    "$OUT/twoproc2/latency-cuda-run3.jsonl"
+}

@@ -9,7 +9,7 @@ import java.util.Map;
 /**
  * The before/after table of docs/results/h200-dsm.md for the DSM traffic
  * kernel's touch-word change (phase dsmab): files h200-dsm/touch-ab/TAG-KIND.jsonl
- * with TAG "before" or "after" and KIND "default-N" (three processes),
+ * with TAG "before", "after" or "after2" (see TAGS) and KIND "default-N" (three processes),
  * "width-W" or "bytes-W". One row per (kind, experiment, series): the fitted
  * B/cycle (1/beta) before and after, median over a kind's processes.
  */
@@ -18,6 +18,8 @@ final class DsmTouchAbDocTables {
     }
 
     static final String DIR = "h200-dsm/touch-ab";
+    /** The kernel builds, in order: per-warp word; per-lane words; per-lane words and the init barrier. */
+    static final List<String> TAGS = List.of("before", "after", "after2");
 
     static Map<String, String> tables(DocTables.Inputs in) {
         Map<String, String> t = new LinkedHashMap<>();
@@ -44,19 +46,27 @@ final class DsmTouchAbDocTables {
                         .add(v.doubleValue());
             }
         }
-        Table.Builder b = new Table.Builder("touch word: per warp (before) vs per lane (after)").col("kernel run",
-                "experiment", "series", "B/cycle before", "B/cycle after", "after vs before", "processes");
+        Table.Builder b = new Table.Builder("touch word and mbarrier barrier: B/cycle by kernel build").col(
+                "kernel run", "experiment", "series", "before (per-warp word)", "after (per-lane words)",
+                "after2 (+ init barrier)", "after vs before", "after2 vs before", "processes");
         for (Map.Entry<String, Map<String, List<Double>>> e : fits.entrySet()) {
             String[] k = e.getKey().split("\\|", 3);
-            List<Double> before = e.getValue().getOrDefault("before", List.of());
-            List<Double> after = e.getValue().getOrDefault("after", List.of());
-            if (before.isEmpty() || after.isEmpty()) {
-                continue;
+            Map<String, List<Double>> byTag = e.getValue();
+            List<String> row = new ArrayList<>(List.of(k[0], k[1], k[2]));
+            List<String> counts = new ArrayList<>();
+            for (String tag : TAGS) {
+                List<Double> v = byTag.getOrDefault(tag, List.of());
+                row.add(v.isEmpty() ? "—" : Fmt.fixed(median(v), 3));
+                counts.add(Integer.toString(v.size()));
             }
-            double mb = median(before);
-            double ma = median(after);
-            b.row(k[0], k[1], k[2], Fmt.fixed(mb, 3), Fmt.fixed(ma, 3), Fmt.fixed(100.0 * (ma / mb - 1.0), 1) + " %",
-                    before.size() + " / " + after.size());
+            for (String tag : List.of("after", "after2")) {
+                List<Double> v = byTag.getOrDefault(tag, List.of());
+                List<Double> b0 = byTag.getOrDefault("before", List.of());
+                row.add(v.isEmpty() || b0.isEmpty() ? "—"
+                        : Fmt.fixed(100.0 * (median(v) / median(b0) - 1.0), 1) + " %");
+            }
+            row.add(String.join(" / ", counts));
+            b.row(row.toArray(String[]::new));
         }
         t.put("dsm.touch-ab", b.build().markdown());
         return t;

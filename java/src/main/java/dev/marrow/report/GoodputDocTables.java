@@ -34,7 +34,53 @@ final class GoodputDocTables {
                 pass(in, dir, pass.getValue(), t);
             }
         }
+        if (!in.under(SCALING).isEmpty()) {
+            t.put("goodput.scaling", scaling(in));
+        }
         return t;
+    }
+
+    /** Phase goodput9: several QPs and engine threads on one modelled port. */
+    static final String SCALING = "h200-goodput/goodput9";
+
+    /** One row per file of {@link #SCALING}: GB/s at every size, and the first size at 90 % of line rate. */
+    private static String scaling(DocTables.Inputs in) {
+        List<String> files = in.under(SCALING);
+        TreeMap<Long, String> sizes = new TreeMap<>();
+        Map<String, Map<Long, Map<String, Object>>> bySize = new LinkedHashMap<>();
+        Map<String, Map<String, Object>> summary = new LinkedHashMap<>();
+        for (String f : files) {
+            Map<Long, Map<String, Object>> m = new TreeMap<>();
+            for (Map<String, Object> r : in.records(SCALING + "/" + f)) {
+                if (Fmt.str(r, "experiment").endsWith(".summary")) {
+                    summary.put(f, r);
+                } else if (r.containsKey("size_bytes") && r.containsKey("goodput_gbps")) {
+                    long b = Fmt.lng(r, "size_bytes");
+                    m.put(b, r);
+                    sizes.put(b, Fmt.size(b));
+                }
+            }
+            bySize.put(f, m);
+        }
+        Table.Builder g = new Table.Builder("goodput vs size over several QPs, GB/s").col("file", "QPs",
+                "engine threads");
+        sizes.values().forEach(g::col);
+        g.col("first size at 90 % of line rate");
+        for (String f : files) {
+            Map<Long, Map<String, Object>> m = bySize.get(f);
+            Map<String, Object> any = m.isEmpty() ? Map.of() : m.values().iterator().next();
+            List<String> row = new ArrayList<>(List.of(f, py(any.get("qps")), py(any.get("engine_threads"))));
+            for (Long b : sizes.keySet()) {
+                Map<String, Object> r = m.get(b);
+                row.add(r == null ? "—" : Fmt.fixed(((Number) r.get("goodput_gbps")).doubleValue(), 4)
+                        + (Fmt.bool(r, "valid") ? "" : " INVALID"));
+            }
+            Map<String, Object> sum = summary.get(f);
+            Object first = sum == null ? null : sum.get("first_size_at_90pct_line_rate");
+            row.add(first instanceof Number n ? Fmt.size(n.longValue()) : sum == null ? "—" : "none");
+            g.row(row);
+        }
+        return g.build().markdown();
     }
 
     private static void pass(DocTables.Inputs in, String dir, String prefix, Map<String, String> t) {
