@@ -135,4 +135,19 @@ phase_medians5() {
   step med-twoproc2-latency-cuda-merge 30 $M merge-runs -o "$OUT/medians/twoproc2-latency-cuda.jsonl" \
     "$OUT/twoproc2/latency-cuda-run1.jsonl" "$OUT/twoproc2/latency-cuda-run2.jsonl" \
     "$OUT/twoproc2/latency-cuda-run3.jsonl"
+  for i in 1 2 3; do
+    twoproc2_pair "loaded-run$i" $((29650 + 2 * i)) 50 "--engine-cpu 2 --cpus 4" -- proxy loaded --background 0,1,4 \
+      --queue reserved --iters 5000 --warmup 500 --wire-gbps 0 --timeout-ms 5000
+  done
+  step med-twoproc2-loaded-merge 30 $M merge-runs -o "$OUT/medians/twoproc2-loaded.jsonl" \
+    "$OUT/twoproc2/loaded-run1.jsonl" "$OUT/twoproc2/loaded-run2.jsonl" "$OUT/twoproc2/loaded-run3.jsonl"
+  # Table 3's proxy rows: proxy latency with every preset that runs with it (a preset that sets its
+  # own producer, fabric-lib's host loop, keeps it).
+  local p producer
+  for p in $($M presets list | awk 'NR > 1 && $2 == "proxy" && /proxy latency/ { print $1 }'); do
+    producer="--producer cuda"
+    $M presets show "$p" | grep -q "^  producer = " && producer=""
+    rr "preset-proxy-latency-$p" 60 $M proxy latency --preset "$p" $producer --handoff both --iters 20000 \
+      --warmup 2000 --engine-cpu 5 --cpus 6,7
+  done
 }
