@@ -116,8 +116,8 @@ phase_medians4() {
 }
 
 # Call 7: the remaining single-pass latency families -- gda rate's completion-scope latencies
-# (Fig. 4 / Table 7) and host- vs device-rung put+completion (h200-gda-rate.md), and the mini-proxy
-# across two processes with the CUDA producer (h200-two-process.md) -- as three process runs.
+# (Fig. 4 / Table 7) and host- vs device-rung put+completion (docs/results/h200-gda-rate.md), and the mini-proxy
+# across two processes with the CUDA producer (docs/results/h200-two-process.md) -- as three process runs.
 phase_medians5() {
   mkdir -p "$OUT/medians" "$OUT/twoproc2"
   local G="gda rate --target cuda --nic softnic --timeout-ms 5000 --engine-threads 1 --engine-cpus 1" i
