@@ -41,6 +41,7 @@ public final class PresetsCommand {
                 GdaTimerCheckCommand.presetRules(new GdaTimerCheckCommand()),
                 GdaClockSweepCommand.presetRules(new GdaClockSweepCommand()), ProxyCommand.Latency.presetRules(pl),
                 ProxyCommand.Rate.presetRules(pr), ProxyGoodputCommand.presetRules(pg),
+                ProxyLoadedCommand.presetRules(new ProxyLoadedCommand()),
                 ProxyClockSweepCommand.presetRules(new ProxyClockSweepCommand()));
     }
 

@@ -32,7 +32,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 /**
- * --preset on gda timer-check, gda loaded (cpu target, software NIC, small runs), gda clock-sweep
+ * --preset on gda timer-check, gda loaded, proxy loaded (cpu, software NIC, small runs), gda clock-sweep
  * and proxy clock-sweep (no GPU: the preset is resolved before the backend check, so a refusal is
  * exit 2 on any host and an applied preset shows in the parsed command before exit 77). For each:
  * the preset applied, an explicit flag over it, and a refusal naming the knob. No timing is asserted.
@@ -144,6 +144,35 @@ class PresetCommandsCliTest {
         refused(CliTest.run("gda", "loaded", "--target", "cuda", "--preset", "deepep-v1"),
                 "doorbell_batch = 4", "gda loaded");
         refused(CliTest.run("gda", "loaded", "--preset", "nvshmem-ibgda-16qp"), "qps_per_peer = 16");
+    }
+
+    // proxy loaded
+
+    static final String[] PROXY_LOADED = {"proxy", "loaded", "--background", "0", "--queue", "shared", "--iters", "30",
+        "--warmup", "5", "--format", "json", "--quiet"};
+
+    @Test
+    void proxyLoadedTakesThePresetsWorkersAndBatch() {
+        JsonNode n = ok(with(PROXY_LOADED, "--preset", "fabric-lib")).getFirst();
+        assertEquals("proxy.loaded", n.get("experiment").asString());
+        assertEquals("fabric-lib", n.get("preset").asString(), n.toString());
+        assertEquals(4, n.get("batch").asInt(), "chains of up to 4");
+        assertEquals(1, n.get("workers").asInt());
+        assertEquals("workers=1,batch=4,producer=cpu", n.get("preset_knobs").asString());
+    }
+
+    @Test
+    void proxyLoadedExplicitBatchOverridesThePreset() {
+        JsonNode n = ok(with(PROXY_LOADED, "--preset", "fabric-lib", "--batch", "8")).getFirst();
+        assertEquals(8, n.get("batch").asInt());
+        assertEquals("--batch", n.get("preset_overridden").asString());
+    }
+
+    @Test
+    void proxyLoadedRefusesAPresetNeedingAKnobItLacks() {
+        refused(CliTest.run(with(PROXY_LOADED, "--preset", "uccl-ep")),
+                "proxy loaded has no rings_per_worker knob");
+        refused(CliTest.run(with(PROXY_LOADED, "--preset", "nccl-gin-proxy")), "rings_per_context");
     }
 
     // gda clock-sweep
@@ -268,7 +297,7 @@ class PresetCommandsCliTest {
             assertTrue(gdaki.contains(c), gdaki);
         }
         String ibrc = r.out().lines().filter(l -> l.startsWith("nvshmem-ibrc")).findFirst().orElseThrow();
-        assertTrue(ibrc.contains("proxy clock-sweep"), ibrc);
+        assertTrue(ibrc.contains("proxy clock-sweep") && ibrc.contains("proxy loaded"), ibrc);
         String fabric = r.out().lines().filter(l -> l.startsWith("fabric-lib")).findFirst().orElseThrow();
         assertFalse(fabric.contains("proxy clock-sweep"), "a CPU producer: " + fabric);
         CliTest.Run show = CliTest.run("presets", "show", "fabric-lib");
