@@ -7,6 +7,7 @@ import dev.marrow.clock.ClockGuard;
 import dev.marrow.clock.ClockRecords;
 import dev.marrow.clock.ClockSample;
 import dev.marrow.clock.ClockSweep;
+import dev.marrow.presets.PresetRules;
 import dev.marrow.report.ResultFile;
 import dev.marrow.results.ResultRecord;
 import dev.marrow.results.Stats;
@@ -32,15 +33,19 @@ final class ClockSweepDriver {
     private ClockSweepDriver() {
     }
 
-    /** What a command measures. */
+    /** What a command measures; preset: what --preset set (every record carries it). */
     record Target(String family, String backend, boolean hardware, String group, int gpu,
-                  Runnable ensureAvailable, Supplier<ClockSweep.Measurement> measurement) {
+                  Runnable ensureAvailable, Supplier<ClockSweep.Measurement> measurement, PresetRules.Applied preset) {
     }
 
     static int run(CommandSpec spec, OutputOptions out, ClockSweepOptions o, Target t) {
         out.format();
         if (o.fitOnly != null) {
             o.validateFitOnly();
+            if (t.preset() != PresetRules.Applied.NONE) {
+                throw new IllegalArgumentException("--fit-only measures nothing: --preset configures a sweep "
+                        + "(the fitted records carry the preset they were run with)");
+            }
             return fitOnly(spec, out, o.fitOnly, t.family());
         }
         o.validateSweep(); // usage errors, consent included, before anything is touched
@@ -77,8 +82,9 @@ final class ClockSweepDriver {
                     .param("seed", seed).param("passes", o.passes).param("cells_run", outcome.cells().size())
                     .param("cells_planned", plan.size()));
         }
-        if (outcome.cutShort()) {
-            for (ResultRecord r : records) {
+        for (ResultRecord r : records) {
+            t.preset().tag(r);
+            if (outcome.cutShort()) {
                 r.param("truncated", true);
             }
         }

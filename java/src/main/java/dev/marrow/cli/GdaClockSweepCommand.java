@@ -16,6 +16,8 @@ import dev.marrow.gda.OrderingPolicy;
 import dev.marrow.gda.Payload;
 import dev.marrow.gda.Placement;
 import dev.marrow.gda.Target;
+import dev.marrow.presets.PresetRules;
+import dev.marrow.presets.Presets;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -36,7 +38,11 @@ import java.util.concurrent.Callable;
                 "Changes the GPU's clocks only with --lock-clocks (root, nvidia-smi); restores them on every exit "
                         + "path. --fit-only FILE... fits existing records and touches nothing.",
                 "The f of the fit is the SM clock MEASURED in the kernel (clock64 over globaltimer), median per "
-                        + "locked clock. --nic softnic results are EMULATED (\"hardware\": false)."})
+                        + "locked clock. --nic softnic results are EMULATED (\"hardware\": false).",
+                "--preset NAME (marrow presets list): a GPU-submitted library's ordering (--ordering); the sweep "
+                        + "posts from one thread through one QP with a doorbell per WQE, so a preset needing more "
+                        + "QPs, batched doorbells or warp publication is refused with the knob named. Explicit flags "
+                        + "override the preset; every record carries \"preset\"."})
 final class GdaClockSweepCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -72,10 +78,26 @@ final class GdaClockSweepCommand implements Callable<Integer> {
     @Option(names = "--cuda-device", defaultValue = "0", description = "CUDA device ordinal (and nvidia-smi -i). Default: ${DEFAULT-VALUE}")
     int cudaDevice;
 
+    @Option(names = "--preset", paramLabel = "NAME",
+            description = "A library preset (marrow presets list); explicit flags override its choices")
+    String preset;
+
+    /** What --preset set (records carry it); NONE without one. */
+    PresetRules.Applied presetApplied = PresetRules.Applied.NONE;
+
     static final int SIZE = 8;
+
+    /** The knobs of gda clock-sweep: those of gda latency (one thread, one QP, one outstanding put). */
+    static PresetRules presetRules(GdaClockSweepCommand c) {
+        return GdaCommand.Latency.oneQpRules("gda clock-sweep", o -> c.ordering = o,
+                "rings the doorbell for every WQE (one outstanding put)");
+    }
 
     @Override
     public Integer call() {
+        if (preset != null) { // before any check or device: a refusal is a usage error on any host
+            presetApplied = presetRules(this).apply(Presets.get(preset), spec.commandLine().getParseResult()::hasMatchedOption);
+        }
         if (iters < 1 || warmup < 0 || timeoutMs <= 0) {
             throw new IllegalArgumentException("--iters must be >= 1, --warmup >= 0, --timeout-ms > 0");
         }
@@ -87,7 +109,7 @@ final class GdaClockSweepCommand implements Callable<Integer> {
                 + " size_bytes=" + SIZE;
         return ClockSweepDriver.run(spec, out, sweep, new ClockSweepDriver.Target("gda", setup.backendName(),
                 nic.hardware(), group, cudaDevice, Backend.CUDA::ensureAvailability,
-                () -> lockedMhz -> measure(setup, ord, lockedMhz)));
+                () -> lockedMhz -> measure(setup, ord, lockedMhz), presetApplied));
     }
 
     private ClockSweep.Cell measure(GdaSetup setup, Ordering ord, int lockedMhz) {

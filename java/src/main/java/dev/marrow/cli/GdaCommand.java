@@ -317,7 +317,8 @@ public final class GdaCommand {
 
         /**
          * The preset knobs of a command that posts from one thread through one QP with a doorbell
-         * per WQE (gda latency, gda goodput): the ordering is its flag; the rest are what it always
+         * per WQE (gda latency, gda goodput, gda timer-check, gda clock-sweep, and gda loaded's
+         * probe): the ordering is its flag; the rest are what it always
          * does, so a preset needing more QPs, batched doorbells or warp publication is refused.
          * doorbell: what the command does per doorbell, for the refusal.
          */

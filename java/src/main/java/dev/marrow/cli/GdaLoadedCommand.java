@@ -11,6 +11,8 @@ import dev.marrow.gda.OrderingPolicy;
 import dev.marrow.gda.Placement;
 import dev.marrow.gda.Target;
 import dev.marrow.gda.internal.LoadedFfi;
+import dev.marrow.presets.PresetRules;
+import dev.marrow.presets.Presets;
 import dev.marrow.results.ResultRecord;
 import dev.marrow.results.Stats;
 import picocli.CommandLine.Command;
@@ -30,7 +32,13 @@ import java.util.concurrent.Callable;
                 + "(reserved); the background rate carried during the probe is reported beside it (\"GPU-Initiated "
                 + "Communication: Dissecting Down to the Bone\" Fig. 6, Table 11).",
                 "One host. --target cpu: probe, peer and streams are CPU threads; --target cuda: one-thread blocks "
-                        + "(probe, peer, background CTAs). Timing: docs/design/methods.md."})
+                        + "(probe, peer, background CTAs). Timing: docs/design/methods.md.",
+                "--preset NAME (marrow presets list): a GPU-submitted library's ordering (--ordering: probe, peer "
+                        + "and background streams alike). The probe posts from one thread through one QP with one put "
+                        + "outstanding and every stream rings the doorbell for each of its WQEs; --queue says whether "
+                        + "the background shares the probe's QP, not how many QPs a peer gets. So a preset needing "
+                        + "more QPs per peer, batched doorbells or warp publication is refused with the knob named. "
+                        + "Explicit flags override the preset; every record carries \"preset\"."})
 final class GdaLoadedCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -46,6 +54,22 @@ final class GdaLoadedCommand implements Callable<Integer> {
     @Option(names = "--ordering", converter = CliNames.Orderings.class, completionCandidates = CliNames.Orderings.class,
             description = "${COMPLETION-CANDIDATES}. Default: release-sys (host-resident queues)")
     Ordering ordering;
+
+    @Option(names = "--preset", paramLabel = "NAME",
+            description = "A library preset (marrow presets list); explicit flags override its choices")
+    String preset;
+
+    /** What --preset set (records carry it); NONE without one. */
+    PresetRules.Applied presetApplied = PresetRules.Applied.NONE;
+
+    /**
+     * The knobs of gda loaded: those of gda latency (the probe: one thread, one QP, one outstanding
+     * put); the ordering applies to the background streams too, which post one WQE per doorbell.
+     */
+    static PresetRules presetRules(GdaLoadedCommand c) {
+        return GdaCommand.Latency.oneQpRules("gda loaded", o -> c.ordering = o,
+                "rings the doorbell for every WQE, probe and background streams alike");
+    }
 
     @Option(names = "--iters", defaultValue = "2000", description = "Timed probe round trips per point. Default: ${DEFAULT-VALUE}")
     int iters;
@@ -80,6 +104,9 @@ final class GdaLoadedCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         out.format();
+        if (preset != null) {
+            presetApplied = presetRules(this).apply(Presets.get(preset), spec.commandLine().getParseResult()::hasMatchedOption);
+        }
         if (iters < 1 || warmup < 0 || timeoutMs <= 0 || window < 1 || window > 256 || signalEvery < 1
                 || signalEvery > window || load.wireGbps < 0) {
             throw new IllegalArgumentException("--iters >= 1, --warmup >= 0, --timeout-ms > 0, --window 1..256, "
@@ -148,6 +175,7 @@ final class GdaLoadedCommand implements Callable<Integer> {
                 }
                 CpuBudget.tag(r, spinning);
                 CpuBudget.tagPollMode(r, SoftNic.PollMode.HOT, spinning);
+                presetApplied.tag(r);
                 records.add(r);
                 progress.step();
             }

@@ -8,10 +8,13 @@ import dev.marrow.gda.GdaRun;
 import dev.marrow.gda.GdaRunSpec;
 import dev.marrow.gda.GdaSetup;
 import dev.marrow.gda.MiniGda;
+import dev.marrow.gda.Ordering;
 import dev.marrow.gda.OrderingPolicy;
 import dev.marrow.gda.Payload;
 import dev.marrow.gda.Placement;
 import dev.marrow.gda.Target;
+import dev.marrow.presets.PresetRules;
+import dev.marrow.presets.Presets;
 import dev.marrow.results.ResultRecord;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -32,7 +35,11 @@ import java.util.concurrent.Callable;
                 "Records: one gda.latency record per run (responder_delay_ns on the delayed one), then one "
                 + "gda.timer-check record with both p50s, the shift and pass. Exit 1 when it fails.",
                 "--nic softnic results are EMULATED (\"hardware\": false); the check is of our clocks and "
-                + "loop, which the emulator does not replace."})
+                + "loop, which the emulator does not replace.",
+                "--preset NAME (marrow presets list): a GPU-submitted library's ordering (--ordering); the round "
+                        + "trip posts from one thread through one QP with one put outstanding, so a preset needing "
+                        + "more QPs, batched doorbells or warp publication is refused with the knob named. Explicit "
+                        + "flags override the preset; every record carries \"preset\"."})
 public final class GdaTimerCheckCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -43,6 +50,24 @@ public final class GdaTimerCheckCommand implements Callable<Integer> {
             completionCandidates = CliNames.Targets.class,
             description = "${COMPLETION-CANDIDATES}. Default: ${DEFAULT-VALUE}")
     Target target;
+
+    @Option(names = "--ordering", converter = CliNames.Orderings.class, completionCandidates = CliNames.Orderings.class,
+            description = "${COMPLETION-CANDIDATES}. Default: release-sys (host-resident queues, "
+                    + "docs/design/orderings.md §3)")
+    Ordering ordering;
+
+    @Option(names = "--preset", paramLabel = "NAME",
+            description = "A library preset (marrow presets list); explicit flags override its choices")
+    String preset;
+
+    /** What --preset set (records carry it); NONE without one. */
+    PresetRules.Applied presetApplied = PresetRules.Applied.NONE;
+
+    /** The knobs of gda timer-check: those of gda latency (one thread, one QP, one outstanding put). */
+    static PresetRules presetRules(GdaTimerCheckCommand c) {
+        return GdaCommand.Latency.oneQpRules("gda timer-check", o -> c.ordering = o,
+                "rings the doorbell for every WQE (one outstanding round trip)");
+    }
 
     @Option(names = "--delay-us", defaultValue = "50", description = "The responder delay. Default: ${DEFAULT-VALUE}")
     long delayUs;
@@ -102,12 +127,16 @@ public final class GdaTimerCheckCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         out.format();
+        if (preset != null) {
+            presetApplied = presetRules(this).apply(Presets.get(preset), spec.commandLine().getParseResult()::hasMatchedOption);
+        }
         validate();
         int spinning = (target == Target.CPU ? 2 : 0) + 1;
         CpuBudget.check(spinning, "initiator, peer, NIC engine", spec.commandLine().getErr());
         GdaSetup setup = GdaSetup.defaults(target).withEngineCpu(engineCpu).withCudaDevice(cudaDevice)
                 .withPollMode(CpuBudget.pollMode(SoftNic.PollMode.HOT, spinning));
-        GdaRunSpec base = new GdaRunSpec(Experiment.ROUND_TRIP, OrderingPolicy.defaultFor(Placement.HOST),
+        GdaRunSpec base = new GdaRunSpec(Experiment.ROUND_TRIP,
+                ordering != null ? ordering : OrderingPolicy.defaultFor(Placement.HOST),
                 Payload.INLINE, 8, iters, warmup, timeoutMs * 1_000_000L);
         List<ResultRecord> records = new ArrayList<>();
         Verdict v;
@@ -120,9 +149,11 @@ public final class GdaTimerCheckCommand implements Callable<Integer> {
             v = new Verdict(r0.stats().p50(), r1.stats().p50(), delayUs * 1000, toleranceUs * 1000);
             records.add(GdaRecords.record(List.of(r0)));
             records.add(GdaRecords.record(List.of(r1)));
-            records.add(v.record(setup.backendName(), setup.nic().hardware()).metric("valid", r0.valid() && r1.valid()));
+            records.add(v.record(setup.backendName(), setup.nic().hardware())
+                    .param("ordering", base.ordering().label()).metric("valid", r0.valid() && r1.valid()));
             for (ResultRecord r : records) {
                 CpuBudget.tag(r, spinning);
+                presetApplied.tag(r);
             }
         }
         progress.close();

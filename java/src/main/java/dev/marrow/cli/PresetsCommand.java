@@ -37,8 +37,12 @@ public final class PresetsCommand {
         ProxyGoodputCommand pg = new ProxyGoodputCommand();
         pg.common = new ProxyCommand.Common();
         return List.of(GdaCommand.Latency.presetRules(gl), GdaRateCommand.presetRules(new GdaRateCommand()),
-                GdaGoodputCommand.presetRules(new GdaGoodputCommand()), ProxyCommand.Latency.presetRules(pl),
-                ProxyCommand.Rate.presetRules(pr), ProxyGoodputCommand.presetRules(pg));
+                GdaGoodputCommand.presetRules(new GdaGoodputCommand()), GdaLoadedCommand.presetRules(new GdaLoadedCommand()),
+                GdaTimerCheckCommand.presetRules(new GdaTimerCheckCommand()),
+                GdaClockSweepCommand.presetRules(new GdaClockSweepCommand()), ProxyCommand.Latency.presetRules(pl),
+                ProxyCommand.Rate.presetRules(pr), ProxyGoodputCommand.presetRules(pg),
+                ProxyLoadedCommand.presetRules(new ProxyLoadedCommand()),
+                ProxyClockSweepCommand.presetRules(new ProxyClockSweepCommand()));
     }
 
     /** The commands that can run p as it is; empty when none can yet. */

@@ -229,10 +229,15 @@ public final class ProxyCommand {
 
         /** Both commands take the producer and the mini-proxy's own chaining from a preset. */
         PresetRules rules(String command) {
-            return new PresetRules(command, "proxy")
+            return chainingRules(command)
                     .knob(Knob.PRODUCER, "--producer", (v, p) -> null,
-                            v -> producer = CliNames.Producer.valueOf(((String) v).toUpperCase()))
-                    // a worker chains the requests it finds ready, up to the batch: adaptive chains
+                            v -> producer = CliNames.Producer.valueOf(((String) v).toUpperCase()));
+        }
+
+        /** The chaining every mini-proxy command does (proxy clock-sweep, which has no --producer, too). */
+        static PresetRules chainingRules(String command) {
+            // a worker chains the requests it finds ready, up to the batch: adaptive chains
+            return new PresetRules(command, "proxy")
                     .fixed(Knob.CHAINING, "adaptive", "chains what a worker finds ready, up to --batch");
         }
 
@@ -315,9 +320,18 @@ public final class ProxyCommand {
     static final class Latency implements Callable<Integer> {
         /** The knobs of proxy latency (docs/design/presets.md). */
         static PresetRules presetRules(Latency l) {
-            return l.common.rules("proxy latency")
-                    .knob(Knob.WORKERS, "--workers", (v, p) -> null, v -> l.workers = (Integer) v)
-                    .knob(Knob.BATCH, "--batch", (v, p) -> null, v -> l.batch = (Integer) v)
+            return oneProducerRules(l.common.rules("proxy latency"), v -> l.workers = v, v -> l.batch = v);
+        }
+
+        /**
+         * The preset knobs of a command that times one producer's single requests (proxy latency,
+         * proxy clock-sweep): workers T and batch B onto --workers and --batch; one ring per PE is
+         * what it always does. base: the command's producer and chaining rules.
+         */
+        static PresetRules oneProducerRules(PresetRules base, IntConsumer workers, IntConsumer batch) {
+            return base
+                    .knob(Knob.WORKERS, "--workers", (v, p) -> null, v -> workers.accept((Integer) v))
+                    .knob(Knob.BATCH, "--batch", (v, p) -> null, v -> batch.accept((Integer) v))
                     .fixed(Knob.RINGS_PER_PE, 1, "uses one ring per PE (ring 0: PE 0's requests; ring 1: PE 1's "
                             + "replies)");
         }

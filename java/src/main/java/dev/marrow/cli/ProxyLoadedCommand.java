@@ -3,6 +3,8 @@ package dev.marrow.cli;
 
 import dev.marrow.api.softnic.WireModel;
 import dev.marrow.mlx5.PeerAddress;
+import dev.marrow.presets.Knob;
+import dev.marrow.presets.PresetRules;
 import dev.marrow.proxy.Handoff;
 import dev.marrow.proxy.MiniProxy;
 import dev.marrow.proxy.ProxyConfig;
@@ -30,7 +32,11 @@ import java.util.concurrent.Callable;
                 + "Dissecting Down to the Bone\" Fig. 6, Table 11).",
                 "CPU producers (--producer cuda is a seam, not written yet). Timing: docs/design/methods.md.",
                 "--peer or a launcher's environment: PE 1 is a second process (software NIC, shared-memory wire; "
-                        + "docs/design/two-process.md section 9)."})
+                        + "docs/design/two-process.md section 9).",
+                "--preset NAME (marrow presets list): a proxy library's workers (--workers) and batch (--batch), "
+                        + "as proxy latency takes them for the probe; producers are CPU threads and the probe's PE "
+                        + "has one ring, so a preset with a GPU producer or other rings is refused with the knob "
+                        + "named. Explicit flags override the preset; every record carries \"preset\"."})
 final class ProxyLoadedCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -60,9 +66,21 @@ final class ProxyLoadedCommand implements Callable<Integer> {
     @Option(names = "--warmup", defaultValue = "200", description = "Untimed probes first. Default: ${DEFAULT-VALUE}")
     int warmup;
 
+    /**
+     * The knobs of proxy loaded: those of proxy latency for its probe (one producer, ring 0 out and
+     * ring 1 back), with CPU producers only; the background's rings are --queue's and --rings'.
+     */
+    static PresetRules presetRules(ProxyLoadedCommand c) {
+        return ProxyCommand.Latency.oneProducerRules(ProxyCommand.Common.chainingRules("proxy loaded")
+                        .fixed(Knob.PRODUCER, "cpu", "has CPU producers only (GPU background producers are not "
+                                + "written yet)"),
+                v -> c.workers = v, v -> c.batch = v);
+    }
+
     @Override
     public Integer call() {
         out.format();
+        common.applyPreset(presetRules(this), spec);
         common.validate();
         if (common.producer != CliNames.Producer.CPU) {
             throw new IllegalArgumentException("proxy loaded: --producer cpu only so far (GPU background producers "
@@ -148,6 +166,7 @@ final class ProxyLoadedCommand implements Callable<Integer> {
                         .param("iters", iters).param("warmup", warmup)
                         .param("hosts", peer != null && common.nic == CliNames.ProxyNic.VERBS ? 2 : 1)
                         .param("percentiles", Stats.PERCENTILE_DEFINITION);
+                common.presetApplied.tag(rec);
                 if (!hardware) {
                     rec.param("wire_model", wire.describe());
                 }
