@@ -77,9 +77,12 @@ final class GdaLatencySections {
             if (valid) {
                 if (sizes) {
                     double x = num(r, "size_bytes");
-                    issuePts.add(new double[] {x, num(r, "issue_p50_ns") / 1000});
-                    if (putc) {
-                        putcPts.add(new double[] {x, num(r, "putc_p50_ns") / 1000});
+                    // a put+completion-only sweep (Fig. 11's single-op runs) has no issue column
+                    if (r.get("issue_p50_ns") instanceof Number n) {
+                        issuePts.add(new double[] {x, n.doubleValue() / 1000});
+                    }
+                    if (putc && r.get("putc_p50_ns") instanceof Number n) {
+                        putcPts.add(new double[] {x, n.doubleValue() / 1000});
                     }
                 } else {
                     for (String m : List.of("issue", "putc", "rtt")) {
