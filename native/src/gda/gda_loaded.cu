@@ -419,6 +419,10 @@ extern "C" MARROW_API int marrow_gda_loaded_cuda_run(const struct marrow_gda_loa
 	memset((uint8_t *)res + 8, 0, sizeof(*res) - 8);
 	if ((rc = gl_check(fn, cfg, probe, peer, bg_eps, samples_ns)) != MARROW_OK)
 		return res->status = rc;
+	if (cfg->role != MARROW_GDA_LOADED_BOTH)
+		return res->status = marrow_fail(MARROW_EINVAL, "%s: two processes (role %u) run on the CPU runner "
+						 "(marrow_gda_loaded_cpu_run); the GPU runner is one process only", fn,
+						 cfg->role);
 	nq = cfg->queue == MARROW_GDA_LOADED_RESERVED ? cfg->bg_streams : 0;
 	if ((probe->flags | peer->flags) & MARROW_GDA_EP_UAR_MMIO)
 		return res->status = marrow_fail(MARROW_EINVAL, "%s: software NIC queues only (a device-MMIO UAR is "

@@ -30,7 +30,13 @@ import java.util.concurrent.Callable;
                 + "(reserved); the background rate carried during the probe is reported beside it (\"GPU-Initiated "
                 + "Communication: Dissecting Down to the Bone\" Fig. 6, Table 11).",
                 "One host. --target cpu: probe, peer and streams are CPU threads; --target cuda: one-thread blocks "
-                        + "(probe, peer, background CTAs). Timing: docs/design/methods.md."})
+                        + "(probe, peer, background CTAs). Timing: docs/design/methods.md.",
+                "--peer or a launcher's environment (Slurm, Open MPI, MPICH/PMIx, torchrun; rank 0 initiates): two "
+                        + "processes of one host, each with its own software NIC, joined by the shared-memory wire "
+                        + "(--target cpu). Rank 0 runs the probe and its background streams into rank 1's inbox; "
+                        + "rank 1 answers the probe and runs the same background toward rank 0 (both endpoints "
+                        + "loaded); each side checks the other's bytes in its inbox; only rank 0 writes a result "
+                        + "(docs/design/two-process.md section 11)."})
 final class GdaLoadedCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -65,6 +71,19 @@ final class GdaLoadedCommand implements Callable<Integer> {
     @Option(names = "--engine-cpu", defaultValue = "-1", description = "Pin the software NIC engine to this CPU. Default: ${DEFAULT-VALUE}")
     int engineCpu;
 
+    @Option(names = "--peer", paramLabel = "HOST:PORT|:PORT",
+            description = "Two processes of one host (software NIC wire): HOST:PORT initiates, :PORT responds. "
+                    + "Without it, a launcher's environment (rank 0 initiates) does the same.")
+    String peer;
+
+    @Option(names = "--peer-timeout-s", defaultValue = "60", paramLabel = "S",
+            description = "Bound of every wait on the peer (connect/accept, exchange, the responder's wait for the "
+                    + "next run). Default: ${DEFAULT-VALUE}")
+    int peerTimeoutS;
+
+    /** The process environment (launcher variables); tests substitute their own. */
+    java.util.Map<String, String> environment = System.getenv();
+
     @Option(names = "--oversubscribe", description = "--target cpu: run every requested background thread even when "
             + "they outnumber the cores (otherwise capped at cores - 3; the record says so)")
     boolean oversubscribe;
@@ -90,6 +109,10 @@ final class GdaLoadedCommand implements Callable<Integer> {
         long pace = load.paceMsgsPerS();
         WireModel wire = WireModel.ofGbps(load.wireGbps);
         Ordering ord = ordering != null ? ordering : OrderingPolicy.defaultFor(Placement.HOST);
+        GdaLoadedTwoProcess two = GdaLoadedTwoProcess.resolve(this);
+        if (two != null) {
+            return two.run(bgs, queues, pace, wire, ord);
+        }
         List<ResultRecord> records = new ArrayList<>();
         boolean allValid = true;
         RunProgress progress = out.progress("gda loaded", (long) bgs.size() * queues.size());
