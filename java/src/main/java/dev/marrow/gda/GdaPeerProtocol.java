@@ -175,8 +175,8 @@ public final class GdaPeerProtocol {
     public static Run decodeRun(byte[] p) {
         if (p.length != RUN_LEN && p.length != RUN_LEN + LOADED_EXT_LEN) {
             throw new PeerExchangeException("RUN message of version " + PeerMessages.VERSION + " has " + RUN_LEN
-                    + " payload bytes (" + (RUN_LEN + LOADED_EXT_LEN) + " for a loaded round trip), the peer sent "
-                    + p.length);
+                    + " payload bytes, the peer sent " + p.length + " (a loaded round trip's RUN has "
+                    + (RUN_LEN + LOADED_EXT_LEN) + ")");
         }
         ByteBuffer b = ByteBuffer.wrap(p);
         int seq = b.getInt();
@@ -487,8 +487,9 @@ public final class GdaPeerProtocol {
             }
             GdaRunSpec spec = run.spec();
             if (run.loaded() != null) {
-                serveLoaded(x, r, run, log);
-                served++;
+                if (serveLoaded(x, r, run, log)) {
+                    served++;
+                }
                 continue;
             }
             String why = r.refusal(spec);
@@ -520,7 +521,7 @@ public final class GdaPeerProtocol {
     }
 
     /** One loaded run on the responder: READY, answers + background, DONE/STREAMS in, check, REPORT/STREAMS out. */
-    private static void serveLoaded(PeerExchange x, Responder r, Run run, Consumer<String> log) {
+    private static boolean serveLoaded(PeerExchange x, Responder r, Run run, Consumer<String> log) {
         GdaRunSpec spec = run.spec();
         GdaLoaded.Spec ls = run.loaded().spec(spec);
         String why = r.refusal(spec);
@@ -530,7 +531,7 @@ public final class GdaPeerProtocol {
         if (why != null) {
             x.sendMessage(PeerMessages.TYPE_GDA_READY, encodeReady(run.seq(), false, why), "READY");
             log.accept("refused loaded run " + run.seq() + ": " + why);
-            return;
+            return false;
         }
         r.prepare(spec);
         x.sendMessage(PeerMessages.TYPE_GDA_READY, encodeReady(run.seq(), true, ""), "READY");
@@ -566,6 +567,7 @@ public final class GdaPeerProtocol {
                 + " background WRITEs; " + (checked ? (probeErr + slotErr == 0
                 ? "inbox holds the final probe word and the initiator's background" : "inbox WRONG: " + msg)
                 : "not checked") + (sv.served().status() != 0 ? "; this side failed: " + sv.served().message() : ""));
+        return true;
     }
 
     static String describe(GdaRunSpec s) {
