@@ -49,6 +49,9 @@ final class GdaLoadedTwoProcess {
 
     /** --peer, else a launcher's environment; null in one process. Usage errors name the flag. */
     static GdaLoadedTwoProcess resolve(GdaLoadedCommand c) {
+        if (c.peerTimeoutS <= 0) {
+            throw new IllegalArgumentException("--peer-timeout-s must be > 0, not " + c.peerTimeoutS);
+        }
         PeerAddress addr;
         PeerRole role;
         LaunchEnv launch = null;
@@ -66,9 +69,6 @@ final class GdaLoadedTwoProcess {
             }
             addr = launch.peerAddress();
             role = launch.initiator() ? PeerRole.INITIATOR : PeerRole.RESPONDER;
-        }
-        if (c.peerTimeoutS <= 0) {
-            throw new IllegalArgumentException("--peer-timeout-s must be > 0, not " + c.peerTimeoutS);
         }
         if (c.target != Target.CPU) {
             throw new IllegalArgumentException("gda loaded across two processes takes --target cpu: the GPU runner "
