@@ -107,8 +107,9 @@ MARROW_API uint64_t marrow_gda_loaded_check_slots(uint64_t dst_addr, uint32_t st
  * block 1 the peer, blocks 2 .. bg_streams+1 the background streams (one
  * thread each; a shared QP's counters live in GPU memory under one lock).
  * The queues' host memory is mapped per run. Software NIC queues only (a
- * UAR in device MMIO is refused). MARROW_ENODEV without a GPU. Role BOTH
- * only (two processes run on the CPU runner; EINVAL names it). */
+ * UAR in device MMIO is refused). MARROW_ENODEV without a GPU. Roles BOTH
+ * and INITIATOR (block 1 then idles: the peer is the other process); the
+ * RESPONDER runs on the CPU runner (EINVAL names it). */
 MARROW_API int marrow_gda_loaded_cuda_run(const struct marrow_gda_loaded_config *cfg,
 					  const struct marrow_gda_endpoint *probe,
 					  const struct marrow_gda_endpoint *peer,

@@ -32,10 +32,10 @@ import java.util.concurrent.Callable;
                 "One host. --target cpu: probe, peer and streams are CPU threads; --target cuda: one-thread blocks "
                         + "(probe, peer, background CTAs). Timing: docs/design/methods.md.",
                 "--peer or a launcher's environment (Slurm, Open MPI, MPICH/PMIx, torchrun; rank 0 initiates): two "
-                        + "processes of one host, each with its own software NIC, joined by the shared-memory wire "
-                        + "(--target cpu). Rank 0 runs the probe and its background streams into rank 1's inbox; "
-                        + "rank 1 answers the probe and runs the same background toward rank 0 (both endpoints "
-                        + "loaded); each side checks the other's bytes in its inbox; only rank 0 writes a result "
+                        + "processes of one host, each with its own software NIC, joined by the shared-memory wire. "
+                        + "Rank 0 runs the probe and its background streams (--target cpu or cuda) into rank 1's "
+                        + "inbox; rank 1 answers the probe and runs the same background toward rank 0 on CPU threads "
+                        + "(both endpoints loaded); each side checks the other's bytes in its inbox; only rank 0 writes a result "
                         + "(docs/design/two-process.md section 11)."})
 final class GdaLoadedCommand implements Callable<Integer> {
     @Spec

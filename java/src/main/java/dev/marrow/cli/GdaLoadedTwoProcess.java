@@ -70,10 +70,6 @@ final class GdaLoadedTwoProcess {
             addr = launch.peerAddress();
             role = launch.initiator() ? PeerRole.INITIATOR : PeerRole.RESPONDER;
         }
-        if (c.target != Target.CPU) {
-            throw new IllegalArgumentException("gda loaded across two processes takes --target cpu: the GPU runner "
-                    + "(probe, peer and background CTAs of one kernel) is one process only");
-        }
         if (c.spec.commandLine().getParseResult().hasMatchedOption("--wire-gbps")) {
             throw new IllegalArgumentException("--wire-gbps applies to one process: across processes the "
                     + "background and the probe cross the shared-memory wire with no timing model (the records "
@@ -82,9 +78,14 @@ final class GdaLoadedTwoProcess {
         return new GdaLoadedTwoProcess(c, addr, role, launch);
     }
 
+    /** The initiator runs on --target (cpu threads or GPU blocks); the responder always on CPU threads. */
+    private Target sideTarget() {
+        return role == PeerRole.INITIATOR ? c.target : Target.CPU;
+    }
+
     private GdaSetup setup(int spinning) {
         // One session for every point: inboxes large enough for the most streams the command allows.
-        return GdaSetup.defaults(Target.CPU).withEngineCpu(c.engineCpu)
+        return GdaSetup.defaults(sideTarget()).withEngineCpu(c.engineCpu)
                 .withPollMode(CpuBudget.pollMode(SoftNic.PollMode.HOT, spinning)).withQueues(8, 10, false)
                 .withBufferBytes(GdaLoaded.inboxBytes(LoadedFfi.MAX_STREAMS))
                 .withMlx5(Mlx5Options.defaults().withPeer(addr, role)
@@ -94,11 +95,16 @@ final class GdaLoadedTwoProcess {
     int run(List<Integer> bgs, List<String> queues, long pace, WireModel wire, Ordering ord) {
         PrintWriter err = c.spec.commandLine().getErr();
         int most = bgs.stream().mapToInt(Integer::intValue).max().orElse(0);
-        // per side: the NIC engine, the probe (or the answers) and the background streams
-        int spinningMost = 2 * (2 + most);
+        // per side: the NIC engine, the probe (or the answers) and the background streams; a GPU initiator
+        // spins only its engine
+        int spinningMost = spinning(most);
         CpuBudget.check(spinningMost, "two processes: NIC engines, probe, answers, background streams", err);
         GdaSetup setup = setup(spinningMost);
         if (role == PeerRole.RESPONDER) {
+            if (c.target != Target.CPU) {
+                err.println("marrow: gda loaded responder: answers and background on CPU threads (the GPU runner "
+                        + "plays the initiator only)");
+            }
             if (c.out.run.maxSeconds != null) {
                 throw new IllegalArgumentException("--max-seconds applies to the initiator; the responder serves "
                         + "until the initiator is done (bounded by --peer-timeout-s)");
@@ -138,7 +144,7 @@ final class GdaLoadedTwoProcess {
                         continue;
                     }
                     int cap = GdaLoadedCommand.cpuStreamCap(Runtime.getRuntime().availableProcessors());
-                    int n = !c.oversubscribe && asked > cap ? cap : asked;
+                    int n = !c.oversubscribe && asked > cap ? cap : asked; // the responder's streams are CPU threads
                     if (n != asked) {
                         err.println("marrow: note: " + asked + " CPU background streams per side capped at " + n
                                 + " (cores - 3; --oversubscribe runs them all); the record carries "
@@ -148,7 +154,7 @@ final class GdaLoadedTwoProcess {
                         progress.step();
                         continue;
                     }
-                    int spinning = 2 * (2 + n);
+                    int spinning = spinning(n);
                     GdaLoaded.Queue queue = qn.equals("shared") ? GdaLoaded.Queue.SHARED : GdaLoaded.Queue.RESERVED;
                     GdaLoaded.Spec spec = new GdaLoaded.Spec(ord, queue, n, pace, c.window, c.signalEvery, c.iters,
                             c.warmup, progress.capTimeoutNs(c.timeoutMs * 1_000_000L));
@@ -183,14 +189,20 @@ final class GdaLoadedTwoProcess {
         return ExitCodes.OK;
     }
 
+    /** Busy threads of both processes: engines, probe (CPU target) and answers, both sides' CPU streams. */
+    private int spinning(int n) {
+        return 2 + 1 + n + (sideTarget() == Target.CPU ? 1 + n : 0);
+    }
+
     private ResultRecord record(GdaPeerProtocol.LoadedOutcome o, GdaLoaded.Spec spec, int asked, int n, long pace,
                                 Ordering ord, long peerSlotErrors, String connection) {
         GdaLoaded.Run run = o.run();
         Stats st = run.stats();
         GdaPeerProtocol.Streams peer = o.peer();
         double peerRate = peer.spanNs() == 0 ? 0 : peer.total() * 1e3 / peer.spanNs();
-        ResultRecord r = new ResultRecord("gda.loaded", "softnic", false)
-                .param("target", Target.CPU.label()).param("nic", "softnic").param("ordering", ord.label())
+        ResultRecord r = new ResultRecord("gda.loaded", c.target.label() + "+softnic", false)
+                .param("target", c.target.label()).param("peer_target", Target.CPU.label()).param("nic", "softnic")
+                .param("ordering", ord.label())
                 .param("queue", n == 0 ? "idle" : spec.queue().label()).param("background_streams", n)
                 .param("background_streams_requested", asked).param("background_streams_capped", n != asked)
                 .param("peer_background_streams", n)
@@ -198,8 +210,9 @@ final class GdaLoadedTwoProcess {
                 .param("window", spec.window()).param("signal_every", spec.signalEvery()).param("iters", spec.iters())
                 .param("warmup", spec.warmup()).param("hosts", 1).param("processes", 2)
                 .param("wire_model", WireModel.NONE.describe())
-                .param("background_unit", "CPU thread").param("percentiles", Stats.PERCENTILE_DEFINITION)
-                .param("gpu_hardware", false).param("nic_hardware", false)
+                .param("background_unit", c.target == Target.CUDA ? "one-thread CTA" : "CPU thread")
+                .param("peer_background_unit", "CPU thread").param("percentiles", Stats.PERCENTILE_DEFINITION)
+                .param("gpu_hardware", c.target == Target.CUDA).param("nic_hardware", false)
                 .param("peer", addr.toString()).param("role", PeerRole.INITIATOR.label())
                 .param("transport", "softnic shared-memory wire (two processes, one host)")
                 .param("probe_round_trip", "rank 0 probe -> wire -> rank 1 answers through its own QP -> wire")

@@ -97,8 +97,9 @@ public final class GdaLoaded {
     }
 
     /**
-     * One side of a two-process loaded run on the CPU runner: the initiator
-     * (probe + background) or the responder (answers + background). ep is
+     * One side of a two-process loaded run: the initiator (probe +
+     * background; CPU runner, or the GPU runner when cuda) or the responder
+     * (answers + background; CPU runner only). ep is
      * this side's session endpoint (its destination the other process's
      * inbox); reserved background QPs are connected by connect (to the
      * other process's exported QP over the wire); the background lands at
@@ -106,10 +107,13 @@ public final class GdaLoaded {
      * postedOut receives each stream's count (all completed) for the
      * other side's check.
      */
-    public static Run runSide(SoftNic nic, boolean responder, MemorySegment ep,
+    public static Run runSide(SoftNic nic, boolean responder, boolean cuda, int cudaDevice, MemorySegment ep,
                               java.util.function.Consumer<QueuePair> connect, long remoteInbox, int remoteRkey,
                               Spec spec, long[] postedOut) {
-        return run(nic, false, 0, responder ? LoadedFfi.ROLE_RESPONDER : LoadedFfi.ROLE_INITIATOR, ep,
+        if (responder && cuda) {
+            throw new IllegalArgumentException("the responder of a two-process loaded run answers on the CPU runner");
+        }
+        return run(nic, cuda, cudaDevice, responder ? LoadedFfi.ROLE_RESPONDER : LoadedFfi.ROLE_INITIATOR, ep,
                 MemorySegment.NULL, connect, remoteInbox + BG_OFFSET, remoteRkey, spec, postedOut);
     }
 

@@ -637,8 +637,8 @@ public final class MiniGda implements AutoCloseable {
 
     /**
      * gda loaded across two processes of one host (software NIC wire),
-     * initiator: the probe and this side's background streams on the CPU
-     * runner, the responder answering the probe with its own background
+     * initiator: the probe and this side's background streams (CPU threads,
+     * or GPU blocks with target cuda), the responder answering the probe with its own background
      * streams toward this side (docs/design/two-process.md section 11).
      * The result's background slot errors are those of the responder's
      * streams in this side's inbox plus those the responder found of ours.
@@ -667,7 +667,8 @@ public final class MiniGda implements AutoCloseable {
         GdaPeerProtocol.Loaded ext = new GdaPeerProtocol.Loaded(spec.queue(), spec.streams(), spec.window(),
                 spec.signalEvery(), spec.paceMsgsPerS());
         return GdaPeerProtocol.initiateLoaded(sp.exchange(), ++runSeq, run, ext, () -> sp.inbox().fill((byte) 0),
-                posted -> GdaLoaded.runSide(sp.nic(), false, sp.ep(), q -> sp.peerWire().connect(q, sp.remote().qpn()),
+                posted -> GdaLoaded.runSide(sp.nic(), false, setup.target() == Target.CUDA, setup.cudaDevice(), sp.ep(),
+                        q -> sp.peerWire().connect(q, sp.remote().qpn()),
                         sp.remote().addr(), sp.remote().rkey(), spec, posted));
     }
 
@@ -742,7 +743,7 @@ public final class MiniGda implements AutoCloseable {
             public GdaPeerProtocol.LoadedServed serveLoaded(GdaLoaded.Spec spec, long[] posted) {
                 GdaMode.SoftNicPeer sp = (GdaMode.SoftNicPeer) peer;
                 try {
-                    GdaLoaded.Run r = GdaLoaded.runSide(sp.nic(), true, sp.ep(),
+                    GdaLoaded.Run r = GdaLoaded.runSide(sp.nic(), true, false, 0, sp.ep(),
                             q -> sp.peerWire().connect(q, sp.remote().qpn()), sp.remote().addr(), sp.remote().rkey(),
                             spec, posted);
                     return new GdaPeerProtocol.LoadedServed(new GdaPeerProtocol.Served(0,
