@@ -548,7 +548,8 @@ extern "C" MARROW_API int marrow_gda_loaded_cuda_run(const struct marrow_gda_loa
 					       marrow_status_name(o.probe_rc),
 					       o.probe_err.wait == GDA_WAIT_WORD ? "the reply" : "SQ room or CQEs",
 					       cfg->bg_streams, a.shared ? "shared" : "reserved",
-					       marrow_status_name(o.peer_rc), o.peer_fail);
+					       peer != NULL ? marrow_status_name(o.peer_rc) : "the other process",
+					       peer != NULL ? o.peer_fail : o.probe_fail);
 		if (o.probe_rc == MARROW_ETIMEDOUT)
 			rc = res->status = gda_fail_dump(rc, probe, &o.probe_err, nullptr, nullptr, cfg->timeout_ns,
 							 o.probe_fail, 0);
