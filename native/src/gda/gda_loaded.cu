@@ -45,6 +45,7 @@ struct gl_args {
 	uint64_t probe_raddr, peer_raddr, bg_dst;
 	uint32_t probe_rkey, peer_rkey, bg_rkey;
 	uint32_t streams, window, sig, shared;
+	uint32_t no_peer;             /* two processes, initiator: the peer is the other process */
 	uint64_t pace, iters, warmup, timeout;
 	unsigned long long *samples;
 	unsigned long long *posted;   /* per stream */
@@ -287,8 +288,10 @@ __global__ void gl_kernel(gl_args a)
 		return;
 	if (blockIdx.x == 0)
 		gl_probe<ORD>(a);
-	else if (blockIdx.x == 1)
-		gl_peer<ORD>(a);
+	else if (blockIdx.x == 1) {
+		if (!a.no_peer) /* peer_rc stays MARROW_OK (zeroed) */
+			gl_peer<ORD>(a);
+	}
 	else
 		gl_bg<ORD>(a, blockIdx.x - 2);
 }
@@ -419,8 +422,12 @@ extern "C" MARROW_API int marrow_gda_loaded_cuda_run(const struct marrow_gda_loa
 	memset((uint8_t *)res + 8, 0, sizeof(*res) - 8);
 	if ((rc = gl_check(fn, cfg, probe, peer, bg_eps, samples_ns)) != MARROW_OK)
 		return res->status = rc;
+	if (cfg->role == MARROW_GDA_LOADED_RESPONDER)
+		return res->status = marrow_fail(MARROW_EINVAL, "%s: the responder of two processes runs on the CPU "
+						 "runner (marrow_gda_loaded_cpu_run); the GPU runs the initiator or one "
+						 "process", fn);
 	nq = cfg->queue == MARROW_GDA_LOADED_RESERVED ? cfg->bg_streams : 0;
-	if ((probe->flags | peer->flags) & MARROW_GDA_EP_UAR_MMIO)
+	if ((probe->flags | (peer != NULL ? peer->flags : 0u)) & MARROW_GDA_EP_UAR_MMIO)
 		return res->status = marrow_fail(MARROW_EINVAL, "%s: software NIC queues only (a device-MMIO UAR is "
 						 "refused)", fn);
 	for (uint32_t k = 0; k < nq; k++)
@@ -435,29 +442,35 @@ extern "C" MARROW_API int marrow_gda_loaded_cuda_run(const struct marrow_gda_loa
 	}
 	if ((e = cudaSetDevice(cfg->cuda_device)) != cudaSuccess)
 		return gl_fail(fn, res, e, "cudaSetDevice");
-	if (cfg->bg_streams)
+	if (cfg->bg_streams && cfg->role == MARROW_GDA_LOADED_BOTH) /* else the other process's memory */
 		memset((void *)(uintptr_t)cfg->bg_dst_addr, 0, 8ull * MARROW_GDA_LOADED_SLOTS * cfg->bg_streams);
 	m.add_qp(probe);
-	m.add_qp(peer);
 	m.add((const void *)(uintptr_t)probe->inbox_addr, 8);
-	m.add((const void *)(uintptr_t)peer->inbox_addr, 8);
+	if (peer != NULL) {
+		m.add_qp(peer);
+		m.add((const void *)(uintptr_t)peer->inbox_addr, 8);
+	}
 	for (uint32_t k = 0; k < nq; k++)
 		m.add_qp(&bg_eps[k]);
 	if ((e = m.map()) != cudaSuccess)
 		return gl_fail(fn, res, e, "cudaHostRegister of the queue memory");
 	memset(&a, 0, sizeof(a));
-	if ((rc = gl_qp_of(m, probe, &a.probe)) != MARROW_OK || (rc = gl_qp_of(m, peer, &a.peer)) != MARROW_OK)
+	if ((rc = gl_qp_of(m, probe, &a.probe)) != MARROW_OK ||
+	    (peer != NULL && (rc = gl_qp_of(m, peer, &a.peer)) != MARROW_OK))
 		return res->status = rc;
 	bgq.resize(nq + 1u);
 	for (uint32_t k = 0; k < nq; k++)
 		if ((rc = gl_qp_of(m, &bg_eps[k], &bgq[k])) != MARROW_OK)
 			return res->status = rc;
 	a.probe_inbox = m.dev<const uint64_t>((const void *)(uintptr_t)probe->inbox_addr);
-	a.peer_inbox = m.dev<const uint64_t>((const void *)(uintptr_t)peer->inbox_addr);
 	a.probe_raddr = probe->remote_addr;
 	a.probe_rkey = probe->rkey;
-	a.peer_raddr = peer->remote_addr;
-	a.peer_rkey = peer->rkey;
+	a.no_peer = peer == NULL;
+	if (peer != NULL) {
+		a.peer_inbox = m.dev<const uint64_t>((const void *)(uintptr_t)peer->inbox_addr);
+		a.peer_raddr = peer->remote_addr;
+		a.peer_rkey = peer->rkey;
+	}
 	a.bg_dst = cfg->bg_dst_addr;
 	a.bg_rkey = cfg->bg_dst_rkey;
 	a.streams = cfg->bg_streams;
@@ -525,6 +538,9 @@ extern "C" MARROW_API int marrow_gda_loaded_cuda_run(const struct marrow_gda_loa
 	res->bg_in_window = o.bg1 - o.bg0;
 	for (uint32_t k = 0; k < cfg->bg_streams; k++)
 		res->bg_posted += posted[k];
+	if (cfg->bg_posted_addr != 0)
+		for (uint32_t k = 0; k < cfg->bg_streams; k++)
+			((uint64_t *)(uintptr_t)cfg->bg_posted_addr)[k] = posted[k];
 	res->fail_iter = o.probe_fail;
 	if (o.probe_rc != MARROW_OK) {
 		rc = res->status = marrow_fail(o.probe_rc, "%s: GPU probe %u: %s (waited for %s; %u background CTAs, %s "
@@ -532,7 +548,8 @@ extern "C" MARROW_API int marrow_gda_loaded_cuda_run(const struct marrow_gda_loa
 					       marrow_status_name(o.probe_rc),
 					       o.probe_err.wait == GDA_WAIT_WORD ? "the reply" : "SQ room or CQEs",
 					       cfg->bg_streams, a.shared ? "shared" : "reserved",
-					       marrow_status_name(o.peer_rc), o.peer_fail);
+					       peer != NULL ? marrow_status_name(o.peer_rc) : "the other process",
+					       peer != NULL ? o.peer_fail : o.probe_fail);
 		if (o.probe_rc == MARROW_ETIMEDOUT)
 			rc = res->status = gda_fail_dump(rc, probe, &o.probe_err, nullptr, nullptr, cfg->timeout_ns,
 							 o.probe_fail, 0);
@@ -543,6 +560,8 @@ extern "C" MARROW_API int marrow_gda_loaded_cuda_run(const struct marrow_gda_loa
 		rc = res->status = marrow_fail(o.bg_rc, "%s: background CTA %u: %s (CQE opcode %u, syndrome 0x%02x)", fn,
 					       o.bg_fail_stream, marrow_status_name(o.bg_rc), o.bg_err.opcode,
 					       o.bg_err.syndrome);
+	} else if (cfg->role != MARROW_GDA_LOADED_BOTH) {
+		rc = res->status = MARROW_OK; /* the other process checks the background it received */
 	} else {
 		std::vector<uint64_t> p64(posted.begin(), posted.end());
 

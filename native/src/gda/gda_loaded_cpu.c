@@ -19,7 +19,7 @@
 struct lq {                       /* one SQ + CQ, maybe shared */
 	struct gda_sq sq;
 	struct gda_cq cq;
-	uint32_t lock;
+	uint32_t next, serving;       /* shared: a ticket lock (see lock()) */
 };
 
 struct bg {
@@ -45,16 +45,24 @@ struct lr {
 	uint32_t peer_fail;
 };
 
-/* gda_relax yields the core every 1024 spins: a waiter must not keep the
- * lock holder (or the peer, or the NIC engine) off a busy machine's cores. */
+/* A ticket lock: posters take the shared queue in the order they asked.
+ * A test-and-set lock let a background thread that re-takes it at once
+ * starve the probe for seconds when the threads outnumber the cores (two
+ * processes on a two-core host: the probe timed out waiting for the lock
+ * while the SQ was empty), which measures the scheduler, not the queue.
+ * gda_relax yields the core every 1024 spins: a waiter must not keep the
+ * lock holder (or the peer, or the NIC engine) off a busy machine's cores.
+ * A waiter that times out keeps its ticket: the run is failing, and every
+ * later waiter ends on its own bound. */
 static int lock(struct lq *q, int shared, uint64_t timeout, struct gda_err *err)
 {
 	uint64_t deadline = 0;
-	uint32_t spins = 0;
+	uint32_t spins = 0, ticket;
 
 	if (!shared)
 		return MARROW_OK;
-	while (__atomic_exchange_n(&q->lock, 1, __ATOMIC_ACQUIRE)) {
+	ticket = __atomic_fetch_add(&q->next, 1u, __ATOMIC_RELAXED);
+	while (__atomic_load_n(&q->serving, __ATOMIC_ACQUIRE) != ticket) {
 		if ((++spins & 63u) == 1u) {
 			uint64_t now = gda_now_ns();
 
@@ -74,7 +82,7 @@ static int lock(struct lq *q, int shared, uint64_t timeout, struct gda_err *err)
 static void unlock(struct lq *q, int shared)
 {
 	if (shared)
-		__atomic_store_n(&q->lock, 0, __ATOMIC_RELEASE);
+		__atomic_store_n(&q->serving, q->serving + 1u, __ATOMIC_RELEASE);
 }
 
 static uint64_t probe_word(uint64_t it)
@@ -182,6 +190,33 @@ static uint64_t bg_sum(struct lr *r)
 	return s;
 }
 
+/* Leave the probe's QP drained: pad up to a signaled WQE and reap it (a
+ * shared queue's WQEs are reaped by whoever posts). The pad re-sends the last
+ * word to its own place, which changes nothing the other side checks. */
+static __attribute__((always_inline)) inline int probe_drain(struct lr *r, const struct marrow_gda_endpoint *ep,
+							     uint64_t last, struct gda_err *err, const int ord)
+{
+	const struct marrow_gda_loaded_config *c = r->cfg;
+	const int shared = c->queue == MARROW_GDA_LOADED_SHARED && c->bg_streams > 0;
+	const uint32_t window = c->bg_window ? c->bg_window : 1u;
+	const uint32_t sig = c->bg_signal_every ? c->bg_signal_every : 1u;
+	int rc = lock(&r->probe_q, shared, c->timeout_ns, err);
+
+	if (rc != MARROW_OK)
+		return rc;
+	while (!gda_stream_signaled(r->probe_q.sq.pi - 1u, sig) && r->probe_q.sq.pi != r->probe_q.sq.ci) {
+		rc = gda_stream_room(&r->probe_q.sq, &r->probe_q.cq, ord, window, c->timeout_ns, err);
+		if (rc != MARROW_OK) {
+			unlock(&r->probe_q, shared);
+			return rc;
+		}
+		gda_stream_post8(&r->probe_q.sq, ord, ep->remote_addr, ep->rkey, (uint32_t)last, (uint32_t)(last >> 32),
+				 gda_stream_signaled(r->probe_q.sq.pi, sig));
+	}
+	unlock(&r->probe_q, shared);
+	return MARROW_OK;
+}
+
 static __attribute__((always_inline)) inline int probe_loop(struct lr *r, const struct marrow_gda_endpoint *ep,
 							    uint64_t *samples, struct probe_out *o, const int ord)
 {
@@ -215,28 +250,41 @@ static __attribute__((always_inline)) inline int probe_loop(struct lr *r, const 
 		o->done = it + 1;
 	}
 	o->bg1 = bg_sum(r);
-	/* Probe WQEs of a private QP are reaped here (shared: by whoever posts). */
-	{
-		int rc = lock(&r->probe_q, shared, c->timeout_ns, &o->err);
+	return probe_drain(r, ep, probe_word(total - 1), &o->err, ord);
+}
 
+/* Two processes, responder: the probe's other end. Each ping lands in this
+ * side's inbox; the same word goes back through this side's QP (the shared
+ * queue's lock held, as the probe posts), and nobody waits for its CQE: the
+ * initiator seeing the word is the round trip. */
+static __attribute__((always_inline)) inline int answer_loop(struct lr *r, const struct marrow_gda_endpoint *ep,
+							     struct probe_out *o, const int ord)
+{
+	const struct marrow_gda_loaded_config *c = r->cfg;
+	const int shared = c->queue == MARROW_GDA_LOADED_SHARED && c->bg_streams > 0;
+	const uint64_t *inbox = (const uint64_t *)(uintptr_t)ep->inbox_addr;
+	const uint32_t window = c->bg_window ? c->bg_window : 1u;
+	uint64_t total = c->warmup + c->iters;
+
+	o->bg0 = 0;
+	o->t_first = gda_now_ns();
+	for (uint64_t it = 0; it < total; it++) {
+		uint64_t want = probe_word(it);
+		int rc;
+
+		o->fail = (uint32_t)it;
+		rc = gda_wait_word(inbox, want, ord, c->timeout_ns, &o->err);
+		if (rc == MARROW_OK)
+			rc = lq_post(&r->probe_q, shared, ord, window, c->bg_signal_every ? c->bg_signal_every : 1u,
+				     ep->remote_addr, ep->rkey, (uint32_t)want, (uint32_t)(want >> 32), c->timeout_ns,
+				     &o->err);
 		if (rc != MARROW_OK)
 			return rc;
+		o->done = it + 1;
 	}
-	while (!gda_stream_signaled(r->probe_q.sq.pi - 1u, c->bg_signal_every ? c->bg_signal_every : 1u) &&
-	       r->probe_q.sq.pi != r->probe_q.sq.ci) {
-		int rc = gda_stream_room(&r->probe_q.sq, &r->probe_q.cq, ord, window, c->timeout_ns, &o->err);
-
-		if (rc != MARROW_OK) {
-			unlock(&r->probe_q, shared);
-			return rc;
-		}
-		/* pad with a harmless re-send of the last word to its own place */
-		gda_stream_post8(&r->probe_q.sq, ord, ep->remote_addr, ep->rkey, (uint32_t)probe_word(total - 1),
-				 (uint32_t)(probe_word(total - 1) >> 32),
-				 gda_stream_signaled(r->probe_q.sq.pi, c->bg_signal_every ? c->bg_signal_every : 1u));
-	}
-	unlock(&r->probe_q, shared);
-	return MARROW_OK;
+	o->t_last = gda_now_ns();
+	o->bg1 = bg_sum(r);
+	return probe_drain(r, ep, probe_word(total - 1), &o->err, ord);
 }
 
 #define GL_INSTANTIATE(name, ORD)                                                                   \
@@ -248,7 +296,9 @@ static __attribute__((always_inline)) inline int probe_loop(struct lr *r, const 
 	}                           \
 	static int peer_##name(struct lr *r, const struct marrow_gda_endpoint *e) { return peer_loop(r, e, ORD); } \
 	static int probe_##name(struct lr *r, const struct marrow_gda_endpoint *e, uint64_t *s, struct probe_out *o) \
-	{ return probe_loop(r, e, s, o, ORD); }
+	{ return probe_loop(r, e, s, o, ORD); } \
+	static int answer_##name(struct lr *r, const struct marrow_gda_endpoint *e, uint64_t *s, struct probe_out *o) \
+	{ (void)s; return answer_loop(r, e, o, ORD); }
 GL_INSTANTIATE(none, GDA_ORD_NONE)
 GL_INSTANTIATE(gpu_fence, GDA_ORD_GPU_FENCE)
 GL_INSTANTIATE(gpu_fence_dbrec, GDA_ORD_GPU_FENCE_DBREC)
@@ -268,6 +318,11 @@ static int (*const PROBE[GDA_ORD_COUNT])(struct lr *, const struct marrow_gda_en
 					 struct probe_out *) = {
 	probe_none, probe_gpu_fence, probe_gpu_fence_dbrec, probe_release_gpu, probe_threadfence,
 	probe_release_sys, probe_fence_sys,
+};
+static int (*const ANSWER[GDA_ORD_COUNT])(struct lr *, const struct marrow_gda_endpoint *, uint64_t *,
+					  struct probe_out *) = {
+	answer_none, answer_gpu_fence, answer_gpu_fence_dbrec, answer_release_gpu, answer_threadfence,
+	answer_release_sys, answer_fence_sys,
 };
 
 struct peer_arg {
@@ -320,9 +375,10 @@ MARROW_API int marrow_gda_loaded_cpu_run(const struct marrow_gda_loaded_config *
 	}
 	r->cfg = cfg;
 	lq_init(&r->probe_q, probe);
-	lq_init(&r->peer_q, peer);
+	if (peer != NULL)
+		lq_init(&r->peer_q, peer);
 	memset(&o, 0, sizeof(o));
-	if (cfg->bg_streams)
+	if (cfg->bg_streams && cfg->role == MARROW_GDA_LOADED_BOTH) /* else the other process's memory */
 		memset((void *)(uintptr_t)cfg->bg_dst_addr, 0, 8ull * MARROW_GDA_LOADED_SLOTS * cfg->bg_streams);
 	for (uint32_t k = 0; k < nq; k++)
 		lq_init(&r->bg_qs[k], &bg_eps[k]);
@@ -336,7 +392,7 @@ MARROW_API int marrow_gda_loaded_cpu_run(const struct marrow_gda_loaded_config *
 	}
 	pa.r = r;
 	pa.ep = peer;
-	if (started < cfg->bg_streams || pthread_create(&peer_tid, NULL, peer_main, &pa) != 0) {
+	if (started < cfg->bg_streams || (peer != NULL && pthread_create(&peer_tid, NULL, peer_main, &pa) != 0)) {
 		__atomic_store_n(&r->stop, 1, __ATOMIC_RELAXED);
 		__atomic_store_n(&r->go, 1, __ATOMIC_RELEASE);
 		for (uint32_t k = 0; k < started; k++)
@@ -352,7 +408,7 @@ MARROW_API int marrow_gda_loaded_cpu_run(const struct marrow_gda_loaded_config *
 	 * stream has posted (a thread not yet scheduled would leave the first
 	 * probes unloaded). Bounded by the run's wait bound. */
 	rc = MARROW_OK;
-	{
+	if (cfg->role != MARROW_GDA_LOADED_RESPONDER) { /* the responder answers at once */
 		uint64_t t_end = gda_now_ns() + cfg->timeout_ns;
 		uint32_t spins = 0;
 
@@ -367,18 +423,35 @@ MARROW_API int marrow_gda_loaded_cpu_run(const struct marrow_gda_loaded_config *
 			}
 	}
 	if (rc == MARROW_OK)
-		rc = PROBE[cfg->ordering](r, probe, samples_ns, &o);
+		rc = (cfg->role == MARROW_GDA_LOADED_RESPONDER ? ANSWER : PROBE)[cfg->ordering](r, probe, samples_ns, &o);
 	__atomic_store_n(&r->stop, 1, __ATOMIC_RELAXED);
 	for (uint32_t k = 0; k < started; k++)
 		pthread_join(r->bgs[k].tid, NULL);
-	pthread_join(peer_tid, NULL);
+	if (peer != NULL)
+		pthread_join(peer_tid, NULL);
+	if (cfg->bg_posted_addr != 0)
+		for (uint32_t k = 0; k < cfg->bg_streams; k++)
+			((uint64_t *)(uintptr_t)cfg->bg_posted_addr)[k] = k < started ? r->bgs[k].posted : 0;
 
 	res->probes_done = o.done;
 	res->timed_ns = o.t_last - o.t_first;
 	res->bg_in_window = o.bg1 - o.bg0;
 	res->bg_posted = bg_sum(r);
 	res->fail_iter = o.fail;
-	if (rc != MARROW_OK) {
+	if (rc != MARROW_OK && cfg->role == MARROW_GDA_LOADED_RESPONDER) {
+		res->status = marrow_fail(rc, "%s: responder: ping %u: %s (waited for %s; %u background streams, %s "
+					  "queue)", fn, o.fail, marrow_status_name(rc),
+					  o.err.wait == GDA_WAIT_WORD ? "the ping" : "the queue lock or SQ room",
+					  cfg->bg_streams, cfg->queue ? "reserved" : "shared");
+	} else if (rc != MARROW_OK && cfg->role == MARROW_GDA_LOADED_INITIATOR) {
+		res->status = marrow_fail(rc, "%s: probe %u: %s (waited for %s; %u background streams, %s queue; the "
+					  "peer is the other process)", fn, o.fail, marrow_status_name(rc),
+					  o.err.wait == GDA_WAIT_WORD ? "the reply" : "the queue lock or SQ room",
+					  cfg->bg_streams, cfg->queue ? "reserved" : "shared");
+		if (rc == MARROW_ETIMEDOUT)
+			res->status = gda_fail_dump(rc, probe, &o.err, &r->probe_q.sq, &r->probe_q.cq, cfg->timeout_ns,
+						    o.fail, probe_word(o.fail));
+	} else if (rc != MARROW_OK) {
 		res->status = marrow_fail(rc, "%s: probe %u: %s (waited for %s; %u background streams, %s queue; "
 					  "peer: %s at ping %u%s)", fn, o.fail, marrow_status_name(rc),
 					  o.err.wait == GDA_WAIT_WORD ? "the reply" : "the queue lock or SQ room", cfg->bg_streams,
@@ -398,7 +471,7 @@ MARROW_API int marrow_gda_loaded_cpu_run(const struct marrow_gda_loaded_config *
 							       "syndrome 0x%02x)", fn, k, marrow_status_name(r->bgs[k].rc),
 							       r->bgs[k].err.opcode, r->bgs[k].err.syndrome);
 	}
-	if (rc == MARROW_OK) {
+	if (rc == MARROW_OK && cfg->role == MARROW_GDA_LOADED_BOTH) { /* else the receiver checks */
 		{
 			uint64_t *posted = calloc(cfg->bg_streams + 1u, sizeof(*posted));
 
@@ -415,4 +488,11 @@ MARROW_API int marrow_gda_loaded_cpu_run(const struct marrow_gda_loaded_config *
 	free(r->bgs);
 	free(r);
 	return rc;
+}
+
+MARROW_API uint64_t marrow_gda_loaded_check_slots(uint64_t dst_addr, uint32_t streams, const uint64_t *posted)
+{
+	if (dst_addr == 0 || posted == NULL || streams > MARROW_GDA_LOADED_MAX_STREAMS)
+		return UINT64_MAX; /* nothing checked: every caller counts this as wrong */
+	return gl_check_slots(dst_addr, streams, posted);
 }

@@ -18,12 +18,28 @@ static inline int gl_check(const char *fn, const struct marrow_gda_loaded_config
 {
 	int rc;
 
-	if (c == NULL || c->size < sizeof(*c) || c->comp_mask || c->reserved || samples == NULL)
-		return marrow_fail(MARROW_EINVAL, "%s: cfg NULL/stale/with reserved bits, or no samples", fn);
-	if ((rc = gda_check_endpoint(fn, "probe", probe)) || (rc = gda_check_endpoint(fn, "peer", peer)))
-		return rc;
-	if (gda_remote_dst(probe) || gda_remote_dst(peer))
-		return marrow_fail(MARROW_EINVAL, "%s: one host only (the two-host launcher is another seam)", fn);
+	if (c == NULL || c->size < sizeof(*c) || c->comp_mask || samples == NULL)
+		return marrow_fail(MARROW_EINVAL, "%s: cfg NULL/stale/with comp_mask bits, or no samples", fn);
+	if (c->role > MARROW_GDA_LOADED_RESPONDER)
+		return marrow_fail(MARROW_EINVAL, "%s: unknown role %u", fn, c->role);
+	if (c->role != MARROW_GDA_LOADED_BOTH) {
+		/* two processes: the round trip's other side is the other process */
+		if (peer != NULL)
+			return marrow_fail(MARROW_EINVAL, "%s: two processes (role %u): the other process answers the "
+					   "probe, so pass no peer endpoint", fn, c->role);
+		if ((rc = gda_check_endpoint(fn, "probe", probe)) != MARROW_OK)
+			return rc;
+		if (!gda_remote_dst(probe))
+			return marrow_fail(MARROW_EINVAL, "%s: two processes (role %u): the probe's destination must be "
+					   "remote (MARROW_GDA_EP_REMOTE_DST)", fn, c->role);
+		peer = probe; /* the checks below then apply to the one endpoint */
+	} else {
+		if ((rc = gda_check_endpoint(fn, "probe", probe)) || (rc = gda_check_endpoint(fn, "peer", peer)))
+			return rc;
+		if (gda_remote_dst(probe) || gda_remote_dst(peer))
+			return marrow_fail(MARROW_EINVAL, "%s: one process: no remote destination (two processes set "
+					   "role INITIATOR or RESPONDER)", fn);
+	}
 	if (probe->inbox_addr == 0 || (probe->inbox_addr & 7) || peer->inbox_addr == 0 || (peer->inbox_addr & 7))
 		return marrow_fail(MARROW_EINVAL, "%s: both inboxes must be set and 8-byte aligned", fn);
 	if (c->ordering >= GDA_ORD_COUNT || c->queue > MARROW_GDA_LOADED_RESERVED)
@@ -60,13 +76,13 @@ static inline int gl_check(const char *fn, const struct marrow_gda_loaded_config
 }
 
 /* Each slot must hold the last value its stream sent there. */
-static inline uint64_t gl_check_bg_slots(const struct marrow_gda_loaded_config *c, const uint64_t *posted)
+static inline uint64_t gl_check_slots(uint64_t dst_addr, uint32_t streams, const uint64_t *posted)
 {
-	const uint32_t *dst = (const uint32_t *)(uintptr_t)c->bg_dst_addr;
+	const uint32_t *dst = (const uint32_t *)(uintptr_t)dst_addr;
 	uint64_t bad = 0;
 
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	for (uint32_t k = 0; k < c->bg_streams; k++) {
+	for (uint32_t k = 0; k < streams; k++) {
 		uint64_t n = posted[k];
 
 		for (uint32_t s = 0; s < MARROW_GDA_LOADED_SLOTS && s < n; s++) {
@@ -78,6 +94,11 @@ static inline uint64_t gl_check_bg_slots(const struct marrow_gda_loaded_config *
 		}
 	}
 	return bad;
+}
+
+static inline uint64_t gl_check_bg_slots(const struct marrow_gda_loaded_config *c, const uint64_t *posted)
+{
+	return gl_check_slots(c->bg_dst_addr, c->bg_streams, posted);
 }
 
 #endif /* MARROW_GDA_LOADED_HOST_H */

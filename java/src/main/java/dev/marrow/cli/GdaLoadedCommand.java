@@ -38,7 +38,13 @@ import java.util.concurrent.Callable;
                         + "outstanding and every stream rings the doorbell for each of its WQEs; --queue says whether "
                         + "the background shares the probe's QP, not how many QPs a peer gets. So a preset needing "
                         + "more QPs per peer, batched doorbells or warp publication is refused with the knob named. "
-                        + "Explicit flags override the preset; every record carries \"preset\"."})
+                        + "Explicit flags override the preset; every record carries \"preset\".",
+                "--peer or a launcher's environment (Slurm, Open MPI, MPICH/PMIx, torchrun; rank 0 initiates): two "
+                        + "processes of one host, each with its own software NIC, joined by the shared-memory wire. "
+                        + "Rank 0 runs the probe and its background streams (--target cpu or cuda) into rank 1's "
+                        + "inbox; rank 1 answers the probe and runs the same background toward rank 0 on CPU threads "
+                        + "(both endpoints loaded); each side checks the other's bytes in its inbox; only rank 0 writes a result "
+                        + "(docs/design/two-process.md section 11)."})
 final class GdaLoadedCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -89,6 +95,19 @@ final class GdaLoadedCommand implements Callable<Integer> {
     @Option(names = "--engine-cpu", defaultValue = "-1", description = "Pin the software NIC engine to this CPU. Default: ${DEFAULT-VALUE}")
     int engineCpu;
 
+    @Option(names = "--peer", paramLabel = "HOST:PORT|:PORT",
+            description = "Two processes of one host (software NIC wire): HOST:PORT initiates, :PORT responds. "
+                    + "Without it, a launcher's environment (rank 0 initiates) does the same.")
+    String peer;
+
+    @Option(names = "--peer-timeout-s", defaultValue = "60", paramLabel = "S",
+            description = "Bound of every wait on the peer (connect/accept, exchange, the responder's wait for the "
+                    + "next run). Default: ${DEFAULT-VALUE}")
+    int peerTimeoutS;
+
+    /** The process environment (launcher variables); tests substitute their own. */
+    java.util.Map<String, String> environment = System.getenv();
+
     @Option(names = "--oversubscribe", description = "--target cpu: run every requested background thread even when "
             + "they outnumber the cores (otherwise capped at cores - 3; the record says so)")
     boolean oversubscribe;
@@ -117,6 +136,10 @@ final class GdaLoadedCommand implements Callable<Integer> {
         long pace = load.paceMsgsPerS();
         WireModel wire = WireModel.ofGbps(load.wireGbps);
         Ordering ord = ordering != null ? ordering : OrderingPolicy.defaultFor(Placement.HOST);
+        GdaLoadedTwoProcess two = GdaLoadedTwoProcess.resolve(this);
+        if (two != null) {
+            return two.run(bgs, queues, pace, wire, ord);
+        }
         List<ResultRecord> records = new ArrayList<>();
         boolean allValid = true;
         RunProgress progress = out.progress("gda loaded", (long) bgs.size() * queues.size());

@@ -74,10 +74,77 @@ public final class GdaLoaded {
     public static Run run(MiniGda g, Spec spec) {
         boolean cuda = g.setup().target() == Target.CUDA;
         SoftNic nic = g.softNic();
+        MemoryRegion dst = nic.registerMemory(Arena.ofAuto().allocate(8L * LoadedFfi.SLOTS * Math.max(1, spec.streams()),
+                4096), Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+        return run(nic, cuda, g.setup().cudaDevice(), LoadedFfi.ROLE_BOTH, g.initiatorEndpoint(), g.peerEndpoint(),
+                q -> q.connect(q), dst.address(), dst.rkey(), spec, null);
+    }
+
+    /**
+     * Where a background region starts in an inbox of two processes: the
+     * probe's word at offset 0, stream k's 64 slots of 8 bytes from here on
+     * (docs/design/two-process.md §11).
+     */
+    public static final long BG_OFFSET = 4096;
+
+    /** The inbox bytes two processes need for n background streams. */
+    public static long inboxBytes(int streams) {
+        return BG_OFFSET + bgBytes(streams);
+    }
+
+    static long bgBytes(int streams) {
+        return 8L * LoadedFfi.SLOTS * Math.max(1, streams);
+    }
+
+    /**
+     * One side of a two-process loaded run: the initiator (probe +
+     * background; CPU runner, or the GPU runner when cuda) or the responder
+     * (answers + background; CPU runner only). ep is
+     * this side's session endpoint (its destination the other process's
+     * inbox); reserved background QPs are connected by connect (to the
+     * other process's exported QP over the wire); the background lands at
+     * remoteInbox + {@link #BG_OFFSET} with the other side's rkey.
+     * postedOut receives each stream's count (all completed) for the
+     * other side's check.
+     */
+    public static Run runSide(SoftNic nic, boolean responder, boolean cuda, int cudaDevice, MemorySegment ep,
+                              java.util.function.Consumer<QueuePair> connect, long remoteInbox, int remoteRkey,
+                              Spec spec, long[] postedOut) {
+        if (responder && cuda) {
+            throw new IllegalArgumentException("the responder of a two-process loaded run answers on the CPU runner");
+        }
+        return run(nic, cuda, cudaDevice, responder ? LoadedFfi.ROLE_RESPONDER : LoadedFfi.ROLE_INITIATOR, ep,
+                MemorySegment.NULL, connect, remoteInbox + BG_OFFSET, remoteRkey, spec, postedOut);
+    }
+
+    /**
+     * The receiver's check of a background region it owns after the
+     * sender's streams completed: slots that do not hold the last value
+     * their stream sent (marrow_gda_loaded_check_slots).
+     */
+    public static long checkSlots(MemorySegment inbox, long[] posted) {
+        if (posted.length == 0) {
+            return 0;
+        }
+        if (inbox.byteSize() < inboxBytes(posted.length)) {
+            throw new IllegalArgumentException("inbox of " + inbox.byteSize() + " bytes holds no background region of "
+                    + posted.length + " streams");
+        }
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment p = a.allocateFrom(JAVA_LONG, posted);
+            return (long) LoadedFfi.CHECK_SLOTS.invokeExact(inbox.address() + BG_OFFSET, posted.length, p);
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new MarrowException("marrow_gda_loaded_check_slots failed: " + t, t);
+        }
+    }
+
+    private static Run run(SoftNic nic, boolean cuda, int cudaDevice, int role, MemorySegment probeEp,
+                           MemorySegment peerEp, java.util.function.Consumer<QueuePair> connect, long dstAddr,
+                           int dstRkey, Spec spec, long[] postedOut) {
         try (Arena a = Arena.ofConfined()) {
             int n = spec.streams();
-            MemoryRegion dst = nic.registerMemory(Arena.ofAuto().allocate(8L * LoadedFfi.SLOTS * Math.max(1, n), 4096),
-                    Access.LOCAL_WRITE | Access.REMOTE_WRITE);
             MemorySegment bgEps = MemorySegment.NULL;
             if (spec.queue() == Queue.RESERVED && n > 0) {
                 StructLayout el = GdaLayouts.ENDPOINT;
@@ -85,16 +152,18 @@ public final class GdaLoaded {
                 for (int k = 0; k < n; k++) {
                     CompletionQueue cq = nic.createCompletionQueue(8, false, false);
                     QueuePair q = nic.createQueuePair(QueuePair.Config.of(cq).withLogSqWqebbs(8).withMaxInlineData(64));
-                    q.connect(q); // loops back: the destination is on this NIC
+                    connect.accept(q); // one process: loops back; two: to the other process's QP over the wire
                     MemorySegment ep = MiniGda.endpoint(a, Nic.SOFTNIC, Placement.HOST, MiniGda.qpView(a, q),
                             MiniGda.cqView(a, cq), new MiniGda.Buffers(0, 0, 0, 0, 0, 0, 0));
                     MemorySegment.copy(ep, 0, bgEps, el.byteSize() * k, el.byteSize());
                 }
             }
+            MemorySegment posted = n > 0 ? a.allocate(JAVA_LONG, n) : MemorySegment.NULL;
             StructLayout cl = LoadedFfi.CONFIG;
             MemorySegment cfg = CStruct.allocate(a, cl);
             setInt(cfg, cl, "ordering", spec.ordering().code());
             setInt(cfg, cl, "queue", spec.queue() == Queue.SHARED ? LoadedFfi.SHARED : LoadedFfi.RESERVED);
+            setInt(cfg, cl, "role", role);
             setInt(cfg, cl, "bg_streams", n);
             setInt(cfg, cl, "bg_window", spec.window());
             setInt(cfg, cl, "bg_signal_every", spec.signalEvery());
@@ -102,23 +171,28 @@ public final class GdaLoaded {
             setLong(cfg, cl, "iters", spec.iters());
             setLong(cfg, cl, "warmup", spec.warmup());
             setLong(cfg, cl, "timeout_ns", spec.timeoutNs());
-            setLong(cfg, cl, "bg_dst_addr", dst.address());
-            setLong(cfg, cl, "bg_dst_len", 8L * LoadedFfi.SLOTS * Math.max(1, n));
-            setInt(cfg, cl, "bg_dst_rkey", dst.rkey());
+            setLong(cfg, cl, "bg_dst_addr", dstAddr);
+            setLong(cfg, cl, "bg_dst_len", bgBytes(n));
+            setInt(cfg, cl, "bg_dst_rkey", dstRkey);
+            setLong(cfg, cl, "bg_posted_addr", posted.address());
             StructLayout rl = LoadedFfi.RESULT;
             MemorySegment res = CStruct.allocate(a, rl);
             MemorySegment ns = a.allocate(JAVA_LONG, spec.iters());
-            setInt(cfg, cl, "cuda_device", g.setup().cudaDevice());
+            setInt(cfg, cl, "cuda_device", cudaDevice);
             int rc = cuda
-                    ? (int) LoadedFfi.Cuda.CUDA_RUN.invokeExact(cfg, g.initiatorEndpoint(), g.peerEndpoint(), bgEps, ns, res)
-                    : (int) LoadedFfi.CPU_RUN.invokeExact(cfg, g.initiatorEndpoint(), g.peerEndpoint(), bgEps, ns, res);
+                    ? (int) LoadedFfi.Cuda.CUDA_RUN.invokeExact(cfg, probeEp, peerEp, bgEps, ns, res)
+                    : (int) LoadedFfi.CPU_RUN.invokeExact(cfg, probeEp, peerEp, bgEps, ns, res);
+            if (postedOut != null && n > 0) {
+                MemorySegment.copy(posted, JAVA_LONG, 0, postedOut, 0, Math.min(n, postedOut.length));
+            }
             long slotErrors = getLong(res, rl, "bg_slot_errors");
             long probeErrors = getLong(res, rl, "probe_errors");
             if (rc != 0 && slotErrors == 0 && probeErrors == 0) {
                 (cuda ? GdaFfi.Cuda.LIB : GdaFfi.Host.LIB).check(rc,
                         cuda ? "marrow_gda_loaded_cuda_run" : "marrow_gda_loaded_cpu_run");
             }
-            return new Run(spec, ns.toArray(JAVA_LONG), getLong(res, rl, "timed_ns"), getLong(res, rl, "bg_in_window"),
+            long[] samples = role == LoadedFfi.ROLE_RESPONDER ? new long[0] : ns.toArray(JAVA_LONG);
+            return new Run(spec, samples, getLong(res, rl, "timed_ns"), getLong(res, rl, "bg_in_window"),
                     getLong(res, rl, "bg_posted"), slotErrors, probeErrors);
         } catch (RuntimeException | Error e) {
             throw e;

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.gda;
 
+import dev.marrow.api.softnic.ShmWire;
 import dev.marrow.api.softnic.SoftNic;
 import dev.marrow.mlx5.Mlx5Device;
 import dev.marrow.mlx5.Mlx5MemoryRegion;
 import dev.marrow.mlx5.HardwareQueuePair;
 import dev.marrow.mlx5.PeerExchange;
+import dev.marrow.mlx5.PeerInfo;
 
 import java.lang.foreign.MemorySegment;
 import java.util.List;
@@ -96,9 +98,11 @@ sealed interface GdaMode {
      * another process on this host (--peer on --nic softnic,
      * docs/design/two-process.md). The inbox lies in this process's wire
      * segment; nic.close() tears the wire down before the arena goes.
+     * peerWire and remote (the peer's QPN, inbox and rkey) let a loaded run
+     * connect background QPs of its own to the peer's QP.
      */
     record SoftNicPeer(SoftNic nic, PeerExchange exchange, String connection, MemorySegment ep, MemorySegment inbox,
-                       Map<String, Object> peerEnv) implements TwoSided {
+                       Map<String, Object> peerEnv, ShmWire.Peer peerWire, PeerInfo remote) implements TwoSided {
         public MemorySegment initiator() {
             return ep;
         }

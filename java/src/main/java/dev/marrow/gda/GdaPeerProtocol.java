@@ -47,11 +47,49 @@ public final class GdaPeerProtocol {
     /** RUN payload: seq u32, experiment u16, ordering u16, payload u16, reserved u16, size u32, iters u32,
      *  warmup u32, reserved u32, timeout_ns u64. */
     static final int RUN_LEN = 36;
+    /** A loaded RUN: the RUN payload, then streams u32, queue u16, reserved u16, window u32, signal_every u32,
+     *  pace u64. A responder of a Marrow without it refuses the longer RUN (READY !ok naming the lengths). */
+    static final int LOADED_EXT_LEN = 24;
+    static final int STREAMS_HEAD = 16;
     static final int DONE_LEN = 16;
     /** Messages are cut to this many UTF-8 bytes (frames are at most 4 KiB). */
     static final int MAX_TEXT = 2048;
 
-    public record Run(int seq, GdaRunSpec spec) {
+    /**
+     * @param loaded null for a plain run; else the background of a loaded round trip
+     *               (gda loaded across two processes, docs/design/two-process.md section 11)
+     */
+    public record Run(int seq, GdaRunSpec spec, Loaded loaded) {
+        public Run(int seq, GdaRunSpec spec) {
+            this(seq, spec, null);
+        }
+    }
+
+    /**
+     * The extension a loaded round trip's RUN carries after the plain RUN
+     * payload: both sides run this background toward the other.
+     */
+    public record Loaded(GdaLoaded.Queue queue, int streams, int window, int signalEvery, long paceMsgsPerS) {
+        /** The native run spec of one side (the probe's ordering, iterations and wait bound from spec). */
+        public GdaLoaded.Spec spec(GdaRunSpec run) {
+            return new GdaLoaded.Spec(run.ordering(), queue, streams, paceMsgsPerS, window, signalEvery, run.iters(),
+                    run.warmup(), run.timeoutNs());
+        }
+    }
+
+    /** STREAMS: each background stream's WRITE count (all completed) and the span the streams ran. */
+    public record Streams(int seq, long spanNs, long[] posted) {
+        public long total() {
+            long t = 0;
+            for (long p : posted) {
+                t += p;
+            }
+            return t;
+        }
+    }
+
+    /** The initiator's view of a loaded run across two processes. */
+    public record LoadedOutcome(GdaLoaded.Run run, Report report, Streams peer) {
     }
 
     public record Ready(int seq, boolean ok, String reason) {
@@ -100,6 +138,24 @@ public final class GdaPeerProtocol {
 
         /** The inbox the initiator writes into, as this process sees it. */
         MemorySegment inbox();
+
+        /** Why this side cannot serve a loaded round trip (spec of this side), or null. */
+        default String loadedRefusal(GdaLoaded.Spec spec) {
+            return "this responder serves no loaded round trips (gda loaded across processes runs on the software "
+                    + "NIC's wire)";
+        }
+
+        /**
+         * Loaded round trip: answer warmup + iters pings while this side's own background streams post toward
+         * the initiator; their counts go into posted. Must return, not throw.
+         */
+        default LoadedServed serveLoaded(GdaLoaded.Spec spec, long[] posted) {
+            return new LoadedServed(new Served(Status.EINVAL.code(), 0, loadedRefusal(spec)), 0);
+        }
+    }
+
+    /** The responder's side of a loaded run: its answers and the span its streams ran. */
+    public record LoadedServed(Served served, long spanNs) {
     }
 
     // ---- codecs ------------------------------------------------------------
@@ -110,10 +166,17 @@ public final class GdaPeerProtocol {
                 .putInt(s.size()).putInt(s.iters()).putInt(s.warmup()).putInt(0).putLong(s.timeoutNs()).array();
     }
 
+    public static byte[] encodeLoadedRun(int seq, GdaRunSpec s, Loaded l) {
+        return ByteBuffer.allocate(RUN_LEN + LOADED_EXT_LEN).put(encodeRun(seq, s)).putInt(l.streams())
+                .putShort((short) (l.queue() == GdaLoaded.Queue.SHARED ? 0 : 1)).putShort((short) 0)
+                .putInt(l.window()).putInt(l.signalEvery()).putLong(l.paceMsgsPerS()).array();
+    }
+
     public static Run decodeRun(byte[] p) {
-        if (p.length != RUN_LEN) {
+        if (p.length != RUN_LEN && p.length != RUN_LEN + LOADED_EXT_LEN) {
             throw new PeerExchangeException("RUN message of version " + PeerMessages.VERSION + " has " + RUN_LEN
-                    + " payload bytes, the peer sent " + p.length);
+                    + " payload bytes, the peer sent " + p.length + " (a loaded round trip's RUN has "
+                    + (RUN_LEN + LOADED_EXT_LEN) + ")");
         }
         ByteBuffer b = ByteBuffer.wrap(p);
         int seq = b.getInt();
@@ -127,12 +190,61 @@ public final class GdaPeerProtocol {
         b.getInt();
         long timeout = b.getLong();
         try {
-            return new Run(seq, new GdaRunSpec(byCode(Experiment.values(), exp, "experiment"),
+            GdaRunSpec spec = new GdaRunSpec(byCode(Experiment.values(), exp, "experiment"),
                     byCode(Ordering.values(), ord, "ordering"), byCode(Payload.values(), pay, "payload"), size, iters,
-                    warmup, timeout));
+                    warmup, timeout);
+            if (!b.hasRemaining()) {
+                return new Run(seq, spec);
+            }
+            long streams = Integer.toUnsignedLong(b.getInt());
+            int queue = Short.toUnsignedInt(b.getShort());
+            int reserved = Short.toUnsignedInt(b.getShort());
+            int window = b.getInt();
+            int every = b.getInt();
+            long pace = b.getLong();
+            if (spec.experiment() != Experiment.ROUND_TRIP || spec.payload() != Payload.INLINE || spec.size() != 8
+                    || queue > 1 || reserved != 0 || streams > dev.marrow.gda.internal.LoadedFfi.MAX_STREAMS) {
+                throw new IllegalArgumentException("a loaded run is an 8-byte inline round trip with queue 0/1 and "
+                        + "at most " + dev.marrow.gda.internal.LoadedFfi.MAX_STREAMS + " streams (got " + spec
+                        .experiment() + " " + spec.payload() + " " + spec.size() + " B, queue " + queue + ", "
+                        + streams + " streams)");
+            }
+            Loaded l = new Loaded(queue == 0 ? GdaLoaded.Queue.SHARED : GdaLoaded.Queue.RESERVED, (int) streams,
+                    window, every, pace);
+            l.spec(spec); // the native spec's checks: window, signal-every, pace
+            return new Run(seq, spec, l);
         } catch (IllegalArgumentException e) {
             throw new PeerExchangeException("peer sent an invalid RUN: " + e.getMessage(), e);
         }
+    }
+
+    public static byte[] encodeStreams(Streams s) {
+        ByteBuffer b = ByteBuffer.allocate(STREAMS_HEAD + 8 * s.posted().length).putInt(s.seq())
+                .putInt(s.posted().length).putLong(s.spanNs());
+        for (long p : s.posted()) {
+            b.putLong(p);
+        }
+        return b.array();
+    }
+
+    public static Streams decodeStreams(byte[] p, int expectStreams) {
+        if (p.length != STREAMS_HEAD + 8L * expectStreams) {
+            throw new PeerExchangeException("STREAMS message for " + expectStreams + " streams has "
+                    + (STREAMS_HEAD + 8L * expectStreams) + " payload bytes, the peer sent " + p.length);
+        }
+        ByteBuffer b = ByteBuffer.wrap(p);
+        int seq = b.getInt();
+        int n = b.getInt();
+        long span = b.getLong();
+        long[] posted = new long[expectStreams];
+        for (int k = 0; k < posted.length; k++) {
+            posted[k] = b.getLong();
+        }
+        if (n != expectStreams || span < 0 || java.util.Arrays.stream(posted).anyMatch(v -> v < 0)) {
+            throw new PeerExchangeException("peer sent an invalid STREAMS (" + n + " streams, expected "
+                    + expectStreams + ", span " + span + " ns)");
+        }
+        return new Streams(seq, span, posted);
     }
 
     private static <E extends CEnum> E byCode(E[] values, int code, String what) {
@@ -280,6 +392,75 @@ public final class GdaPeerProtocol {
     }
 
     /**
+     * The initiator's side of a loaded round trip across two processes:
+     * prepare (clear this side's inbox: the responder's background lands
+     * there from READY on) before the RUN; the local run (probe and this
+     * side's background); DONE and this side's STREAMS; the responder's
+     * REPORT (its check of the probe word and of this side's background
+     * slots) and its STREAMS, for the caller's check of the responder's
+     * background in this side's inbox.
+     */
+    public static LoadedOutcome initiateLoaded(PeerExchange x, int seq, GdaRunSpec spec, Loaded l, Runnable prepare,
+                                               Function<long[], GdaLoaded.Run> local) {
+        prepare.run();
+        x.sendMessage(PeerMessages.TYPE_GDA_RUN, encodeLoadedRun(seq, spec, l), "RUN " + seq);
+        Ready ready = decodeReady(x.receiveMessage(PeerMessages.TYPE_GDA_READY, "READY for run " + seq));
+        step(seq, ready.seq(), "READY");
+        if (!ready.ok()) {
+            throw new PeerExchangeException("the responder " + x.peerName() + " refused loaded run " + seq + ": "
+                    + ready.reason() + (ready.reason().contains("payload bytes") ? " (a Marrow without two-process "
+                    + "gda loaded refuses the longer RUN: run the same Marrow on both sides)" : ""));
+        }
+        long[] posted = new long[l.streams()];
+        GdaLoaded.Run run = null;
+        RuntimeException error = null;
+        long t0 = System.nanoTime();
+        try {
+            run = local.apply(posted);
+        } catch (RuntimeException e) {
+            error = e;
+        }
+        long span = System.nanoTime() - t0;
+        int status = error == null ? 0 : error instanceof NativeException n ? n.status() : Status.EIO.code();
+        long itersDone = error == null ? (long) spec.iters() + spec.warmup() : 0;
+        Report rep;
+        Streams peer;
+        try {
+            x.sendMessage(PeerMessages.TYPE_GDA_DONE, encodeDone(new Done(seq, status, itersDone)), "DONE " + seq);
+            x.sendMessage(PeerMessages.TYPE_GDA_STREAMS, encodeStreams(new Streams(seq, span, posted)),
+                    "STREAMS " + seq);
+            rep = decodeReport(x.receiveMessage(PeerMessages.TYPE_GDA_REPORT, "REPORT of run " + seq));
+            step(seq, rep.seq(), "REPORT");
+            peer = decodeStreams(x.receiveMessage(PeerMessages.TYPE_GDA_STREAMS, "STREAMS of run " + seq),
+                    l.streams());
+            step(seq, peer.seq(), "STREAMS");
+        } catch (PeerExchangeException e) {
+            if (error != null) { // the local failure is the first error; the lost report comes second
+                error.addSuppressed(e);
+                throw error;
+            }
+            throw e;
+        }
+        if (rep.serveStatus() != 0) { // both sides' words: each waits on the other, either may have stalled first
+            NativeException p = new NativeException(rep.serveStatus(), statusWord(rep.serveStatus()),
+                    "the responder's side of the loaded run at " + x.peerName(), rep.message()
+                    + (error != null ? "; this side (initiator): " + error.getMessage() : ""));
+            if (error != null) {
+                p.addSuppressed(error);
+            }
+            throw p;
+        }
+        if (error != null) {
+            throw error;
+        }
+        if (!rep.checked()) {
+            throw new PeerExchangeException("the responder did not check its inbox after run " + seq + ": "
+                    + rep.message());
+        }
+        return new LoadedOutcome(run, rep, peer);
+    }
+
+    /**
      * The responder's loop: serves RUNs until the initiator's closing
      * barrier (answered here), then returns how many runs were served.
      * log receives one line per run.
@@ -305,6 +486,12 @@ public final class GdaPeerProtocol {
                 throw e;
             }
             GdaRunSpec spec = run.spec();
+            if (run.loaded() != null) {
+                if (serveLoaded(x, r, run, log)) {
+                    served++;
+                }
+                continue;
+            }
             String why = r.refusal(spec);
             if (why != null) {
                 x.sendMessage(PeerMessages.TYPE_GDA_READY, encodeReady(run.seq(), false, why), "READY");
@@ -331,6 +518,56 @@ public final class GdaPeerProtocol {
                     + (checked ? (errs == 0 ? "inbox holds the final iteration's bytes" : "inbox WRONG (payload error)")
                     : "not checked") + (sv.status() != 0 ? "; peer role failed: " + sv.message() : ""));
         }
+    }
+
+    /** One loaded run on the responder: READY, answers + background, DONE/STREAMS in, check, REPORT/STREAMS out. */
+    private static boolean serveLoaded(PeerExchange x, Responder r, Run run, Consumer<String> log) {
+        GdaRunSpec spec = run.spec();
+        GdaLoaded.Spec ls = run.loaded().spec(spec);
+        String why = r.refusal(spec);
+        if (why == null) {
+            why = r.loadedRefusal(ls);
+        }
+        if (why != null) {
+            x.sendMessage(PeerMessages.TYPE_GDA_READY, encodeReady(run.seq(), false, why), "READY");
+            log.accept("refused loaded run " + run.seq() + ": " + why);
+            return false;
+        }
+        r.prepare(spec);
+        x.sendMessage(PeerMessages.TYPE_GDA_READY, encodeReady(run.seq(), true, ""), "READY");
+        long[] posted = new long[ls.streams()];
+        LoadedServed sv = r.serveLoaded(ls, posted);
+        Done d = decodeDone(x.receiveMessage(PeerMessages.TYPE_GDA_DONE, "DONE of run " + run.seq()));
+        step(run.seq(), d.seq(), "DONE");
+        Streams theirs = decodeStreams(x.receiveMessage(PeerMessages.TYPE_GDA_STREAMS, "STREAMS of run " + run.seq()),
+                ls.streams());
+        step(run.seq(), theirs.seq(), "STREAMS");
+        boolean checked = d.status() == 0 && d.itersDone() > 0;
+        long probeErr = 0;
+        long slotErr = 0;
+        if (checked) {
+            probeErr = GdaPattern.holds(r.inbox(), spec.size(), d.itersDone() - 1) ? 0 : 1;
+            slotErr = GdaLoaded.checkSlots(r.inbox(), theirs.posted());
+        }
+        String msg = sv.served().message();
+        if (!checked) {
+            msg = (msg.isEmpty() ? "" : msg + "; ") + "inbox not checked: the initiator's run failed (status "
+                    + d.status() + ")";
+        } else if (probeErr + slotErr > 0) {
+            msg = (msg.isEmpty() ? "" : msg + "; ") + (probeErr > 0 ? "probe word wrong; " : "") + slotErr
+                    + " of the initiator's background slots wrong";
+        }
+        x.sendMessage(PeerMessages.TYPE_GDA_REPORT, encodeReport(new Report(run.seq(), sv.served().status(),
+                sv.served().peerPosts(), checked, probeErr + slotErr, msg)), "REPORT");
+        x.sendMessage(PeerMessages.TYPE_GDA_STREAMS, encodeStreams(new Streams(run.seq(), sv.spanNs(), posted)),
+                "STREAMS");
+        log.accept("loaded run " + run.seq() + " (" + ls.streams() + " background streams each way, "
+                + ls.queue().label() + " queue" + (ls.paceMsgsPerS() > 0 ? ", pace " + ls.paceMsgsPerS() + " msg/s"
+                : "") + "): answered " + sv.served().peerPosts() + " pings, posted " + new Streams(0, 0, posted).total()
+                + " background WRITEs; " + (checked ? (probeErr + slotErr == 0
+                ? "inbox holds the final probe word and the initiator's background" : "inbox WRONG: " + msg)
+                : "not checked") + (sv.served().status() != 0 ? "; this side failed: " + sv.served().message() : ""));
+        return true;
     }
 
     static String describe(GdaRunSpec s) {

@@ -228,7 +228,8 @@ public final class MiniGda implements AutoCloseable {
                             remote.rkey()), true);
             String conn = String.format("softnic QP 0x%x <-> peer process QP 0x%x over shared-memory wire %s "
                     + "(%s, peer %s)", qp.qpn(), remote.qpn(), peerWire, o.role(), x.peerName());
-            return new MiniGda(setup, arena, new GdaMode.SoftNicPeer(nic, x, conn, ep, in.memory(), peerEnv));
+            return new MiniGda(setup, arena, new GdaMode.SoftNicPeer(nic, x, conn, ep, in.memory(), peerEnv, pw,
+                    remote));
         } catch (RuntimeException e) {
             if (x != null) {
                 x.close();
@@ -635,6 +636,55 @@ public final class MiniGda implements AutoCloseable {
     }
 
     /**
+     * gda loaded across two processes of one host (software NIC wire),
+     * initiator: the probe and this side's background streams (CPU threads,
+     * or GPU blocks with target cuda), the responder answering the probe with its own background
+     * streams toward this side (docs/design/two-process.md section 11).
+     * The result's background slot errors are those of the responder's
+     * streams in this side's inbox plus those the responder found of ours.
+     */
+    public GdaPeerProtocol.LoadedOutcome runLoaded(GdaLoaded.Spec spec) {
+        if (closed) {
+            throw new IllegalStateException("MiniGda is closed");
+        }
+        if (!(mode instanceof GdaMode.SoftNicPeer sp) || setup.mlx5().role() == PeerRole.RESPONDER) {
+            throw new UnsupportedOperationException("runLoaded() is the initiator's side of a two-process software "
+                    + "NIC session (one process: GdaLoaded.run)");
+        }
+        if (peerDone) {
+            throw new IllegalStateException("the closing barrier with the responder was passed: no more runs");
+        }
+        if (GdaLoaded.inboxBytes(spec.streams()) > Math.min(sp.inbox().byteSize(), sp.remote().len())) {
+            throw new IllegalArgumentException(spec.streams() + " background streams need inboxes of "
+                    + GdaLoaded.inboxBytes(spec.streams()) + " bytes; this side has " + sp.inbox().byteSize()
+                    + ", the peer " + sp.remote().len());
+        }
+        if (spec.iters() > Integer.MAX_VALUE || spec.warmup() > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("two processes: iters and warmup must fit the RUN message");
+        }
+        GdaRunSpec run = new GdaRunSpec(Experiment.ROUND_TRIP, spec.ordering(), Payload.INLINE, 8, (int) spec.iters(),
+                (int) spec.warmup(), spec.timeoutNs());
+        GdaPeerProtocol.Loaded ext = new GdaPeerProtocol.Loaded(spec.queue(), spec.streams(), spec.window(),
+                spec.signalEvery(), spec.paceMsgsPerS());
+        return GdaPeerProtocol.initiateLoaded(sp.exchange(), ++runSeq, run, ext, () -> sp.inbox().fill((byte) 0),
+                posted -> GdaLoaded.runSide(sp.nic(), false, setup.target() == Target.CUDA, setup.cudaDevice(), sp.ep(),
+                        q -> sp.peerWire().connect(q, sp.remote().qpn()),
+                        sp.remote().addr(), sp.remote().rkey(), spec, posted));
+    }
+
+    /**
+     * The inbox of this side of a two-process session (where the peer's
+     * writes land): a loaded run's caller checks the responder's background
+     * in it ({@link GdaLoaded#checkSlots}).
+     */
+    public MemorySegment peerInbox() {
+        if (!(mode instanceof GdaMode.TwoSided t)) {
+            throw new IllegalStateException("one process: no peer");
+        }
+        return t.inbox();
+    }
+
+    /**
      * Two hosts, responder: serves the initiator's runs (the round trip's
      * peer role on this GPU; after every run, the check of the final bytes
      * in this side's inbox) until the initiator's closing barrier, then
@@ -675,6 +725,35 @@ public final class MiniGda implements AutoCloseable {
             @Override
             public MemorySegment inbox() {
                 return inboxA;
+            }
+
+            @Override
+            public String loadedRefusal(GdaLoaded.Spec spec) {
+                if (!(peer instanceof GdaMode.SoftNicPeer)) {
+                    return GdaPeerProtocol.Responder.super.loadedRefusal(spec);
+                }
+                if (GdaLoaded.inboxBytes(spec.streams()) > inboxA.byteSize()) {
+                    return spec.streams() + " background streams need an inbox of "
+                            + GdaLoaded.inboxBytes(spec.streams()) + " bytes, this side's has " + inboxA.byteSize();
+                }
+                return null;
+            }
+
+            @Override
+            public GdaPeerProtocol.LoadedServed serveLoaded(GdaLoaded.Spec spec, long[] posted) {
+                GdaMode.SoftNicPeer sp = (GdaMode.SoftNicPeer) peer;
+                try {
+                    GdaLoaded.Run r = GdaLoaded.runSide(sp.nic(), true, false, 0, sp.ep(),
+                            q -> sp.peerWire().connect(q, sp.remote().qpn()), sp.remote().addr(), sp.remote().rkey(),
+                            spec, posted);
+                    return new GdaPeerProtocol.LoadedServed(new GdaPeerProtocol.Served(0,
+                            spec.iters() + spec.warmup(), ""), r.timedNs());
+                } catch (NativeException e) {
+                    return new GdaPeerProtocol.LoadedServed(new GdaPeerProtocol.Served(e.status(), 0, e.getMessage()), 0);
+                } catch (RuntimeException e) {
+                    return new GdaPeerProtocol.LoadedServed(new GdaPeerProtocol.Served(Status.EIO.code(), 0,
+                            "the responder's loaded run failed: " + e), 0);
+                }
             }
         }, log);
         peerDone = true; // the closing barrier was answered inside

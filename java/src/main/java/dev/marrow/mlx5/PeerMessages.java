@@ -45,6 +45,8 @@ public final class PeerMessages {
     /** The two-process mini-proxy (docs/design/two-process.md section 9). */
     public static final int TYPE_PROXY_SETUP = 9;
     public static final int TYPE_PROXY_REPORT = 10;
+    /** gda loaded across two processes: one side's background counts (docs/design/two-process.md section 11). */
+    public static final int TYPE_GDA_STREAMS = 11;
     static final int HEADER = 8;
     static final int INFO_BODY = HEADER + 48;
     static final int BARRIER_BODY = HEADER + 4;

@@ -447,6 +447,174 @@ class GdaPeerProtocolTest {
         assertMsg(() -> PeerMessages.decodeFrame(new byte[5]), "shorter than the 8-byte header");
     }
 
+    // ---- gda loaded across two processes (docs/design/two-process.md section 11) ----
+
+    /** The probe of a loaded run: an 8-byte inline round trip. */
+    static GdaRunSpec loadedSpec() {
+        GdaRunSpec r = spec(Experiment.ROUND_TRIP, 8);
+        return new GdaRunSpec(r.experiment(), r.ordering(), Payload.INLINE, 8, r.iters(), r.warmup(), r.timeoutNs());
+    }
+
+    static final GdaPeerProtocol.Loaded LOADED = new GdaPeerProtocol.Loaded(GdaLoaded.Queue.RESERVED, 2, 64, 16,
+            30_000_000L);
+
+    /** A responder that serves loaded runs: its own streams "posted" 5 and 7, nothing run natively. */
+    static final class LoadedResponder implements GdaPeerProtocol.Responder {
+        final FakeResponder base;
+        final List<GdaLoaded.Spec> served = Collections.synchronizedList(new ArrayList<>());
+
+        LoadedResponder(MemorySegment inbox) {
+            base = new FakeResponder(inbox);
+        }
+
+        public String refusal(GdaRunSpec s) {
+            return base.refusal(s);
+        }
+
+        public void prepare(GdaRunSpec s) {
+            base.prepare(s);
+        }
+
+        public GdaPeerProtocol.Served serve(GdaRunSpec s) {
+            return base.serve(s);
+        }
+
+        public MemorySegment inbox() {
+            return base.inbox();
+        }
+
+        @Override
+        public String loadedRefusal(GdaLoaded.Spec spec) {
+            return null;
+        }
+
+        @Override
+        public GdaPeerProtocol.LoadedServed serveLoaded(GdaLoaded.Spec spec, long[] posted) {
+            served.add(spec);
+            posted[0] = 5;
+            posted[1] = 7;
+            return new GdaPeerProtocol.LoadedServed(new GdaPeerProtocol.Served(0, spec.iters() + spec.warmup(), ""),
+                    1_000_000);
+        }
+    }
+
+    private static GdaLoaded.Run fakeLoaded(GdaRunSpec s) {
+        return new GdaLoaded.Run(LOADED.spec(s), new long[] {1}, 1, 0, 0, 0, 0);
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void aLoadedRunCarriesTheBackgroundBothWaysAndTheResponderChecksItsInbox() {
+        assertTimeoutPreemptively(BOUND, () -> {
+            try (Arena a = Arena.ofShared()) {
+                MemorySegment inbox = a.allocate(GdaLoaded.inboxBytes(2), 4096);
+                LoadedResponder r = new LoadedResponder(inbox);
+                List<String> log = Collections.synchronizedList(new ArrayList<>());
+                CompletableFuture<Integer>[] served = new CompletableFuture[1];
+                GdaRunSpec s = loadedSpec();
+                List<GdaPeerProtocol.LoadedOutcome> out = sessionOf(r, log, x -> {
+                    List<GdaPeerProtocol.LoadedOutcome> l = new ArrayList<>();
+                    // 1: the final probe word lands, this side's streams posted nothing: clean
+                    l.add(GdaPeerProtocol.initiateLoaded(x, 1, s, LOADED, () -> { }, posted -> {
+                        write(inbox, 8, (long) s.iters() + s.warmup() - 1);
+                        return fakeLoaded(s);
+                    }));
+                    // 2: this side claims 3 WRITEs of stream 0 that never landed: the responder finds 3 wrong slots
+                    l.add(GdaPeerProtocol.initiateLoaded(x, 2, s, LOADED, () -> { }, posted -> {
+                        write(inbox, 8, (long) s.iters() + s.warmup() - 1);
+                        posted[0] = 3;
+                        return fakeLoaded(s);
+                    }));
+                    x.barrier();
+                    return l;
+                }, served);
+                assertEquals(2, served[0].get(5, TimeUnit.SECONDS));
+                assertEquals(LOADED.spec(s), r.served.getFirst(), "the background spec arrived whole");
+                GdaPeerProtocol.LoadedOutcome ok = out.get(0);
+                assertEquals(0, ok.report().payloadErrors(), ok.report().message());
+                assertEquals((long) s.iters() + s.warmup(), ok.report().peerPosts());
+                assertEquals(12, ok.peer().total(), "the responder's stream counts");
+                assertEquals(1_000_000, ok.peer().spanNs());
+                GdaPeerProtocol.LoadedOutcome bad = out.get(1);
+                assertEquals(3, bad.report().payloadErrors(), bad.report().message());
+                assertTrue(bad.report().message().contains("3 of the initiator's background slots wrong"),
+                        bad.report().message());
+                assertTrue(log.get(0).contains("inbox holds the final probe word"), log.get(0));
+            }
+        });
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void aResponderThatServesNoLoadedRunsRefusesItWithTheReason() {
+        assertTimeoutPreemptively(BOUND, () -> {
+            try (Arena a = Arena.ofShared()) {
+                FakeResponder r = new FakeResponder(a.allocate(64, 64));
+                CompletableFuture<Integer>[] served = new CompletableFuture[1];
+                GdaRunSpec s = loadedSpec();
+                RuntimeException e = session(r, new ArrayList<>(), x -> {
+                    RuntimeException t = assertThrows(PeerExchangeException.class, () ->
+                            GdaPeerProtocol.initiateLoaded(x, 1, s, LOADED, () -> { }, p -> fakeLoaded(s)));
+                    x.barrier(); // the session goes on after a refusal
+                    return t;
+                }, served);
+                assertTrue(e.getMessage().contains("refused loaded run 1") && e.getMessage().contains(
+                        "serves no loaded round trips"), e.getMessage());
+                assertEquals(0, served[0].get(5, TimeUnit.SECONDS));
+            }
+        });
+    }
+
+    /** session() for any Responder. */
+    static <T> T sessionOf(GdaPeerProtocol.Responder r, List<String> log, Function<PeerExchange, T> initiator,
+                           CompletableFuture<Integer>[] servedOut) {
+        try (PeerExchange.Listener l = PeerExchange.bind(0)) {
+            int port = l.port();
+            CompletableFuture<Integer> server = CompletableFuture.supplyAsync(() -> {
+                try (PeerExchange x = l.accept(T)) {
+                    return GdaPeerProtocol.serve(x, r, log::add);
+                }
+            });
+            servedOut[0] = server;
+            try (PeerExchange x = PeerExchange.open(PeerAddress.parse("127.0.0.1:" + port), T)) {
+                return initiator.apply(x);
+            }
+        }
+    }
+
+    @Test
+    void loadedCodecsRoundTripAndRefuseWhatTheRunnerWould() {
+        GdaRunSpec s = loadedSpec();
+        byte[] p = GdaPeerProtocol.encodeLoadedRun(9, s, LOADED);
+        assertEquals(GdaPeerProtocol.RUN_LEN + GdaPeerProtocol.LOADED_EXT_LEN, p.length);
+        GdaPeerProtocol.Run run = GdaPeerProtocol.decodeRun(p);
+        assertEquals(new GdaPeerProtocol.Run(9, s, LOADED), run);
+        assertEquals(null, GdaPeerProtocol.decodeRun(GdaPeerProtocol.encodeRun(9, s)).loaded(), "a plain RUN");
+        // what a responder without the extension says, and the length rule that makes it say so
+        assertMsg(() -> GdaPeerProtocol.decodeRun(Arrays.copyOf(p, p.length + 1)), "has 36 payload bytes, the "
+                + "peer sent 61 (a loaded round trip's RUN has 60)");
+        byte[] queue = p.clone();
+        ByteBuffer.wrap(queue).putShort(GdaPeerProtocol.RUN_LEN + 4, (short) 2);
+        assertMsg(() -> GdaPeerProtocol.decodeRun(queue), "queue 2");
+        byte[] many = p.clone();
+        ByteBuffer.wrap(many).putInt(GdaPeerProtocol.RUN_LEN, 100_000);
+        assertMsg(() -> GdaPeerProtocol.decodeRun(many), "100000 streams");
+        byte[] window = p.clone();
+        ByteBuffer.wrap(window).putInt(GdaPeerProtocol.RUN_LEN + 8, 0);
+        assertMsg(() -> GdaPeerProtocol.decodeRun(window), "invalid RUN: loaded");
+        byte[] issue = GdaPeerProtocol.encodeLoadedRun(9, spec(Experiment.ISSUE, 8), LOADED);
+        assertMsg(() -> GdaPeerProtocol.decodeRun(issue), "8-byte inline round trip");
+
+        GdaPeerProtocol.Streams st = new GdaPeerProtocol.Streams(4, 123, new long[] {1, 1L << 40});
+        GdaPeerProtocol.Streams back = GdaPeerProtocol.decodeStreams(GdaPeerProtocol.encodeStreams(st), 2);
+        assertEquals(4, back.seq());
+        assertEquals(123, back.spanNs());
+        assertTrue(Arrays.equals(st.posted(), back.posted()));
+        assertMsg(() -> GdaPeerProtocol.decodeStreams(GdaPeerProtocol.encodeStreams(st), 3), "for 3 streams");
+        byte[] neg = GdaPeerProtocol.encodeStreams(new GdaPeerProtocol.Streams(4, 0, new long[] {-1}));
+        assertMsg(() -> GdaPeerProtocol.decodeStreams(neg, 1), "invalid STREAMS");
+    }
+
     private static void assertMsg(org.junit.jupiter.api.function.Executable x, String part) {
         RuntimeException e = assertThrows(RuntimeException.class, x);
         assertTrue(e.getMessage().contains(part), "expected '" + part + "' in: " + e.getMessage());

@@ -13,6 +13,7 @@ import static dev.marrow.internal.ffi.CStruct.i64;
 import static dev.marrow.internal.ffi.CStruct.layout;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /** marrow_gda_loaded.h: structs as libmarrow_host.so describes them ({@link CStruct}) and the CPU runner. */
 public final class LoadedFfi {
@@ -22,9 +23,9 @@ public final class LoadedFfi {
     private static final NativeLib HOST = GdaFfi.Host.LIB;
 
     public static final StructLayout CONFIG = layout(HOST, "marrow_gda_loaded_config",
-            i32("ordering"), i32("queue"), i32("bg_streams"), i32("bg_window"), i32("bg_signal_every"), i32("reserved"),
+            i32("ordering"), i32("queue"), i32("bg_streams"), i32("bg_window"), i32("bg_signal_every"), i32("role"),
             i64("pace_msgs_per_s"), i64("iters"), i64("warmup"), i64("timeout_ns"), i64("bg_dst_addr"),
-            i64("bg_dst_len"), i32("bg_dst_rkey"), i32("cuda_device"));
+            i64("bg_dst_len"), i32("bg_dst_rkey"), i32("cuda_device"), i64("bg_posted_addr"));
 
     public static final StructLayout RESULT = layout(HOST, "marrow_gda_loaded_result",
             i64("probes_done"), i64("timed_ns"), i64("bg_in_window"), i64("bg_posted"), i64("bg_slot_errors"),
@@ -35,6 +36,14 @@ public final class LoadedFfi {
     public static final int MAX_STREAMS = (int) HOST.constant("MARROW_GDA_LOADED_MAX_STREAMS");
     public static final int SHARED = (int) HOST.constant("MARROW_GDA_LOADED_SHARED");
     public static final int RESERVED = (int) HOST.constant("MARROW_GDA_LOADED_RESERVED");
+    /** Roles (enum marrow_gda_loaded_role): one process, or one side of two. */
+    public static final int ROLE_BOTH = (int) HOST.constant("MARROW_GDA_LOADED_BOTH");
+    public static final int ROLE_INITIATOR = (int) HOST.constant("MARROW_GDA_LOADED_INITIATOR");
+    public static final int ROLE_RESPONDER = (int) HOST.constant("MARROW_GDA_LOADED_RESPONDER");
+
+    /** uint64 marrow_gda_loaded_check_slots(uint64 dst_addr, uint32 streams, const uint64 *posted) */
+    public static final MethodHandle CHECK_SLOTS = HOST.handle("marrow_gda_loaded_check_slots",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_INT, ADDRESS));
 
     /** int marrow_gda_loaded_cpu_run(cfg*, probe*, peer*, bg_eps*, uint64 *samples, result*) */
     public static final MethodHandle CPU_RUN = HOST.handle("marrow_gda_loaded_cpu_run",

@@ -1,0 +1,37 @@
+# SPDX-License-Identifier: Apache-2.0
+# Sourced by docs/results/h200-run.sh (helpers step, $M, $OUT). Phase gdaload2p
+# (docs/design/two-process.md section 11, docs/design/methods.md 6.3): gda
+# loaded between two processes of the H200 host over the software NIC's
+# shared-memory wire, both endpoints loaded (rank 1 answers the probe and runs
+# the same background toward rank 0), background 0,1,4, queue shared and
+# reserved: rank 0 on the GPU (--target cuda: probe and background CTAs) and
+# on CPU threads; rank 1 always answers on CPU threads. Beside them the
+# one-process numbers with the same flags. JSON lines in $OUT/gdaload2p/.
+# About 1-2 minutes; every step is bounded.
+# Records: "hardware": false, "nic_hardware": false; "gpu_hardware" true on
+# the cuda rows only. The cuda pair has not run before this phase: its first
+# result is this phase's.
+
+gdaload2p_pair() { # name rank0-target port
+  local name=$1 target=$2 port=$3 d="$OUT/gdaload2p"
+  local flags="--background 0,1,4 --queue both --iters 20000 --warmup 2000 --timeout-ms 5000 --peer-timeout-s 30"
+  # rank 1 first: it retries its connection until rank 0 listens; it answers on CPU threads whatever --target says
+  ( env RANK=1 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT="$port" timeout -k 10 80 \
+      $M gda loaded --target cpu --engine-cpu 4 $flags >"$d/$name-responder.log" 2>&1
+    echo "gdaload2p-$name-responder rc=$?" >>"$OUT/steps.txt" ) &
+  local rpid=$!
+  step "gdaload2p-$name" 80 env RANK=0 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT="$port" \
+    $M gda loaded --target "$target" --engine-cpu 2 $flags --format json -o "$d/$name.jsonl"
+  wait "$rpid"
+}
+
+phase_gdaload2p() {
+  local d="$OUT/gdaload2p"
+  mkdir -p "$d"
+  local one="--background 0,1,4 --queue both --iters 20000 --warmup 2000 --timeout-ms 5000 --engine-cpu 2"
+  step gdaload2p-single-cuda 40 $M gda loaded --target cuda $one --format json -o "$d/single-cuda.jsonl"
+  step gdaload2p-single-cpu 40 $M gda loaded --target cpu $one --format json -o "$d/single-cpu.jsonl"
+  gdaload2p_pair pair-cuda cuda 29621
+  gdaload2p_pair pair-cpu cpu 29623
+  ls /dev/shm | grep -c marrow-wire >"$d/leftover-shm-segments.txt" 2>&1
+}
