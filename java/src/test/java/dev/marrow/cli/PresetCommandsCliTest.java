@@ -80,7 +80,7 @@ class PresetCommandsCliTest {
         return recs;
     }
 
-    static void refused(CliTest.Run r, String... named) {
+    static void assertRefused(CliTest.Run r, String... named) {
         assertEquals(ExitCodes.USAGE, r.code(), r.err());
         for (String s : named) {
             assertTrue(r.err().contains(s), "names " + s + ": " + r.err());
@@ -114,9 +114,9 @@ class PresetCommandsCliTest {
     @Test
     void timerCheckRefusesAPresetNeedingAKnobItLacksEvenWithoutAGpu() {
         // --target cuda: the refusal comes before any backend is looked for
-        refused(CliTest.run("gda", "timer-check", "--target", "cuda", "--preset", "nvshmem-ibgda"),
+        assertRefused(CliTest.run("gda", "timer-check", "--target", "cuda", "--preset", "nvshmem-ibgda"),
                 "qps_per_peer = 2", "gda timer-check");
-        refused(CliTest.run("gda", "timer-check", "--preset", "uccl-ep"), "use it with marrow proxy");
+        assertRefused(CliTest.run("gda", "timer-check", "--preset", "uccl-ep"), "use it with marrow proxy");
     }
 
     // gda loaded
@@ -141,9 +141,9 @@ class PresetCommandsCliTest {
 
     @Test
     void loadedRefusesAPresetNeedingAKnobItLacksEvenWithoutAGpu() {
-        refused(CliTest.run("gda", "loaded", "--target", "cuda", "--preset", "deepep-v1"),
+        assertRefused(CliTest.run("gda", "loaded", "--target", "cuda", "--preset", "deepep-v1"),
                 "doorbell_batch = 4", "gda loaded");
-        refused(CliTest.run("gda", "loaded", "--preset", "nvshmem-ibgda-16qp"), "qps_per_peer = 16");
+        assertRefused(CliTest.run("gda", "loaded", "--preset", "nvshmem-ibgda-16qp"), "qps_per_peer = 16");
     }
 
     // proxy loaded
@@ -170,9 +170,9 @@ class PresetCommandsCliTest {
 
     @Test
     void proxyLoadedRefusesAPresetNeedingAKnobItLacks() {
-        refused(CliTest.run(with(PROXY_LOADED, "--preset", "uccl-ep")),
+        assertRefused(CliTest.run(with(PROXY_LOADED, "--preset", "uccl-ep")),
                 "proxy loaded has no rings_per_worker knob");
-        refused(CliTest.run(with(PROXY_LOADED, "--preset", "nccl-gin-proxy")), "rings_per_context");
+        assertRefused(CliTest.run(with(PROXY_LOADED, "--preset", "nccl-gin-proxy")), "rings_per_context");
     }
 
     // gda clock-sweep
@@ -204,10 +204,10 @@ class PresetCommandsCliTest {
     @Test
     void gdaClockSweepRefusesAPresetAndTouchesNoClock() {
         FakeClockController c = install();
-        refused(CliTest.run(with(new String[] {"gda", "clock-sweep", "--preset", "nvshmem-ibgda"}, SWEEP)),
+        assertRefused(CliTest.run(with(new String[] {"gda", "clock-sweep", "--preset", "nvshmem-ibgda"}, SWEEP)),
                 "qps_per_peer = 2", "gda clock-sweep");
         assertTrue(c.calls.isEmpty(), "the controller was not even asked: " + c.calls);
-        refused(CliTest.run("gda", "clock-sweep", "--preset", "nccl-gin-gdaki", "--fit-only", "x.jsonl"),
+        assertRefused(CliTest.run("gda", "clock-sweep", "--preset", "nccl-gin-gdaki", "--fit-only", "x.jsonl"),
                 "--fit-only measures nothing");
     }
 
@@ -239,11 +239,11 @@ class PresetCommandsCliTest {
     @Test
     void proxyClockSweepRefusesAPresetAndTouchesNoClock() {
         FakeClockController c = install();
-        refused(CliTest.run(with(new String[] {"proxy", "clock-sweep", "--preset", "fabric-lib"}, SWEEP)),
+        assertRefused(CliTest.run(with(new String[] {"proxy", "clock-sweep", "--preset", "fabric-lib"}, SWEEP)),
                 "producer = cpu", "proxy clock-sweep");
-        refused(CliTest.run(with(new String[] {"proxy", "clock-sweep", "--preset", "uccl-ep"}, SWEEP)),
+        assertRefused(CliTest.run(with(new String[] {"proxy", "clock-sweep", "--preset", "uccl-ep"}, SWEEP)),
                 "proxy clock-sweep has no rings_per_worker knob");
-        refused(CliTest.run(with(new String[] {"proxy", "clock-sweep", "--preset", "deepep-v1"}, SWEEP)),
+        assertRefused(CliTest.run(with(new String[] {"proxy", "clock-sweep", "--preset", "deepep-v1"}, SWEEP)),
                 "use it with marrow gda");
         assertTrue(c.calls.isEmpty(), "the controller was not even asked: " + c.calls);
     }
