@@ -151,3 +151,18 @@ phase_medians5() {
       --warmup 2000 --engine-cpu 5 --cpus 6,7
   done
 }
+
+# Call 8: the last single-run latency points -- the doorbell-to-CQE time and the timer check
+# (docs/results/h200-method.md) and gda loaded across two processes with a GPU rank 0
+# (docs/results/h200-loaded.md) -- as three process runs.
+phase_medians6() {
+  mkdir -p "$OUT/medians" "$OUT/gdaload2p"
+  local i
+  rr db2cqe 75 $M gda latency --target cuda --nic softnic --engine-cpu 3 --experiments putc,db2cqe \
+    --iters 20000 --warmup 2000
+  rr timer-check 75 $M gda timer-check --target cuda --engine-cpu 3 --delay-us 50 --tolerance-us 1 \
+    --iters 5000 --warmup 500
+  for i in 1 2 3; do gdaload2p_pair "pair-cuda-run$i" cuda $((29660 + 2 * i)); done
+  step med-gdaload2p-pair-cuda-merge 30 $M merge-runs -o "$OUT/medians/gdaload2p-pair-cuda.jsonl" \
+    "$OUT/gdaload2p/pair-cuda-run1.jsonl" "$OUT/gdaload2p/pair-cuda-run2.jsonl" "$OUT/gdaload2p/pair-cuda-run3.jsonl"
+}

@@ -25,7 +25,7 @@ final class MediansDocTables {
     /** The knobs that name a point, in the order they label it. */
     static final List<String> POINT_KEYS = List.of("preset", "producer", "handoff", "ordering", "payload", "queue",
             "background_streams", "pace_msgs_per_s", "size_bytes", "producers", "engine_threads", "engine_cpus",
-            "producer_cpus", "workers", "processes");
+            "producer_cpus", "workers", "processes", "scope", "qps", "doorbell", "role");
 
     /** The measured columns, where present: latency percentiles, then the background rate actually carried. */
     static final List<String> METRIC_SUFFIXES = List.of("_p50_ns", "_p99_ns");
@@ -34,7 +34,7 @@ final class MediansDocTables {
      * Folders whose files get one generic table each: the three-run files, and the single-pass
      * two-process proxy runs (phase twoproc2; "runs" 1 there).
      */
-    static final List<String> FOLDERS = List.of("medians", "twoproc2");
+    static final List<String> FOLDERS = List.of("medians", "twoproc2", "gdaload2p");
 
     /** A message rate (software NIC rate runs): its median over the runs, like a percentile. */
     static final String RATE = "rate_mmsg_s";
@@ -83,8 +83,10 @@ final class MediansDocTables {
                 }
             }
         }
-        if (recs.stream().anyMatch(r -> r.containsKey("background_mmsg_s"))) {
-            metrics.add("background_mmsg_s");
+        for (String rate : List.of("background_mmsg_s", "peer_background_mmsg_s")) {
+            if (recs.stream().anyMatch(r -> r.containsKey(rate))) {
+                metrics.add(rate);
+            }
         }
         List<String> header = new ArrayList<>(keys);
         metrics.forEach(m -> header.add(m.replace("_ns", " ns").replace("_mmsg_s", " M msg/s").replace('_', ' ')));

@@ -37,10 +37,10 @@ class PortedDocTablesTest {
     void committedDocsEqualTheirRawFiles() throws Exception {
         assertCurrent("docs/results/h200-method.md", inputs("h200-method"));
         assertCurrent("docs/results/h200-goodput.md", inputs("h200-goodput", "h200-goodput/call5", "h200-goodput/medians", "h200-goodput/goodput9"));
-        assertCurrent("docs/results/h200-loaded.md", inputs("h200-loaded", "h200-loaded/call4", "h200-loaded/call5", "h200-loaded/medians"));
+        assertCurrent("docs/results/h200-loaded.md", inputs("h200-loaded", "h200-loaded/call4", "h200-loaded/call5", "h200-loaded/medians", "h200-loaded/gdaload2p"));
         assertCurrent("docs/results/h200-kernel-cost.md", inputs("h200-kernel-cost"));
         assertCurrent("docs/results/h200-gpu-resident.md", inputs("h200-gpu-resident/call4", "h200-gpu-resident/call5", "h200-gpu-resident/medians"));
-        assertCurrent("docs/results/h200-gda-rate.md", inputs("h200-gda-rate", "h200-gda-rate/devnic"));
+        assertCurrent("docs/results/h200-gda-rate.md", inputs("h200-gda-rate", "h200-gda-rate/devnic", "h200-gda-rate/medians"));
         assertCurrent("docs/results/h200-presets.md", inputs("h200-presets/medians", "h200-presets/presetrate",
                 "h200-presets/presetgoodput"));
         assertCurrent("docs/results/h200-two-process.md", inputs("h200-two-process/medians", "h200-two-process/twoproc2"));
