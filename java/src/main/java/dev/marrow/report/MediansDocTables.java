@@ -83,7 +83,7 @@ final class MediansDocTables {
                 }
             }
         }
-        for (String rate : List.of("background_mmsg_s", "peer_background_mmsg_s")) {
+        for (String rate : List.of("background_mmsg_s", "peer_background_mmsg_s", "shift_ns", "shift_error_ns")) {
             if (recs.stream().anyMatch(r -> r.containsKey(rate))) {
                 metrics.add(rate);
             }
