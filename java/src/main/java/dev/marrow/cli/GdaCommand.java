@@ -173,7 +173,9 @@ public final class GdaCommand {
         int cudaDevice;
 
         @Option(names = "--device", paramLabel = "NAME",
-                description = "mlx5: RDMA device, e.g. mlx5_0. Default: the first mlx5 device")
+                description = "mlx5: RDMA device, e.g. mlx5_0. Default: the mlx5 device closest to --cuda-device in "
+                        + "the PCIe tree (sysfs) where CUDA is present, else the first; records say which "
+                        + "(mlx5_device_choice)")
         String device;
 
         @Option(names = "--gid-index", paramLabel = "N", description = "mlx5: GID index. Default: automatic "
