@@ -142,6 +142,20 @@ GR_FN int gr_expired(struct gr_deadline *d, uint64_t timeout_ns)
 	return 0;
 }
 
+/* The bound of a wait on completions is on time without progress: while
+ * the QP's completed index still moves (other posters, or a slow engine on
+ * an oversubscribed host, are making headway), the deadline starts again.
+ * A stall -- a lost doorbell, a stopped engine -- still ends after
+ * timeout_ns with the queue state. */
+GR_FN void gr_progress(struct gr_deadline *d, uint32_t *last, uint32_t ci)
+{
+	if (ci != *last) {
+		*last = ci;
+		d->end = 0;
+		d->spins = 0;
+	}
+}
+
 GR_FN int gr_fail(struct gda_rate_tstats *st, int rc, uint32_t wait, uint32_t qp, uint32_t seen, uint32_t want)
 {
 	st->status = rc;
@@ -208,7 +222,7 @@ GR_FN int gr_wait_space(const struct gda_rate_ctx *c, uint32_t qi, uint32_t end,
 	struct gda_rate_qstate *s = &c->qs[qi];
 	struct gr_deadline d = {0, 0};
 	uint64_t t0 = 0;
-	uint32_t ci = gr_load_acq(&s->ci);
+	uint32_t ci = gr_load_acq(&s->ci), last = ci;
 	int rc;
 
 	if (end - ci <= c->cap)
@@ -218,6 +232,7 @@ GR_FN int gr_wait_space(const struct gda_rate_ctx *c, uint32_t qi, uint32_t end,
 	while (end - (ci = gr_load_acq(&s->ci)) > c->cap) {
 		if ((rc = gr_reap(c, qi, st)) < 0)
 			return rc;
+		gr_progress(&d, &last, ci);
 		if (rc == 0 && gr_expired(&d, c->timeout_ns))
 			return gr_fail(st, MARROW_ETIMEDOUT, GDA_RATE_WAIT_SPACE, qi, ci, end - c->cap);
 	}
@@ -230,12 +245,13 @@ GR_FN int gr_drain(const struct gda_rate_ctx *c, uint32_t qi, uint32_t end, stru
 {
 	struct gda_rate_qstate *s = &c->qs[qi];
 	struct gr_deadline d = {0, 0};
-	uint32_t ci;
+	uint32_t ci, last = gr_load_acq(&s->ci);
 	int rc;
 
 	while ((int32_t)(end - (ci = gr_load_acq(&s->ci))) > 0) {
 		if ((rc = gr_reap(c, qi, st)) < 0)
 			return rc;
+		gr_progress(&d, &last, ci);
 		if (rc == 0 && gr_expired(&d, c->timeout_ns))
 			return gr_fail(st, MARROW_ETIMEDOUT, GDA_RATE_WAIT_DRAIN, qi, ci, end);
 	}
