@@ -45,6 +45,7 @@ class PortedDocTablesTest {
                 "h200-presets/presetgoodput"));
         assertCurrent("docs/results/h200-two-process.md", inputs("h200-two-process/medians", "h200-two-process/twoproc2"));
         assertCurrent("docs/results/h200-softnic-scaling.md", inputs("h200-softnic-scaling/medians"));
+        assertCurrent("docs/results/h200-soak.md", inputs("h200-soak"));
     }
 
     @Test
