@@ -126,6 +126,7 @@ public final class DocTables {
         m.putAll(PresetRunsDocTables.tables(in));
         m.putAll(DsmTouchAbDocTables.tables(in));
         m.putAll(SoakDocTables.tables(in));
+        m.putAll(PresetLibraryDocTables.tables(in));
         if (m.isEmpty()) {
             throw new IllegalArgumentException("the --input files are not the raw files of any results doc "
                     + "(expected e.g. docs/results/h200-softnic-proxy/*.json and its run1-dbrec-triggered/*.json)");
