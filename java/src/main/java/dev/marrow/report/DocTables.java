@@ -128,6 +128,7 @@ public final class DocTables {
         m.putAll(SoakDocTables.tables(in));
         m.putAll(PresetLibraryDocTables.tables(in));
         m.putAll(SoftnicScalingDocTables.tables(in));
+        m.putAll(TwoProcessDocTables.tables(in));
         if (m.isEmpty()) {
             throw new IllegalArgumentException("the --input files are not the raw files of any results doc "
                     + "(expected e.g. docs/results/h200-softnic-proxy/*.json and its run1-dbrec-triggered/*.json)");
