@@ -125,6 +125,10 @@ public final class DocTables {
         m.putAll(MediansDocTables.tables(in));
         m.putAll(PresetRunsDocTables.tables(in));
         m.putAll(DsmTouchAbDocTables.tables(in));
+        m.putAll(SoakDocTables.tables(in));
+        m.putAll(PresetLibraryDocTables.tables(in));
+        m.putAll(SoftnicScalingDocTables.tables(in));
+        m.putAll(TwoProcessDocTables.tables(in));
         if (m.isEmpty()) {
             throw new IllegalArgumentException("the --input files are not the raw files of any results doc "
                     + "(expected e.g. docs/results/h200-softnic-proxy/*.json and its run1-dbrec-triggered/*.json)");

@@ -41,10 +41,12 @@ class PortedDocTablesTest {
         assertCurrent("docs/results/h200-kernel-cost.md", inputs("h200-kernel-cost"));
         assertCurrent("docs/results/h200-gpu-resident.md", inputs("h200-gpu-resident/call4", "h200-gpu-resident/call5", "h200-gpu-resident/medians"));
         assertCurrent("docs/results/h200-gda-rate.md", inputs("h200-gda-rate", "h200-gda-rate/devnic", "h200-gda-rate/medians"));
-        assertCurrent("docs/results/h200-presets.md", inputs("h200-presets/medians", "h200-presets/presetrate",
+        assertCurrent("docs/results/h200-presets.md", inputs("h200-presets", "h200-presets/medians", "h200-presets/presetrate",
                 "h200-presets/presetgoodput"));
-        assertCurrent("docs/results/h200-two-process.md", inputs("h200-two-process/medians", "h200-two-process/twoproc2"));
-        assertCurrent("docs/results/h200-softnic-scaling.md", inputs("h200-softnic-scaling/medians"));
+        assertCurrent("docs/results/h200-two-process.md", inputs("h200-two-process", "h200-two-process/medians", "h200-two-process/twoproc2"));
+        assertCurrent("docs/results/h200-softnic-scaling.md", inputs("h200-softnic-scaling", "h200-softnic-scaling/run3",
+                "h200-softnic-scaling/medians"));
+        assertCurrent("docs/results/h200-soak.md", inputs("h200-soak"));
     }
 
     @Test
