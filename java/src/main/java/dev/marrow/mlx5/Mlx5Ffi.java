@@ -4,8 +4,11 @@ package dev.marrow.mlx5;
 import dev.marrow.internal.ffi.EmuLayouts;
 import dev.marrow.internal.ffi.NativeLib;
 
+import dev.marrow.internal.ffi.CStruct;
+import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
 import java.lang.invoke.MethodHandle;
 import java.util.List;
@@ -112,6 +115,40 @@ public final class Mlx5Ffi {
     /** The verbs library, handshake done (for tests and diagnostics). */
     public static NativeLib verbsLib() {
         return V.LIB;
+    }
+
+    /**
+     * This side's half of the exchange for either kind of QP (verbs or DevX): fn is its
+     * {@code int f(qp, mr or NULL, struct marrow_mlx5_peer_info *out)}.
+     */
+    static PeerInfo localInfo(MethodHandle fn, String name, MemorySegment qp, Mlx5MemoryRegion mr) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment s = CStruct.allocate(a, PEER_INFO);
+            MemorySegment m = mr == null ? MemorySegment.NULL : mr.handle();
+            V.LIB.check((int) fn.invokeExact(qp, m, s), name);
+            return PeerInfo.fromNative(s);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * RESET -> INIT -> RTR -> RTS towards peer for either kind of QP: fn is its
+     * {@code int f(qp, const peer_info *, const conn_params * or NULL)}; params null = the C defaults.
+     */
+    static void connect(MethodHandle fn, String name, MemorySegment qp, PeerInfo peer, ConnParams params) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment p = a.allocate(PEER_INFO);
+            peer.toNative(p);
+            MemorySegment k = MemorySegment.NULL;
+            if (params != null) {
+                k = a.allocate(CONN_PARAMS);
+                params.toNative(k);
+            }
+            V.LIB.check((int) fn.invokeExact(qp, p, k), name);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
     }
 
     static RuntimeException rethrow(Throwable t) {

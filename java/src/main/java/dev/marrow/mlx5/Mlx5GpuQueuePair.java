@@ -99,31 +99,12 @@ public final class Mlx5GpuQueuePair implements HardwareQueuePair {
 
     @Override
     public PeerInfo localInfo(Mlx5MemoryRegion mr) {
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment s = CStruct.allocate(a, Mlx5Ffi.PEER_INFO);
-            MemorySegment m = mr == null ? MemorySegment.NULL : mr.handle();
-            Mlx5Ffi.V.LIB.check((int) Mlx5Ffi.V.GPU_QP_LOCAL_INFO.invokeExact(handle, m, s),
-                    "marrow_mlx5_gpu_qp_local_info");
-            return PeerInfo.fromNative(s);
-        } catch (Throwable t) {
-            throw Mlx5Ffi.rethrow(t);
-        }
+        return Mlx5Ffi.localInfo(Mlx5Ffi.V.GPU_QP_LOCAL_INFO, "marrow_mlx5_gpu_qp_local_info", handle, mr);
     }
 
     @Override
     public void connect(PeerInfo peer, ConnParams params) {
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment p = a.allocate(Mlx5Ffi.PEER_INFO);
-            peer.toNative(p);
-            MemorySegment k = MemorySegment.NULL;
-            if (params != null) {
-                k = a.allocate(Mlx5Ffi.CONN_PARAMS);
-                params.toNative(k);
-            }
-            Mlx5Ffi.V.LIB.check((int) Mlx5Ffi.V.GPU_QP_CONNECT.invokeExact(handle, p, k), "marrow_mlx5_gpu_qp_connect");
-        } catch (Throwable t) {
-            throw Mlx5Ffi.rethrow(t);
-        }
+        Mlx5Ffi.connect(Mlx5Ffi.V.GPU_QP_CONNECT, "marrow_mlx5_gpu_qp_connect", handle, peer, params);
     }
 
     /** Not encoded for DevX QPs (no 2RST_QP command is built): a failed run ends the session. */

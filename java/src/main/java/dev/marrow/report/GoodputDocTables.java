@@ -45,13 +45,23 @@ final class GoodputDocTables {
 
     /** One row per file of {@link #SCALING}: GB/s at every size, and the first size at 90 % of line rate. */
     private static String scaling(DocTables.Inputs in) {
-        List<String> files = in.under(SCALING);
+        return perFile(in, SCALING, "goodput vs size over several QPs, GB/s", List.of("qps", "engine_threads"),
+                List.of("QPs", "engine threads"));
+    }
+
+    /**
+     * A goodput table with one row per file of dir: the knobs named by keys (from the file's
+     * first size record), GB/s at every size any file has, and the summary record's first size at
+     * 90 % of the wire model's line rate ("none" when the summary has none, "—" without a summary).
+     */
+    static String perFile(DocTables.Inputs in, String dir, String caption, List<String> keys, List<String> labels) {
+        List<String> files = in.under(dir);
         TreeMap<Long, String> sizes = new TreeMap<>();
         Map<String, Map<Long, Map<String, Object>>> bySize = new LinkedHashMap<>();
         Map<String, Map<String, Object>> summary = new LinkedHashMap<>();
         for (String f : files) {
             Map<Long, Map<String, Object>> m = new TreeMap<>();
-            for (Map<String, Object> r : in.records(SCALING + "/" + f)) {
+            for (Map<String, Object> r : in.records(dir + "/" + f)) {
                 if (Fmt.str(r, "experiment").endsWith(".summary")) {
                     summary.put(f, r);
                 } else if (r.containsKey("size_bytes") && r.containsKey("goodput_gbps")) {
@@ -62,22 +72,22 @@ final class GoodputDocTables {
             }
             bySize.put(f, m);
         }
-        Table.Builder g = new Table.Builder("goodput vs size over several QPs, GB/s").col("file", "QPs",
-                "engine threads");
-        sizes.values().forEach(g::col);
+        Table.Builder g = new Table.Builder(caption).col("file");
+        labels.forEach(g::col);
+        sizes.values().forEach(v -> g.col(v + " GB/s"));
         g.col("first size at 90 % of line rate");
         for (String f : files) {
             Map<Long, Map<String, Object>> m = bySize.get(f);
             Map<String, Object> any = m.isEmpty() ? Map.of() : m.values().iterator().next();
-            List<String> row = new ArrayList<>(List.of(f, py(any.get("qps")), py(any.get("engine_threads"))));
+            List<String> row = new ArrayList<>(List.of(f));
+            keys.forEach(k -> row.add(py(any.get(k))));
             for (Long b : sizes.keySet()) {
                 Map<String, Object> r = m.get(b);
-                row.add(r == null ? "—" : Fmt.fixed(((Number) r.get("goodput_gbps")).doubleValue(), 4)
-                        + (Fmt.bool(r, "valid") ? "" : " INVALID"));
+                row.add(r == null ? "—" : py(r.get("goodput_gbps")) + (Fmt.bool(r, "valid") ? "" : " INVALID"));
             }
             Map<String, Object> sum = summary.get(f);
             Object first = sum == null ? null : sum.get("first_size_at_90pct_line_rate");
-            row.add(first instanceof Number n ? Fmt.size(n.longValue()) : sum == null ? "—" : "none");
+            row.add(first instanceof Number n ? Fmt.size(n.longValue()) : sum == null ? "—" : "none (never reached)");
             g.row(row);
         }
         return g.build().markdown();

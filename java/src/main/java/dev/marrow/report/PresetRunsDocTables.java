@@ -43,41 +43,9 @@ final class PresetRunsDocTables {
             }
             t.put("presets.gda-rate", b.build().markdown());
         }
-        List<String> goodput = in.under(GOODPUT);
-        if (!goodput.isEmpty()) {
-            List<Long> sizes = new ArrayList<>();
-            Map<String, Map<Long, Object>> gbs = new LinkedHashMap<>();
-            Map<String, Object> first90 = new LinkedHashMap<>();
-            for (String f : goodput) {
-                Map<Long, Object> row = new LinkedHashMap<>();
-                for (Map<String, Object> r : in.records(GOODPUT + "/" + f)) {
-                    String name = py(r.get("preset"));
-                    if (r.containsKey("first_size_at_90pct_line_rate")) {
-                        first90.put(f, r.get("first_size_at_90pct_line_rate"));
-                    } else if (r.containsKey("goodput_gbps")) {
-                        long s = Fmt.lng(r, "size_bytes");
-                        if (!sizes.contains(s)) {
-                            sizes.add(s);
-                        }
-                        row.put(s, r.get("goodput_gbps"));
-                    }
-                    first90.putIfAbsent(f + "#preset", name);
-                }
-                gbs.put(f, row);
-            }
-            sizes.sort(null);
-            List<String> header = new ArrayList<>(List.of("file", "preset"));
-            sizes.forEach(s -> header.add(Fmt.size(s) + " GB/s"));
-            header.add("first size at 90 % of line rate");
-            Table.Builder b = new Table.Builder("goodput per preset").col(header.toArray(String[]::new));
-            for (String f : goodput) {
-                List<String> row = new ArrayList<>(List.of(f, py(first90.get(f + "#preset"))));
-                sizes.forEach(s -> row.add(gbs.get(f).containsKey(s) ? py(gbs.get(f).get(s)) : "—"));
-                Object v = first90.get(f);
-                row.add(v == null ? "none (never reached)" : Fmt.size(((Number) v).longValue()));
-                b.row(row.toArray(String[]::new));
-            }
-            t.put("presets.goodput", b.build().markdown());
+        if (!in.under(GOODPUT).isEmpty()) {
+            t.put("presets.goodput", GoodputDocTables.perFile(in, GOODPUT, "goodput per preset", List.of("preset"),
+                    List.of("preset")));
         }
         return t;
     }
