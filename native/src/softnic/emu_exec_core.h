@@ -177,26 +177,55 @@ static __device__ __forceinline__ uint32_t emu_d_fadd(uint32_t *p, uint32_t v)
 }
 
 /* Copies with the widest access the alignment of both ends and the length
- * allow (a GPU faults on a misaligned access). */
+ * allow (a GPU faults on a misaligned access). Each round issues all of its
+ * loads before any store: the stores may alias the source as far as the
+ * compiler knows, so a load-store-load loop waits one global-memory round
+ * trip per access, and a WQEBB fetched 16 bytes at a time cost four
+ * dependent round trips (about 0.6 us each on the H200, the per-WQEBB step
+ * of docs/results/h200-gpu-resident.md). Up to EMU_D_ROUND accesses are in
+ * flight per round. */
+enum { EMU_D_ROUND = 8 };
+template <typename W>
+static __device__ __forceinline__ void emu_d_copy_w(uint8_t *d, const uint8_t *s, size_t n)
+{
+	size_t i = 0;
+
+	for (; i + EMU_D_ROUND * sizeof(W) <= n; i += EMU_D_ROUND * sizeof(W)) {
+		W v[EMU_D_ROUND];
+#pragma unroll
+		for (int k = 0; k < EMU_D_ROUND; k++)
+			v[k] = *(const W *)(s + i + k * sizeof(W));
+#pragma unroll
+		for (int k = 0; k < EMU_D_ROUND; k++)
+			*(W *)(d + i + k * sizeof(W)) = v[k];
+	}
+	if (i < n) {
+		const int m = (int)((n - i) / sizeof(W));   /* 1..EMU_D_ROUND - 1 */
+		W v[EMU_D_ROUND];
+#pragma unroll
+		for (int k = 0; k < EMU_D_ROUND; k++)
+			if (k < m)
+				v[k] = *(const W *)(s + i + k * sizeof(W));
+#pragma unroll
+		for (int k = 0; k < EMU_D_ROUND; k++)
+			if (k < m)
+				*(W *)(d + i + k * sizeof(W)) = v[k];
+	}
+}
 static __device__ __forceinline__ void emu_d_copy(void *dst, const void *src, size_t n)
 {
 	uintptr_t a = (uintptr_t)dst | (uintptr_t)src | (uintptr_t)n;
 	uint8_t *d = (uint8_t *)dst;
 	const uint8_t *s = (const uint8_t *)src;
 
-	if ((a & 15) == 0) {
-		for (size_t i = 0; i < n; i += 16)
-			*(uint4 *)(d + i) = *(const uint4 *)(s + i);
-	} else if ((a & 7) == 0) {
-		for (size_t i = 0; i < n; i += 8)
-			*(uint64_t *)(d + i) = *(const uint64_t *)(s + i);
-	} else if ((a & 3) == 0) {
-		for (size_t i = 0; i < n; i += 4)
-			*(uint32_t *)(d + i) = *(const uint32_t *)(s + i);
-	} else {
-		for (size_t i = 0; i < n; i++)
-			d[i] = s[i];
-	}
+	if ((a & 15) == 0)
+		emu_d_copy_w<uint4>(d, s, n);
+	else if ((a & 7) == 0)
+		emu_d_copy_w<uint64_t>(d, s, n);
+	else if ((a & 3) == 0)
+		emu_d_copy_w<uint32_t>(d, s, n);
+	else
+		emu_d_copy_w<uint8_t>(d, s, n);
 }
 static __device__ __forceinline__ void emu_d_move(void *dst, const void *src, size_t n)
 {
