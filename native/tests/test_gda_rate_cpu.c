@@ -12,7 +12,7 @@
 #include "emu_test_util.h"   /* CHECK, OK, t_finish: the software NIC tests' helpers */
 #include "marrow/marrow_gda_rate.h"
 
-enum { MAXQ = 17, BUF = 1 << 20 };
+enum { MAXQ = 41, BUF = 1 << 20 };
 
 struct nic {
 	struct marrow_emu_device *dev;
@@ -257,15 +257,16 @@ static void test_scopes(void)
 			c.experiment = MARROW_GDA_RATE_EXP_SCOPE;
 			c.scope = s;
 			c.doorbell = db;
-			c.qps = 4;
+			/* used-QP over 40 QPs: the used set spans two words */
+			c.qps = s == MARROW_GDA_RATE_SCOPE_USED_QP ? 40u : 4u;
 			c.messages = 50;
 			c.warmup = 5;
-			nic_open(&x, 5, 6, 1);
+			nic_open(&x, c.qps + 1u, 6, 1);
 			memset(&r, 0, sizeof(r));
 			r.size = sizeof(r);
 			memset(samples, 0, sizeof(samples));
 			before = writes(&x);
-			rc = marrow_gda_rate_cpu_run(&c, x.ep, 5, samples, &r);
+			rc = marrow_gda_rate_cpu_run(&c, x.ep, c.qps + 1u, samples, &r);
 			CHECK(rc == 0, "scope %u db %u: rc %d: %s", s, db, rc, marrow_last_error());
 			CHECK(r.messages == 50 && samples[0] > 0 && samples[49] > 0, "scope %u: %llu samples", s,
 			      (unsigned long long)r.messages);
