@@ -1,0 +1,33 @@
+# SPDX-License-Identifier: Apache-2.0
+# GPU phase "scope10" (sourced by docs/results/h200-run.sh; uses step, rr from phases/medians.sh, $M, $OUT).
+# Issue 10 on cuda + softnic (CPU engine; EMULATED NIC, real GPU):
+#   scope2-*   completion scope (Fig. 4 / Table 7) again as three process runs, same flags as
+#              phase_medians5, after used-QP quiet became a walk over the used bitmap's set bits
+#              (docs/design/methods.md §2.1); merged to $OUT/medians/gda-rate-scope2.jsonl
+#   limit-*    where the message rate stops growing: all 132 SMs with one poster each, then 32
+#              posters per SM (warp-cooperative), on 8 and on 14 engine threads, so that a
+#              plateau can be told apart as poster-side (no change with engine threads) or
+#              engine-side (it moves with them). JSON lines in $OUT/scope10/limit.jsonl.
+# About 2 minutes.
+phase_scope10() {
+  mkdir -p "$OUT/medians" "$OUT/scope10"
+  local G1="gda rate --target cuda --nic softnic --timeout-ms 5000 --engine-threads 1 --engine-cpus 1"
+  rr gda-rate-scope2 120 $M $G1 --experiment scope --scope all-qp,used-qp,per-qp,signal --qps 1,2,4,8,16,32 \
+    --messages 2000 --warmup 200
+  local G="gda rate --target cuda --nic softnic --format json --quiet --timeout-ms 5000"
+  local E8="--engine-threads 8 --engine-cpus 1,2,3,4,5,6,7,8"
+  local E14="--engine-threads 14 --engine-cpus 1,2,3,4,5,6,7,8,9,10,11,12,13,14"
+  local L="$OUT/scope10/limit.jsonl"
+  step limit-128x1-e8 45 $M $G $E8 --blocks 128 --threads 1 --qps 128 --qp-map block --batch 16 \
+    --messages 50000 --warmup 4800 -o "$L"
+  step limit-132x1-e8 45 $M $G $E8 --blocks 132 --threads 1 --qps 132 --qp-map block --batch 16 \
+    --messages 50000 --warmup 4800 -o "$L"
+  step limit-132x1-e14 45 $M $G $E14 --blocks 132 --threads 1 --qps 132 --qp-map block --batch 16 \
+    --messages 50000 --warmup 4800 -o "$L"
+  step limit-132x32w-e8 45 $M $G $E8 --blocks 132 --threads 32 --publication warp --qps 132 --qp-map block \
+    --batch 32 --messages 5000 --warmup 640 -o "$L"
+  step limit-132x32w-e14 45 $M $G $E14 --blocks 132 --threads 32 --publication warp --qps 132 --qp-map block \
+    --batch 32 --messages 5000 --warmup 640 -o "$L"
+  step limit-64x32w-e14 45 $M $G $E14 --blocks 64 --threads 32 --publication warp --qps 64 --qp-map block \
+    --batch 32 --messages 5000 --warmup 640 -o "$L"
+}
