@@ -9,10 +9,10 @@
 #   3. the same for gpu-fence with 8 engine SMs
 #   4. gda rate on the device engine: 64 QPs, 8 SMs, batch 16 (no-regression row)
 #   5. the fidelity test (CPU engine vs device engine CQE streams), built as phase devengine does
-# JSON lines in $OUT/devlat/; step bounds sum to 165 s, plus 35 s for the two builds when
+# JSON lines in $OUT/devlat/ ($OUT/$DEVLAT_DIR/ when set); step bounds sum to 165 s, plus 35 s for the two builds when
 # .jrt/bin does not carry the binaries.
 phase_devlat() {
-  local D="$OUT/devlat" SO="$PWD/native/target/stage/lib/libmarrow_cuda.so"
+  local D="$OUT/${DEVLAT_DIR:-devlat}" SO="$PWD/native/target/stage/lib/libmarrow_cuda.so"
   mkdir -p "$D"
   if [ -x .jrt/bin/softnic_device_rate ]; then cp .jrt/bin/softnic_device_rate "$D/"; else
   step devlat-build-rate 10 gcc -std=gnu11 -O2 -Inative/include native/bench/softnic_device_rate.c -ldl \
@@ -35,4 +35,13 @@ phase_devlat() {
     -DMARROW_CUDA_SO="\"$SO\"" native/tests/test_softnic_device_fidelity.c native/src/softnic/*.c \
     native/src/common/*.c -lpthread -ldl -o "$D/test_softnic_device_fidelity"; fi
   step devlat-fidelity 15 sh -c "\"$D/test_softnic_device_fidelity\" >\"$D/fidelity.txt\" 2>&1"
+}
+
+# Phase "devsize": the size sweep on GPU-resident queues (device engine, 1 SM, gpu-fence, inline),
+# one pass, beside devlat's ordering sweep (JSON lines in the same folder).
+phase_devsize() {
+  local D="$OUT/${DEVLAT_DIR:-devlat}"
+  mkdir -p "$D"
+  step devsize-gda-gpu-sms1 60 $M gda latency --target cuda --nic softnic --placement gpu --nic-sms 1 \
+    --sweep size --iters 2000 --warmup 200 --format json -o "$D/gda-size-gpu-sms1.jsonl"
 }
