@@ -63,7 +63,34 @@ final class RateSections {
         Map<String, String> m = new LinkedHashMap<>();
         m.put("gda-rate", rateTable(files).markdown());
         m.put("gda-scope", scopeTable(files).markdown());
+        List<String> limit = in.under(LIMIT);
+        if (!limit.isEmpty()) {
+            m.put("gda-rate.limit", limitTable(limit.stream().map(n -> in.file(LIMIT + "/" + n)).toList()).markdown());
+        }
         return m;
+    }
+
+    /** The runs that look for where the rate stops growing (phase scope10), one folder beside the page. */
+    static final String LIMIT = "h200-gda-rate/limit";
+
+    /**
+     * Where the rate stops growing: per record the poster shape, the engine threads and the
+     * per-poster cost, so that a plateau that does not move with engine threads reads as poster-side.
+     */
+    static Table limitTable(List<ResultFile> files) {
+        Table.Builder t = new Table.Builder("gda.rate at the largest shapes (EMULATED NIC: software NIC, CPU engine "
+                + "threads; hardware=false, gpu_hardware=true)")
+                .col("file", "blocks", "threads", "QPs", "publication", "B", "payload", "bytes", "engine threads",
+                        "M msg/s", "ns/msg/thread", "limited_by", "engine busy", "SQ-full share", "publish share", "valid");
+        for (Rec x : recs(files, "gda.rate")) {
+            Map<String, Object> r = x.r();
+            t.row(x.file(), str(r, "blocks"), str(r, "threads"), str(r, "qps"), str(r, "publication"), str(r, "batch"),
+                    str(r, "payload"), str(r, "size_bytes"), str(r, "engine_threads"), Fmt.fixed(num(r, "rate_mmsg_s"), 3),
+                    Fmt.fixed(num(r, "ns_per_msg_per_thread"), 1), str(r, "limited_by"),
+                    Fmt.fixed(num(r, "engine_busy_ratio"), 4), Fmt.fixed(num(r, "sq_full_share"), 3),
+                    Fmt.fixed(num(r, "publish_share"), 3), str(r, "valid"));
+        }
+        return t.build();
     }
 
     private record Rec(String file, Map<String, Object> r) {

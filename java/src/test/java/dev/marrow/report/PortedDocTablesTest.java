@@ -40,7 +40,7 @@ class PortedDocTablesTest {
         assertCurrent("docs/results/h200-loaded.md", inputs("h200-loaded", "h200-loaded/call4", "h200-loaded/call5", "h200-loaded/medians", "h200-loaded/gdaload2p"));
         assertCurrent("docs/results/h200-kernel-cost.md", inputs("h200-kernel-cost"));
         assertCurrent("docs/results/h200-gpu-resident.md", inputs("h200-gpu-resident/call4", "h200-gpu-resident/call5", "h200-gpu-resident/medians"));
-        assertCurrent("docs/results/h200-gda-rate.md", inputs("h200-gda-rate", "h200-gda-rate/devnic", "h200-gda-rate/medians"));
+        assertCurrent("docs/results/h200-gda-rate.md", inputs("h200-gda-rate", "h200-gda-rate/devnic", "h200-gda-rate/medians", "h200-gda-rate/limit"));
         assertCurrent("docs/results/h200-presets.md", inputs("h200-presets", "h200-presets/medians", "h200-presets/presetrate",
                 "h200-presets/presetgoodput"));
         assertCurrent("docs/results/h200-two-process.md", inputs("h200-two-process", "h200-two-process/medians", "h200-two-process/twoproc2"));
