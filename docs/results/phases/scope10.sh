@@ -31,3 +31,23 @@ phase_scope10() {
   step limit-64x32w-e14 45 $M $G $E14 --blocks 64 --threads 32 --publication warp --qps 64 --qp-map block \
     --batch 32 --messages 5000 --warmup 640 -o "$L"
 }
+
+# Phase "limit2": what the plateau of phase scope10 (~100-127 M msg/s at 128-132 SMs, no change from 8
+# to 14 engine threads) follows. At 132 SMs x 32 warp-cooperative posters, 14 engine threads:
+#   limit2-size     inline 8, 60, 220 B (1, 2, 4 WQEBBs written to host memory per message): a
+#                   plateau set by bytes written would fall with the WQE size, one set per message not
+#   limit2-signal   signal period 64 instead of 16 (a quarter of the CQEs, and of the posters' CQ
+#                   reads over PCIe): a plateau set by completions would rise
+#   limit2-e2       2 engine threads: where the engine becomes the limit (the NIC-side contrast)
+# JSON lines in $OUT/scope10/limit2*.jsonl. About 30 s.
+phase_limit2() {
+  mkdir -p "$OUT/scope10"
+  local G="gda rate --target cuda --nic softnic --format json --quiet --timeout-ms 5000"
+  local E14="--engine-threads 14 --engine-cpus 1,2,3,4,5,6,7,8,9,10,11,12,13,14"
+  local S="--blocks 132 --threads 32 --publication warp --qps 132 --qp-map block --batch 32"
+  step limit2-size 60 $M $G $E14 $S --size 8,60,220 --messages 5000 --warmup 640 -o "$OUT/scope10/limit2-size.jsonl"
+  step limit2-signal 45 $M $G $E14 $S --signal-period 64 --messages 5000 --warmup 640 \
+    -o "$OUT/scope10/limit2-signal.jsonl"
+  step limit2-e2 45 $M $G --engine-threads 2 --engine-cpus 1,2 $S --messages 5000 --warmup 640 \
+    -o "$OUT/scope10/limit2-e2.jsonl"
+}
