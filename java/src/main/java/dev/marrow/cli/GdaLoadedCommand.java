@@ -234,7 +234,11 @@ final class GdaLoadedCommand implements Callable<Integer> {
                 try (MiniGda g = MiniGda.open(setup)) {
                     g.softNic().setWire(wire);
                     if (engine.engineCpus != null) {
-                        g.softNic().pinEngines(engine.engineCpus);
+                        try {
+                            g.softNic().pinEngines(engine.engineCpus);
+                        } catch (dev.marrow.api.NativeException e) { // a CPU this host lacks: the flag's fault
+                            throw new IllegalArgumentException("--engine-cpus: " + e.getMessage(), e);
+                        }
                     }
                     run = GdaLoaded.run(g, new GdaLoaded.Spec(ord, queue, n, pace, window, signalEvery, iters, warmup,
                             progress.capTimeoutNs(timeoutMs * 1_000_000L)), probePlacement);

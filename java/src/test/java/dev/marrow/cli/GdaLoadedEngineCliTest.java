@@ -38,7 +38,7 @@ class GdaLoadedEngineCliTest {
 
     @Test
     void reservedWithADedicatedProbeEngineKeepsEveryBackgroundQpOffTheProbesThread() throws Exception {
-        List<JsonNode> recs = run("--background", "3", "--queue", "reserved", "--engine-threads", "3",
+        List<JsonNode> recs = run("--background", "2", "--queue", "reserved", "--engine-threads", "3",
                 "--probe-engine", "dedicated");
         assertEquals(1, recs.size());
         JsonNode n = recs.get(0);
@@ -49,8 +49,8 @@ class GdaLoadedEngineCliTest {
         assertEquals(0, n.get("probe_engine_thread").asInt());
         assertEquals(0, n.get("peer_engine_thread").asInt());
         assertTrue(n.get("probe_engine_alone").asBoolean(), n.toString());
-        assertEquals(2, n.get("background_engine_threads").asInt(), "3 QPs over threads 1 and 2");
-        assertEquals(2, n.get("background_qps_per_engine_max").asInt());
+        assertEquals(2, n.get("background_engine_threads").asInt(), "2 QPs over threads 1 and 2");
+        assertEquals(1, n.get("background_qps_per_engine_max").asInt());
         assertTrue(n.get("background_posted").asLong() > 0);
         checkBytesAndBudget(n, 3);
     }
@@ -96,9 +96,10 @@ class GdaLoadedEngineCliTest {
                 {"--engine-threads", "2", "--engine-cpus", "0"},
                 {"--engine-threads", "2", "--engine-cpus", "0,0", "--engine-cpu", "0"},
                 {"--peer", "127.0.0.1:1", "--engine-threads", "2"}, // two processes: refused before connecting
+                {"--engine-threads", "2", "--engine-cpus", "1000,0"}, // no such CPU: the NIC refuses the pin
         };
         String[] flag = {"--engine-threads", "--engine-threads", "--probe-engine", "--probe-engine",
-                "--engine-cpus", "--engine-cpu", "--engine-threads"};
+                "--engine-cpus", "--engine-cpu", "--engine-threads", "--engine-cpus"};
         for (int i = 0; i < bad.length; i++) {
             String[] args = new String[bad[i].length + 4];
             args[0] = "gda";
