@@ -77,4 +77,19 @@ class GdaLoadedTest {
         check(s, GdaLoaded.Queue.SHARED, 8);
         check(s, GdaLoaded.Queue.RESERVED, 8);
     }
+
+    @Test
+    @Tag("gpu")
+    @RequiresBackend(Backend.CUDA)
+    void gpuBackgroundCtasBesideADedicatedProbeEngine() {
+        GdaSetup s = GdaSetup.defaults(Target.CUDA).withEngineThreads(3);
+        try (MiniGda g = MiniGda.open(s)) {
+            GdaLoaded.Run r = GdaLoaded.run(g, new GdaLoaded.Spec(Ordering.RELEASE_SYS, GdaLoaded.Queue.RESERVED, 8, 0,
+                    64, 16, 50, 5, 30_000_000_000L), GdaLoaded.ProbeEngine.DEDICATED);
+            assertTrue(r.valid(), "slot errors " + r.bgSlotErrors());
+            assertTrue(r.bgPosted() > 0, "no background WRITE was posted");
+            assertTrue(r.placement().probeEngineAlone());
+            assertArrayEquals(new int[] {1, 2, 1, 2, 1, 2, 1, 2}, r.placement().backgroundThreads());
+        }
+    }
 }
