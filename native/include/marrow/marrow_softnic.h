@@ -235,6 +235,15 @@ MARROW_API int marrow_emu_qp_set_timers(struct marrow_emu_qp *qp, uint32_t timeo
 MARROW_API int marrow_emu_qp_share_uar(struct marrow_emu_qp *qp, struct marrow_emu_qp *owner,
 				       void **uar);
 
+/* Engine placement (docs/design/software-nic.md §2): a QP is served by
+ * engine thread qpn % engine_threads unless set here. set_engine moves qp
+ * (any state; the engine is quiesced for the move) to engine thread
+ * `thread` (0 .. engine_threads-1); a QP sharing its doorbell page with
+ * other QPs is refused (EINVAL: one engine thread polls a page).
+ * marrow_emu_qp_engine reports the thread that serves qp now. */
+MARROW_API int marrow_emu_qp_set_engine(struct marrow_emu_qp *qp, uint32_t thread);
+MARROW_API int marrow_emu_qp_engine(struct marrow_emu_qp *qp, uint32_t *thread);
+
 /* ---- watchdog snapshot (docs/design/watchdog.md) -------------------------- */
 
 /* What the engine knows about one QP and its send CQ, taken with the engine

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright (c) 2026 The Marrow authors
  *
- * Engine threads. Each owns the QPs with qpn % nthreads == its index and
- * loops over passes:
+ * Engine threads. Each owns the QPs with qpn % nthreads == its index
+ * (unless marrow_emu_qp_set_engine placed one explicitly) and loops over
+ * passes:
  *  - the active set (QPs that showed activity recently) is polled every pass;
  *  - every sweep_every passes, and after every sleep or park, all other QPs
  *    are polled too, and those with news join the active set;
@@ -68,6 +69,57 @@ void emu_engine_remove_qp(struct emu_thread *t, struct marrow_emu_qp *qp)
 		}
 	}
 	qp->in_active = 0;
+}
+
+MARROW_API int marrow_emu_qp_set_engine(struct marrow_emu_qp *qp, uint32_t thread)
+{
+	const char *fn = "marrow_emu_qp_set_engine";
+	struct marrow_emu_device *dev;
+	int rc = emu_qp_check(qp, fn);
+
+	if (rc)
+		return rc;
+	dev = qp->pd->dev;
+	if (thread >= dev->nthreads)
+		return marrow_fail(MARROW_EINVAL, "%s: QP 0x%x: engine thread %u out of range 0..%u", fn, qp->qpn,
+				   thread, dev->nthreads - 1);
+	pthread_mutex_lock(&dev->ctl_lock);
+	if (qp->thread == thread) {
+		rc = MARROW_OK;
+	} else if (qp->uar->nqps > 1) {
+		/* one engine thread polls a doorbell page: its QPs move together or not at all */
+		rc = marrow_fail(MARROW_EINVAL, "%s: QP 0x%x shares its doorbell page with %u other QP(s); "
+				 "one engine thread serves a page", fn, qp->qpn, qp->uar->nqps - 1);
+	} else {
+		/* Quiesced: no engine thread is inside a pass, so the QP's progress
+		 * state (fetch/exec indexes, shadow) simply travels with it. */
+		emu_quiesce(dev);
+		emu_engine_remove_qp(&dev->threads[qp->thread], qp);
+		rc = emu_engine_add_qp(&dev->threads[thread], qp);
+		if (rc == MARROW_OK)
+			qp->thread = thread;
+		else
+			emu_engine_add_qp(&dev->threads[qp->thread], qp); /* back where it was: lists only shrank */
+		emu_unquiesce(dev);
+	}
+	pthread_mutex_unlock(&dev->ctl_lock);
+	return rc;
+}
+
+MARROW_API int marrow_emu_qp_engine(struct marrow_emu_qp *qp, uint32_t *thread)
+{
+	struct marrow_emu_device *dev;
+	int rc = emu_qp_check(qp, "marrow_emu_qp_engine");
+
+	if (rc)
+		return rc;
+	if (thread == NULL)
+		return marrow_fail(MARROW_EINVAL, "marrow_emu_qp_engine: thread is NULL");
+	dev = qp->pd->dev;
+	pthread_mutex_lock(&dev->ctl_lock);
+	*thread = qp->thread;
+	pthread_mutex_unlock(&dev->ctl_lock);
+	return MARROW_OK;
 }
 
 /* Parks until nobody asks any more; returns 1 when the device stops. */

@@ -5,8 +5,9 @@ import picocli.CommandLine.Option;
 
 /**
  * The software NIC's engine threads as the gda commands take them
- * (gda rate, gda goodput): how many, and where each is pinned. QPs are
- * sharded over the threads by QPN (docs/design/software-nic.md).
+ * (gda rate, gda goodput, gda loaded): how many, and where each is pinned.
+ * QPs are sharded over the threads by QPN unless a command places them
+ * (gda loaded: --probe-engine; docs/design/software-nic.md).
  */
 final class EngineThreadOptions {
     @Option(names = "--engine-threads", defaultValue = "1", description = "Software NIC engine threads, 1..64 (QPs are sharded over them). Default: ${DEFAULT-VALUE}")

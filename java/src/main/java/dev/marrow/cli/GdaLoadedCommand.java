@@ -92,8 +92,58 @@ final class GdaLoadedCommand implements Callable<Integer> {
     @Option(names = "--timeout-ms", defaultValue = "10000", description = "Bound of every single wait. Default: ${DEFAULT-VALUE}")
     long timeoutMs;
 
-    @Option(names = "--engine-cpu", defaultValue = "-1", description = "Pin the software NIC engine to this CPU. Default: ${DEFAULT-VALUE}")
+    @Option(names = "--engine-cpu", defaultValue = "-1", description = "Pin the software NIC engine thread 0 (the probe's) to this CPU. Default: ${DEFAULT-VALUE}")
     int engineCpu;
+
+    @Mixin
+    EngineThreadOptions engine;
+
+    @Option(names = "--probe-engine", paramLabel = "dedicated|shared",
+            description = "Reserved queues on several engine threads: dedicated: engine thread 0 serves only the "
+                    + "probe's QPs, the background QPs spread over the others; shared: the background QPs spread "
+                    + "over all threads, the probe's included. A shared queue shares the probe's engine thread by "
+                    + "construction. Default: dedicated with --engine-threads > 1, else shared (one thread)")
+    String probeEngine;
+
+    /** --probe-engine resolved: dedicated where there is a thread to dedicate, unless asked otherwise. */
+    GdaLoaded.ProbeEngine probeEngine() {
+        if (probeEngine == null) {
+            return engine.engineThreads > 1 ? GdaLoaded.ProbeEngine.DEDICATED : GdaLoaded.ProbeEngine.SHARED;
+        }
+        GdaLoaded.ProbeEngine p = switch (probeEngine) {
+            case "dedicated" -> GdaLoaded.ProbeEngine.DEDICATED;
+            case "shared" -> GdaLoaded.ProbeEngine.SHARED;
+            default -> throw new IllegalArgumentException("--probe-engine must be dedicated or shared, not \""
+                    + probeEngine + "\"");
+        };
+        if (p == GdaLoaded.ProbeEngine.DEDICATED && engine.engineThreads < 2) {
+            throw new IllegalArgumentException("--probe-engine dedicated needs --engine-threads >= 2 (thread 0 "
+                    + "serves the probe's QPs, the others the background), not " + engine.engineThreads);
+        }
+        return p;
+    }
+
+    /** Usage errors of the engine-thread flags, before anything opens. */
+    void checkEngineFlags() {
+        if (engine.engineThreads < 1 || engine.engineThreads > MAX_ENGINE_THREADS) {
+            throw new IllegalArgumentException("--engine-threads must be 1.." + MAX_ENGINE_THREADS + ", not "
+                    + engine.engineThreads);
+        }
+        if (engine.engineCpus != null) {
+            if (engine.engineCpus.length != engine.engineThreads) {
+                throw new IllegalArgumentException("--engine-cpus lists " + engine.engineCpus.length + " CPU(s) for "
+                        + engine.engineThreads + " engine thread(s) (one per thread)");
+            }
+            if (engineCpu != -1) {
+                throw new IllegalArgumentException("--engine-cpu pins thread 0 and --engine-cpus pins every thread: "
+                        + "give one of them");
+            }
+        }
+        probeEngine();
+    }
+
+    /** The software NIC's limit (EMU_MAX_THREADS). */
+    static final int MAX_ENGINE_THREADS = 64;
 
     @Option(names = "--peer", paramLabel = "HOST:PORT|:PORT",
             description = "Two processes of one host (software NIC wire): HOST:PORT initiates, :PORT responds. "
@@ -109,7 +159,7 @@ final class GdaLoadedCommand implements Callable<Integer> {
     java.util.Map<String, String> environment = System.getenv();
 
     @Option(names = "--oversubscribe", description = "--target cpu: run every requested background thread even when "
-            + "they outnumber the cores (otherwise capped at cores - 3; the record says so)")
+            + "they outnumber the cores (otherwise capped at cores - 2 - engine threads; the record says so)")
     boolean oversubscribe;
 
     /**
@@ -117,7 +167,12 @@ final class GdaLoadedCommand implements Callable<Integer> {
      * engine) they measure the OS scheduler and a point can run for minutes. Capped unless asked.
      */
     static int cpuStreamCap(int cpus) {
-        return Math.max(1, cpus - 3);
+        return cpuStreamCap(cpus, 1);
+    }
+
+    /** Same with several NIC engine threads: cores less the probe, the peer and every engine thread. */
+    static int cpuStreamCap(int cpus, int engineThreads) {
+        return Math.max(1, cpus - 2 - engineThreads);
     }
 
     @Override
@@ -136,10 +191,13 @@ final class GdaLoadedCommand implements Callable<Integer> {
         long pace = load.paceMsgsPerS();
         WireModel wire = WireModel.ofGbps(load.wireGbps);
         Ordering ord = ordering != null ? ordering : OrderingPolicy.defaultFor(Placement.HOST);
-        GdaLoadedTwoProcess two = GdaLoadedTwoProcess.resolve(this);
+        GdaLoadedTwoProcess two = GdaLoadedTwoProcess.resolve(this); // refuses the engine-thread flags itself
         if (two != null) {
             return two.run(bgs, queues, pace, wire, ord);
         }
+        checkEngineFlags();
+        GdaLoaded.ProbeEngine probePlacement = probeEngine();
+        int engines = engine.engineThreads;
         List<ResultRecord> records = new ArrayList<>();
         boolean allValid = true;
         RunProgress progress = out.progress("gda loaded", (long) bgs.size() * queues.size());
@@ -154,28 +212,42 @@ final class GdaLoadedCommand implements Callable<Integer> {
                     progress.step(); // idle: one row (the shared row) says it
                     continue;
                 }
-                int cap = cpuStreamCap(Runtime.getRuntime().availableProcessors());
+                int cap = cpuStreamCap(Runtime.getRuntime().availableProcessors(), engines);
                 int n = target == Target.CPU && !oversubscribe && asked > cap ? cap : asked;
                 if (n != asked) {
                     spec.commandLine().getErr().println("marrow: note: " + asked + " CPU background streams capped at "
-                            + n + " (cores - 3; --oversubscribe runs them all); the record carries "
+                            + n + " (cores - 2 - engine threads; --oversubscribe runs them all); the record carries "
                             + "background_streams_requested=" + asked);
                 }
                 if (!ran.add(n)) {
                     progress.step(); // the capped point was already measured
                     continue;
                 }
-                // cpu: probe, peer, streams and the NIC engine spin on cores; cuda: the engine only
-                int spinning = target == Target.CPU ? 3 + n : 1;
-                CpuBudget.check(spinning, "probe, peer, NIC engine, background streams", spec.commandLine().getErr());
-                GdaSetup setup = GdaSetup.defaults(target).withEngineCpu(engineCpu)
+                // cpu: probe, peer, streams and the NIC engine threads spin on cores; cuda: the engine threads only
+                int spinning = target == Target.CPU ? 2 + engines + n : engines;
+                CpuBudget.check(spinning, "probe, peer, NIC engine threads, background streams",
+                        spec.commandLine().getErr());
+                GdaSetup setup = GdaSetup.defaults(target).withEngineCpu(engineCpu).withEngineThreads(engines)
                         .withPollMode(CpuBudget.pollMode(SoftNic.PollMode.HOT, spinning)).withQueues(8, 10, false);
                 GdaLoaded.Queue queue = qn.equals("shared") ? GdaLoaded.Queue.SHARED : GdaLoaded.Queue.RESERVED;
                 GdaLoaded.Run run;
                 try (MiniGda g = MiniGda.open(setup)) {
                     g.softNic().setWire(wire);
+                    if (engine.engineCpus != null) {
+                        try {
+                            g.softNic().pinEngines(engine.engineCpus);
+                        } catch (dev.marrow.api.NativeException e) { // a CPU this host lacks: the flag's fault
+                            throw new IllegalArgumentException("--engine-cpus: " + e.getMessage(), e);
+                        }
+                    }
                     run = GdaLoaded.run(g, new GdaLoaded.Spec(ord, queue, n, pace, window, signalEvery, iters, warmup,
-                            progress.capTimeoutNs(timeoutMs * 1_000_000L)));
+                            progress.capTimeoutNs(timeoutMs * 1_000_000L)), probePlacement);
+                }
+                GdaLoaded.EnginePlacement placed = run.placement();
+                if (queue == GdaLoaded.Queue.RESERVED && probePlacement == GdaLoaded.ProbeEngine.DEDICATED
+                        && !placed.probeEngineAlone()) {
+                    throw new IllegalStateException("the software NIC placed a background QP on the probe's engine "
+                            + "thread " + placed.probeThread() + ": " + java.util.Arrays.toString(placed.backgroundThreads()));
                 }
                 Stats st = run.stats();
                 allValid &= run.valid();
@@ -187,6 +259,16 @@ final class GdaLoadedCommand implements Callable<Integer> {
                         .param("window", window).param("signal_every", signalEvery).param("iters", iters)
                         .param("warmup", warmup).param("hosts", 1).param("wire_model", wire.describe())
                         .param("background_unit", target == Target.CUDA ? "one-thread CTA" : "CPU thread")
+                        .param("engine_threads", engines)
+                        .param("probe_engine", placed.sharedQueue() ? GdaLoaded.ProbeEngine.SHARED.label()
+                                : probePlacement.label())
+                        .param("probe_engine_requested", probePlacement.label())
+                        .param("probe_engine_alone", placed.probeEngineAlone())
+                        .param("probe_engine_thread", placed.probeThread())
+                        .param("peer_engine_thread", placed.peerThread())
+                        .param("background_engine_threads", n == 0 ? 0 : placed.backgroundEngineThreads())
+                        .param("background_qps_per_engine_max", placed.maxBackgroundQpsPerThread())
+                        .param("engine_placement", "reported by the software NIC per QP (marrow_emu_qp_engine)")
                         .param("percentiles", Stats.PERCENTILE_DEFINITION)
                         .metric("probe_p50_ns", st.p50()).metric("probe_p99_ns", st.p99())
                         .metric("probe_p999_ns", st.p999()).metric("probe_min_ns", st.min()).metric("probe_max_ns", st.max())

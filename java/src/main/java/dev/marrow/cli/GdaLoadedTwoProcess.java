@@ -70,6 +70,13 @@ final class GdaLoadedTwoProcess {
             addr = launch.peerAddress();
             role = launch.initiator() ? PeerRole.INITIATOR : PeerRole.RESPONDER;
         }
+        for (String flag : new String[] {"--engine-threads", "--engine-cpus", "--probe-engine"}) {
+            if (c.spec.commandLine().getParseResult().hasMatchedOption(flag)) {
+                throw new IllegalArgumentException(flag + " applies to one process: across processes each side's "
+                        + "software NIC runs one engine thread serving its probe (or answer) QP and its background "
+                        + "QPs (the records say engine_threads 1, probe_engine shared)");
+            }
+        }
         if (c.spec.commandLine().getParseResult().hasMatchedOption("--wire-gbps")) {
             throw new IllegalArgumentException("--wire-gbps applies to one process: across processes the "
                     + "background and the probe cross the shared-memory wire with no timing model (the records "
@@ -211,6 +218,7 @@ final class GdaLoadedTwoProcess {
                 .param("warmup", spec.warmup()).param("hosts", 1).param("processes", 2)
                 .param("wire_model", WireModel.NONE.describe())
                 .param("background_unit", c.target == Target.CUDA ? "one-thread CTA" : "CPU thread")
+                .param("engine_threads", 1).param("probe_engine", GdaLoaded.ProbeEngine.SHARED.label())
                 .param("peer_background_unit", "CPU thread").param("percentiles", Stats.PERCENTILE_DEFINITION)
                 .param("gpu_hardware", c.target == Target.CUDA).param("nic_hardware", false)
                 .param("peer", addr.toString()).param("role", PeerRole.INITIATOR.label())

@@ -54,9 +54,79 @@ public final class GdaLoaded {
         }
     }
 
-    /** Probe samples and what the background carried while they were taken. */
+    /**
+     * Which software-NIC engine threads serve the background QPs of a reserved run
+     * (docs/design/methods.md, "Loaded round trip"): DEDICATED keeps the probe's engine thread
+     * (thread 0, serving the probe's QP A and the answering QP B) free of background QPs, which
+     * spread over threads 1 .. T-1; SHARED spreads them over all T threads, the probe's included.
+     * With a shared queue the background posts on the probe's own QP, so it shares the probe's
+     * engine thread by construction whatever is asked.
+     */
+    public enum ProbeEngine {
+        DEDICATED, SHARED;
+
+        public String label() {
+            return name().toLowerCase();
+        }
+
+        /** Engine thread of background QP k among engineThreads; thread 0 is the probe's. */
+        int threadOf(int k, int engineThreads) {
+            return this == DEDICATED ? 1 + k % (engineThreads - 1) : k % engineThreads;
+        }
+    }
+
+    /**
+     * Engine threads serving each QP of one run, as the software NIC reported them after
+     * placement (marrow_emu_qp_engine), not as asked.
+     *
+     * @param sharedQueue        the background posted on the probe's QP (queue SHARED with streams > 0)
+     * @param backgroundThreads  thread of each background QP (empty with a shared queue)
+     */
+    public record EnginePlacement(int engineThreads, int probeThread, int peerThread, int[] backgroundThreads,
+                                  boolean sharedQueue) {
+        /** No background WQE is executed by an engine thread that serves the probe's QPs. */
+        public boolean probeEngineAlone() {
+            if (sharedQueue) {
+                return false;
+            }
+            for (int t : backgroundThreads) {
+                if (t == probeThread || t == peerThread) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        /** Distinct engine threads serving background QPs (the probe's own thread with a shared queue). */
+        public int backgroundEngineThreads() {
+            if (sharedQueue) {
+                return 1;
+            }
+            return (int) java.util.Arrays.stream(backgroundThreads).distinct().count();
+        }
+
+        /** The most background QPs one engine thread serves. */
+        public int maxBackgroundQpsPerThread() {
+            int[] per = new int[engineThreads];
+            int most = 0;
+            for (int t : backgroundThreads) {
+                most = Math.max(most, ++per[t]);
+            }
+            return most;
+        }
+    }
+
+    /**
+     * Probe samples and what the background carried while they were taken; placement: the
+     * engine threads of the run's QPs (one process; null across processes).
+     */
     public record Run(Spec spec, long[] samplesNs, long timedNs, long bgInWindow, long bgPosted, long bgSlotErrors,
-                      long probeErrors) {
+                      long probeErrors, EnginePlacement placement) {
+        public Run(Spec spec, long[] samplesNs, long timedNs, long bgInWindow, long bgPosted, long bgSlotErrors,
+                   long probeErrors) {
+            this(spec, samplesNs, timedNs, bgInWindow, bgPosted, bgSlotErrors, probeErrors, null);
+        }
+
         public Stats stats() {
             return Stats.of(samplesNs);
         }
@@ -72,12 +142,42 @@ public final class GdaLoaded {
     }
 
     public static Run run(MiniGda g, Spec spec) {
+        return run(g, spec, ProbeEngine.SHARED);
+    }
+
+    /**
+     * One process: the probe's QPs go to engine thread 0, background QP k to
+     * {@link ProbeEngine#threadOf}; the run carries the placement the software NIC reports.
+     * DEDICATED needs at least two engine threads.
+     */
+    public static Run run(MiniGda g, Spec spec, ProbeEngine probeEngine) {
         boolean cuda = g.setup().target() == Target.CUDA;
         SoftNic nic = g.softNic();
+        java.util.List<QueuePair> probeQps = g.probeQueuePairs();
+        if (probeQps == null) {
+            throw new IllegalStateException("loaded: engine placement needs a one-process software-NIC session");
+        }
+        int threads = g.setup().engineThreads();
+        if (probeEngine == ProbeEngine.DEDICATED && threads < 2) {
+            throw new IllegalArgumentException("--probe-engine dedicated needs --engine-threads >= 2 (thread 0 "
+                    + "serves the probe, the others the background), not " + threads);
+        }
+        for (QueuePair q : probeQps) {
+            q.setEngineThread(0);
+        }
         MemoryRegion dst = nic.registerMemory(Arena.ofAuto().allocate(8L * LoadedFfi.SLOTS * Math.max(1, spec.streams()),
                 4096), Access.LOCAL_WRITE | Access.REMOTE_WRITE);
-        return run(nic, cuda, g.setup().cudaDevice(), LoadedFfi.ROLE_BOTH, g.initiatorEndpoint(), g.peerEndpoint(),
-                q -> q.connect(q), dst.address(), dst.rkey(), spec, null);
+        int[] bgThreads = new int[spec.queue() == Queue.RESERVED ? spec.streams() : 0];
+        Run r = run(nic, cuda, g.setup().cudaDevice(), LoadedFfi.ROLE_BOTH, g.initiatorEndpoint(), g.peerEndpoint(),
+                (q, k) -> {
+                    q.setEngineThread(probeEngine.threadOf(k, threads));
+                    bgThreads[k] = q.engineThread(); // what the NIC says, not what was asked
+                    q.connect(q);
+                }, dst.address(), dst.rkey(), spec, null);
+        EnginePlacement p = new EnginePlacement(threads, probeQps.get(0).engineThread(), probeQps.get(1).engineThread(),
+                bgThreads, spec.queue() == Queue.SHARED && spec.streams() > 0);
+        return new Run(r.spec(), r.samplesNs(), r.timedNs(), r.bgInWindow(), r.bgPosted(), r.bgSlotErrors(),
+                r.probeErrors(), p);
     }
 
     /**
@@ -114,7 +214,7 @@ public final class GdaLoaded {
             throw new IllegalArgumentException("the responder of a two-process loaded run answers on the CPU runner");
         }
         return run(nic, cuda, cudaDevice, responder ? LoadedFfi.ROLE_RESPONDER : LoadedFfi.ROLE_INITIATOR, ep,
-                MemorySegment.NULL, connect, remoteInbox + BG_OFFSET, remoteRkey, spec, postedOut);
+                MemorySegment.NULL, (q, k) -> connect.accept(q), remoteInbox + BG_OFFSET, remoteRkey, spec, postedOut);
     }
 
     /**
@@ -141,7 +241,7 @@ public final class GdaLoaded {
     }
 
     private static Run run(SoftNic nic, boolean cuda, int cudaDevice, int role, MemorySegment probeEp,
-                           MemorySegment peerEp, java.util.function.Consumer<QueuePair> connect, long dstAddr,
+                           MemorySegment peerEp, java.util.function.ObjIntConsumer<QueuePair> connect, long dstAddr,
                            int dstRkey, Spec spec, long[] postedOut) {
         try (Arena a = Arena.ofConfined()) {
             int n = spec.streams();
@@ -152,7 +252,7 @@ public final class GdaLoaded {
                 for (int k = 0; k < n; k++) {
                     CompletionQueue cq = nic.createCompletionQueue(8, false, false);
                     QueuePair q = nic.createQueuePair(QueuePair.Config.of(cq).withLogSqWqebbs(8).withMaxInlineData(64));
-                    connect.accept(q); // one process: loops back; two: to the other process's QP over the wire
+                    connect.accept(q, k); // one process: loops back; two: to the other process's QP over the wire
                     MemorySegment ep = MiniGda.endpoint(a, Nic.SOFTNIC, Placement.HOST, MiniGda.qpView(a, q),
                             MiniGda.cqView(a, cq), new MiniGda.Buffers(0, 0, 0, 0, 0, 0, 0));
                     MemorySegment.copy(ep, 0, bgEps, el.byteSize() * k, el.byteSize());

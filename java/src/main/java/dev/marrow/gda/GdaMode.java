@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.gda;
 
+import dev.marrow.api.softnic.QueuePair;
 import dev.marrow.api.softnic.ShmWire;
 import dev.marrow.api.softnic.SoftNic;
 import dev.marrow.mlx5.Mlx5Device;
@@ -43,7 +44,8 @@ sealed interface GdaMode {
     MemorySegment inbox();
 
     /** Two QPs on the software NIC (target cpu or cuda). */
-    record SoftNicPair(SoftNic nic, LocalPair pair) implements GdaMode {
+    /** qpA, qpB: the pair's QPs (A probes, B answers), for engine placement (GdaLoaded). */
+    record SoftNicPair(SoftNic nic, LocalPair pair, QueuePair qpA, QueuePair qpB) implements GdaMode {
         public MemorySegment initiator() {
             return pair.epA();
         }

@@ -41,12 +41,21 @@ public record GdaSetup(Target target, Nic nic, Placement placement, Queues queue
      * @param cpu      pin the engine thread to this CPU (-1: no pinning)
      * @param nicSms   {@link Placement#GPU}: SMs the device engine's persistent kernel takes (one block
      *                 each; docs/design/device-engine.md)
+     * @param threads  the CPU engine's threads (one process on the software NIC; QPs sharded by QPN
+     *                 unless placed, docs/design/software-nic.md section 2)
      */
-    public record Engine(SoftNic.PollMode pollMode, int cpu, int nicSms) {
+    public record Engine(SoftNic.PollMode pollMode, int cpu, int nicSms, int threads) {
         public Engine {
             if (nicSms < 1) {
                 throw new IllegalArgumentException("--nic-sms must be >= 1, not " + nicSms);
             }
+            if (threads < 1) {
+                throw new IllegalArgumentException("--engine-threads must be >= 1, not " + threads);
+            }
+        }
+
+        public Engine(SoftNic.PollMode pollMode, int cpu, int nicSms) {
+            this(pollMode, cpu, nicSms, 1);
         }
 
         public Engine(SoftNic.PollMode pollMode, int cpu) {
@@ -140,11 +149,20 @@ public record GdaSetup(Target target, Nic nic, Placement placement, Queues queue
     }
 
     public GdaSetup withPollMode(SoftNic.PollMode m) {
-        return new GdaSetup(target, nic, placement, queues, new Engine(m, engine.cpu(), engine.nicSms()), cudaDevice, mlx5);
+        return new GdaSetup(target, nic, placement, queues, new Engine(m, engine.cpu(), engine.nicSms(), engine.threads()), cudaDevice, mlx5);
     }
 
     public GdaSetup withEngineCpu(int cpu) {
-        return new GdaSetup(target, nic, placement, queues, new Engine(engine.pollMode(), cpu, engine.nicSms()), cudaDevice, mlx5);
+        return new GdaSetup(target, nic, placement, queues, new Engine(engine.pollMode(), cpu, engine.nicSms(), engine.threads()), cudaDevice, mlx5);
+    }
+
+    public GdaSetup withEngineThreads(int n) {
+        return new GdaSetup(target, nic, placement, queues, new Engine(engine.pollMode(), engine.cpu(), engine.nicSms(), n),
+                cudaDevice, mlx5);
+    }
+
+    public int engineThreads() {
+        return engine.threads();
     }
 
     public GdaSetup withCudaDevice(int dev) {
@@ -156,7 +174,7 @@ public record GdaSetup(Target target, Nic nic, Placement placement, Queues queue
     }
 
     public GdaSetup withNicSms(int n) {
-        return new GdaSetup(target, nic, placement, queues, new Engine(engine.pollMode(), engine.cpu(), n),
+        return new GdaSetup(target, nic, placement, queues, new Engine(engine.pollMode(), engine.cpu(), n, engine.threads()),
                 cudaDevice, mlx5);
     }
 

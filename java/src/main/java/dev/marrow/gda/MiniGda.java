@@ -133,7 +133,7 @@ public final class MiniGda implements AutoCloseable {
             throw new MarrowException("mini-gda runner library not loaded");
         }
         SoftNic nic = SoftNic.open(SoftNic.Options.defaults().withPollMode(setup.pollMode())
-                .withEngineCpu(setup.engineCpu()).withQuiet(true));
+                .withEngineThreads(setup.engineThreads()).withEngineCpu(setup.engineCpu()).withQuiet(true));
         Arena arena = Arena.ofShared();
         try {
             CompletionQueue cqA = nic.createCompletionQueue(setup.logCq(), setup.collapsedCq(), setup.collapsedCq());
@@ -160,7 +160,7 @@ public final class MiniGda implements AutoCloseable {
                 b.connect(a);
             };
             return new MiniGda(setup, arena, new GdaMode.SoftNicPair(nic,
-                    new GdaMode.LocalPair(epA, epB, inA.memory(), inB.memory(), reconnect)));
+                    new GdaMode.LocalPair(epA, epB, inA.memory(), inB.memory(), reconnect), a, b));
         } catch (RuntimeException e) {
             nic.close();
             arena.close();
@@ -551,6 +551,11 @@ public final class MiniGda implements AutoCloseable {
             case GdaMode.SoftNicPeer p -> p.nic();
             default -> null;
         };
+    }
+
+    /** One process on the CPU engine: the probe's QPs [A, B] (engine placement, GdaLoaded); null otherwise. */
+    java.util.List<dev.marrow.api.softnic.QueuePair> probeQueuePairs() {
+        return mode instanceof GdaMode.SoftNicPair s ? java.util.List.of(s.qpA(), s.qpB()) : null;
     }
 
     /** Two processes or hosts: the peer's environment header (ENV message); empty otherwise. */

@@ -7,7 +7,10 @@ import dev.marrow.testing.RequiresBackend;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -37,6 +40,35 @@ class GdaLoadedTest {
     }
 
     @Test
+    void cpuDedicatedProbeEngineAsTheNicReportsIt() {
+        GdaSetup s = GdaSetup.defaults(Target.CPU).withPollMode(SoftNic.PollMode.IDLE).withEngineThreads(3);
+        try (MiniGda g = MiniGda.open(s)) {
+            GdaLoaded.Run r = GdaLoaded.run(g, new GdaLoaded.Spec(Ordering.RELEASE_SYS, GdaLoaded.Queue.RESERVED, 4, 0,
+                    64, 16, 30, 3, 30_000_000_000L), GdaLoaded.ProbeEngine.DEDICATED);
+            assertTrue(r.valid(), "slot errors " + r.bgSlotErrors());
+            GdaLoaded.EnginePlacement p = r.placement();
+            assertEquals(0, p.probeThread());
+            assertEquals(0, p.peerThread());
+            assertArrayEquals(new int[] {1, 2, 1, 2}, p.backgroundThreads());
+            assertTrue(p.probeEngineAlone());
+            assertEquals(2, p.maxBackgroundQpsPerThread());
+        }
+        try (MiniGda g = MiniGda.open(s)) {
+            GdaLoaded.Run r = GdaLoaded.run(g, new GdaLoaded.Spec(Ordering.RELEASE_SYS, GdaLoaded.Queue.RESERVED, 4, 0,
+                    64, 16, 30, 3, 30_000_000_000L), GdaLoaded.ProbeEngine.SHARED);
+            assertTrue(r.valid());
+            assertArrayEquals(new int[] {0, 1, 2, 0}, r.placement().backgroundThreads());
+            assertFalse(r.placement().probeEngineAlone());
+        }
+        try (MiniGda g = MiniGda.open(GdaSetup.defaults(Target.CPU).withPollMode(SoftNic.PollMode.IDLE))) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> GdaLoaded.run(g,
+                    new GdaLoaded.Spec(Ordering.RELEASE_SYS, GdaLoaded.Queue.RESERVED, 1, 0, 64, 16, 3, 0,
+                            30_000_000_000L), GdaLoaded.ProbeEngine.DEDICATED));
+            assertTrue(e.getMessage().contains("--engine-threads >= 2"), e.getMessage());
+        }
+    }
+
+    @Test
     @Tag("gpu")
     @RequiresBackend(Backend.CUDA)
     void gpuBackgroundCtasSharedAndReserved() {
@@ -44,5 +76,20 @@ class GdaLoadedTest {
         check(s, GdaLoaded.Queue.SHARED, 0);
         check(s, GdaLoaded.Queue.SHARED, 8);
         check(s, GdaLoaded.Queue.RESERVED, 8);
+    }
+
+    @Test
+    @Tag("gpu")
+    @RequiresBackend(Backend.CUDA)
+    void gpuBackgroundCtasBesideADedicatedProbeEngine() {
+        GdaSetup s = GdaSetup.defaults(Target.CUDA).withEngineThreads(3);
+        try (MiniGda g = MiniGda.open(s)) {
+            GdaLoaded.Run r = GdaLoaded.run(g, new GdaLoaded.Spec(Ordering.RELEASE_SYS, GdaLoaded.Queue.RESERVED, 8, 0,
+                    64, 16, 50, 5, 30_000_000_000L), GdaLoaded.ProbeEngine.DEDICATED);
+            assertTrue(r.valid(), "slot errors " + r.bgSlotErrors());
+            assertTrue(r.bgPosted() > 0, "no background WRITE was posted");
+            assertTrue(r.placement().probeEngineAlone());
+            assertArrayEquals(new int[] {1, 2, 1, 2, 1, 2, 1, 2}, r.placement().backgroundThreads());
+        }
     }
 }

@@ -146,6 +146,35 @@ public final class QueuePair implements AutoCloseable {
     }
 
     /**
+     * Serves this QP from engine thread {@code thread} (0 .. engine threads - 1) instead of the
+     * one its QPN picks (marrow_emu_qp_set_engine; docs/design/software-nic.md section 2).
+     */
+    public void setEngineThread(int thread) {
+        if (closed) {
+            throw new IllegalStateException("QueuePair is closed");
+        }
+        try {
+            EmuFfi.LIB.check((int) EmuFfi.QP_SET_ENGINE.invokeExact(handle, thread), "marrow_emu_qp_set_engine");
+        } catch (Throwable t) {
+            throw NativeLib.rethrow(t);
+        }
+    }
+
+    /** The engine thread that serves this QP now, as the software NIC reports it. */
+    public int engineThread() {
+        if (closed) {
+            throw new IllegalStateException("QueuePair is closed");
+        }
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment out = a.allocate(JAVA_INT);
+            EmuFfi.LIB.check((int) EmuFfi.QP_ENGINE.invokeExact(handle, out), "marrow_emu_qp_engine");
+            return out.get(JAVA_INT, 0);
+        } catch (Throwable t) {
+            throw NativeLib.rethrow(t);
+        }
+    }
+
+    /**
      * The engine's view of this QP as watchdog-dump pairs ({@code emu_qp_state=RTS emu_sq_pi=6
      * emu_sq_ci=5 ...}, docs/design/watchdog.md); parks the engine for a moment.
      */

@@ -62,6 +62,9 @@ public final class EmuFfi {
     public static final MethodHandle QP_MODIFY = h("marrow_emu_qp_modify",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT));
     public static final MethodHandle QP_STATE = h("marrow_emu_qp_state", I_PP);
+    public static final MethodHandle QP_SET_ENGINE = h("marrow_emu_qp_set_engine",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
+    public static final MethodHandle QP_ENGINE = h("marrow_emu_qp_engine", I_PP);
     public static final MethodHandle QP_DUMP = h("marrow_emu_qp_dump",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
     public static final MethodHandle COUNTER_COUNT = h("marrow_emu_counter_count", FunctionDescriptor.of(JAVA_INT));
