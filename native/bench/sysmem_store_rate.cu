@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright (c) 2026 The Marrow authors
+ *
+ * How many small stores the SMs can push into pinned host memory: the
+ * stores a mini-gda poster makes for each WQE on host-resident queues
+ * (mlx5_wqe.h writes every 4-byte word with its own volatile store), without
+ * the rest of the posting path (no NIC, no ring space, no completions).
+ * docs/results/h200-gda-rate.md uses it to name what stops the gda rate at
+ * 132 SMs (phase limit3 in docs/results/phases/scope10.sh).
+ *
+ * usage: sysmem_store_rate BLOCKS THREADS WORDS WIDTH MSGS FENCE_EVERY [gpu]
+ *   WORDS        4-byte words per message (11: an 8-byte inline WRITE's
+ *                control, remote-address and inline segments)
+ *   WIDTH        4: one volatile 4-byte store per word (as mlx5_wqe.h);
+ *                16: the same bytes as 16-byte vector stores
+ *   MSGS         messages per thread (timed), after MSGS/10 untimed
+ *   FENCE_EVERY  a fence.acq_rel.sys after every N messages (0: none), as a
+ *                poster orders each batch before its doorbell
+ *   gpu          write to cudaMalloc memory instead (the same stores on the
+ *                GPU side, for contrast)
+ * Prints one JSON line. Each thread writes a private ring of 64 slots of
+ * 256 bytes. Time: cudaEvent pair around the timed launch (launch overhead
+ * included, a few us against runs of tens of ms).
+ */
+#include <cuda_runtime.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { SLOTS = 64, SLOT_BYTES = 256 };
+
+__global__ void store_kernel(uint8_t *buf, uint32_t words, uint32_t width, uint64_t msgs, uint32_t fence_every)
+{
+	const uint64_t tid = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+	uint8_t *ring = buf + tid * SLOTS * SLOT_BYTES;
+
+	for (uint64_t i = 0; i < msgs; i++) {
+		uint8_t *slot = ring + (i % SLOTS) * SLOT_BYTES;
+
+		if (width == 4) {
+			for (uint32_t w = 0; w < words; w++)
+				*(volatile uint32_t *)(slot + 4u * w) = (uint32_t)i + w;
+		} else {
+			for (uint32_t w = 0; w < words; w += 4) {
+				uint32_t a = (uint32_t)i + w;
+
+				asm volatile("st.volatile.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(slot + 4u * w),
+					     "r"(a), "r"(a + 1), "r"(a + 2), "r"(a + 3)
+					     : "memory");
+			}
+		}
+		if (fence_every && (i + 1) % fence_every == 0)
+			asm volatile("fence.acq_rel.sys;" ::: "memory");
+	}
+}
+
+static int fail(const char *what, cudaError_t e)
+{
+	fprintf(stderr, "sysmem_store_rate: %s: %s\n", what, cudaGetErrorString(e));
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 7) {
+		fprintf(stderr, "usage: %s BLOCKS THREADS WORDS WIDTH MSGS FENCE_EVERY [gpu]\n", argv[0]);
+		return 2;
+	}
+	uint32_t blocks = (uint32_t)atoi(argv[1]), threads = (uint32_t)atoi(argv[2]);
+	uint32_t words = (uint32_t)atoi(argv[3]), width = (uint32_t)atoi(argv[4]);
+	uint64_t msgs = strtoull(argv[5], NULL, 10);
+	uint32_t fence_every = (uint32_t)atoi(argv[6]);
+	int gpu = argc > 7 && strcmp(argv[7], "gpu") == 0;
+	if (blocks == 0 || threads == 0 || threads > 1024 || words == 0 || words * 4u > SLOT_BYTES ||
+	    (width != 4 && width != 16) || (width == 16 && words % 4 != 0) || msgs == 0) {
+		fprintf(stderr, "sysmem_store_rate: bad arguments (WORDS 1..64, a multiple of 4 for WIDTH 16)\n");
+		return 2;
+	}
+	size_t bytes = (size_t)blocks * threads * SLOTS * SLOT_BYTES;
+	uint8_t *host = NULL, *dev = NULL;
+	cudaError_t e;
+	if (gpu) {
+		if ((e = cudaMalloc(&dev, bytes)) != cudaSuccess)
+			return fail("cudaMalloc", e);
+	} else {
+		if ((e = cudaHostAlloc(&host, bytes, cudaHostAllocMapped)) != cudaSuccess)
+			return fail("cudaHostAlloc", e);
+		if ((e = cudaHostGetDevicePointer(&dev, host, 0)) != cudaSuccess)
+			return fail("cudaHostGetDevicePointer", e);
+	}
+	cudaEvent_t t0, t1;
+	cudaEventCreate(&t0);
+	cudaEventCreate(&t1);
+	store_kernel<<<blocks, threads>>>(dev, words, width, msgs / 10 + 1, fence_every);   /* untimed */
+	if ((e = cudaDeviceSynchronize()) != cudaSuccess)
+		return fail("warm-up", e);
+	cudaEventRecord(t0);
+	store_kernel<<<blocks, threads>>>(dev, words, width, msgs, fence_every);
+	cudaEventRecord(t1);
+	if ((e = cudaEventSynchronize(t1)) != cudaSuccess)
+		return fail("timed run", e);
+	float ms = 0;
+	cudaEventElapsedTime(&ms, t0, t1);
+	double s = ms / 1e3, nmsg = (double)msgs * blocks * threads;
+	double stores = nmsg * (width == 4 ? words : words / 4);
+	printf("{\"experiment\":\"gpu.sysmem_store_rate\",\"gpu_hardware\":true,\"nic_hardware\":false,"
+	       "\"hardware\":false,\"nic\":\"none\",\"target\":\"%s\",\"blocks\":%u,\"threads\":%u,\"words_per_msg\":%u,"
+	       "\"store_width_bytes\":%u,\"fence_every\":%u,\"msgs_per_thread\":%llu,\"elapsed_ms\":%.3f,"
+	       "\"msgs_per_s_m\":%.3f,\"stores_per_s_g\":%.4f,\"gbytes_per_s\":%.3f}\n",
+	       gpu ? "gpu-memory" : "pinned-host-memory", blocks, threads, words, width, fence_every,
+	       (unsigned long long)msgs, ms, nmsg / s / 1e6, stores / s / 1e9, nmsg * words * 4.0 / s / 1e9);
+	if (gpu)
+		cudaFree(dev);
+	else
+		cudaFreeHost(host);
+	return 0;
+}
