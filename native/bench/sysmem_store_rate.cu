@@ -8,7 +8,7 @@
  * docs/results/h200-gda-rate.md uses it to name what stops the gda rate at
  * 132 SMs (phase limit3 in docs/results/phases/scope10.sh).
  *
- * usage: sysmem_store_rate BLOCKS THREADS WORDS WIDTH MSGS FENCE_EVERY [gpu]
+ * usage: sysmem_store_rate BLOCKS THREADS WORDS WIDTH MSGS FENCE_EVERY [gpu] [private]
  *   WORDS        4-byte words per message (11: an 8-byte inline WRITE's
  *                control, remote-address and inline segments)
  *   WIDTH        4: one volatile 4-byte store per word (as mlx5_wqe.h);
@@ -18,8 +18,9 @@
  *                poster orders each batch before its doorbell
  *   gpu          write to cudaMalloc memory instead (the same stores on the
  *                GPU side, for contrast)
- * Prints one JSON line. Each thread writes a private ring of 64 slots of
- * 256 bytes. Time: cudaEvent pair around the timed launch (launch overhead
+ *   private      each thread writes its own ring, instead of the SQ layout
+ *                (slot_of below)
+ * Prints one JSON line. Rings have 64 slots per thread. Time: cudaEvent pair around the timed launch (launch overhead
  * included, a few us against runs of tens of ms).
  */
 #include <cuda_runtime.h>
@@ -28,15 +29,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { SLOTS = 64, SLOT_BYTES = 256 };
+enum { SLOTS = 64, SLOT_BYTES = 256 };   /* SLOT_BYTES: the largest message */
 
-__global__ void store_kernel(uint8_t *buf, uint32_t words, uint32_t width, uint64_t msgs, uint32_t fence_every)
+/* Where thread tid writes message i. SQ layout (default): a warp's lanes
+ * write consecutive WQE slots of one ring, as a warp-cooperative poster fills
+ * its reserved run of an SQ (slot = WQEBBs rounded up, 64-byte aligned).
+ * Private layout: each thread its own ring (no two threads near each other). */
+__device__ __forceinline__ uint8_t *slot_of(uint8_t *buf, uint64_t tid, uint64_t i, uint32_t slot_bytes, int priv)
+{
+	if (priv)
+		return buf + (tid * SLOTS + i % SLOTS) * slot_bytes;
+	const uint64_t warp = tid / 32u, lane = tid % 32u;
+	return buf + ((warp * SLOTS + i % SLOTS) * 32u + lane) * slot_bytes;
+}
+
+__global__ void store_kernel(uint8_t *buf, uint32_t words, uint32_t width, uint64_t msgs, uint32_t fence_every,
+			     uint32_t slot_bytes, int priv)
 {
 	const uint64_t tid = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-	uint8_t *ring = buf + tid * SLOTS * SLOT_BYTES;
 
 	for (uint64_t i = 0; i < msgs; i++) {
-		uint8_t *slot = ring + (i % SLOTS) * SLOT_BYTES;
+		uint8_t *slot = slot_of(buf, tid, i, slot_bytes, priv);
 
 		if (width == 4) {
 			for (uint32_t w = 0; w < words; w++)
@@ -64,20 +77,32 @@ static int fail(const char *what, cudaError_t e)
 int main(int argc, char **argv)
 {
 	if (argc < 7) {
-		fprintf(stderr, "usage: %s BLOCKS THREADS WORDS WIDTH MSGS FENCE_EVERY [gpu]\n", argv[0]);
+		fprintf(stderr, "usage: %s BLOCKS THREADS WORDS WIDTH MSGS FENCE_EVERY [gpu] [private]\n", argv[0]);
 		return 2;
 	}
 	uint32_t blocks = (uint32_t)atoi(argv[1]), threads = (uint32_t)atoi(argv[2]);
 	uint32_t words = (uint32_t)atoi(argv[3]), width = (uint32_t)atoi(argv[4]);
 	uint64_t msgs = strtoull(argv[5], NULL, 10);
 	uint32_t fence_every = (uint32_t)atoi(argv[6]);
-	int gpu = argc > 7 && strcmp(argv[7], "gpu") == 0;
+	int gpu = 0, priv = 0;
+	for (int k = 7; k < argc; k++) {
+		if (strcmp(argv[k], "gpu") == 0)
+			gpu = 1;
+		else if (strcmp(argv[k], "private") == 0)
+			priv = 1;
+		else {
+			fprintf(stderr, "sysmem_store_rate: unknown option %s (gpu, private)\n", argv[k]);
+			return 2;
+		}
+	}
 	if (blocks == 0 || threads == 0 || threads > 1024 || words == 0 || words * 4u > SLOT_BYTES ||
 	    (width != 4 && width != 16) || (width == 16 && words % 4 != 0) || msgs == 0) {
 		fprintf(stderr, "sysmem_store_rate: bad arguments (WORDS 1..64, a multiple of 4 for WIDTH 16)\n");
 		return 2;
 	}
-	size_t bytes = (size_t)blocks * threads * SLOTS * SLOT_BYTES;
+	const uint32_t slot_bytes = (words * 4u + 63u) / 64u * 64u;
+	/* whole warps, so the SQ layout's last warp has its 32 lanes' slots */
+	size_t bytes = (size_t)blocks * ((threads + 31u) / 32u * 32u) * SLOTS * slot_bytes;
 	uint8_t *host = NULL, *dev = NULL;
 	cudaError_t e;
 	if (gpu) {
@@ -92,11 +117,11 @@ int main(int argc, char **argv)
 	cudaEvent_t t0, t1;
 	cudaEventCreate(&t0);
 	cudaEventCreate(&t1);
-	store_kernel<<<blocks, threads>>>(dev, words, width, msgs / 10 + 1, fence_every);   /* untimed */
+	store_kernel<<<blocks, threads>>>(dev, words, width, msgs / 10 + 1, fence_every, slot_bytes, priv);   /* untimed */
 	if ((e = cudaDeviceSynchronize()) != cudaSuccess)
 		return fail("warm-up", e);
 	cudaEventRecord(t0);
-	store_kernel<<<blocks, threads>>>(dev, words, width, msgs, fence_every);
+	store_kernel<<<blocks, threads>>>(dev, words, width, msgs, fence_every, slot_bytes, priv);
 	cudaEventRecord(t1);
 	if ((e = cudaEventSynchronize(t1)) != cudaSuccess)
 		return fail("timed run", e);
@@ -105,10 +130,10 @@ int main(int argc, char **argv)
 	double s = ms / 1e3, nmsg = (double)msgs * blocks * threads;
 	double stores = nmsg * (width == 4 ? words : words / 4);
 	printf("{\"experiment\":\"gpu.sysmem_store_rate\",\"gpu_hardware\":true,\"nic_hardware\":false,"
-	       "\"hardware\":false,\"nic\":\"none\",\"target\":\"%s\",\"blocks\":%u,\"threads\":%u,\"words_per_msg\":%u,"
+	       "\"hardware\":false,\"nic\":\"none\",\"target\":\"%s\",\"layout\":\"%s\",\"blocks\":%u,\"threads\":%u,\"words_per_msg\":%u,"
 	       "\"store_width_bytes\":%u,\"fence_every\":%u,\"msgs_per_thread\":%llu,\"elapsed_ms\":%.3f,"
 	       "\"msgs_per_s_m\":%.3f,\"stores_per_s_g\":%.4f,\"gbytes_per_s\":%.3f}\n",
-	       gpu ? "gpu-memory" : "pinned-host-memory", blocks, threads, words, width, fence_every,
+	       gpu ? "gpu-memory" : "pinned-host-memory", priv ? "private" : "sq", blocks, threads, words, width, fence_every,
 	       (unsigned long long)msgs, ms, nmsg / s / 1e6, stores / s / 1e9, nmsg * words * 4.0 / s / 1e9);
 	if (gpu)
 		cudaFree(dev);

@@ -56,14 +56,17 @@ phase_limit2() {
 # development machine into .jrt/bin, which the run carries) has 132 x 32 threads write messages of
 # 4-byte volatile stores into pinned host memory, as mlx5_wqe.h writes a WQE (11 words: an 8-byte
 # inline WRITE; 24: 60 B; 64: 220 B), with a system-scope fence every 32 messages as a warp's batch
-# has, and contrasts: no fence, 16-byte stores, GPU memory, one thread per SM.
-# JSON lines in $OUT/scope10/limit3.jsonl. About 20 s.
+# has, a warp's lanes writing consecutive slots of one ring as in an SQ; and contrasts: no fence,
+# 16-byte stores, GPU memory, each thread its own ring ("private"), one thread per SM.
+# JSON lines in $OUT/scope10/limit3b.jsonl (limit3.jsonl: the first version, every thread its own
+# ring). About 20 s.
 phase_limit3() {
   mkdir -p "$OUT/scope10"
-  local B=.jrt/bin/sysmem_store_rate L="$OUT/scope10/limit3.jsonl" a
+  local B=.jrt/bin/sysmem_store_rate L="$OUT/scope10/limit3b.jsonl" a
   if [ ! -x "$B" ]; then echo "limit3: $B not carried; skipped" | tee -a "$OUT/steps.txt"; return 0; fi
   for a in "132 32 11 4 20000 32" "132 32 11 4 20000 0" "132 32 12 16 20000 32" "132 32 24 4 10000 32" \
-           "132 32 64 4 5000 32" "132 32 11 4 20000 32 gpu" "132 1 11 4 200000 32" "64 32 11 4 20000 32"; do
-    step "limit3-${a// /-}" 30 sh -c "$B $a >>$L"
+           "132 32 64 4 5000 32" "132 32 11 4 20000 32 gpu" "132 32 11 4 20000 32 private" \
+           "132 1 11 4 200000 32 private" "64 32 11 4 20000 32"; do
+    step "limit3b-${a// /-}" 30 sh -c "$B $a >>$L"
   done
 }
