@@ -70,3 +70,16 @@ phase_limit3() {
     step "limit3b-${a// /-}" 30 sh -c "$B $a >>$L"
   done
 }
+
+# Phase "limit3c": as limit3, with the fence after every message of a thread, which is what a
+# warp-cooperative poster does (each lane writes one WQE of the warp's batch, then the batch is
+# ordered before its doorbell). JSON lines in $OUT/scope10/limit3c.jsonl. About 15 s.
+phase_limit3c() {
+  mkdir -p "$OUT/scope10"
+  local B=.jrt/bin/sysmem_store_rate L="$OUT/scope10/limit3c.jsonl" a
+  if [ ! -x "$B" ]; then echo "limit3c: $B not carried; skipped" | tee -a "$OUT/steps.txt"; return 0; fi
+  for a in "132 32 11 4 20000 1" "132 32 24 4 10000 1" "132 32 64 4 5000 1" "132 32 11 4 20000 1 gpu" \
+           "132 1 11 4 200000 1 private" "132 32 12 16 20000 1"; do
+    step "limit3c-${a// /-}" 30 sh -c "$B $a >>$L"
+  done
+}
