@@ -65,9 +65,26 @@ final class RateSections {
         m.put("gda-scope", scopeTable(files).markdown());
         List<String> limit = in.under(LIMIT);
         if (!limit.isEmpty()) {
-            m.put("gda-rate.limit", limitTable(limit.stream().map(n -> in.file(LIMIT + "/" + n)).toList()).markdown());
+            List<ResultFile> lf = limit.stream().map(n -> in.file(LIMIT + "/" + n)).toList();
+            m.put("gda-rate.limit", limitTable(lf).markdown());
+            m.put("gda-rate.stores", storeTable(lf).markdown());
         }
         return m;
+    }
+
+    /** The posters' stores alone (native/bench/sysmem_store_rate.cu): one row per record. */
+    static Table storeTable(List<ResultFile> files) {
+        Table.Builder t = new Table.Builder("SM stores into memory, no NIC (real GPU; sysmem_store_rate)")
+                .col("file", "memory", "layout", "blocks", "threads", "4-byte words / msg", "store bytes", "fence every",
+                        "M msg/s", "G stores/s", "GB/s");
+        for (Rec x : recs(files, "gpu.sysmem_store_rate")) {
+            Map<String, Object> r = x.r();
+            t.row(x.file(), str(r, "target"), str(r, "layout").isEmpty() ? "private" : str(r, "layout"), str(r, "blocks"),
+                    str(r, "threads"), str(r, "words_per_msg"), str(r, "store_width_bytes"), str(r, "fence_every"),
+                    Fmt.fixed(num(r, "msgs_per_s_m"), 1), Fmt.fixed(num(r, "stores_per_s_g"), 3),
+                    Fmt.fixed(num(r, "gbytes_per_s"), 2));
+        }
+        return t.build();
     }
 
     /** The runs that look for where the rate stops growing (phase scope10), one folder beside the page. */
