@@ -12,9 +12,10 @@
 # posted (valid).
 # Sourced by docs/results/h200-run.sh (step NAME TIMEOUT_S cmd..., $M, $OUT). JSON lines under
 # $OUT/goodput2k/, one file per step. Sizes: 11 of 8 B..4 MiB, dense around 2 KiB. Bounds sum to
-# 215 s; expected about 60-90 s (each point opens fresh queues and 2 x 64 MiB buffers, maps them
-# into the GPU and checks the destination: ~0.3 s; the largest sizes time at least 32 x the
-# warm-up per poster, 8192 WRITEs at 4 MiB = 32 GiB, ~1.4 s at the model's line rate).
+# 215 s; expected about 40-60 s. Each point opens fresh queues and 2 x 64 MiB buffers (slots wrap
+# beyond that), maps them into the GPU and checks the destination (~0.3 s), then times 1 GiB of
+# payload (gda) within 64..10^6 WRITEs: ~10^6 WRITEs up to 1 KiB, 512 Ki WRITEs (~50 ms at 11 M/s)
+# at 2 KiB, ~45 ms at the model's line rate from 4 KiB up. proxy keeps phase_goodput9's 32 MiB.
 #   gda-cuda-p16-q16-e8-w200    16 blocks x 1 thread, 16 QPs, batch 16, 8 engine threads (CPUs 1-8)
 #   gda-cuda-p16-q16-e12-w200   the same on 12 engine threads (CPUs 1-12): is the copy the bound?
 #   gda-cuda-p32-q16-e8-w200    32 posters (2 per QP, slot publication shares the SQ): poster-bound?
@@ -25,7 +26,7 @@ phase_goodput2k() {
   local d="$OUT/goodput2k"; mkdir -p "$d"
   local G="--format json --quiet"
   local S="--sizes 8,64,256,512,1024,2048,4096,8192,65536,1048576,4194304"
-  local P="--target cuda --qps 16 --batch 16 --bytes-per-point 67108864 --max-seconds 35"
+  local P="--target cuda --qps 16 --batch 16 --bytes-per-point 1073741824 --max-seconds 35"
   step goodput2k/gda-cuda-p16-q16-e8-w200 45 $M gda goodput $P --posters 16x1 --engine-threads 8 \
     --engine-cpus 1,2,3,4,5,6,7,8 --wire-gbps 200 $S $G -o "$d/gda-cuda-p16-q16-e8-w200.jsonl"
   step goodput2k/gda-cuda-p16-q16-e12-w200 45 $M gda goodput $P --posters 16x1 --engine-threads 12 \

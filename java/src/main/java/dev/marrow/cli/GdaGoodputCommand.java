@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.cli;
 
+import dev.marrow.api.Backend;
 import dev.marrow.api.NativeException;
 import dev.marrow.api.softnic.SoftNic;
 import dev.marrow.api.softnic.WireModel;
@@ -260,6 +261,9 @@ final class GdaGoodputCommand implements Callable<Integer> {
         GdaGoodputPosters p = new GdaGoodputPosters(target, shape[0], shape[1], qps, batch != null ? batch : 16,
                 window, signalEvery, engine.engineThreads, cpus, ord, warmup, cudaDevice).check(sz, bytesPerPoint);
         WireModel wire = WireModel.ofGbps(wireGbps);
+        if (target == Target.CUDA) {
+            Backend.CUDA.ensureAvailability(); // exit 77 before any warning about host threads
+        }
         CpuBudget.check(p.spinning(), "posters, NIC engine", spec.commandLine().getErr());
         List<ResultRecord> records = new ArrayList<>();
         List<Double> gbs = new ArrayList<>();

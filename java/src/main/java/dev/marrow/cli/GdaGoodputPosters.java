@@ -124,22 +124,24 @@ record GdaGoodputPosters(Target target, int blocks, int threads, int qps, int ba
 
     /**
      * The rate poster does not drain its warm-up before the timer starts, so the warm-up's bytes may
-     * still be on the (modeled) wire inside the timed span: each poster times at least this many
-     * times its warm-up, which bounds that share of the span to 1 / WARMUP_RATIO.
+     * still be on the (modeled) wire inside the timed span: a poster's warm-up is at most
+     * 1 / WARMUP_RATIO of its timed messages, which bounds that share of the span.
      */
     static final int WARMUP_RATIO = 32;
 
-    /**
-     * Messages per poster: the point's total (as the one-poster mode) spread over the posters, whole
-     * batches, and at least {@link #WARMUP_RATIO} x the warm-up per poster.
-     */
+    /** Messages per poster: the point's total (as the one-poster mode) spread over the posters, whole batches. */
     long messagesPerPoster(int size, long bytesPerPoint) {
-        return Math.max(roundUp(GoodputMath.messagesFor(size, bytesPerPoint, 64, 1_000_000), posters(), batch),
-                WARMUP_RATIO * warmupPerPoster());
+        return roundUp(GoodputMath.messagesFor(size, bytesPerPoint, 64, 1_000_000), posters(), batch);
     }
 
-    long warmupPerPoster() {
-        return warmup == 0 ? 0 : roundUp(warmup, posters(), batch);
+    /**
+     * Warm-up per poster: --warmup spread over the posters in whole batches, cut to whole batches of
+     * at most 1 / {@link #WARMUP_RATIO} of the poster's timed messages (0 for the largest sizes).
+     */
+    long warmupPerPoster(int size, long bytesPerPoint) {
+        long asked = warmup == 0 ? 0 : roundUp(warmup, posters(), batch);
+        long cap = messagesPerPoster(size, bytesPerPoint) / WARMUP_RATIO / batch * batch;
+        return Math.min(asked, cap);
     }
 
     /** ceil(total / parts), rounded up to a multiple of unit. */
@@ -153,7 +155,7 @@ record GdaGoodputPosters(Target target, int blocks, int threads, int qps, int ba
                 .with(Publication.SLOT, QpMapping.PER_THREAD, blocks, threads, qps, batch)
                 .withQueues(signalPerQp(), windowPerQp(), RateSpec.defaults(target).logSq())
                 .withPayload(Payload.POINTER, size)
-                .withMessages(messagesPerPoster(size, bytesPerPoint), warmupPerPoster())
+                .withMessages(messagesPerPoster(size, bytesPerPoint), warmupPerPoster(size, bytesPerPoint))
                 .withDoorbell(DoorbellMode.DEVICE, -1).withRun(ordering, timeoutNs, cudaDevice)
                 .withIdlePoll(CpuBudget.oversubscribed(spinning()));
     }
@@ -175,8 +177,9 @@ record GdaGoodputPosters(Target target, int blocks, int threads, int qps, int ba
                 .param("engine_cpus", engineCpus == null ? List.of() : Arrays.stream(engineCpus).boxed().toList())
                 .param("window", window).param("window_per_qp", windowPerQp())
                 .param("signal_every", signalEvery).param("signal_every_per_qp", signalPerQp())
-                .param("messages", r.messages()).param("warmup", s.warmup() * posters())
+                .param("messages", r.messages()).param("warmup_asked", warmup)
                 .param("log_sq", s.logSq())
+                .metric("warmup", s.warmup() * posters())
                 .metric("messages_per_poster", s.messages()).metric("warmup_per_poster", s.warmup())
                 .metric("warmup_share", ResultRecord.round((double) s.warmup() / s.messages(), 4))
                 .metric("signal_every_effective", r.signalPeriodEffective())
