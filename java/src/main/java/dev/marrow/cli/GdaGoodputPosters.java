@@ -23,8 +23,9 @@ import java.util.List;
  * `gda rate`) with pointer payloads: BLOCKS x THREADS posters (GPU threads
  * on cuda, pthreads on cpu), poster t on QP t mod --qps, --batch WQEs per
  * doorbell with slot publication, on fresh queues of the CPU software NIC
- * (--engine-threads) under the wire model. Timing, warm-up and the byte
- * check are the rate runner's (docs/design/methods.md §6.1, "Many posters").
+ * (--engine-threads) under the wire model. Timing and the byte check are
+ * the rate runner's; the warm-up is cut here ({@link #WARMUP_RATIO})
+ * (docs/design/methods.md §6.1, "Many posters").
  *
  * @param window      WQEs outstanding in all; window / qps per QP
  * @param signalEvery every Nth WQE of a QP signaled (min with the per-QP window)
