@@ -6,8 +6,10 @@
  * (the runner's slot check plus the engine's WRITE count) for each
  * publication mode and each completion scope; ring wrap; back-pressure;
  * a signal period larger than the window; one QP shared by many threads;
- * host-rung doorbells; a paused engine ends in a timeout with a watchdog
- * dump; bad configurations are refused before anything is posted.
+ * host-rung doorbells; pointer payloads above 4 KiB; a paused engine ends
+ * in a timeout with a watchdog dump; bad configurations (a pointer size
+ * above the maximum or above the buffer's one slot per thread, too) are
+ * refused before anything is posted.
  */
 #include "emu_test_util.h"   /* CHECK, OK, t_finish: the software NIC tests' helpers */
 #include "marrow/marrow_gda_rate.h"
@@ -182,6 +184,10 @@ static void test_qp_maps_and_payloads(void)
 	c.payload = MARROW_GDA_PAYLOAD_POINTER;
 	c.msg_size = 256;
 	(void)run_rate("per-thread qps, pointer 256 B", c, 6);
+	c.msg_size = 65536 + 8; /* above 4 KiB (gda goodput --posters), not a multiple of the 64-byte stride */
+	c.messages = 16;
+	(void)run_rate("per-thread qps, pointer 64 KiB + 8 B", c, 6);
+	c.messages = 200;
 	c.payload = MARROW_GDA_PAYLOAD_INLINE;
 	c.msg_size = 124; /* 3 WQEBBs: WQEs straddle the ring end */
 	c.qp_map = MARROW_GDA_RATE_QP_PER_WARP;
@@ -326,6 +332,15 @@ static void test_bad_configs(void)
 	c = base();
 	c.msg_size = 221;
 	CHECK(marrow_gda_rate_cpu_run(&c, x.ep, 1, NULL, &r) == MARROW_EINVAL, "inline 221");
+	c = base();
+	c.payload = MARROW_GDA_PAYLOAD_POINTER;
+	c.msg_size = MARROW_GDA_RATE_MAX_POINTER_SIZE + 1u;
+	CHECK(marrow_gda_rate_cpu_run(&c, x.ep, 1, NULL, &r) == MARROW_EINVAL &&
+	      strstr(marrow_last_error(), "bytes pointer") != NULL, "pointer above the maximum: %s", marrow_last_error());
+	c.msg_size = BUF / 2; /* 4 threads x 512 KiB slots do not fit the 1 MiB buffers */
+	CHECK(marrow_gda_rate_cpu_run(&c, x.ep, 1, NULL, &r) == MARROW_EINVAL &&
+	      strstr(marrow_last_error(), "one slot per thread") != NULL, "slots beyond the buffer: %s",
+	      marrow_last_error());
 	CHECK(writes(&x) == 0, "a refused configuration posted nothing");
 	nic_close(&x);
 }

@@ -421,34 +421,50 @@ GR_HD uint32_t gr_qp_of(uint32_t map, uint32_t qps, uint32_t unit, uint64_t r)
 
 /* ---- payload staging and the check after a run ------------------------------
  * Shared by the CPU executor and the GPU kernels. */
-/* Pointer payloads: the source slot s holds the pattern of id s. */
-GR_FN void gr_stage_slot(uint8_t *src, uint32_t stride, uint32_t len, uint64_t s)
+/* Pointer payloads: the source slot s holds the pattern of id s. The
+ * _part forms cover words (bytes) k0, k0 + step, ... only, so that the
+ * threads of a GPU block share one slot: a slot of megabytes in mapped host
+ * memory is not read by one thread in a series of PCIe round trips. */
+GR_FN void gr_stage_part(uint8_t *src, uint32_t stride, uint32_t len, uint64_t s, uint32_t k0, uint32_t step)
 {
 	uint32_t *w = (uint32_t *)(src + s * stride);
-	for (uint32_t k = 0; k < (len + 3u) / 4u; k++)
+	for (uint32_t k = k0; k < (len + 3u) / 4u; k += step)
 		w[k] = gda_pattern_word(s, k);
 }
 
-/* 1 when destination slot s of thread t holds the last message that went
- * there (or the slot was never written and holds zeros), else 0. */
-GR_FN int gr_check_slot(const struct gda_rate_ctx *c, const uint8_t *dst, uint32_t t, uint32_t s)
+GR_FN void gr_stage_slot(uint8_t *src, uint32_t stride, uint32_t len, uint64_t s)
+{
+	gr_stage_part(src, stride, len, s, 0, 1);
+}
+
+/* 1 when bytes j0, j0 + step, ... of destination slot s of thread t hold
+ * the last message that went there (or the slot was never written and
+ * holds zeros), else 0. */
+GR_FN int gr_check_part(const struct gda_rate_ctx *c, const uint8_t *dst, uint32_t t, uint32_t s, uint32_t j0,
+			uint32_t step)
 {
 	uint64_t slot = (uint64_t)t * c->spt + s;
 	const volatile uint8_t *d = dst + slot * c->stride;
 	uint64_t last, id;
 
 	if ((uint64_t)s >= c->mtot) {
-		for (uint32_t j = 0; j < c->msg_size; j++)
+		for (uint32_t j = j0; j < c->msg_size; j += step)
 			if (d[j] != 0)
 				return 0;
 		return 1;
 	}
 	last = s + ((c->mtot - 1u - s) / c->spt) * c->spt;
 	id = gr_msg_id(c, t, last);
-	for (uint32_t j = 0; j < c->msg_size; j++)
+	for (uint32_t j = j0; j < c->msg_size; j += step)
 		if (d[j] != (uint8_t)(gda_pattern_word(id, j / 4u) >> (8u * (j % 4u))))
 			return 0;
 	return 1;
+}
+
+/* The whole slot. */
+GR_FN int gr_check_slot(const struct gda_rate_ctx *c, const uint8_t *dst, uint32_t t, uint32_t s)
+{
+	return gr_check_part(c, dst, t, s, 0, 1);
 }
 
 GR_FN uint64_t gr_data_word(uint64_t it)

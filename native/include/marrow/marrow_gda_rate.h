@@ -71,6 +71,12 @@ enum marrow_gda_rate_scope {
 	MARROW_GDA_RATE_SCOPE_SIGNAL = 3,  /* signal round trip: a peer thread echoes a word (endpoint[qps]) */
 };
 
+/* The largest pointer WRITE the rate runners post (gda goodput --posters
+ * sweeps to it): one data segment; the destination must still hold one
+ * slot per posting thread. The device engine (marrow_gda_rate_devnic_run)
+ * keeps its own bound of 4096. */
+#define MARROW_GDA_RATE_MAX_POINTER_SIZE (4u << 20)
+
 struct marrow_gda_rate_config {
 	uint32_t size;            /* sizeof(struct marrow_gda_rate_config) */
 	uint32_t comp_mask;       /* 0 */
@@ -85,7 +91,7 @@ struct marrow_gda_rate_config {
 	uint32_t signal_period;   /* every K-th WQE of a QP is signaled (>= 1) */
 	uint32_t window;          /* outstanding WQEs per QP (>= batch; clipped to the SQ) */
 	uint32_t payload;         /* enum marrow_gda_payload */
-	uint32_t msg_size;        /* inline 8..220, pointer 8..4096 */
+	uint32_t msg_size;        /* inline 8..220, pointer 8..MARROW_GDA_RATE_MAX_POINTER_SIZE */
 	uint32_t scope;           /* enum marrow_gda_rate_scope (EXP_SCOPE) */
 	uint32_t ordering;        /* enum marrow_gda_ordering of each publication */
 	uint64_t messages;        /* RATE: timed WQEs per thread; SCOPE: timed iterations */

@@ -54,19 +54,26 @@ __device__ __forceinline__ int k_stopped(const rate_kargs &a)
 	return *(volatile int32_t *)&a.out->stop;
 }
 
+/* Staging and the check after the run: one block per slot (grid-stride
+ * over the slots), its threads spread over the slot's words / bytes. One
+ * thread per slot read a pointer slot of megabytes (gda goodput --posters
+ * sweeps to 4 MiB) in mapped host memory byte after byte, each a PCIe round
+ * trip: seconds per point. The slot count is the same for every thread of
+ * a block, so __syncthreads_or is reached by all. */
 __global__ void rate_stage_kernel(rate_kargs a, unsigned long long slots)
 {
-	for (unsigned long long s = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; s < slots;
-	     s += (unsigned long long)gridDim.x * blockDim.x)
-		gr_stage_slot(a.src_dev, a.c.stride, a.c.msg_size, s);
+	for (unsigned long long s = blockIdx.x; s < slots; s += gridDim.x)
+		gr_stage_part(a.src_dev, a.c.stride, a.c.msg_size, s, threadIdx.x, blockDim.x);
 }
 
 __global__ void rate_check_kernel(rate_kargs a, unsigned long long slots)
 {
-	for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < slots;
-	     i += (unsigned long long)gridDim.x * blockDim.x)
-		if (!gr_check_slot(&a.c, a.dst_dev, (uint32_t)(i / a.c.spt), (uint32_t)(i % a.c.spt)))
+	for (unsigned long long i = blockIdx.x; i < slots; i += gridDim.x) {
+		int bad = !gr_check_part(&a.c, a.dst_dev, (uint32_t)(i / a.c.spt), (uint32_t)(i % a.c.spt),
+					 threadIdx.x, blockDim.x);
+		if (__syncthreads_or(bad) && threadIdx.x == 0)
 			atomicAdd(&a.out->payload_errors, 1ull);
+	}
 }
 
 template <int PUB>

@@ -85,8 +85,12 @@ static inline int gda_rate_plan_make(const char *fn, const struct marrow_gda_rat
 	if (cfg->messages < 1 || cfg->timeout_ns == 0)
 		return gda_rate_bad(fn, res, "messages must be >= 1 and timeout_ns > 0");
 	if (cfg->payload == MARROW_GDA_PAYLOAD_INLINE ? (cfg->msg_size < 8 || cfg->msg_size > 220)
-	    : cfg->payload == MARROW_GDA_PAYLOAD_POINTER ? (cfg->msg_size < 8 || cfg->msg_size > 4096) : 1)
-		return gda_rate_bad(fn, res, "size must be 8..220 bytes inline or 8..4096 bytes pointer");
+	    : cfg->payload == MARROW_GDA_PAYLOAD_POINTER ? (cfg->msg_size < 8 || cfg->msg_size > MARROW_GDA_RATE_MAX_POINTER_SIZE)
+	    : 1) {
+		snprintf(msg, sizeof(msg), "size must be 8..220 bytes inline or 8..%u bytes pointer",
+			 (unsigned)MARROW_GDA_RATE_MAX_POINTER_SIZE);
+		return gda_rate_bad(fn, res, msg);
+	}
 	p->n_q = cfg->qps + (scope ? 1u : 0u);
 	if (n_eps != p->n_q) {
 		snprintf(msg, sizeof(msg), "%u endpoints given, %u needed (%s)", n_eps, p->n_q,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.cli;
 
+import dev.marrow.api.Backend;
 import dev.marrow.api.NativeException;
 import dev.marrow.api.softnic.SoftNic;
 import dev.marrow.api.softnic.WireModel;
@@ -39,6 +40,9 @@ import java.util.concurrent.Callable;
                 + "payload per size, and the first size reaching 90 %% of the wire model's line rate "
                 + "(\"GPU-Initiated Communication: Dissecting Down to the Bone\" Fig. 8).",
                 "--single-op: put+completion latency of ONE pointer WRITE per size instead (Fig. 11).",
+                "--posters BLOCKS[xTHREADS]: many posters instead of one (the gda rate poster, pointer payloads): "
+                        + "poster t posts to QP t mod --qps, --batch (16) WQEs per doorbell, --window in all "
+                        + "(default 256 per QP); records say mode=many-poster.",
                 "--wire-gbps (default 200, 0 = none): the software NIC's wire model (docs/design/wire-model.md), "
                         + "ONE port shared by every QP and engine thread; records name it under wire_model and say "
                         + "hardware=false. Timing: docs/design/methods.md.",
@@ -72,14 +76,24 @@ final class GdaGoodputCommand implements Callable<Integer> {
     @Option(names = "--single-op", description = "Fig. 11: put+completion of one pointer WRITE per size")
     boolean singleOp;
 
-    @Option(names = "--window", defaultValue = "128", description = "WQEs outstanding in all, window / --qps per QP. Default: ${DEFAULT-VALUE}")
-    int window;
+    @Option(names = "--window", description = "WQEs outstanding in all, window / --qps per QP. Default: 128 "
+            + "(--posters: 256 per QP)")
+    Integer window;
 
     @Option(names = "--signal-every", defaultValue = "32", description = "Signal every Nth WQE of a QP (at most its window). Default: ${DEFAULT-VALUE}")
     int signalEvery;
 
-    @Option(names = "--qps", defaultValue = "1", description = "QPs the window is spread over, round robin (pipelined mode; 1..16). Default: ${DEFAULT-VALUE}")
+    @Option(names = "--qps", defaultValue = "1", description = "QPs the window is spread over, round robin (pipelined mode; 1..16, --posters 1..512). Default: ${DEFAULT-VALUE}")
     int qps;
+
+    @Option(names = "--posters", paramLabel = "BLOCKS[xTHREADS]",
+            description = "Many-poster mode: BLOCKS x THREADS posting threads (GPU threads on cuda, pthreads on cpu) "
+                    + "run the gda rate poster over --qps QPs (poster t on QP t mod qps); at least --qps posters")
+    String posters;
+
+    @Option(names = "--batch", description = "--posters: WQEs per doorbell of each poster, 1..256 (whole batches: "
+            + "messages per poster round up to it). Default: 16")
+    Integer batch;
 
     @Mixin
     EngineThreadOptions engine;
@@ -124,12 +138,25 @@ final class GdaGoodputCommand implements Callable<Integer> {
         if (preset != null) {
             presetApplied = presetRules(this).apply(Presets.get(preset), spec.commandLine().getParseResult()::hasMatchedOption);
         }
-        if (window < 1 || window > 256 || signalEvery < 1 || signalEvery > window || warmup < 0 || timeoutMs <= 0
-                || iters < 1 || bytesPerPoint < 1 || bytesPerPoint > (1L << 30) || wireGbps < 0) {
+        boolean many = posters != null;
+        if (many && singleOp) {
+            throw new IllegalArgumentException("--posters runs the pipelined sweep with many posters; --single-op "
+                    + "times one WRITE at a time: give one of them");
+        }
+        if (!many && batch != null) {
+            throw new IllegalArgumentException("--batch belongs to --posters: the one-poster loop rings the doorbell "
+                    + "for every WQE");
+        }
+        int window = this.window != null ? this.window : many ? GdaGoodputPosters.defaultWindow(qps) : 128;
+        if ((!many && (window < 1 || window > 256 || signalEvery > window)) || signalEvery < 1 || warmup < 0
+                || timeoutMs <= 0 || iters < 1 || bytesPerPoint < 1 || bytesPerPoint > (1L << 30) || wireGbps < 0) {
             throw new IllegalArgumentException("--window 1..256, --signal-every 1..window, --iters >= 1, --warmup >= 0, "
                     + "--timeout-ms > 0, --bytes-per-point 1..1073741824, --wire-gbps >= 0");
         }
         int[] cpus = engineCpus();
+        if (many) {
+            return runPosters(window, cpus);
+        }
         if (!singleOp) {
             GoodputQueues.check(qps, engine.engineThreads, cpus);
         }
@@ -221,6 +248,61 @@ final class GdaGoodputCommand implements Callable<Integer> {
         out.emit(records, spec.commandLine().getOut(), spec.commandLine().getErr());
         if (!allValid) {
             spec.commandLine().getErr().println("marrow: FAILED rows have valid=false: wrong bytes delivered (payload_errors)");
+            return ExitCodes.FAILED;
+        }
+        return ExitCodes.OK;
+    }
+
+    /** --posters: one many-poster run per size (GdaGoodputPosters), then the summary, as the one-poster sweep. */
+    private Integer runPosters(int window, int[] cpus) {
+        int[] shape = GdaGoodputPosters.parseShape(posters);
+        List<Integer> sz = GoodputMath.sizes(sizes != null ? sizes : "8-4194304", MAX_SIZE);
+        Ordering ord = ordering != null ? ordering : OrderingPolicy.defaultFor(Placement.HOST);
+        GdaGoodputPosters p = new GdaGoodputPosters(target, shape[0], shape[1], qps, batch != null ? batch : 16,
+                window, signalEvery, engine.engineThreads, cpus, ord, warmup, cudaDevice).check(sz, bytesPerPoint);
+        WireModel wire = WireModel.ofGbps(wireGbps);
+        if (target == Target.CUDA) {
+            Backend.CUDA.ensureAvailability(); // exit 77 before any warning about host threads
+        }
+        CpuBudget.check(p.spinning(), "posters, NIC engine", spec.commandLine().getErr());
+        List<ResultRecord> records = new ArrayList<>();
+        List<Double> gbs = new ArrayList<>();
+        List<Integer> done = new ArrayList<>();
+        boolean allValid = true;
+        RunProgress progress = out.progress("gda goodput --posters", sz.size());
+        try {
+            for (int size : sz) {
+                if (progress.expired()) {
+                    break;
+                }
+                GdaGoodputPosters.Point pt = p.run(size, bytesPerPoint, progress.capTimeoutNs(timeoutMs * 1_000_000L),
+                        wire, wireGbps);
+                ResultRecord r = pt.record();
+                tagProvenance(r);
+                CpuBudget.tag(r, p.spinning());
+                CpuBudget.tagPollMode(r, SoftNic.PollMode.HOT, p.spinning());
+                records.add(r);
+                gbs.add(pt.gbPerS());
+                done.add(size);
+                allValid &= pt.valid();
+                progress.step();
+            }
+        } catch (RuntimeException e) {
+            progress.close();
+            throw e;
+        }
+        progress.close();
+        if (!records.isEmpty()) {
+            ResultRecord s = GoodputMath.summary("gda.goodput", target.label() + "+softnic", wire, done, gbs,
+                    records.getFirst());
+            tagProvenance(s);
+            records.add(s);
+        }
+        progress.tag(records);
+        out.emit(records, spec.commandLine().getOut(), spec.commandLine().getErr());
+        if (!allValid) {
+            spec.commandLine().getErr().println("marrow: FAILED rows have valid=false: wrong bytes delivered "
+                    + "(payload_errors) or a WRITE count that differs from the WQEs posted");
             return ExitCodes.FAILED;
         }
         return ExitCodes.OK;

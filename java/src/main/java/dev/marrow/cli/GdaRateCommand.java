@@ -124,7 +124,7 @@ final class GdaRateCommand implements Callable<Integer> {
             completionCandidates = CliNames.Payloads.class, description = "${COMPLETION-CANDIDATES}. Default: ${DEFAULT-VALUE}")
     Payload payload;
 
-    @Option(names = "--size", split = ",", defaultValue = "8", description = "Bytes per WRITE: inline 8..220, pointer 8..4096; comma list sweeps. Default: ${DEFAULT-VALUE}")
+    @Option(names = "--size", split = ",", defaultValue = "8", description = "Bytes per WRITE: inline 8..220, pointer 8..4194304 (--nic softnic-device: 8..4096); comma list sweeps. Default: ${DEFAULT-VALUE}")
     int[] sizes;
 
     @Option(names = "--messages", defaultValue = "20000", description = "Timed WQEs per thread (scope: iterations). Default: ${DEFAULT-VALUE}")

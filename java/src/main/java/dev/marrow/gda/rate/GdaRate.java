@@ -5,7 +5,9 @@ import dev.marrow.api.MarrowException;
 import dev.marrow.api.NativeException;
 import dev.marrow.api.Status;
 import dev.marrow.api.TimeoutDump;
+import dev.marrow.api.softnic.SoftNic;
 import dev.marrow.api.softnic.SoftNicCounters;
+import dev.marrow.api.softnic.WireModel;
 import dev.marrow.gda.Target;
 import dev.marrow.gda.rate.internal.RateFfi;
 import dev.marrow.gda.rate.internal.RateLayouts;
@@ -49,7 +51,40 @@ public final class GdaRate {
         if (spec.nic() == RateNic.SOFTNIC_DEVICE) {
             return DeviceEngineRate.run(spec);
         }
+        return run(spec, null).result();
+    }
+
+    /**
+     * A rate run and what the software NIC's wire model saw of it (gda goodput --posters).
+     *
+     * @param wireBytes  bytes the modeled port serialised over the run (payload and headers)
+     * @param wireHeldNs time CQEs were held for the port over the run
+     */
+    public record Wired(RateResult result, long wireBytes, long wireHeldNs) {
+    }
+
+    /**
+     * The same run on the software NIC ({@link RateNic#SOFTNIC}) with {@code wire} set on its one
+     * port before the first post (docs/design/wire-model.md).
+     *
+     * @throws IllegalArgumentException for a bad spec or another NIC
+     */
+    public static Wired runWired(RateSpec spec, WireModel wire) {
+        spec.validate();
+        if (spec.nic() != RateNic.SOFTNIC || wire == null) {
+            throw new IllegalArgumentException("a wire model applies to --nic softnic (the CPU engine) only");
+        }
+        return run(spec, wire);
+    }
+
+    /** wire null: the NIC's own default (no model), as every plain rate run. */
+    private static Wired run(RateSpec spec, WireModel wire) {
         try (RateQueues q = RateQueues.open(spec); Arena a = Arena.ofConfined()) {
+            SoftNic.WireStats w0 = null;
+            if (wire != null) {
+                q.softNic().setWire(wire);
+                w0 = q.softNic().wireStats();
+            }
             // after open: a missing GPU or NIC is reported as unavailable before the library loads
             NativeLib lib = spec.target() == Target.CUDA ? RateFfi.Cuda.LIB : RateFfi.Host.LIB;
             MemorySegment cfg = config(a, spec);
@@ -73,7 +108,12 @@ public final class GdaRate {
                 }
             }
             Map<String, Long> emu = before == null ? Map.of() : q.counters().minus(before).values();
-            return result(spec, res, samples, emu, null);
+            RateResult r = result(spec, res, samples, emu, null);
+            if (w0 == null) {
+                return new Wired(r, 0, 0);
+            }
+            SoftNic.WireStats w1 = q.softNic().wireStats();
+            return new Wired(r, w1.wireBytes() - w0.wireBytes(), w1.heldNs() - w0.heldNs());
         } catch (RuntimeException | Error e) {
             throw e;
         } catch (Throwable t) {

@@ -85,6 +85,11 @@ final class RateQueues implements AutoCloseable {
         return nic == null ? null : nic.counters();
     }
 
+    /** The software NIC of these queues (null on mlx5). */
+    SoftNic softNic() {
+        return nic;
+    }
+
     /** The engine's view of one QP after a timeout (empty when not a software NIC). */
     String watchdogDump(long qpn) {
         return nic == null ? "" : nic.watchdogDump(qpn);

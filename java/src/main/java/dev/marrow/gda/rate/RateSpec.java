@@ -4,6 +4,7 @@ package dev.marrow.gda.rate;
 import dev.marrow.gda.Ordering;
 import dev.marrow.gda.Payload;
 import dev.marrow.gda.Target;
+import dev.marrow.gda.rate.internal.RateLayouts;
 
 import java.util.Arrays;
 
@@ -24,6 +25,14 @@ public record RateSpec(Target target, RateNic nic, RateExperiment experiment, Pu
                        int blocks, int threads, int qps, int batch, int signalPeriod, int window, Payload payload,
                        int size, long messages, long warmup, long timeoutNs, int logSq, int engineThreads,
                        int[] engineCpus, int doorbellCpu, int cudaDevice, boolean idlePoll, int nicSms) {
+
+    /** The most bytes of pointer-payload slots (one per posting thread at least) a point may take, each buffer. */
+    public static final long MAX_POINTER_BUFFER_BYTES = 1L << 30;
+
+    /** The largest pointer WRITE (MARROW_GDA_RATE_MAX_POINTER_SIZE; the device engine keeps 4096). */
+    public static int maxPointerSize() {
+        return RateLayouts.MAX_POINTER_SIZE;
+    }
 
     /** One thread, one QP, one WQE per doorbell, 8-byte inline WRITEs on the software NIC. */
     public static RateSpec defaults(Target target) {
@@ -130,7 +139,12 @@ public record RateSpec(Target target, RateNic nic, RateExperiment experiment, Pu
         if (payload == Payload.INLINE) {
             req(size >= 8 && size <= 220, "--size must be 8..220 bytes inline, not " + size);
         } else {
-            req(size >= 8 && size <= 4096, "--size must be 8..4096 bytes pointer, not " + size);
+            int max = maxPointerSize();
+            req(size >= 8 && size <= max, "--size must be 8.." + max + " bytes pointer, not " + size);
+            long stride = (size + 63L) & ~63L;
+            req(totalThreads() * stride <= MAX_POINTER_BUFFER_BYTES, "pointer payloads need one " + stride
+                    + "-byte slot per posting thread in each of source and destination: " + totalThreads()
+                    + " threads x --size " + size + " exceed " + (MAX_POINTER_BUFFER_BYTES >> 20) + " MiB");
         }
         if (experiment == RateExperiment.RATE && publication == Publication.WARP) {
             int lanes = Math.min(threads, 32);

@@ -40,6 +40,9 @@ public final class RateLayouts {
             i32("nic_sms"), i32("threads_per_sm"), i32("log_sq"), i32("max_inline_data"), i64("stop_timeout_ns"),
             i32("distinct_sms"), i32("max_blocks_per_sm"), i32("device_sms"), i32("shared_sms"));
 
+    /** MARROW_GDA_RATE_MAX_POINTER_SIZE: the largest pointer WRITE of the host-queue runners. */
+    public static final int MAX_POINTER_SIZE = (int) LIB.constant("MARROW_GDA_RATE_MAX_POINTER_SIZE");
+
     public static final List<StructLayout> ALL = List.of(CONFIG, RESULT, DEVNIC);
 
     /** The marrow_gda_rate.h enums Java uses; each runner library must export every value. */
