@@ -237,6 +237,8 @@ void *emu_engine_main(void *arg)
 			work |= sweep(t);
 		}
 		if (work) {
+			/* Messages executed without a CQE in this pass go on the port now. */
+			EMU_WIRE_FLUSH(t);
 			CTR(t, busy_passes)++;
 			emu_counters_publish(t);
 			idle_run = 0;

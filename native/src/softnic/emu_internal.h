@@ -400,15 +400,24 @@ int emu_pd_check(const struct marrow_emu_pd *pd, const char *fn);
 int emu_qp_check(const struct marrow_emu_qp *qp, const char *fn);
 
 /* emu_wire.c: the wire model (docs/design/wire-model.md). EMU_WIRE_SENT
- * after every executed message; emu_wire_hold before a successful CQE. */
+ * after every executed message (adds it to the thread's burst);
+ * emu_wire_hold before a successful CQE (puts the burst on the port, then
+ * waits for it to leave); EMU_WIRE_FLUSH at the end of an engine pass that
+ * did work (puts the burst on the port). */
 struct emu_wire;
 void emu_wire_account(struct emu_thread *t, uint64_t len, int with_imm);
+void emu_wire_flush(struct emu_thread *t);
 void emu_wire_hold(struct emu_thread *t);
 void emu_wire_free(struct marrow_emu_device *dev);
 #define EMU_WIRE_SENT(t, len, imm)                                        \
 	do {                                                              \
 		if (EMU_UNLIKELY((t)->dev->wire != NULL))                 \
 			emu_wire_account((t), (len), (imm));              \
+	} while (0)
+#define EMU_WIRE_FLUSH(t)                                                 \
+	do {                                                              \
+		if (EMU_UNLIKELY((t)->dev->wire != NULL))                 \
+			emu_wire_flush(t);                                \
 	} while (0)
 
 /* emu_counters.c */
