@@ -299,6 +299,13 @@ static __device__ __forceinline__ void emu_d_move(void *dst, const void *src, si
 #define EMU_CORE_BODY 1
 #endif /* __CUDACC__ */
 
+/* Engine-side stage stamps (the device engine's stage profile,
+ * docs/design/device-engine.md §2.1): EMU_STAGE(t, qp, k) marks stage k of
+ * the WQE path of qp. The device includer defines it before including this
+ * file; everywhere else it is nothing. */
+#ifndef EMU_STAGE
+#define EMU_STAGE(t, qp, k) ((void)0)
+#endif
 #if defined(EMU_CORE_BODY) && !defined(EMU_CORE_BODY_DONE_HOST)
 #if !defined(__CUDACC__)
 #define EMU_CORE_BODY_DONE_HOST 1
@@ -306,6 +313,10 @@ static __device__ __forceinline__ void emu_d_move(void *dst, const void *src, si
 
 /* RES_WAIT_*: the WQE at exec_ci cannot run yet (EMU_WAIT_* kind). */
 enum { RES_OK = 0, RES_WAIT_RNR = EMU_WAIT_RNR, RES_WAIT_ACK = EMU_WAIT_ACK };
+/* The stages EMU_STAGE marks: doorbell slot seen non-zero (the device
+ * engine's loop), doorbell taken, fetch done, WQE executed, CQE written. */
+enum { EMU_STAGE_SEEN = 0, EMU_STAGE_TAKEN = 1, EMU_STAGE_FETCHED = 2, EMU_STAGE_EXECUTED = 3,
+       EMU_STAGE_CQE = 4 };
 
 #if defined(__CUDACC__)
 /* The CPU engine has these declarations from emu_internal.h. */
@@ -545,7 +556,14 @@ EMU_CORE_INLINE uint16_t fast_span(const struct marrow_emu_device *dev, struct f
 		 * bytes with ds 3, 13..28 with ds 4. */
 		if (EMU_UNLIKELY((d & ~((uint64_t)1 << 56)) != 0 || n - 1u - 12u * ds4 > 11u + 4u * ds4))
 			break;
+#if defined(__CUDACC__)
+		/* Relaxed on the device: nothing published with a state change is
+		 * read after it (docs/design/device-engine.md §2.2), and an acquire
+		 * would empty L1 before the WQE's own reads. */
+		pst = EMU_LD_RLX(&peer->state);
+#else
 		pst = EMU_LD_ACQ(&peer->state);
+#endif
 		if (EMU_UNLIKELY(pst != MARROW_QPS_RTS && pst != MARROW_QPS_RTR))
 			break;
 		raddr = fr_be64(w + MX_CTRL_SEG_SIZE);
@@ -640,6 +658,10 @@ EMU_CORE_FN uint32_t fast_run(struct emu_thread *t, struct marrow_emu_qp *qp, ui
 
 	if (qp->peer == NULL || !(qp->peer->access & MARROW_ACCESS_REMOTE_WRITE))
 		return 0;
+#if defined(__CUDACC__)
+	struct emu_d_mr_cache *const mrc = EMU_D_MR_CACHE(t);
+	const struct marrow_emu_pd *const peer_pd = qp->peer->pd;
+#endif
 	c.shadow = qp->shadow;
 	c.peer = qp->peer;
 	/* Control segment bytes 0..7 as stored, loaded as one little-endian
@@ -652,6 +674,16 @@ EMU_CORE_FN uint32_t fast_run(struct emu_thread *t, struct marrow_emu_qp *qp, ui
 	 * with rkey 0 stops the run without a table lookup. */
 	c.rkey_be_ok = 0;
 	c.mr_base = c.mr_len = c.bytes = 0;
+#if defined(__CUDACC__)
+	/* The device engine's MR table is fixed while it runs: the MR the last
+	 * run checked for this PD is still good (emu_d_mr_cache), and a run to
+	 * the same rkey makes no table lookup. */
+	if (mrc->pd == peer_pd) {
+		c.rkey_be_ok = mrc->key_be;
+		c.mr_base = mrc->base;
+		c.mr_len = mrc->len;
+	}
+#endif
 	/* Prefetch window: from fetch_pi up to the doorbell's target, stopping
 	 * at the ring's end (the next run continues from there). */
 	if (pf_left > qp->sq_cnt)
@@ -686,8 +718,10 @@ EMU_CORE_FN uint32_t fast_run(struct emu_thread *t, struct marrow_emu_qp *qp, ui
 				cqe_body(cqe_tmpl, MX_OPCODE_RDMA_WRITE, qp, 0, 0, 0, 0, 0);
 				have_tmpl = 1;
 			}
+			EMU_STAGE(t, qp, EMU_STAGE_EXECUTED);
 			EMU_MEMCPY(cqe_tmpl + MX_CQE_OFF_WQE_COUNTER, &wc_be, 2);
 			cqe_commit(t, qp->scq, cqe_tmpl, MX_CQE_REQ, 0);
+			EMU_STAGE(t, qp, EMU_STAGE_CQE);
 		}
 	}
 	if (ci != counted) {
@@ -697,6 +731,14 @@ EMU_CORE_FN uint32_t fast_run(struct emu_thread *t, struct marrow_emu_qp *qp, ui
 		CTR(t, payload_bytes_tx) += c.bytes;
 		CTR(t, payload_bytes_rx) += c.bytes;
 	}
+#if defined(__CUDACC__)
+	if (c.rkey_be_ok != 0) {
+		mrc->key_be = c.rkey_be_ok;
+		mrc->pd = peer_pd;
+		mrc->base = c.mr_base;
+		mrc->len = c.mr_len;
+	}
+#endif
 	return (uint16_t)(ci - start);
 }
 
@@ -927,7 +969,9 @@ EMU_CORE_FN int execute(struct emu_thread *t, struct marrow_emu_qp *qp, uint32_t
 			qp_fail(t, qp, opcode, ci, res);
 			st = MARROW_QPS_ERR;
 		} else if (mx_ctrl_fm_ce_se(w) & MX_CTRL_CQ_UPDATE) {
+			EMU_STAGE(t, qp, EMU_STAGE_EXECUTED);
 			emu_cqe_post(t, qp->scq, MX_CQE_REQ, opcode, qp, ci, 0, 0, 0, 0);
+			EMU_STAGE(t, qp, EMU_STAGE_CQE);
 		}
 	}
 	return work;
@@ -966,6 +1010,7 @@ EMU_CORE_FN int sq_progress(struct emu_thread *t, struct marrow_emu_qp *qp, uint
 		return 1;
 	}
 	fetch(t, qp, target);
+	EMU_STAGE(t, qp, EMU_STAGE_FETCHED);
 	/* The common pass is one run of the fast loop: skip execute()'s set-up. */
 	if (EMU_LIKELY(st == MARROW_QPS_RTS && qp->wait_kind == EMU_WAIT_NONE) &&
 	    qp->exec_ci != qp->fetch_pi && fast_run(t, qp, qp->fetch_pi))
@@ -1004,14 +1049,37 @@ EMU_CORE_FN int rq_flush(struct emu_thread *t, struct marrow_emu_qp *qp)
 	return work;
 }
 
+/* A doorbell routed to qp (not in RESET): its end index becomes qp's
+ * target when it is ahead of the current one. */
+#ifndef __CUDA_ARCH__
+__attribute__((always_inline))
+#endif
+EMU_CORE_INLINE void doorbell_target(struct emu_thread *t, struct marrow_emu_qp *self, struct marrow_emu_qp *qp,
+				     uint64_t db)
+{
+	uint16_t end;
+	uint32_t ahead, cur;
+
+	end = mx_doorbell_end(db);
+	ahead = (uint16_t)(end - qp->exec_ci);
+	cur = (uint16_t)(qp->db_target - qp->exec_ci);
+	if (ahead <= cur)
+		return;   /* the same or an older index: nothing new */
+	if (ahead > 0x8000u) {
+		CTR(t, doorbells_stale)++;   /* behind what already ran */
+		return;
+	}
+	qp->db_target = end;   /* beyond the SQ size: sq_progress reports the overflow */
+	if (qp != self)
+		EMU_ACTIVATE(t, qp);
+}
+
 /* Routes one doorbell taken from u to the QP it names. */
 EMU_CORE_FN void doorbell(struct emu_thread *t, struct marrow_emu_qp *self, struct emu_uar *u,
 		     uint64_t db)
 {
 	uint32_t qpn = mx_doorbell_qpn(db);
 	struct marrow_emu_qp *qp = u->qps[0];
-	uint16_t end;
-	uint32_t ahead, cur;
 
 	CTR(t, doorbells_observed)++;
 	if (EMU_UNLIKELY(qp->qpn != qpn)) {
@@ -1028,19 +1096,22 @@ EMU_CORE_FN void doorbell(struct emu_thread *t, struct marrow_emu_qp *self, stru
 		CTR(t, doorbells_dropped)++;
 		return;
 	}
-	end = mx_doorbell_end(db);
-	ahead = (uint16_t)(end - qp->exec_ci);
-	cur = (uint16_t)(qp->db_target - qp->exec_ci);
-	if (ahead <= cur)
-		return;   /* the same or an older index: nothing new */
-	if (ahead > 0x8000u) {
-		CTR(t, doorbells_stale)++;   /* behind what already ran */
+	doorbell_target(t, self, qp, db);
+}
+
+#if defined(__CUDACC__)
+/* The device engine's doorbell() for a QP alone on its page (u->qps[0] is
+ * qp), with the state the caller read: the same checks and counters. */
+EMU_CORE_INLINE void doorbell_own(struct emu_thread *t, struct marrow_emu_qp *qp, uint64_t db, uint32_t st)
+{
+	CTR(t, doorbells_observed)++;
+	if (EMU_UNLIKELY(qp->qpn != mx_doorbell_qpn(db) || st == MARROW_QPS_RESET)) {
+		CTR(t, doorbells_dropped)++;
 		return;
 	}
-	qp->db_target = end;   /* beyond the SQ size: sq_progress reports the overflow */
-	if (qp != self)
-		EMU_ACTIVATE(t, qp);
+	doorbell_target(t, qp, qp, db);
 }
+#endif
 
 /* A slot holds the last 8-byte doorbell stored to it; the engine empties it
  * (one locked exchange, only when it is non-zero). A doorbell value is
@@ -1054,6 +1125,7 @@ EMU_CORE_INLINE int take(struct emu_thread *t, struct marrow_emu_qp *qp, struct 
 	if (EMU_LIKELY(EMU_LD_RLX(slot) == 0))
 		return 0;
 	db = EMU_XCHG_ACQ(slot, 0);
+	EMU_STAGE(t, qp, EMU_STAGE_TAKEN);
 	doorbell(t, qp, u, db);
 	return 1;
 }
@@ -1076,6 +1148,54 @@ EMU_CORE_API int emu_qp_poll(struct emu_thread *t, struct marrow_emu_qp *qp)
 	}
 	return work;
 }
+
+#if defined(__CUDACC__)
+/* The device engine's emu_qp_poll for a QP alone on its doorbell page,
+ * given the values the engine loop loaded (relaxed) from its two slots in
+ * this pass (docs/design/device-engine.md §2.2). Against emu_qp_poll:
+ *  - a non-zero slot is exchanged at once, without loading it again
+ *    (take's load, done by the loop);
+ *  - the QP's state is read once, relaxed, before the exchange, and serves
+ *    both doorbell()'s RESET check and the RTS / ERR choice: the device
+ *    engine moves no QP into or out of RESET while it runs (connect only
+ *    while stopped), and the one change that can race, RTS -> ERR by
+ *    another engine thread, is seen at this pass or the next as with
+ *    emu_qp_poll. No data is published with a state change that this
+ *    thread then reads (it owns every field sq_progress touches; rq_flush
+ *    orders its own reads), so the read needs no acquire, and without one
+ *    it neither waits on nor empties L1 before the exchange.
+ * The exchange keeps its acquire: it orders the WQE reads after the
+ * doorbell. Same doorbell checks, counters and CQEs as emu_qp_poll. */
+EMU_CORE_API int emu_dev_qp_poll_own(struct emu_thread *t, struct marrow_emu_qp *qp, uint64_t *slot0,
+				     uint64_t *slot1, uint64_t v0, uint64_t v1)
+{
+	uint32_t st = EMU_LD_RLX(&qp->state);
+	int work = 0;
+
+	if (v0 != 0) {
+		uint64_t db = EMU_XCHG_ACQ(slot0, 0);
+
+		EMU_STAGE(t, qp, EMU_STAGE_TAKEN);
+		doorbell_own(t, qp, db, st);
+		work = 1;
+	}
+	if (v1 != 0) {
+		uint64_t db = EMU_XCHG_ACQ(slot1, 0);
+
+		EMU_STAGE(t, qp, EMU_STAGE_TAKEN);
+		doorbell_own(t, qp, db, st);
+		work = 1;
+	}
+	if (EMU_LIKELY(st == MARROW_QPS_RTS)) {
+		if (qp->db_target != qp->exec_ci || qp->db_target != qp->last_target)
+			work |= sq_progress(t, qp, st);
+	} else if (st == MARROW_QPS_ERR) {
+		work |= sq_progress(t, qp, st);
+		work |= rq_flush(t, qp);
+	}
+	return work;
+}
+#endif
 
 /* Doorbell recovery. Two QPs storing to one shared slot before the engine
  * looks leave only the second doorbell: the first is lost, as a ConnectX
