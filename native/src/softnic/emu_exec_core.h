@@ -542,6 +542,13 @@ EMU_CORE_INLINE uint16_t fast_span(const struct marrow_emu_device *dev, struct f
 	int signaled = 0;
 
 	while (ci != end) {
+#if defined(__CUDACC__)
+		/* Relaxed on the device, and issued before the WQE's loads: the
+		 * two round trips overlap. Nothing published with a state change
+		 * is read after it (docs/design/device-engine.md §2.2), and an
+		 * acquire would empty L1 before the WQE's own reads. */
+		const uint32_t pst_early = EMU_LD_RLX(&peer->state);
+#endif
 		const uint8_t *w = shadow + (size_t)(ci & sh_mask) * MX_WQEBB_SIZE;
 		uint64_t d = (fr_ld64(w) & ~(uint64_t)0xff) - (ctrl_ds3 | ((uint64_t)mx_htobe16(ci) << 8));
 		uint32_t ds4 = (uint32_t)(d >> 56);
@@ -557,10 +564,7 @@ EMU_CORE_INLINE uint16_t fast_span(const struct marrow_emu_device *dev, struct f
 		if (EMU_UNLIKELY((d & ~((uint64_t)1 << 56)) != 0 || n - 1u - 12u * ds4 > 11u + 4u * ds4))
 			break;
 #if defined(__CUDACC__)
-		/* Relaxed on the device: nothing published with a state change is
-		 * read after it (docs/design/device-engine.md §2.2), and an acquire
-		 * would empty L1 before the WQE's own reads. */
-		pst = EMU_LD_RLX(&peer->state);
+		pst = pst_early;
 #else
 		pst = EMU_LD_ACQ(&peer->state);
 #endif
@@ -662,14 +666,29 @@ EMU_CORE_FN uint32_t fast_run(struct emu_thread *t, struct marrow_emu_qp *qp, ui
 	struct emu_d_mr_cache *const mrc = EMU_D_MR_CACHE(t);
 	const struct marrow_emu_pd *const peer_pd = qp->peer->pd;
 #endif
+#if defined(__CUDACC__) && !EMU_DEV_SYS
+	/* GPU-resident queues: the fast loop reads the fetched WQEs where the
+	 * producer wrote them, in the SQ ring, not in the shadow copy. fetch()
+	 * just loaded those lines, so they are in this SM's L1, while the
+	 * shadow lines it stored are not; and every WQE here lies in
+	 * [exec_ci, fetch_pi), covered by a rung doorbell and not retired, so
+	 * the producer does not write its slot before it retires: the bytes
+	 * are the shadow's (docs/design/device-engine.md §2.2). */
+	c.shadow = qp->sq;
+#else
 	c.shadow = qp->shadow;
+#endif
 	c.peer = qp->peer;
 	/* Control segment bytes 0..7 as stored, loaded as one little-endian
 	 * word: opmod (byte 0, ignored as in execute()), WQE index (BE16),
 	 * opcode, then BE32(qpn << 8 | ds). */
 	c.ctrl_ds3 = ((uint64_t)mx_htobe32((qp->qpn << 8) | 3u) << 32) |
 		     ((uint64_t)MX_OPCODE_RDMA_WRITE << 24);
+#if defined(__CUDACC__) && !EMU_DEV_SYS
+	c.sh_mask = qp->sq_mask;   /* with c.shadow: the SQ ring */
+#else
 	c.sh_mask = qp->sh_mask;
+#endif
 	/* No live MR has key 0, and mr_len 0 fails every range check: a WQE
 	 * with rkey 0 stops the run without a table lookup. */
 	c.rkey_be_ok = 0;
@@ -1285,9 +1304,23 @@ EMU_CORE_FN void cqe_commit(struct emu_thread *t, struct marrow_emu_cq *cq, uint
 	int locked = collapsed && cq->multi_writer;
 	uint32_t p, tail;
 	uint8_t *cqe;
+#if defined(__CUDACC__)
+	/* The device issues the three loads together (one round trip, not
+	 * three dependent ones): the producer counter as one writer reads it
+	 * and the cached consumer index are used only as below, and reading
+	 * them before the in_error test changes neither (this thread alone
+	 * moves prod when it is the only writer; ci_seen only grows and is a
+	 * hint that the dbrec re-read corrects). */
+	const uint32_t in_error = EMU_LD_RLX(&cq->in_error);
+	const uint32_t prod_early = EMU_LD_RLX(&cq->prod);
+	const uint32_t ci_early = EMU_LD_RLX(&cq->ci_seen);
 
+	if (EMU_UNLIKELY(in_error))
+		return;
+#else
 	if (EMU_UNLIKELY(EMU_LD_RLX(&cq->in_error)))
 		return;
+#endif
 	EMU_CORE_WIRE_HOLD(t, synd);
 	if (locked)
 		while (EMU_XCHG_ACQ(&cq->lock, 1))
@@ -1296,14 +1329,22 @@ EMU_CORE_FN void cqe_commit(struct emu_thread *t, struct marrow_emu_cq *cq, uint
 		p = EMU_FADD_RLX(&cq->prod, 1);
 	} else {
 		/* One engine thread: no read-modify-write needed. */
+#if defined(__CUDACC__)
+		p = prod_early;
+#else
 		p = EMU_LD_RLX(&cq->prod);
+#endif
 		EMU_ST_RLX(&cq->prod, p + 1);
 	}
 	if (!(cq->flags & MARROW_EMU_CQ_OVERRUN_IGNORE)) {
 		/* The consumer index only grows, so a cached value that already
 		 * shows room is good enough; re-read the dbrec (a cache line the
 		 * poller keeps writing) only when it does not. */
+#if defined(__CUDACC__)
+		uint32_t ci = locked ? EMU_LD_RLX(&cq->ci_seen) : ci_early;
+#else
 		uint32_t ci = EMU_LD_RLX(&cq->ci_seen);
+#endif
 
 		if (((p - ci) & 0xffffff) >= cq->mask + 1u) {
 			ci = mx_be32toh(EMU_LD_ACQ(&cq->dbrec[0])) & 0xffffff;

@@ -25,7 +25,7 @@
 #include "softnic_dev/sndev_kernel.cuh"
 #include "softnic_dev/sndev_profile.h"
 
-static_assert(SNDEV_PROFILE_STAGES == SNDEV_STAGES && SNDEV_PROFILE_HDR == SNDEV_PROF_HDR,
+static_assert((int)SNDEV_PROFILE_STAGES == (int)SNDEV_STAGES && (int)SNDEV_PROFILE_HDR == (int)SNDEV_PROF_HDR,
 	      "sndev_profile.h describes the kernel's profile buffer");
 
 namespace {
@@ -361,9 +361,9 @@ extern "C" MARROW_API int marrow_softnic_device_open(const struct marrow_softnic
 		return rc;
 	}
 	int occ = 0;
-	e = d->sys ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, sndev_engine_kernel<1>,
+	e = d->sys ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, sndev_engine_kernel<1, 0>,
 								  (int)d->attr.threads_per_sm, 0)
-		   : cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, sndev_engine_kernel<0>,
+		   : cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, sndev_engine_kernel<0, 0>,
 								  (int)d->attr.threads_per_sm, 0);
 	if (e != cudaSuccess) {
 		rc = fail_cuda(e, fn, "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
@@ -629,9 +629,11 @@ extern "C" MARROW_API int marrow_softnic_device_start(struct marrow_softnic_devi
 	a.check_every = 256;   /* a stop request is seen within 256 passes */
 	a.max_run_ns = d->attr.max_run_ns;
 	if (d->sys)
-		sndev_engine_kernel<1><<<d->attr.nic_sms, d->attr.threads_per_sm, 0, d->stream>>>(a);
+		sndev_engine_kernel<1, 0><<<d->attr.nic_sms, d->attr.threads_per_sm, 0, d->stream>>>(a);
+	else if (d->prof != nullptr)
+		sndev_engine_kernel<0, 1><<<d->attr.nic_sms, d->attr.threads_per_sm, 0, d->stream>>>(a);
 	else
-		sndev_engine_kernel<0><<<d->attr.nic_sms, d->attr.threads_per_sm, 0, d->stream>>>(a);
+		sndev_engine_kernel<0, 0><<<d->attr.nic_sms, d->attr.threads_per_sm, 0, d->stream>>>(a);
 	if ((e = cudaGetLastError()) != cudaSuccess || (e = cudaEventRecord(d->done, d->stream)) != cudaSuccess)
 		return fail_cuda(e, fn, "launching the device engine kernel");
 	d->running = 1;
@@ -760,6 +762,9 @@ int sndev_profile_arm(struct marrow_softnic_device *d, uint32_t cap)
 		return marrow_fail(MARROW_EINVAL, "%s: cap must be 1..65536 (got %u)", fn, cap);
 	if (d->prof != nullptr)
 		return marrow_fail(MARROW_EBUSY, "%s: the profile is already armed", fn);
+	if (d->sys)
+		return marrow_fail(MARROW_EINVAL, "%s: the stage profile needs GPU-resident queues "
+				   "(MARROW_SNDEV_QUEUES_GPU)", fn);
 	if ((rc = dev_alloc(d, fn, sizeof(*d->prof) * (SNDEV_PROF_HDR + (size_t)cap * SNDEV_STAGES), &p)))
 		return rc;
 	d->prof = (unsigned long long *)p;

@@ -22,8 +22,10 @@
  * differences are valid) at five stages of the WQE path of QP 0: slot seen
  * non-zero, doorbell taken, fetch done, WQE executed, CQE written. A stage
  * keeps its first stamp since the last CQE; the CQE stamp stores the five
- * as one record (the first `cap` signaled WQEs of QP 0). Off (no buffer),
- * every stage costs one compare of a private pointer with qp. Buffer:
+ * as one record (the first `cap` signaled WQEs of QP 0). The stamps are
+ * compiled only into a third copy of the core (namespace sndev_gpu_prof,
+ * GPU scope), run by the kernel variant start picks when a buffer is armed;
+ * the engine as normally run has no stage code at all. Buffer:
  * SNDEV_PROF_HDR words of header (records, then clock64 and %globaltimer
  * at the first and at the last record: the SM clock over the run), then
  * SNDEV_STAGES words per record. */
@@ -82,14 +84,9 @@ __device__ __noinline__ void sndev_stage_stamp(struct sndev_thread *x, int k)
 		x->prof_st[i] = 0;
 }
 
-#define EMU_STAGE(t, qp, k)                                                          \
-	do {                                                                         \
-		struct sndev_thread *x_ = sndev_ext(t);                              \
-		if (__builtin_expect(x_->prof_qp == (const struct marrow_emu_qp *)(qp), 0)) \
-			sndev_stage_stamp(x_, (k));                                  \
-	} while (0)
 #define EMU_D_MR_CACHE(t) (&sndev_ext(t)->mr)
 
+/* The engine as run: EMU_STAGE is nothing (the core's default). */
 namespace sndev_gpu {
 #define EMU_DEV_SYS 0
 #include "softnic/emu_exec_core.h"
@@ -101,6 +98,20 @@ namespace sndev_sys {
 #include "softnic/emu_exec_core.h"
 #undef EMU_DEV_SYS
 } // namespace sndev_sys
+
+/* The profiling engine (GPU scope): stamps for the profiled QP only. */
+#undef EMU_STAGE
+#define EMU_STAGE(t, qp, k)                                                          \
+	do {                                                                         \
+		struct sndev_thread *x_ = sndev_ext(t);                              \
+		if (x_->prof_qp == (const struct marrow_emu_qp *)(qp))               \
+			sndev_stage_stamp(x_, (k));                                  \
+	} while (0)
+namespace sndev_gpu_prof {
+#define EMU_DEV_SYS 0
+#include "softnic/emu_exec_core.h"
+#undef EMU_DEV_SYS
+} // namespace sndev_gpu_prof
 
 static_assert((int)sndev_gpu::EMU_STAGE_CQE == (int)SNDEV_STAGE_CQE && (int)sndev_gpu::EMU_STAGE_SEEN == 0,
 	      "the stage profile's record layout follows the core's stages");
@@ -169,24 +180,28 @@ __device__ __forceinline__ bool sndev_qp_quiet(const struct marrow_emu_qp *qp)
 	       qp->wait_kind == EMU_WAIT_NONE && qp->rq_cnt == 0;
 }
 
-template <int SYS>
+/* SYS: system-scope core; PROF: the profiling core (GPU scope). */
+template <int SYS, int PROF>
 __device__ __forceinline__ int sndev_poll(struct emu_thread *t, struct marrow_emu_qp *qp)
 {
-	return SYS ? sndev_sys::emu_qp_poll(t, qp) : sndev_gpu::emu_qp_poll(t, qp);
+	return SYS ? sndev_sys::emu_qp_poll(t, qp)
+		   : PROF ? sndev_gpu_prof::emu_qp_poll(t, qp) : sndev_gpu::emu_qp_poll(t, qp);
 }
 
 /* A QP with a doorbell page of its own, given the slot values this pass
  * loaded (emu_dev_qp_poll_own: no reload of the slots, one read of the
  * state). */
-template <int SYS>
+template <int SYS, int PROF>
 __device__ __forceinline__ int sndev_poll_own(struct emu_thread *t, struct marrow_emu_qp *qp, uint64_t *s0,
 					      uint64_t *s1, uint64_t v0, uint64_t v1)
 {
 	return SYS ? sndev_sys::emu_dev_qp_poll_own(t, qp, s0, s1, v0, v1)
-		   : sndev_gpu::emu_dev_qp_poll_own(t, qp, s0, s1, v0, v1);
+		   : PROF ? sndev_gpu_prof::emu_dev_qp_poll_own(t, qp, s0, s1, v0, v1)
+			  : sndev_gpu::emu_dev_qp_poll_own(t, qp, s0, s1, v0, v1);
 }
 
-template <int SYS>
+/* PROF 1 (with SYS 0 only): the stage profile of §2.1, into a.prof. */
+template <int SYS, int PROF>
 __global__ void __launch_bounds__(1024) sndev_engine_kernel(sndev_kargs a)
 {
 	const uint32_t g = threadIdx.x * gridDim.x + blockIdx.x;   /* engine index */
@@ -223,7 +238,7 @@ __global__ void __launch_bounds__(1024) sndev_engine_kernel(sndev_kargs a)
 		lt.mr.pd = nullptr;
 		lt.mr.base = lt.mr.len = 0;
 		/* QP 0 is engine thread 0's first QP. */
-		const bool prof = g == 0 && a.prof != nullptr;
+		const bool prof = PROF && g == 0 && a.prof != nullptr;
 		lt.prof_qp = prof ? &a.qps[0] : nullptr;
 		lt.prof_buf = a.prof;
 		lt.prof_cap = a.prof_cap;
@@ -269,7 +284,7 @@ __global__ void __launch_bounds__(1024) sndev_engine_kernel(sndev_kargs a)
 				if ((db[k][0] | db[k][1]) == 0)
 					skip |= 1u << k;
 			skip &= quiet;
-			if (__builtin_expect(prof, 0) && (db[0][0] | db[0][1]) != 0)
+			if (PROF && prof && (db[0][0] | db[0][1]) != 0)
 				EMU_STAGE(&lt.e, lt.prof_qp, 0);
 			/* One call site of the core (its code is large: one copy keeps
 			 * the persistent loop in the instruction cache). */
@@ -280,10 +295,10 @@ __global__ void __launch_bounds__(1024) sndev_engine_kernel(sndev_kargs a)
 				struct marrow_emu_qp *qp = &a.qps[q];
 
 				if (k < SNDEV_FAST_QPS && ((own_page >> k) & 1u))
-					work |= sndev_poll_own<SYS>(&lt.e, qp, (uint64_t *)slot0[k], (uint64_t *)slot1[k],
+					work |= sndev_poll_own<SYS, PROF>(&lt.e, qp, (uint64_t *)slot0[k], (uint64_t *)slot1[k],
 								    db[k][0], db[k][1]);
 				else
-					work |= sndev_poll<SYS>(&lt.e, qp);
+					work |= sndev_poll<SYS, PROF>(&lt.e, qp);
 				if (k < SNDEV_FAST_QPS)
 					quiet = (quiet & ~(1u << k)) | (((uint32_t)sndev_qp_quiet(qp) << k) & own_page);
 			}
@@ -307,7 +322,7 @@ __global__ void __launch_bounds__(1024) sndev_engine_kernel(sndev_kargs a)
 					gpu_st_relaxed_sys_u64((uint64_t *)&a.ctl->passes0, pass);
 			}
 		}
-		if (prof) {
+		if (PROF && prof) {
 			a.prof[0] = lt.prof_n;
 			a.prof[1] = lt.c_first;
 			a.prof[2] = lt.g_first;
