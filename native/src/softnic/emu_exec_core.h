@@ -1069,19 +1069,20 @@ EMU_CORE_FN int rq_flush(struct emu_thread *t, struct marrow_emu_qp *qp)
 }
 
 /* A doorbell routed to qp (not in RESET): its end index becomes qp's
- * target when it is ahead of the current one. */
+ * target when it is ahead of the current one (exec_ci and db_target are
+ * qp's, as the caller loaded them). */
 #ifndef __CUDA_ARCH__
 __attribute__((always_inline))
 #endif
 EMU_CORE_INLINE void doorbell_target(struct emu_thread *t, struct marrow_emu_qp *self, struct marrow_emu_qp *qp,
-				     uint64_t db)
+				     uint64_t db, uint16_t exec_ci, uint16_t db_target)
 {
 	uint16_t end;
 	uint32_t ahead, cur;
 
 	end = mx_doorbell_end(db);
-	ahead = (uint16_t)(end - qp->exec_ci);
-	cur = (uint16_t)(qp->db_target - qp->exec_ci);
+	ahead = (uint16_t)(end - exec_ci);
+	cur = (uint16_t)(db_target - exec_ci);
 	if (ahead <= cur)
 		return;   /* the same or an older index: nothing new */
 	if (ahead > 0x8000u) {
@@ -1115,7 +1116,7 @@ EMU_CORE_FN void doorbell(struct emu_thread *t, struct marrow_emu_qp *self, stru
 		CTR(t, doorbells_dropped)++;
 		return;
 	}
-	doorbell_target(t, self, qp, db);
+	doorbell_target(t, self, qp, db, qp->exec_ci, qp->db_target);
 }
 
 #if defined(__CUDACC__)
@@ -1123,12 +1124,17 @@ EMU_CORE_FN void doorbell(struct emu_thread *t, struct marrow_emu_qp *self, stru
  * qp), with the state the caller read: the same checks and counters. */
 EMU_CORE_INLINE void doorbell_own(struct emu_thread *t, struct marrow_emu_qp *qp, uint64_t db, uint32_t st)
 {
+	/* Loaded before the test, with the fields doorbell_target reads: one
+	 * round trip after the exchange's acquire emptied L1, not two. */
+	const uint32_t qpn = qp->qpn;
+	const uint16_t exec_ci = qp->exec_ci, db_target = qp->db_target;
+
 	CTR(t, doorbells_observed)++;
-	if (EMU_UNLIKELY(qp->qpn != mx_doorbell_qpn(db) || st == MARROW_QPS_RESET)) {
+	if (EMU_UNLIKELY(qpn != mx_doorbell_qpn(db) || st == MARROW_QPS_RESET)) {
 		CTR(t, doorbells_dropped)++;
 		return;
 	}
-	doorbell_target(t, qp, qp, db);
+	doorbell_target(t, qp, qp, db, exec_ci, db_target);
 }
 #endif
 

@@ -294,10 +294,21 @@ __global__ void __launch_bounds__(1024) sndev_engine_kernel(sndev_kargs a)
 					continue;
 				struct marrow_emu_qp *qp = &a.qps[q];
 
-				if (k < SNDEV_FAST_QPS && ((own_page >> k) & 1u))
-					work |= sndev_poll_own<SYS, PROF>(&lt.e, qp, (uint64_t *)slot0[k], (uint64_t *)slot1[k],
-								    db[k][0], db[k][1]);
-				else
+				if (k < SNDEV_FAST_QPS && ((own_page >> k) & 1u)) {
+					/* Picked by unrolled selects: an array indexed by a
+					 * run-time k would live in local memory. */
+					const uint64_t *s0 = nullptr, *s1 = nullptr;
+					uint64_t v0 = 0, v1 = 0;
+#pragma unroll
+					for (uint32_t j = 0; j < SNDEV_FAST_QPS; j++)
+						if (j == k) {
+							s0 = slot0[j];
+							s1 = slot1[j];
+							v0 = db[j][0];
+							v1 = db[j][1];
+						}
+					work |= sndev_poll_own<SYS, PROF>(&lt.e, qp, (uint64_t *)s0, (uint64_t *)s1, v0, v1);
+				} else
 					work |= sndev_poll<SYS, PROF>(&lt.e, qp);
 				if (k < SNDEV_FAST_QPS)
 					quiet = (quiet & ~(1u << k)) | (((uint32_t)sndev_qp_quiet(qp) << k) & own_page);
