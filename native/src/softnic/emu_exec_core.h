@@ -1125,9 +1125,12 @@ EMU_CORE_FN void doorbell(struct emu_thread *t, struct marrow_emu_qp *self, stru
 EMU_CORE_INLINE void doorbell_own(struct emu_thread *t, struct marrow_emu_qp *qp, uint64_t db, uint32_t st)
 {
 	/* Loaded before the test, with the fields doorbell_target reads: one
-	 * round trip after the exchange's acquire emptied L1, not two. */
+	 * round trip after the exchange's acquire emptied L1, not two. The
+	 * volatile reads keep the compiler from sinking them below the test
+	 * (this thread owns the fields: they are plain reads). */
 	const uint32_t qpn = qp->qpn;
-	const uint16_t exec_ci = qp->exec_ci, db_target = qp->db_target;
+	const uint16_t exec_ci = *(const volatile uint16_t *)&qp->exec_ci;
+	const uint16_t db_target = *(const volatile uint16_t *)&qp->db_target;
 
 	CTR(t, doorbells_observed)++;
 	if (EMU_UNLIKELY(qpn != mx_doorbell_qpn(db) || st == MARROW_QPS_RESET)) {
