@@ -28,6 +28,7 @@ struct sndev_api {
 	int (*start)(struct marrow_softnic_device *);
 	int (*stop)(struct marrow_softnic_device *, uint64_t);
 	int (*counters)(struct marrow_softnic_device *, uint64_t *, uint32_t);
+	int (*stages)(const struct marrow_softnic_device_stages_config *, struct marrow_softnic_device_stages_result *);
 	const char *(*last_error)(void);
 };
 
@@ -296,11 +297,40 @@ static const char *load_api(struct sndev_api *api)
 	    !SYM(qp_connect, "marrow_softnic_device_qp_connect") || !SYM(mr_reg, "marrow_softnic_device_mr_reg") ||
 	    !SYM(host_alloc, "marrow_softnic_device_host_alloc") || !SYM(start, "marrow_softnic_device_start") ||
 	    !SYM(stop, "marrow_softnic_device_stop") || !SYM(counters, "marrow_softnic_device_counters") ||
-	    !SYM(last_error, "marrow_last_error"))
+	    !SYM(stages, "marrow_softnic_device_bench_stages") || !SYM(last_error, "marrow_last_error"))
 		return "libmarrow_cuda.so lacks the marrow_softnic_device_* symbols";
 #undef SYM
 	return NULL;
 #endif
+}
+
+/* The stage profile (docs/design/device-engine.md §2.1) on GPU-resident
+ * queues: every measured WQE profiled with its five stages in order, the
+ * engine's span inside the initiator's put+completion, and the engine's
+ * counters showing every WRITE (the bench checks each destination too).
+ * Profiling is off in the scenarios above: they are the engine as run. */
+static void stage_profile(const struct sndev_api *api, uint32_t pointer)
+{
+	struct marrow_softnic_device_stages_config c = {
+		.size = sizeof(c), .nic_sms = 1, .pointer = pointer, .iters = 500, .warmup = 16,
+		.timeout_ns = 2000000000ull};
+	struct marrow_softnic_device_stages_result r = {.size = sizeof(r)};
+	const char *what = pointer ? "stage profile (pointer)" : "stage profile (inline)";
+	uint64_t sum = 0;
+
+	REQUIRE(api->stages(&c, &r) == MARROW_OK, "%s: %s", what, api->last_error());
+	CHECK(r.iters == c.iters, "%s: %u iterations timed, want %u", what, r.iters, c.iters);
+	CHECK(r.profiled == c.iters, "%s: %u WQEs with all five stages, want %u", what, r.profiled, c.iters);
+	CHECK(r.engine_writes == c.iters + c.warmup && r.engine_error_cqes == 0, "%s: engine wrote %llu (%llu error "
+	      "CQEs), want %u", what, (unsigned long long)r.engine_writes, (unsigned long long)r.engine_error_cqes,
+	      c.iters + c.warmup);
+	for (int k = 0; k < MARROW_SNDEV_STAGE_ENGINE; k++)
+		sum += r.stage_p50_cycles[k];
+	CHECK(r.stage_p50_cycles[MARROW_SNDEV_STAGE_ENGINE] > 0 && sum > 0, "%s: no engine time measured", what);
+	CHECK(r.stage_p50_cycles[MARROW_SNDEV_STAGE_ENGINE] <= r.putc_p50_cycles, "%s: engine span %llu cycles is "
+	      "longer than the initiator's put+completion %llu", what,
+	      (unsigned long long)r.stage_p50_cycles[MARROW_SNDEV_STAGE_ENGINE], (unsigned long long)r.putc_p50_cycles);
+	CHECK(r.sm_clock_khz > 0, "%s: no SM clock measured", what);
 }
 
 int main(void)
@@ -340,5 +370,7 @@ int main(void)
 	scenario_errors(&dev, &e_dev);
 	same("good path", &g_cpu, &g_dev);
 	same("error path", &e_cpu, &e_dev);
+	stage_profile(&api, 0);
+	stage_profile(&api, 1);
 	return t_finish("test_softnic_device_fidelity");
 }

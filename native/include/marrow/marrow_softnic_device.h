@@ -156,6 +156,59 @@ struct marrow_softnic_device_rate_result {
 MARROW_API int marrow_softnic_device_bench_rate(const struct marrow_softnic_device_rate_config *cfg,
 						struct marrow_softnic_device_rate_result *res);
 
+/* ---- where the device engine's latency goes ---------------------------------
+ * One initiator thread (a block of its own) posts iters + warmup signaled
+ * 8-byte RDMA WRITEs (inline, or one data segment from a registered GPU
+ * buffer) one at a time on a loopback QP in GPU memory: WQE, DBR, then the
+ * doorbell after a GPU-scope release fence (the gpu-fence ordering), then
+ * it polls the CQE (acquire). It times each put+completion with %clock64
+ * on its SM. The engine (nic_sms SMs) runs with its stage profile on:
+ * engine thread 0 stamps %clock64 when it sees the doorbell slot non-zero,
+ * takes the doorbell, has fetched the WQE, has executed it, and has written
+ * the CQE (docs/design/device-engine.md §2.1). Medians of the measured
+ * iterations (the warm-up's records are dropped), in SM cycles; the SM clock
+ * for ns comes from %clock64 over %globaltimer across the profiled run. */
+enum marrow_sndev_stage {
+	MARROW_SNDEV_STAGE_TAKE = 0,     /* slot seen non-zero -> doorbell taken */
+	MARROW_SNDEV_STAGE_FETCH = 1,    /* doorbell taken -> fetch done */
+	MARROW_SNDEV_STAGE_EXEC = 2,     /* fetch done -> WQE executed */
+	MARROW_SNDEV_STAGE_CQE = 3,      /* WQE executed -> CQE written */
+	MARROW_SNDEV_STAGE_ENGINE = 4,   /* slot seen -> CQE written */
+	MARROW_SNDEV_STAGE_COUNT = 5,
+};
+
+struct marrow_softnic_device_stages_config {
+	uint32_t size;              /* sizeof(struct marrow_softnic_device_stages_config) */
+	uint32_t comp_mask;         /* 0 */
+	int32_t cuda_device;
+	uint32_t nic_sms;           /* >= 1 */
+	uint32_t pointer;           /* 0: inline payload, 1: one data segment */
+	uint32_t iters;             /* measured WQEs, 1..60000 (and iters + warmup <= 65536) */
+	uint32_t warmup;            /* WQEs before them */
+	uint32_t reserved;          /* 0 */
+	uint64_t timeout_ns;        /* bound of each completion wait */
+};
+
+struct marrow_softnic_device_stages_result {
+	uint32_t size;              /* sizeof(struct marrow_softnic_device_stages_result) */
+	uint32_t comp_mask;
+	uint32_t iters;             /* put+completions timed */
+	uint32_t profiled;          /* engine records with all five stamps */
+	uint64_t putc_p50_cycles;   /* initiator-visible put+completion, median */
+	uint64_t putc_min_cycles;
+	uint64_t stage_p50_cycles[MARROW_SNDEV_STAGE_COUNT];   /* enum marrow_sndev_stage */
+	uint64_t sm_clock_khz;      /* %clock64 over %globaltimer on the engine's SM during the run */
+	uint64_t sm_clock_khz_attribute;   /* cudaDevAttrClockRate (0 where the runtime has none) */
+	uint64_t engine_writes;     /* the engine's emu_wqe_rdma_write */
+	uint64_t engine_error_cqes;
+	uint32_t initiator_smid, engine_smid;
+	uint32_t device_sms;
+	int32_t status;
+};
+
+MARROW_API int marrow_softnic_device_bench_stages(const struct marrow_softnic_device_stages_config *cfg,
+						  struct marrow_softnic_device_stages_result *res);
+
 #ifdef __cplusplus
 }
 #endif

@@ -299,6 +299,13 @@ static __device__ __forceinline__ void emu_d_move(void *dst, const void *src, si
 #define EMU_CORE_BODY 1
 #endif /* __CUDACC__ */
 
+/* Engine-side stage stamps (the device engine's stage profile,
+ * docs/design/device-engine.md §2.1): EMU_STAGE(t, qp, k) marks stage k of
+ * the WQE path of qp. The device includer defines it before including this
+ * file; everywhere else it is nothing. */
+#ifndef EMU_STAGE
+#define EMU_STAGE(t, qp, k) ((void)0)
+#endif
 #if defined(EMU_CORE_BODY) && !defined(EMU_CORE_BODY_DONE_HOST)
 #if !defined(__CUDACC__)
 #define EMU_CORE_BODY_DONE_HOST 1
@@ -306,6 +313,10 @@ static __device__ __forceinline__ void emu_d_move(void *dst, const void *src, si
 
 /* RES_WAIT_*: the WQE at exec_ci cannot run yet (EMU_WAIT_* kind). */
 enum { RES_OK = 0, RES_WAIT_RNR = EMU_WAIT_RNR, RES_WAIT_ACK = EMU_WAIT_ACK };
+/* The stages EMU_STAGE marks: doorbell slot seen non-zero (the device
+ * engine's loop), doorbell taken, fetch done, WQE executed, CQE written. */
+enum { EMU_STAGE_SEEN = 0, EMU_STAGE_TAKEN = 1, EMU_STAGE_FETCHED = 2, EMU_STAGE_EXECUTED = 3,
+       EMU_STAGE_CQE = 4 };
 
 #if defined(__CUDACC__)
 /* The CPU engine has these declarations from emu_internal.h. */
@@ -531,6 +542,13 @@ EMU_CORE_INLINE uint16_t fast_span(const struct marrow_emu_device *dev, struct f
 	int signaled = 0;
 
 	while (ci != end) {
+#if defined(__CUDACC__)
+		/* Relaxed on the device, and issued before the WQE's loads: the
+		 * two round trips overlap. Nothing published with a state change
+		 * is read after it (docs/design/device-engine.md §2.2), and an
+		 * acquire would empty L1 before the WQE's own reads. */
+		const uint32_t pst_early = EMU_LD_RLX(&peer->state);
+#endif
 		const uint8_t *w = shadow + (size_t)(ci & sh_mask) * MX_WQEBB_SIZE;
 		uint64_t d = (fr_ld64(w) & ~(uint64_t)0xff) - (ctrl_ds3 | ((uint64_t)mx_htobe16(ci) << 8));
 		uint32_t ds4 = (uint32_t)(d >> 56);
@@ -545,7 +563,11 @@ EMU_CORE_INLINE uint16_t fast_span(const struct marrow_emu_device *dev, struct f
 		 * bytes with ds 3, 13..28 with ds 4. */
 		if (EMU_UNLIKELY((d & ~((uint64_t)1 << 56)) != 0 || n - 1u - 12u * ds4 > 11u + 4u * ds4))
 			break;
+#if defined(__CUDACC__)
+		pst = pst_early;
+#else
 		pst = EMU_LD_ACQ(&peer->state);
+#endif
 		if (EMU_UNLIKELY(pst != MARROW_QPS_RTS && pst != MARROW_QPS_RTR))
 			break;
 		raddr = fr_be64(w + MX_CTRL_SEG_SIZE);
@@ -640,18 +662,47 @@ EMU_CORE_FN uint32_t fast_run(struct emu_thread *t, struct marrow_emu_qp *qp, ui
 
 	if (qp->peer == NULL || !(qp->peer->access & MARROW_ACCESS_REMOTE_WRITE))
 		return 0;
+#if defined(__CUDACC__)
+	struct emu_d_mr_cache *const mrc = EMU_D_MR_CACHE(t);
+	const struct marrow_emu_pd *const peer_pd = qp->peer->pd;
+#endif
+#if defined(__CUDACC__) && !EMU_DEV_SYS
+	/* GPU-resident queues: the fast loop reads the fetched WQEs where the
+	 * producer wrote them, in the SQ ring, not in the shadow copy. fetch()
+	 * just loaded those lines, so they are in this SM's L1, while the
+	 * shadow lines it stored are not; and every WQE here lies in
+	 * [exec_ci, fetch_pi), covered by a rung doorbell and not retired, so
+	 * the producer does not write its slot before it retires: the bytes
+	 * are the shadow's (docs/design/device-engine.md §2.2). */
+	c.shadow = qp->sq;
+#else
 	c.shadow = qp->shadow;
+#endif
 	c.peer = qp->peer;
 	/* Control segment bytes 0..7 as stored, loaded as one little-endian
 	 * word: opmod (byte 0, ignored as in execute()), WQE index (BE16),
 	 * opcode, then BE32(qpn << 8 | ds). */
 	c.ctrl_ds3 = ((uint64_t)mx_htobe32((qp->qpn << 8) | 3u) << 32) |
 		     ((uint64_t)MX_OPCODE_RDMA_WRITE << 24);
+#if defined(__CUDACC__) && !EMU_DEV_SYS
+	c.sh_mask = qp->sq_mask;   /* with c.shadow: the SQ ring */
+#else
 	c.sh_mask = qp->sh_mask;
+#endif
 	/* No live MR has key 0, and mr_len 0 fails every range check: a WQE
 	 * with rkey 0 stops the run without a table lookup. */
 	c.rkey_be_ok = 0;
 	c.mr_base = c.mr_len = c.bytes = 0;
+#if defined(__CUDACC__)
+	/* The device engine's MR table is fixed while it runs: the MR the last
+	 * run checked for this PD is still good (emu_d_mr_cache), and a run to
+	 * the same rkey makes no table lookup. */
+	if (mrc->pd == peer_pd) {
+		c.rkey_be_ok = mrc->key_be;
+		c.mr_base = mrc->base;
+		c.mr_len = mrc->len;
+	}
+#endif
 	/* Prefetch window: from fetch_pi up to the doorbell's target, stopping
 	 * at the ring's end (the next run continues from there). */
 	if (pf_left > qp->sq_cnt)
@@ -686,8 +737,10 @@ EMU_CORE_FN uint32_t fast_run(struct emu_thread *t, struct marrow_emu_qp *qp, ui
 				cqe_body(cqe_tmpl, MX_OPCODE_RDMA_WRITE, qp, 0, 0, 0, 0, 0);
 				have_tmpl = 1;
 			}
+			EMU_STAGE(t, qp, EMU_STAGE_EXECUTED);
 			EMU_MEMCPY(cqe_tmpl + MX_CQE_OFF_WQE_COUNTER, &wc_be, 2);
 			cqe_commit(t, qp->scq, cqe_tmpl, MX_CQE_REQ, 0);
+			EMU_STAGE(t, qp, EMU_STAGE_CQE);
 		}
 	}
 	if (ci != counted) {
@@ -697,6 +750,14 @@ EMU_CORE_FN uint32_t fast_run(struct emu_thread *t, struct marrow_emu_qp *qp, ui
 		CTR(t, payload_bytes_tx) += c.bytes;
 		CTR(t, payload_bytes_rx) += c.bytes;
 	}
+#if defined(__CUDACC__)
+	if (c.rkey_be_ok != 0) {
+		mrc->key_be = c.rkey_be_ok;
+		mrc->pd = peer_pd;
+		mrc->base = c.mr_base;
+		mrc->len = c.mr_len;
+	}
+#endif
 	return (uint16_t)(ci - start);
 }
 
@@ -927,7 +988,9 @@ EMU_CORE_FN int execute(struct emu_thread *t, struct marrow_emu_qp *qp, uint32_t
 			qp_fail(t, qp, opcode, ci, res);
 			st = MARROW_QPS_ERR;
 		} else if (mx_ctrl_fm_ce_se(w) & MX_CTRL_CQ_UPDATE) {
+			EMU_STAGE(t, qp, EMU_STAGE_EXECUTED);
 			emu_cqe_post(t, qp->scq, MX_CQE_REQ, opcode, qp, ci, 0, 0, 0, 0);
+			EMU_STAGE(t, qp, EMU_STAGE_CQE);
 		}
 	}
 	return work;
@@ -966,6 +1029,7 @@ EMU_CORE_FN int sq_progress(struct emu_thread *t, struct marrow_emu_qp *qp, uint
 		return 1;
 	}
 	fetch(t, qp, target);
+	EMU_STAGE(t, qp, EMU_STAGE_FETCHED);
 	/* The common pass is one run of the fast loop: skip execute()'s set-up. */
 	if (EMU_LIKELY(st == MARROW_QPS_RTS && qp->wait_kind == EMU_WAIT_NONE) &&
 	    qp->exec_ci != qp->fetch_pi && fast_run(t, qp, qp->fetch_pi))
@@ -1004,14 +1068,38 @@ EMU_CORE_FN int rq_flush(struct emu_thread *t, struct marrow_emu_qp *qp)
 	return work;
 }
 
+/* A doorbell routed to qp (not in RESET): its end index becomes qp's
+ * target when it is ahead of the current one (exec_ci and db_target are
+ * qp's, as the caller loaded them). */
+#ifndef __CUDA_ARCH__
+__attribute__((always_inline))
+#endif
+EMU_CORE_INLINE void doorbell_target(struct emu_thread *t, struct marrow_emu_qp *self, struct marrow_emu_qp *qp,
+				     uint64_t db, uint16_t exec_ci, uint16_t db_target)
+{
+	uint16_t end;
+	uint32_t ahead, cur;
+
+	end = mx_doorbell_end(db);
+	ahead = (uint16_t)(end - exec_ci);
+	cur = (uint16_t)(db_target - exec_ci);
+	if (ahead <= cur)
+		return;   /* the same or an older index: nothing new */
+	if (ahead > 0x8000u) {
+		CTR(t, doorbells_stale)++;   /* behind what already ran */
+		return;
+	}
+	qp->db_target = end;   /* beyond the SQ size: sq_progress reports the overflow */
+	if (qp != self)
+		EMU_ACTIVATE(t, qp);
+}
+
 /* Routes one doorbell taken from u to the QP it names. */
 EMU_CORE_FN void doorbell(struct emu_thread *t, struct marrow_emu_qp *self, struct emu_uar *u,
 		     uint64_t db)
 {
 	uint32_t qpn = mx_doorbell_qpn(db);
 	struct marrow_emu_qp *qp = u->qps[0];
-	uint16_t end;
-	uint32_t ahead, cur;
 
 	CTR(t, doorbells_observed)++;
 	if (EMU_UNLIKELY(qp->qpn != qpn)) {
@@ -1028,19 +1116,30 @@ EMU_CORE_FN void doorbell(struct emu_thread *t, struct marrow_emu_qp *self, stru
 		CTR(t, doorbells_dropped)++;
 		return;
 	}
-	end = mx_doorbell_end(db);
-	ahead = (uint16_t)(end - qp->exec_ci);
-	cur = (uint16_t)(qp->db_target - qp->exec_ci);
-	if (ahead <= cur)
-		return;   /* the same or an older index: nothing new */
-	if (ahead > 0x8000u) {
-		CTR(t, doorbells_stale)++;   /* behind what already ran */
+	doorbell_target(t, self, qp, db, qp->exec_ci, qp->db_target);
+}
+
+#if defined(__CUDACC__)
+/* The device engine's doorbell() for a QP alone on its page (u->qps[0] is
+ * qp), with the state the caller read: the same checks and counters. */
+EMU_CORE_INLINE void doorbell_own(struct emu_thread *t, struct marrow_emu_qp *qp, uint64_t db, uint32_t st)
+{
+	/* Loaded before the test, with the fields doorbell_target reads: one
+	 * round trip after the exchange's acquire emptied L1, not two. The
+	 * volatile reads keep the compiler from sinking them below the test
+	 * (this thread owns the fields: they are plain reads). */
+	const uint32_t qpn = qp->qpn;
+	const uint16_t exec_ci = *(const volatile uint16_t *)&qp->exec_ci;
+	const uint16_t db_target = *(const volatile uint16_t *)&qp->db_target;
+
+	CTR(t, doorbells_observed)++;
+	if (EMU_UNLIKELY(qpn != mx_doorbell_qpn(db) || st == MARROW_QPS_RESET)) {
+		CTR(t, doorbells_dropped)++;
 		return;
 	}
-	qp->db_target = end;   /* beyond the SQ size: sq_progress reports the overflow */
-	if (qp != self)
-		EMU_ACTIVATE(t, qp);
+	doorbell_target(t, qp, qp, db, exec_ci, db_target);
 }
+#endif
 
 /* A slot holds the last 8-byte doorbell stored to it; the engine empties it
  * (one locked exchange, only when it is non-zero). A doorbell value is
@@ -1054,6 +1153,7 @@ EMU_CORE_INLINE int take(struct emu_thread *t, struct marrow_emu_qp *qp, struct 
 	if (EMU_LIKELY(EMU_LD_RLX(slot) == 0))
 		return 0;
 	db = EMU_XCHG_ACQ(slot, 0);
+	EMU_STAGE(t, qp, EMU_STAGE_TAKEN);
 	doorbell(t, qp, u, db);
 	return 1;
 }
@@ -1076,6 +1176,54 @@ EMU_CORE_API int emu_qp_poll(struct emu_thread *t, struct marrow_emu_qp *qp)
 	}
 	return work;
 }
+
+#if defined(__CUDACC__)
+/* The device engine's emu_qp_poll for a QP alone on its doorbell page,
+ * given the values the engine loop loaded (relaxed) from its two slots in
+ * this pass (docs/design/device-engine.md §2.2). Against emu_qp_poll:
+ *  - a non-zero slot is exchanged at once, without loading it again
+ *    (take's load, done by the loop);
+ *  - the QP's state is read once, relaxed, before the exchange, and serves
+ *    both doorbell()'s RESET check and the RTS / ERR choice: the device
+ *    engine moves no QP into or out of RESET while it runs (connect only
+ *    while stopped), and the one change that can race, RTS -> ERR by
+ *    another engine thread, is seen at this pass or the next as with
+ *    emu_qp_poll. No data is published with a state change that this
+ *    thread then reads (it owns every field sq_progress touches; rq_flush
+ *    orders its own reads), so the read needs no acquire, and without one
+ *    it neither waits on nor empties L1 before the exchange.
+ * The exchange keeps its acquire: it orders the WQE reads after the
+ * doorbell. Same doorbell checks, counters and CQEs as emu_qp_poll. */
+EMU_CORE_API int emu_dev_qp_poll_own(struct emu_thread *t, struct marrow_emu_qp *qp, uint64_t *slot0,
+				     uint64_t *slot1, uint64_t v0, uint64_t v1)
+{
+	uint32_t st = EMU_LD_RLX(&qp->state);
+	int work = 0;
+
+	if (v0 != 0) {
+		uint64_t db = EMU_XCHG_ACQ(slot0, 0);
+
+		EMU_STAGE(t, qp, EMU_STAGE_TAKEN);
+		doorbell_own(t, qp, db, st);
+		work = 1;
+	}
+	if (v1 != 0) {
+		uint64_t db = EMU_XCHG_ACQ(slot1, 0);
+
+		EMU_STAGE(t, qp, EMU_STAGE_TAKEN);
+		doorbell_own(t, qp, db, st);
+		work = 1;
+	}
+	if (EMU_LIKELY(st == MARROW_QPS_RTS)) {
+		if (qp->db_target != qp->exec_ci || qp->db_target != qp->last_target)
+			work |= sq_progress(t, qp, st);
+	} else if (st == MARROW_QPS_ERR) {
+		work |= sq_progress(t, qp, st);
+		work |= rq_flush(t, qp);
+	}
+	return work;
+}
+#endif
 
 /* Doorbell recovery. Two QPs storing to one shared slot before the engine
  * looks leave only the second doorbell: the first is lost, as a ConnectX
@@ -1165,9 +1313,23 @@ EMU_CORE_FN void cqe_commit(struct emu_thread *t, struct marrow_emu_cq *cq, uint
 	int locked = collapsed && cq->multi_writer;
 	uint32_t p, tail;
 	uint8_t *cqe;
+#if defined(__CUDACC__)
+	/* The device issues the three loads together (one round trip, not
+	 * three dependent ones): the producer counter as one writer reads it
+	 * and the cached consumer index are used only as below, and reading
+	 * them before the in_error test changes neither (this thread alone
+	 * moves prod when it is the only writer; ci_seen only grows and is a
+	 * hint that the dbrec re-read corrects). */
+	const uint32_t in_error = EMU_LD_RLX(&cq->in_error);
+	const uint32_t prod_early = EMU_LD_RLX(&cq->prod);
+	const uint32_t ci_early = EMU_LD_RLX(&cq->ci_seen);
 
+	if (EMU_UNLIKELY(in_error))
+		return;
+#else
 	if (EMU_UNLIKELY(EMU_LD_RLX(&cq->in_error)))
 		return;
+#endif
 	EMU_CORE_WIRE_HOLD(t, synd);
 	if (locked)
 		while (EMU_XCHG_ACQ(&cq->lock, 1))
@@ -1176,14 +1338,22 @@ EMU_CORE_FN void cqe_commit(struct emu_thread *t, struct marrow_emu_cq *cq, uint
 		p = EMU_FADD_RLX(&cq->prod, 1);
 	} else {
 		/* One engine thread: no read-modify-write needed. */
+#if defined(__CUDACC__)
+		p = prod_early;
+#else
 		p = EMU_LD_RLX(&cq->prod);
+#endif
 		EMU_ST_RLX(&cq->prod, p + 1);
 	}
 	if (!(cq->flags & MARROW_EMU_CQ_OVERRUN_IGNORE)) {
 		/* The consumer index only grows, so a cached value that already
 		 * shows room is good enough; re-read the dbrec (a cache line the
 		 * poller keeps writing) only when it does not. */
+#if defined(__CUDACC__)
+		uint32_t ci = locked ? EMU_LD_RLX(&cq->ci_seen) : ci_early;
+#else
 		uint32_t ci = EMU_LD_RLX(&cq->ci_seen);
+#endif
 
 		if (((p - ci) & 0xffffff) >= cq->mask + 1u) {
 			ci = mx_be32toh(EMU_LD_ACQ(&cq->dbrec[0])) & 0xffffff;

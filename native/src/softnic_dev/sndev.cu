@@ -23,6 +23,10 @@
 #include "cuda/cuda_host.h"
 #include "marrow/marrow_softnic_device.h"
 #include "softnic_dev/sndev_kernel.cuh"
+#include "softnic_dev/sndev_profile.h"
+
+static_assert((int)SNDEV_PROFILE_STAGES == (int)SNDEV_STAGES && (int)SNDEV_PROFILE_HDR == (int)SNDEV_PROF_HDR,
+	      "sndev_profile.h describes the kernel's profile buffer");
 
 namespace {
 
@@ -92,6 +96,8 @@ struct marrow_softnic_device {
 	struct marrow_emu_pd *dpd;
 	struct emu_thread *dthr;
 	uint32_t nthr;
+	unsigned long long *prof;    /* stage profile buffer (sndev_profile.h); nullptr = off */
+	uint32_t prof_cap;
 	struct alloc_rec allocs[SNDEV_MAX_ALLOCS];
 	uint32_t nallocs;
 };
@@ -355,9 +361,9 @@ extern "C" MARROW_API int marrow_softnic_device_open(const struct marrow_softnic
 		return rc;
 	}
 	int occ = 0;
-	e = d->sys ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, sndev_engine_kernel<1>,
+	e = d->sys ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, sndev_engine_kernel<1, 0>,
 								  (int)d->attr.threads_per_sm, 0)
-		   : cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, sndev_engine_kernel<0>,
+		   : cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, sndev_engine_kernel<0, 0>,
 								  (int)d->attr.threads_per_sm, 0);
 	if (e != cudaSuccess) {
 		rc = fail_cuda(e, fn, "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
@@ -606,6 +612,10 @@ extern "C" MARROW_API int marrow_softnic_device_start(struct marrow_softnic_devi
 		return fail_cuda(e, fn, "copying the objects to the GPU");
 	}
 	free(th);
+	if (d->prof != nullptr &&
+	    (e = cudaMemset(d->prof, 0, sizeof(*d->prof) * (SNDEV_PROF_HDR + (size_t)d->prof_cap * SNDEV_STAGES))) !=
+		    cudaSuccess)
+		return fail_cuda(e, fn, "clearing the stage profile");
 	memset(d->ctl, 0, sizeof(*d->ctl));
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 
@@ -613,13 +623,17 @@ extern "C" MARROW_API int marrow_softnic_device_start(struct marrow_softnic_devi
 	a.qps = d->dqp;
 	a.threads = d->dthr;
 	a.ctl = d->ctl_dev;
+	a.prof = d->prof;
+	a.prof_cap = d->prof_cap;
 	a.nqps = d->nqp;
 	a.check_every = 256;   /* a stop request is seen within 256 passes */
 	a.max_run_ns = d->attr.max_run_ns;
 	if (d->sys)
-		sndev_engine_kernel<1><<<d->attr.nic_sms, d->attr.threads_per_sm, 0, d->stream>>>(a);
+		sndev_engine_kernel<1, 0><<<d->attr.nic_sms, d->attr.threads_per_sm, 0, d->stream>>>(a);
+	else if (d->prof != nullptr)
+		sndev_engine_kernel<0, 1><<<d->attr.nic_sms, d->attr.threads_per_sm, 0, d->stream>>>(a);
 	else
-		sndev_engine_kernel<0><<<d->attr.nic_sms, d->attr.threads_per_sm, 0, d->stream>>>(a);
+		sndev_engine_kernel<0, 0><<<d->attr.nic_sms, d->attr.threads_per_sm, 0, d->stream>>>(a);
 	if ((e = cudaGetLastError()) != cudaSuccess || (e = cudaEventRecord(d->done, d->stream)) != cudaSuccess)
 		return fail_cuda(e, fn, "launching the device engine kernel");
 	d->running = 1;
@@ -733,6 +747,55 @@ extern "C" MARROW_API int marrow_softnic_device_dump(struct marrow_softnic_devic
 	if (d->running && (rc = pull_state(d, fn)) != MARROW_OK)
 		return rc;
 	format_state(d, qp, buf, len);
+	return MARROW_OK;
+}
+
+int sndev_profile_arm(struct marrow_softnic_device *d, uint32_t cap)
+{
+	static const char fn[] = "sndev_profile_arm";
+	int rc = check_dev(d, fn, 1);
+	void *p = nullptr;
+
+	if (rc)
+		return rc;
+	if (cap < 1 || cap > 65536)
+		return marrow_fail(MARROW_EINVAL, "%s: cap must be 1..65536 (got %u)", fn, cap);
+	if (d->prof != nullptr)
+		return marrow_fail(MARROW_EBUSY, "%s: the profile is already armed", fn);
+	if (d->sys)
+		return marrow_fail(MARROW_EINVAL, "%s: the stage profile needs GPU-resident queues "
+				   "(MARROW_SNDEV_QUEUES_GPU)", fn);
+	if ((rc = dev_alloc(d, fn, sizeof(*d->prof) * (SNDEV_PROF_HDR + (size_t)cap * SNDEV_STAGES), &p)))
+		return rc;
+	d->prof = (unsigned long long *)p;
+	d->prof_cap = cap;
+	return MARROW_OK;
+}
+
+int sndev_profile_read(struct marrow_softnic_device *d, struct sndev_profile_hdr *hdr, uint64_t *recs,
+		       uint32_t cap)
+{
+	static const char fn[] = "sndev_profile_read";
+	int rc = check_dev(d, fn, 1);
+	unsigned long long h[SNDEV_PROF_HDR];
+	cudaError_t e;
+
+	if (rc)
+		return rc;
+	if (d->prof == nullptr || hdr == nullptr || (recs == nullptr && cap != 0))
+		return marrow_fail(MARROW_EINVAL, "%s: profile not armed, or hdr/recs NULL", fn);
+	if ((e = cudaMemcpy(h, d->prof, sizeof(h), cudaMemcpyDeviceToHost)) != cudaSuccess)
+		return fail_cuda(e, fn, "reading the stage profile");
+	hdr->records = h[0];
+	hdr->clock_first = h[1];
+	hdr->gtimer_first = h[2];
+	hdr->clock_last = h[3];
+	hdr->gtimer_last = h[4];
+	hdr->engine_smid = d->ctl->smid[0] ? d->ctl->smid[0] - 1u : UINT32_MAX;
+	uint64_t n = h[0] < cap ? h[0] : cap;
+	if (n > 0 && (e = cudaMemcpy(recs, d->prof + SNDEV_PROF_HDR, sizeof(*recs) * n * SNDEV_STAGES,
+				     cudaMemcpyDeviceToHost)) != cudaSuccess)
+		return fail_cuda(e, fn, "reading the stage profile");
 	return MARROW_OK;
 }
 

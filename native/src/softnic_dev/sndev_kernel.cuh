@@ -17,6 +17,76 @@
 #include "marrow/gpu_prims.h"
 #include "softnic/emu_internal.h"
 
+/* ---- the stage profile (docs/design/device-engine.md §2.1) ----------------
+ * With a profile buffer, engine thread 0 stamps %clock64 (its own SM, so
+ * differences are valid) at five stages of the WQE path of QP 0: slot seen
+ * non-zero, doorbell taken, fetch done, WQE executed, CQE written. A stage
+ * keeps its first stamp since the last CQE; the CQE stamp stores the five
+ * as one record (the first `cap` signaled WQEs of QP 0). The stamps are
+ * compiled only into a third copy of the core (namespace sndev_gpu_prof,
+ * GPU scope), run by the kernel variant start picks when a buffer is armed;
+ * the engine as normally run has no stage code at all. Buffer:
+ * SNDEV_PROF_HDR words of header (records, then clock64 and %globaltimer
+ * at the first and at the last record: the SM clock over the run), then
+ * SNDEV_STAGES words per record. */
+enum { SNDEV_STAGES = 5, SNDEV_PROF_HDR = 8, SNDEV_STAGE_CQE = 4 };
+
+/* The last MR a fast run checked (rkey as stored, the peer PD it was
+ * looked up for, bounds): valid for the whole kernel, because the device
+ * engine's MR table changes only while it is stopped
+ * (docs/design/device-engine.md §2). key_be 0: none. */
+struct emu_d_mr_cache {
+	uint32_t key_be;
+	const struct marrow_emu_pd *pd;
+	uint64_t base, len;
+};
+
+/* An engine thread's private state: the core's emu_thread first (the
+ * core's t points at it), then what only the device engine keeps. */
+struct sndev_thread {
+	struct emu_thread e;
+	const struct marrow_emu_qp *prof_qp;   /* profiled QP; nullptr = profile off */
+	unsigned long long *prof_buf;
+	uint32_t prof_cap, prof_n;
+	unsigned long long prof_st[SNDEV_STAGES];
+	unsigned long long c_first, g_first, c_last, g_last;
+	struct emu_d_mr_cache mr;
+};
+
+__device__ __forceinline__ struct sndev_thread *sndev_ext(struct emu_thread *t)
+{
+	return reinterpret_cast<struct sndev_thread *>(t);
+}
+
+__device__ __noinline__ void sndev_stage_stamp(struct sndev_thread *x, int k)
+{
+	unsigned long long c = gpu_clock64();
+
+	if (x->prof_st[k] == 0)
+		x->prof_st[k] = c;
+	if (k != SNDEV_STAGE_CQE)
+		return;
+	if (x->prof_n < x->prof_cap) {
+		unsigned long long g = gpu_globaltimer_ns();
+		unsigned long long *r = x->prof_buf + SNDEV_PROF_HDR + (size_t)x->prof_n * SNDEV_STAGES;
+
+		for (int i = 0; i < SNDEV_STAGES; i++)
+			r[i] = x->prof_st[i];
+		if (x->prof_n == 0) {
+			x->c_first = c;
+			x->g_first = g;
+		}
+		x->c_last = c;
+		x->g_last = g;
+		x->prof_n++;
+	}
+	for (int i = 0; i < SNDEV_STAGES; i++)
+		x->prof_st[i] = 0;
+}
+
+#define EMU_D_MR_CACHE(t) (&sndev_ext(t)->mr)
+
+/* The engine as run: EMU_STAGE is nothing (the core's default). */
 namespace sndev_gpu {
 #define EMU_DEV_SYS 0
 #include "softnic/emu_exec_core.h"
@@ -28,6 +98,23 @@ namespace sndev_sys {
 #include "softnic/emu_exec_core.h"
 #undef EMU_DEV_SYS
 } // namespace sndev_sys
+
+/* The profiling engine (GPU scope): stamps for the profiled QP only. */
+#undef EMU_STAGE
+#define EMU_STAGE(t, qp, k)                                                          \
+	do {                                                                         \
+		struct sndev_thread *x_ = sndev_ext(t);                              \
+		if (x_->prof_qp == (const struct marrow_emu_qp *)(qp))               \
+			sndev_stage_stamp(x_, (k));                                  \
+	} while (0)
+namespace sndev_gpu_prof {
+#define EMU_DEV_SYS 0
+#include "softnic/emu_exec_core.h"
+#undef EMU_DEV_SYS
+} // namespace sndev_gpu_prof
+
+static_assert((int)sndev_gpu::EMU_STAGE_CQE == (int)SNDEV_STAGE_CQE && (int)sndev_gpu::EMU_STAGE_SEEN == 0,
+	      "the stage profile's record layout follows the core's stages");
 
 enum { SNDEV_MAX_BLOCKS = 1024 };
 enum { SNDEV_EXIT_NONE = 0, SNDEV_EXIT_STOP = 1, SNDEV_EXIT_DEADLINE = 2 };
@@ -49,6 +136,8 @@ struct sndev_kargs {
 	struct marrow_emu_qp *qps;
 	struct emu_thread *threads;
 	struct sndev_ctl *ctl;             /* device pointer of the mapped control block */
+	unsigned long long *prof;          /* stage profile buffer (GPU memory); nullptr = off */
+	uint32_t prof_cap;                 /* records it holds */
 	uint32_t nqps;
 	uint32_t check_every;              /* passes between stop/deadline checks (power of two) */
 	unsigned long long max_run_ns;
@@ -91,13 +180,28 @@ __device__ __forceinline__ bool sndev_qp_quiet(const struct marrow_emu_qp *qp)
 	       qp->wait_kind == EMU_WAIT_NONE && qp->rq_cnt == 0;
 }
 
-template <int SYS>
+/* SYS: system-scope core; PROF: the profiling core (GPU scope). */
+template <int SYS, int PROF>
 __device__ __forceinline__ int sndev_poll(struct emu_thread *t, struct marrow_emu_qp *qp)
 {
-	return SYS ? sndev_sys::emu_qp_poll(t, qp) : sndev_gpu::emu_qp_poll(t, qp);
+	return SYS ? sndev_sys::emu_qp_poll(t, qp)
+		   : PROF ? sndev_gpu_prof::emu_qp_poll(t, qp) : sndev_gpu::emu_qp_poll(t, qp);
 }
 
-template <int SYS>
+/* A QP with a doorbell page of its own, given the slot values this pass
+ * loaded (emu_dev_qp_poll_own: no reload of the slots, one read of the
+ * state). */
+template <int SYS, int PROF>
+__device__ __forceinline__ int sndev_poll_own(struct emu_thread *t, struct marrow_emu_qp *qp, uint64_t *s0,
+					      uint64_t *s1, uint64_t v0, uint64_t v1)
+{
+	return SYS ? sndev_sys::emu_dev_qp_poll_own(t, qp, s0, s1, v0, v1)
+		   : PROF ? sndev_gpu_prof::emu_dev_qp_poll_own(t, qp, s0, s1, v0, v1)
+			  : sndev_gpu::emu_dev_qp_poll_own(t, qp, s0, s1, v0, v1);
+}
+
+/* PROF 1 (with SYS 0 only): the stage profile of §2.1, into a.prof. */
+template <int SYS, int PROF>
 __global__ void __launch_bounds__(1024) sndev_engine_kernel(sndev_kargs a)
 {
 	const uint32_t g = threadIdx.x * gridDim.x + blockIdx.x;   /* engine index */
@@ -115,7 +219,7 @@ __global__ void __launch_bounds__(1024) sndev_engine_kernel(sndev_kargs a)
 		 * load and store on the WQE path; the counters reach t->local every
 		 * check_every passes (a live estimate, as before) and at exit
 		 * (exact once stopped). */
-		struct emu_thread lt;
+		struct sndev_thread lt;
 		/* Pass counts stay in registers between checks. */
 		unsigned long long busy = 0, idle = 0;
 		/* The first SNDEV_FAST_QPS owned QPs: doorbell slots and whether
@@ -126,10 +230,22 @@ __global__ void __launch_bounds__(1024) sndev_engine_kernel(sndev_kargs a)
 		uint32_t quiet = 0;   /* bit k: fast QP k is quiet; the first pass polls every QP in full */
 		uint32_t own_page = 0;   /* bit k: fast QP k's doorbell page is its own */
 
-		lt.dev = t->dev;
-		lt.index = t->index;
+		lt.e.dev = t->dev;
+		lt.e.index = t->index;
 		for (int i = 0; i < MARROW_EMU_CTR_COUNT; i++)
-			lt.local[i] = t->local[i];
+			lt.e.local[i] = t->local[i];
+		lt.mr.key_be = 0;
+		lt.mr.pd = nullptr;
+		lt.mr.base = lt.mr.len = 0;
+		/* QP 0 is engine thread 0's first QP. */
+		const bool prof = PROF && g == 0 && a.prof != nullptr;
+		lt.prof_qp = prof ? &a.qps[0] : nullptr;
+		lt.prof_buf = a.prof;
+		lt.prof_cap = a.prof_cap;
+		lt.prof_n = 0;
+		for (int i = 0; i < SNDEV_STAGES; i++)
+			lt.prof_st[i] = 0;
+		lt.c_first = lt.g_first = lt.c_last = lt.g_last = 0;
 #pragma unroll
 		for (int k = 0; k < SNDEV_FAST_QPS; k++) {
 			uint32_t q = g + (uint32_t)k * nthr;
@@ -168,6 +284,8 @@ __global__ void __launch_bounds__(1024) sndev_engine_kernel(sndev_kargs a)
 				if ((db[k][0] | db[k][1]) == 0)
 					skip |= 1u << k;
 			skip &= quiet;
+			if (PROF && prof && (db[0][0] | db[0][1]) != 0)
+				EMU_STAGE(&lt.e, lt.prof_qp, 0);
 			/* One call site of the core (its code is large: one copy keeps
 			 * the persistent loop in the instruction cache). */
 			uint32_t k = 0;
@@ -176,18 +294,33 @@ __global__ void __launch_bounds__(1024) sndev_engine_kernel(sndev_kargs a)
 					continue;
 				struct marrow_emu_qp *qp = &a.qps[q];
 
-				work |= sndev_poll<SYS>(&lt, qp);
+				if (k < SNDEV_FAST_QPS && ((own_page >> k) & 1u)) {
+					/* Picked by unrolled selects: an array indexed by a
+					 * run-time k would live in local memory. */
+					const uint64_t *s0 = nullptr, *s1 = nullptr;
+					uint64_t v0 = 0, v1 = 0;
+#pragma unroll
+					for (uint32_t j = 0; j < SNDEV_FAST_QPS; j++)
+						if (j == k) {
+							s0 = slot0[j];
+							s1 = slot1[j];
+							v0 = db[j][0];
+							v1 = db[j][1];
+						}
+					work |= sndev_poll_own<SYS, PROF>(&lt.e, qp, (uint64_t *)s0, (uint64_t *)s1, v0, v1);
+				} else
+					work |= sndev_poll<SYS, PROF>(&lt.e, qp);
 				if (k < SNDEV_FAST_QPS)
 					quiet = (quiet & ~(1u << k)) | (((uint32_t)sndev_qp_quiet(qp) << k) & own_page);
 			}
 			busy += work != 0;
 			idle += work == 0;
 			if ((pass & (a.check_every - 1)) == 0) {
-				CTR(&lt, busy_passes) += busy;
-				CTR(&lt, idle_passes) += idle;
+				CTR(&lt.e, busy_passes) += busy;
+				CTR(&lt.e, idle_passes) += idle;
 				busy = idle = 0;
 				for (int i = 0; i < MARROW_EMU_CTR_COUNT; i++)
-					t->local[i] = lt.local[i];
+					t->local[i] = lt.e.local[i];
 				if (gpu_ld_relaxed_sys_u32(&a.ctl->stop)) {
 					reason = SNDEV_EXIT_STOP;
 					break;
@@ -199,6 +332,13 @@ __global__ void __launch_bounds__(1024) sndev_engine_kernel(sndev_kargs a)
 				if (g == 0)
 					gpu_st_relaxed_sys_u64((uint64_t *)&a.ctl->passes0, pass);
 			}
+		}
+		if (PROF && prof) {
+			a.prof[0] = lt.prof_n;
+			a.prof[1] = lt.c_first;
+			a.prof[2] = lt.g_first;
+			a.prof[3] = lt.c_last;
+			a.prof[4] = lt.g_last;
 		}
 		/* Counters and QP state reach memory before the exit reason is stored. */
 		gpu_fence_sc_sys();
