@@ -180,10 +180,10 @@ static __device__ __forceinline__ uint32_t emu_d_fadd(uint32_t *p, uint32_t v)
  * allow (a GPU faults on a misaligned access). Each round issues all of its
  * loads before any store: the stores may alias the source as far as the
  * compiler knows, so a load-store-load loop waits one global-memory round
- * trip per access, and a WQEBB fetched 16 bytes at a time cost four
- * dependent round trips (about 0.6 us each on the H200, the per-WQEBB step
- * of docs/results/h200-gpu-resident.md). Up to EMU_D_ROUND accesses are in
- * flight per round. */
+ * trip per access. Up to EMU_D_ROUND accesses are in flight per round. On
+ * the H200 this did not move put+completion (the step from one to two
+ * WQEBBs is the general path's, not the copy's: docs/results/h200-gpu-resident.md,
+ * "copyfix"); it is kept for long copies (pointer payloads). */
 enum { EMU_D_ROUND = 8 };
 template <typename W>
 static __device__ __forceinline__ void emu_d_copy_w(uint8_t *d, const uint8_t *s, size_t n)
