@@ -8,8 +8,12 @@
  * is about to write a successful CQE, and at the end of every engine pass
  * that did work:
  *
- *   depart = max(now, port_free) + sum of wire_bytes(len) * 8 / bits_per_s
+ *   depart = max(max(t_first, port_free) + sum of its serialization times,
+ *                now + the last message's serialization time)
  *   port_free = depart
+ *
+ * (t_first: when the burst's first message was executed; serialization
+ * time = wire_bytes(len) * 8 / bits_per_s)
  *
  * and the CQE is not written before `depart` (the engine thread spins until
  * then). The port is shared by all engine threads (one atomic clock), so
@@ -37,9 +41,10 @@ enum { WIRE_STATS = 5 };
 /* One engine thread's view of the port, on lines of its own. */
 struct wire_slot {
 	uint64_t depart_ps;      /* when this thread's last burst leaves the port */
-	/* The burst not yet on the port: its time, messages, payload and wire
-	 * bytes, packets (only this engine thread touches them). */
-	uint64_t pend_ps, pend_n, pend_len, pend_bytes, pend_pkts;
+	/* The burst not yet on the port: when its first message was executed,
+	 * its time, its last message's time, messages, payload and wire bytes,
+	 * packets (only this engine thread touches them). */
+	uint64_t pend_t0_ps, pend_ps, pend_last_ps, pend_n, pend_len, pend_bytes, pend_pkts;
 	uint64_t stats[WIRE_STATS];
 } __attribute__((aligned(64)));
 
@@ -174,7 +179,10 @@ void emu_wire_account(struct emu_thread *t, uint64_t len, int with_imm)
 	struct wire_slot *s = &w->slot[t->index];
 	uint64_t bytes = marrow_emu_wire_bytes(&w->m, len, with_imm);
 
-	s->pend_ps += ps_for_bytes(w->m.bits_per_s, bytes);
+	if (s->pend_n == 0)
+		s->pend_t0_ps = wire_now_ps(w);
+	s->pend_last_ps = ps_for_bytes(w->m.bits_per_s, bytes);
+	s->pend_ps += s->pend_last_ps;
 	s->pend_n++;
 	s->pend_len += len;
 	s->pend_bytes += bytes;
@@ -185,14 +193,20 @@ void emu_wire_flush(struct emu_thread *t)
 {
 	struct emu_wire *w = t->dev->wire;
 	struct wire_slot *s = &w->slot[t->index];
-	uint64_t now, cur, dep;
+	uint64_t now, cur, dep, last;
 
 	if (s->pend_n == 0)
 		return;
+	/* The burst starts when its first message was executed, so the port
+	 * runs while the rest are copied; but its last message cannot leave
+	 * before it was executed (now) and sent. */
 	now = wire_now_ps(w);
+	last = now + s->pend_last_ps;
 	cur = __atomic_load_n(&w->port_free_ps, __ATOMIC_RELAXED);
 	do {
-		dep = (cur > now ? cur : now) + s->pend_ps;
+		dep = (cur > s->pend_t0_ps ? cur : s->pend_t0_ps) + s->pend_ps;
+		if (dep < last)
+			dep = last;
 	} while (!__atomic_compare_exchange_n(&w->port_free_ps, &cur, dep, 1, __ATOMIC_RELAXED,
 					      __ATOMIC_RELAXED));
 	s->depart_ps = dep;
@@ -201,7 +215,7 @@ void emu_wire_flush(struct emu_thread *t)
 	__atomic_store_n(&s->stats[1], s->stats[1] + s->pend_len, __ATOMIC_RELAXED);
 	__atomic_store_n(&s->stats[2], s->stats[2] + s->pend_bytes, __ATOMIC_RELAXED);
 	__atomic_store_n(&s->stats[3], s->stats[3] + s->pend_pkts, __ATOMIC_RELAXED);
-	s->pend_ps = s->pend_n = s->pend_len = s->pend_bytes = s->pend_pkts = 0;
+	s->pend_ps = s->pend_last_ps = s->pend_n = s->pend_len = s->pend_bytes = s->pend_pkts = 0;
 }
 
 void emu_wire_hold(struct emu_thread *t)
