@@ -37,8 +37,19 @@ final class GoodputDocTables {
         if (!in.under(SCALING).isEmpty()) {
             t.put("goodput.scaling", scaling(in));
         }
+        for (String call : POSTER_CALLS) {
+            String dir = "h200-goodput/" + call;
+            if (!in.under(dir).isEmpty()) {
+                t.put("goodput." + call, perFile(in, dir, "goodput vs size, many posters (" + call + "), GB/s",
+                        List.of("posters", "qps", "batch", "engine_threads", "workers"),
+                        List.of("posters", "QPs", "batch", "engine threads", "proxy workers")));
+            }
+        }
         return t;
     }
+
+    /** Phase goodput2k, one folder per device call: many GPU posters (gda) beside the proxy. */
+    static final List<String> POSTER_CALLS = List.of("goodput2k-call6", "goodput2k-call7", "goodput2k-call8");
 
     /** Phase goodput9: several QPs and engine threads on one modelled port. */
     static final String SCALING = "h200-goodput/goodput9";
