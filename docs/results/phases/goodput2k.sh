@@ -39,3 +39,21 @@ phase_goodput2k() {
     --engine-threads 8 --wire-gbps 200 $S --bytes-per-point 33554432 --max-seconds 25 $G \
     -o "$d/proxy-cuda-e8-w200.jsonl"
 }
+
+# phase_goodput2kb: which shape holds 90 % at 2 KiB from pass to pass. At 2 KiB the goodput2k rows
+# say limited_by: nic, and the wire model's CQE hold stops an engine thread (and every other QP it
+# serves) while its burst waits for the shared port (docs/design/wire-model.md §4). Shapes: one QP per
+# engine thread (14 posters, 14 QPs, 14 engine threads); 16 QPs on 12 threads with a 4x longer signal
+# period (fewer holds). Three passes each, sizes 1, 2, 4 KiB, 1 GiB per point. About 30 s.
+phase_goodput2kb() {
+  local d="$OUT/goodput2kb"; mkdir -p "$d"
+  local G="--format json --quiet --sizes 1024,2048,4096 --bytes-per-point 1073741824 --max-seconds 20"
+  local E14="--engine-cpus 1,2,3,4,5,6,7,8,9,10,11,12,13,14" i
+  for i in 1 2 3; do
+    step goodput2kb/gda-cuda-p14-q14-e14-w200 30 $M gda goodput --target cuda --qps 14 --batch 16 --posters 14x1 \
+      --engine-threads 14 $E14 --wire-gbps 200 $G -o "$d/gda-cuda-p14-q14-e14-w200.jsonl"
+    step goodput2kb/gda-cuda-p16-q16-e12-s128-w200 30 $M gda goodput --target cuda --qps 16 --batch 16 \
+      --posters 16x1 --engine-threads 12 --engine-cpus 1,2,3,4,5,6,7,8,9,10,11,12 --signal-every 128 \
+      --wire-gbps 200 $G -o "$d/gda-cuda-p16-q16-e12-s128-w200.jsonl"
+  done
+}
