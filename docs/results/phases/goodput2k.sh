@@ -42,7 +42,7 @@ phase_goodput2k() {
 
 # phase_goodput2kb: which shape holds 90 % at 2 KiB from pass to pass. At 2 KiB the goodput2k rows
 # say limited_by: nic, and the wire model's CQE hold stops an engine thread (and every other QP it
-# serves) while its burst waits for the shared port (docs/design/wire-model.md §4). Shapes: one QP per
+# serves) while its burst waits for the shared port (docs/design/wire-model.md §3). Shapes: one QP per
 # engine thread (14 posters, 14 QPs, 14 engine threads); 16 QPs on 12 threads with a 4x longer signal
 # period (fewer holds). Three passes each, sizes 1, 2, 4 KiB, 1 GiB per point. About 30 s.
 phase_goodput2kb() {

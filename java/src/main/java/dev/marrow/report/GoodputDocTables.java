@@ -49,7 +49,7 @@ final class GoodputDocTables {
     }
 
     /** Phase goodput2k, one folder per device call: many GPU posters (gda) beside the proxy. */
-    static final List<String> POSTER_CALLS = List.of("goodput2k-call6", "goodput2k-call7", "goodput2k-call8");
+    static final List<String> POSTER_CALLS = List.of("goodput2k-call6", "goodput2k-call7", "goodput2k-call9", "goodput2kb-call10");
 
     /** Phase goodput9: several QPs and engine threads on one modelled port. */
     static final String SCALING = "h200-goodput/goodput9";

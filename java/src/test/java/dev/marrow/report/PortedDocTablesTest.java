@@ -36,7 +36,7 @@ class PortedDocTablesTest {
     @Test
     void committedDocsEqualTheirRawFiles() throws Exception {
         assertCurrent("docs/results/h200-method.md", inputs("h200-method", "h200-method/medians"));
-        assertCurrent("docs/results/h200-goodput.md", inputs("h200-goodput", "h200-goodput/call5", "h200-goodput/medians", "h200-goodput/goodput9", "h200-goodput/goodput2k-call6", "h200-goodput/goodput2k-call7", "h200-goodput/goodput2k-call8"));
+        assertCurrent("docs/results/h200-goodput.md", inputs("h200-goodput", "h200-goodput/call5", "h200-goodput/medians", "h200-goodput/goodput9", "h200-goodput/goodput2k-call6", "h200-goodput/goodput2k-call7", "h200-goodput/goodput2k-call9", "h200-goodput/goodput2kb-call10"));
         assertCurrent("docs/results/h200-loaded.md", inputs("h200-loaded", "h200-loaded/call4", "h200-loaded/call5", "h200-loaded/medians", "h200-loaded/gdaload2p"));
         assertCurrent("docs/results/h200-kernel-cost.md", inputs("h200-kernel-cost"));
         assertCurrent("docs/results/h200-gpu-resident.md", inputs("h200-gpu-resident/call4", "h200-gpu-resident/call5", "h200-gpu-resident/medians"));
