@@ -39,11 +39,54 @@ final class GpuResidentDocTables {
         if (CALLS.stream().allMatch(c -> in.has(DIR + c + "/rate.jsonl"))) {
             t.put("gpu-resident.rate", rate(in));
         }
+        for (String run : RUNS) {
+            if (in.has(DIR + run + "/stages.jsonl")) {
+                t.put("gpu-resident." + run + ".stages", stages(in.records(DIR + run + "/stages.jsonl")));
+            }
+            List<Map<String, Object>> lat = new ArrayList<>();
+            for (String f : in.under(DIR + run)) {
+                if (f.startsWith("gda-")) {
+                    lat.addAll(in.records(DIR + run + "/" + f));
+                }
+            }
+            if (!lat.isEmpty()) {
+                t.put("gpu-resident." + run + ".latency", latency(lat));
+            }
+        }
         List<String> devnic = in.under(DEVNIC);
         if (!devnic.isEmpty()) {
             t.put("gda-rate.devnic", devnic(in, devnic));
         }
         return t;
+    }
+
+    /** Single-pass device-engine runs of the late session, one folder each (phases devlat and devlat2). */
+    static final List<String> RUNS = List.of("copyfix", "devlat2");
+
+    /** The stage profile: median SM cycles and ns per engine stage, and the initiator's put+completion. */
+    private static String stages(List<Map<String, Object>> recs) {
+        Table.Builder b = new Table.Builder("device engine stages").col("payload", "stage", "covers", "p50 cycles",
+                "p50 ns", "SM clock kHz (measured)");
+        for (Map<String, Object> r : recs) {
+            b.row(py(r.get("payload")), py(r.get("stage")), Fmt.str(r, "covers"), py(r.get("p50_cycles")),
+                    py(r.get("p50_ns")), py(r.get("sm_clock_khz")));
+        }
+        return b.build().markdown();
+    }
+
+    /** gda issue and put+completion on GPU-resident queues, one row per record, µs. */
+    private static String latency(List<Map<String, Object>> recs) {
+        Table.Builder b = new Table.Builder("device engine latency").col("ordering", "payload", "bytes", "nic_sms",
+                "issue p50", "issue p99", "put+c p50", "put+c p99", "valid");
+        for (Map<String, Object> r : recs) {
+            if (!r.containsKey("putc_p50_ns")) {
+                continue;
+            }
+            b.row(py(r.get("ordering")), py(r.get("payload")), py(r.get("size_bytes")), py(r.get("nic_sms")),
+                    us(r, "issue_p50_ns"), us(r, "issue_p99_ns"), us(r, "putc_p50_ns"), us(r, "putc_p99_ns"),
+                    py(r.get("valid")));
+        }
+        return b.build().markdown();
     }
 
     static String us(Map<String, Object> r, String key) {
