@@ -8,7 +8,7 @@
  * docs/results/h200-gda-rate.md uses it to name what stops the gda rate at
  * 132 SMs (phase limit3 in docs/results/phases/scope10.sh).
  *
- * usage: sysmem_store_rate BLOCKS THREADS WORDS WIDTH MSGS FENCE_EVERY [gpu] [private]
+ * usage: sysmem_store_rate BLOCKS THREADS WORDS WIDTH MSGS FENCE_EVERY [gpu] [private] [readers=N]
  *   WORDS        4-byte words per message (11: an 8-byte inline WRITE's
  *                control, remote-address and inline segments)
  *   WIDTH        4: one volatile 4-byte store per word (as mlx5_wqe.h);
@@ -20,10 +20,15 @@
  *                GPU side, for contrast)
  *   private      each thread writes its own ring, instead of the SQ layout
  *                (slot_of below)
+ *   readers=N    N CPU threads (on CPUs 1..N) read the rings' lines while the
+ *                kernel writes them, as the software NIC's engine threads read
+ *                WQEs from a host-resident SQ: whether CPU reads of the lines
+ *                the SMs write slow the stores down
  * Prints one JSON line. Rings have 64 slots per thread. Time: cudaEvent pair around the timed launch (launch overhead
  * included, a few us against runs of tens of ms).
  */
 #include <cuda_runtime.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,6 +73,32 @@ __global__ void store_kernel(uint8_t *buf, uint32_t words, uint32_t width, uint6
 	}
 }
 
+/* A CPU reader: reads the first word of every 64-byte line of its share of
+ * the buffer, over and over, until stop. */
+struct reader {
+	const volatile uint64_t *lo, *hi;
+	const volatile int *stop;
+	int cpu;
+	uint64_t lines, sum;
+	pthread_t tid;
+};
+
+static void *reader_main(void *arg)
+{
+	struct reader *r = (struct reader *)arg;
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(r->cpu, &set);
+	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	while (!*r->stop)
+		for (const volatile uint64_t *p = r->lo; p < r->hi && !*r->stop; p += 8) {
+			r->sum += *p;
+			r->lines++;
+		}
+	return NULL;
+}
+
 static int fail(const char *what, cudaError_t e)
 {
 	fprintf(stderr, "sysmem_store_rate: %s: %s\n", what, cudaGetErrorString(e));
@@ -77,23 +108,29 @@ static int fail(const char *what, cudaError_t e)
 int main(int argc, char **argv)
 {
 	if (argc < 7) {
-		fprintf(stderr, "usage: %s BLOCKS THREADS WORDS WIDTH MSGS FENCE_EVERY [gpu] [private]\n", argv[0]);
+		fprintf(stderr, "usage: %s BLOCKS THREADS WORDS WIDTH MSGS FENCE_EVERY [gpu] [private] [readers=N]\n", argv[0]);
 		return 2;
 	}
 	uint32_t blocks = (uint32_t)atoi(argv[1]), threads = (uint32_t)atoi(argv[2]);
 	uint32_t words = (uint32_t)atoi(argv[3]), width = (uint32_t)atoi(argv[4]);
 	uint64_t msgs = strtoull(argv[5], NULL, 10);
 	uint32_t fence_every = (uint32_t)atoi(argv[6]);
-	int gpu = 0, priv = 0;
+	int gpu = 0, priv = 0, nreaders = 0;
 	for (int k = 7; k < argc; k++) {
 		if (strcmp(argv[k], "gpu") == 0)
 			gpu = 1;
 		else if (strcmp(argv[k], "private") == 0)
 			priv = 1;
+		else if (strncmp(argv[k], "readers=", 8) == 0 && atoi(argv[k] + 8) >= 1 && atoi(argv[k] + 8) <= 64)
+			nreaders = atoi(argv[k] + 8);
 		else {
-			fprintf(stderr, "sysmem_store_rate: unknown option %s (gpu, private)\n", argv[k]);
+			fprintf(stderr, "sysmem_store_rate: unknown option %s (gpu, private, readers=1..64)\n", argv[k]);
 			return 2;
 		}
+	}
+	if (gpu && nreaders) {
+		fprintf(stderr, "sysmem_store_rate: readers= needs host memory (not with gpu)\n");
+		return 2;
 	}
 	if (blocks == 0 || threads == 0 || threads > 1024 || words == 0 || words * 4u > SLOT_BYTES ||
 	    (width != 4 && width != 16) || (width == 16 && words % 4 != 0) || msgs == 0) {
@@ -120,10 +157,29 @@ int main(int argc, char **argv)
 	store_kernel<<<blocks, threads>>>(dev, words, width, msgs / 10 + 1, fence_every, slot_bytes, priv);   /* untimed */
 	if ((e = cudaDeviceSynchronize()) != cudaSuccess)
 		return fail("warm-up", e);
+	/* Readers start before the timed launch and stop after it. */
+	static struct reader rd[64];
+	volatile int stop = 0;
+	for (int k = 0; k < nreaders; k++) {
+		size_t share = bytes / 64u / (size_t)nreaders * 64u;
+		rd[k].lo = (const volatile uint64_t *)(host + share * k);
+		rd[k].hi = (const volatile uint64_t *)(host + share * (k + 1));
+		rd[k].stop = &stop;
+		rd[k].cpu = 1 + k;
+		rd[k].lines = rd[k].sum = 0;
+		pthread_create(&rd[k].tid, NULL, reader_main, &rd[k]);
+	}
 	cudaEventRecord(t0);
 	store_kernel<<<blocks, threads>>>(dev, words, width, msgs, fence_every, slot_bytes, priv);
 	cudaEventRecord(t1);
-	if ((e = cudaEventSynchronize(t1)) != cudaSuccess)
+	e = cudaEventSynchronize(t1);
+	stop = 1;
+	uint64_t lines_read = 0;
+	for (int k = 0; k < nreaders; k++) {
+		pthread_join(rd[k].tid, NULL);
+		lines_read += rd[k].lines;
+	}
+	if (e != cudaSuccess)
 		return fail("timed run", e);
 	float ms = 0;
 	cudaEventElapsedTime(&ms, t0, t1);
@@ -132,9 +188,11 @@ int main(int argc, char **argv)
 	printf("{\"experiment\":\"gpu.sysmem_store_rate\",\"gpu_hardware\":true,\"nic_hardware\":false,"
 	       "\"hardware\":false,\"nic\":\"none\",\"target\":\"%s\",\"layout\":\"%s\",\"blocks\":%u,\"threads\":%u,\"words_per_msg\":%u,"
 	       "\"store_width_bytes\":%u,\"fence_every\":%u,\"msgs_per_thread\":%llu,\"elapsed_ms\":%.3f,"
-	       "\"msgs_per_s_m\":%.3f,\"stores_per_s_g\":%.4f,\"gbytes_per_s\":%.3f}\n",
+	       "\"msgs_per_s_m\":%.3f,\"stores_per_s_g\":%.4f,\"gbytes_per_s\":%.3f,\"cpu_readers\":%d,"
+	       "\"cpu_lines_read_per_s_m\":%.3f}\n",
 	       gpu ? "gpu-memory" : "pinned-host-memory", priv ? "private" : "sq", blocks, threads, words, width, fence_every,
-	       (unsigned long long)msgs, ms, nmsg / s / 1e6, stores / s / 1e9, nmsg * words * 4.0 / s / 1e9);
+	       (unsigned long long)msgs, ms, nmsg / s / 1e6, stores / s / 1e9, nmsg * words * 4.0 / s / 1e9, nreaders,
+	       lines_read / s / 1e6);
 	if (gpu)
 		cudaFree(dev);
 	else

@@ -35,3 +35,26 @@ phase_gdaload2p() {
   gdaload2p_pair pair-cpu cpu 29623
   ls /dev/shm | grep -c marrow-wire >"$d/leftover-shm-segments.txt" 2>&1
 }
+
+# Phase gdaload2p64: the GPU pair at the sweep's upper levels, 16 and 64 background streams per side.
+# Rank 1's streams are CPU threads, so both sides cap at cores - 3 (13 on 16 vCPUs) unless
+# --oversubscribe: one pass as capped (16 and 64 both become 13: one row per queue), one with
+# --oversubscribe on both sides (records: cpu_oversubscribed, spinning_threads). JSON lines in
+# $OUT/gdaload2p/pair-cuda-hi*.jsonl. About 1-2 minutes.
+gdaload2p_pair_hi() { # name port extra-flags...
+  local name=$1 port=$2 d="$OUT/gdaload2p"; shift 2
+  local flags="--background 16,64 --queue both --iters 5000 --warmup 500 --timeout-ms 10000 --peer-timeout-s 30 $*"
+  ( env RANK=1 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT="$port" timeout -k 10 100 \
+      $M gda loaded --target cpu --engine-cpu 4 $flags >"$d/$name-responder.log" 2>&1
+    echo "gdaload2p-$name-responder rc=$?" >>"$OUT/steps.txt" ) &
+  local rpid=$!
+  step "gdaload2p-$name" 100 env RANK=0 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT="$port" \
+    $M gda loaded --target cuda --engine-cpu 2 $flags --format json -o "$d/$name.jsonl"
+  wait "$rpid"
+}
+phase_gdaload2p64() {
+  mkdir -p "$OUT/gdaload2p"
+  gdaload2p_pair_hi pair-cuda-hi-capped 29631
+  gdaload2p_pair_hi pair-cuda-hi-oversubscribed 29633 --oversubscribe
+  ls /dev/shm | grep -c marrow-wire >"$OUT/gdaload2p/leftover-shm-segments-hi.txt" 2>&1
+}

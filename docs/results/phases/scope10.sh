@@ -83,3 +83,17 @@ phase_limit3c() {
     step "limit3c-${a// /-}" 30 sh -c "$B $a >>$L"
   done
 }
+
+# Phase "limit4": the same stores with CPU threads reading the rings' lines meanwhile (readers=N, on CPUs
+# 1..N), as the software NIC's engine threads read the WQEs the posters write into host-resident SQs:
+# whether the CPU side's reads slow the SMs' stores to the 126 M msg/s plateau of 8-byte WRITEs.
+# JSON lines in $OUT/scope10/limit4.jsonl. About 20 s.
+phase_limit4() {
+  mkdir -p "$OUT/scope10"
+  local B=.jrt/bin/sysmem_store_rate L="$OUT/scope10/limit4.jsonl" a
+  if [ ! -x "$B" ]; then echo "limit4: $B not carried; skipped" | tee -a "$OUT/steps.txt"; return 0; fi
+  for a in "132 32 11 4 20000 1" "132 32 11 4 20000 1 readers=1" "132 32 11 4 20000 1 readers=8" \
+           "132 32 11 4 20000 1 readers=14" "132 32 24 4 10000 1 readers=14"; do
+    step "limit4-${a// /-}" 30 sh -c "$B $a >>$L"
+  done
+}
