@@ -76,12 +76,12 @@ final class RateSections {
     static Table storeTable(List<ResultFile> files) {
         Table.Builder t = new Table.Builder("SM stores into memory, no NIC (real GPU; sysmem_store_rate)")
                 .col("file", "memory", "layout", "blocks", "threads", "4-byte words / msg", "store bytes", "fence every",
-                        "M msg/s", "G stores/s", "GB/s");
+                        "CPU readers", "M msg/s", "G stores/s", "GB/s");
         for (Rec x : recs(files, "gpu.sysmem_store_rate")) {
             Map<String, Object> r = x.r();
             t.row(x.file(), str(r, "target"), str(r, "layout").isEmpty() ? "private" : str(r, "layout"), str(r, "blocks"),
                     str(r, "threads"), str(r, "words_per_msg"), str(r, "store_width_bytes"), str(r, "fence_every"),
-                    Fmt.fixed(num(r, "msgs_per_s_m"), 1), Fmt.fixed(num(r, "stores_per_s_g"), 3),
+                    r.containsKey("cpu_readers") ? str(r, "cpu_readers") : "0", Fmt.fixed(num(r, "msgs_per_s_m"), 1), Fmt.fixed(num(r, "stores_per_s_g"), 3),
                     Fmt.fixed(num(r, "gbytes_per_s"), 2));
         }
         return t.build();
