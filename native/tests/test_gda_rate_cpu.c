@@ -169,6 +169,12 @@ static void test_publications(void)
 		uint64_t want_db = p == MARROW_GDA_RATE_PUB_WARP ? r.posts / 8 : r.posts / 2;
 		CHECK(r.doorbells == want_db, "%s: %llu doorbells for %llu posts", what, (unsigned long long)r.doorbells,
 		      (unsigned long long)r.posts);
+		/* Warp publication: only each warp's leader posts, so the shares'
+		 * denominator is one span per warp, never more than the run. */
+		uint64_t warps = (uint64_t)c.blocks * ((c.threads + 31u) / 32u);
+		CHECK(p != MARROW_GDA_RATE_PUB_WARP || r.post_ticks <= warps * r.elapsed_ns,
+		      "%s: post_ticks %llu > %llu warps x elapsed %llu ns", what, (unsigned long long)r.post_ticks,
+		      (unsigned long long)warps, (unsigned long long)r.elapsed_ns);
 	}
 }
 

@@ -97,3 +97,21 @@ phase_limit4() {
     step "limit4-${a// /-}" 30 sh -c "$B $a >>$L"
   done
 }
+
+# Phase "limit5": the warp-cooperative plateau runs of scope10/limit2 again, after the shares'
+# denominator became the posting threads only (each warp's leader under warp publication;
+# docs/design/methods.md §2.1): what share of a leader's time goes to waiting for ring space.
+# JSON lines in $OUT/scope10/limit5*.jsonl. About 20 s.
+phase_limit5() {
+  mkdir -p "$OUT/scope10"
+  local G="gda rate --target cuda --nic softnic --format json --quiet --timeout-ms 5000"
+  local E8="--engine-threads 8 --engine-cpus 1,2,3,4,5,6,7,8"
+  local E14="--engine-threads 14 --engine-cpus 1,2,3,4,5,6,7,8,9,10,11,12,13,14"
+  local S="--threads 32 --publication warp --qp-map block --batch 32 --messages 5000 --warmup 640"
+  step limit5-132x32w-e8 45 $M $G $E8 --blocks 132 --qps 132 $S -o "$OUT/scope10/limit5.jsonl"
+  step limit5-132x32w-e14 45 $M $G $E14 --blocks 132 --qps 132 $S --size 8,60,220 -o "$OUT/scope10/limit5.jsonl"
+  step limit5-132x32w-e14-k64 45 $M $G $E14 --blocks 132 --qps 132 $S --signal-period 64 -o "$OUT/scope10/limit5.jsonl"
+  step limit5-64x32w-e14 45 $M $G $E14 --blocks 64 --qps 64 $S -o "$OUT/scope10/limit5.jsonl"
+  step limit5-132x32w-e2 45 $M $G --engine-threads 2 --engine-cpus 1,2 --blocks 132 --qps 132 $S \
+    -o "$OUT/scope10/limit5.jsonl"
+}

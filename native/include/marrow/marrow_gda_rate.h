@@ -114,7 +114,8 @@ struct marrow_gda_rate_result {
 	uint64_t sq_full_ticks;    /* summed over threads: time spent in those waits */
 	uint64_t publish_ticks;    /* summed: waiting for the lock (LOCK) or the ready head (SLOT, WARP) */
 	uint64_t reap_ticks;       /* summed: reaping CQEs (polls included) */
-	uint64_t post_ticks;       /* summed: each thread's timed span (the denominator of the shares) */
+	uint64_t post_ticks;       /* summed: each posting thread's timed span (the denominator of the
+				    * shares; under WARP publication each warp's leader only) */
 	uint64_t slots_checked;    /* destination slots compared after the run */
 	uint64_t payload_errors;   /* slots holding wrong bytes */
 	uint64_t host_rings;       /* DB_HOST: doorbells the CPU thread wrote */

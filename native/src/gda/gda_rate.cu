@@ -629,7 +629,14 @@ stop_ring:
 		}
 		for (uint32_t i = 0; i < n_st; i++) {
 			add_stats(res, &st[i]);
-			res->post_ticks += span[i];
+			/* The shares' denominator is the posting threads' time. Under
+			 * warp publication only each warp's leader reserves, waits and
+			 * rings (the other lanes fill, then wait at the warp barrier), so
+			 * only leaders count, as the CPU executor's one unit per warp
+			 * does: with every lane counted, a leader waiting 60 % of its
+			 * time for ring space showed as a 2 % share. */
+			if (scope || cfg->publication != MARROW_GDA_RATE_PUB_WARP || (i % cfg->threads) % 32u == 0u)
+				res->post_ticks += span[i];
 		}
 	}
 	res->ticks_are_cycles = 1;

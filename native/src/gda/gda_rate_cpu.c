@@ -109,7 +109,10 @@ static void *unit_main(void *arg)
 	}
 	uint64_t t1 = gda_now_ns();
 	atomic_max_u64(&r->t_end, t1);
-	u->span_ns = (t1 - t0) * u->lanes;
+	/* The shares' denominator: posting threads' time. A unit is a warp; under
+	 * WARP publication only its leader posts (as on the GPU, gda_rate.cu),
+	 * otherwise each of its lanes does. */
+	u->span_ns = (t1 - t0) * (cfg->publication == MARROW_GDA_RATE_PUB_WARP ? 1u : u->lanes);
 	return NULL;
 }
 
