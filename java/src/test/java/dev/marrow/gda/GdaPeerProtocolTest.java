@@ -586,13 +586,25 @@ class GdaPeerProtocolTest {
     void loadedCodecsRoundTripAndRefuseWhatTheRunnerWould() {
         GdaRunSpec s = loadedSpec();
         byte[] p = GdaPeerProtocol.encodeLoadedRun(9, s, LOADED);
-        assertEquals(GdaPeerProtocol.RUN_LEN + GdaPeerProtocol.LOADED_EXT_LEN, p.length);
+        // this Marrow asks for the responder's engine placement: 4 bytes more than the first loaded RUN
+        assertEquals(GdaPeerProtocol.RUN_LEN + GdaPeerProtocol.LOADED_EXT_LEN + GdaPeerProtocol.ENGINES_EXT_LEN,
+                p.length);
         GdaPeerProtocol.Run run = GdaPeerProtocol.decodeRun(p);
         assertEquals(new GdaPeerProtocol.Run(9, s, LOADED), run);
+        assertTrue(run.loaded().enginesReport());
         assertEquals(null, GdaPeerProtocol.decodeRun(GdaPeerProtocol.encodeRun(9, s)).loaded(), "a plain RUN");
-        // what a responder without the extension says, and the length rule that makes it say so
+        // the first loaded RUN (60 bytes, an earlier initiator) is still served, without ENGINES
+        GdaPeerProtocol.Loaded old = new GdaPeerProtocol.Loaded(LOADED.queue(), LOADED.streams(), LOADED.window(),
+                LOADED.signalEvery(), LOADED.paceMsgsPerS(), false);
+        byte[] p60 = GdaPeerProtocol.encodeLoadedRun(9, s, old);
+        assertEquals(60, p60.length);
+        assertEquals(new GdaPeerProtocol.Run(9, s, old), GdaPeerProtocol.decodeRun(p60));
+        // what a responder without the extension says (the old rule accepted 36 and 60 only), and this one
         assertMsg(() -> GdaPeerProtocol.decodeRun(Arrays.copyOf(p, p.length + 1)), "has 36 payload bytes, the "
-                + "peer sent 61 (a loaded round trip's RUN has 60)");
+                + "peer sent 65 (a loaded round trip's RUN has 60, or 64 with the engine-placement report)");
+        byte[] flags = p.clone();
+        ByteBuffer.wrap(flags).putInt(GdaPeerProtocol.RUN_LEN + GdaPeerProtocol.LOADED_EXT_LEN, 3);
+        assertMsg(() -> GdaPeerProtocol.decodeRun(flags), "engine-placement flags");
         byte[] queue = p.clone();
         ByteBuffer.wrap(queue).putShort(GdaPeerProtocol.RUN_LEN + 4, (short) 2);
         assertMsg(() -> GdaPeerProtocol.decodeRun(queue), "queue 2");
@@ -613,6 +625,22 @@ class GdaPeerProtocolTest {
         assertMsg(() -> GdaPeerProtocol.decodeStreams(GdaPeerProtocol.encodeStreams(st), 3), "for 3 streams");
         byte[] neg = GdaPeerProtocol.encodeStreams(new GdaPeerProtocol.Streams(4, 0, new long[] {-1}));
         assertMsg(() -> GdaPeerProtocol.decodeStreams(neg, 1), "invalid STREAMS");
+
+        GdaPeerProtocol.Engines e = new GdaPeerProtocol.Engines(4, 3, GdaLoaded.ProbeEngine.DEDICATED, 0,
+                new int[] {1, 2, 1});
+        GdaPeerProtocol.Engines eb = GdaPeerProtocol.decodeEngines(GdaPeerProtocol.encodeEngines(e), 3);
+        assertEquals(3, eb.engineThreads());
+        assertEquals(GdaLoaded.ProbeEngine.DEDICATED, eb.requested());
+        assertTrue(Arrays.equals(new int[] {1, 2, 1}, eb.backgroundThreads()));
+        assertTrue(eb.placement(false).probeEngineAlone());
+        GdaPeerProtocol.Engines none = GdaPeerProtocol.Engines.of(5, null, GdaLoaded.ProbeEngine.SHARED);
+        assertEquals(null, GdaPeerProtocol.decodeEngines(GdaPeerProtocol.encodeEngines(none), 3).placement(false),
+                "a responder whose run failed placed nothing");
+        assertMsg(() -> GdaPeerProtocol.decodeEngines(GdaPeerProtocol.encodeEngines(e), 2), "for 2 background QPs");
+        GdaPeerProtocol.Engines outOfRange = new GdaPeerProtocol.Engines(4, 2, GdaLoaded.ProbeEngine.SHARED, 0,
+                new int[] {1, 2, 1});
+        assertMsg(() -> GdaPeerProtocol.decodeEngines(GdaPeerProtocol.encodeEngines(outOfRange), 3),
+                "invalid ENGINES");
     }
 
     private static void assertMsg(org.junit.jupiter.api.function.Executable x, String part) {
