@@ -61,7 +61,7 @@ phase_gdaload2p64() {
 
 # Phase gdaload2piso: the GPU pair with reserved queues isolated from the background inside each
 # side's software NIC (docs/design/two-process.md section 11, "Engine placement across processes";
-# methods.md 6.3): --engine-threads 4 --probe-engine dedicated on both sides, each side's own flags
+# docs/design/methods.md 6.3): --engine-threads 4 --probe-engine dedicated on both sides, each side's own flags
 # on its own NIC (rank 0: probe QP on engine thread 0, its background QPs on threads 1-3, engines on
 # CPUs 2-5; rank 1: answering QP on thread 0, background on 1-3, engines on CPUs 8-11). Background
 # 0,1,4,16,64 per side with --oversubscribe on both (records: cpu_oversubscribed, spinning_threads

@@ -458,6 +458,10 @@ class GdaPeerProtocolTest {
     static final GdaPeerProtocol.Loaded LOADED = new GdaPeerProtocol.Loaded(GdaLoaded.Queue.RESERVED, 2, 64, 16,
             30_000_000L);
 
+    /** The loaded RUN of an initiator built before ENGINES (60 bytes). */
+    static final GdaPeerProtocol.Loaded OLD_LOADED = new GdaPeerProtocol.Loaded(GdaLoaded.Queue.RESERVED, 2, 64, 16,
+            30_000_000L, false);
+
     /** A responder that serves loaded runs: its own streams "posted" 5 and 7, nothing run natively. */
     static final class LoadedResponder implements GdaPeerProtocol.Responder {
         final FakeResponder base;
@@ -525,10 +529,15 @@ class GdaPeerProtocolTest {
                         posted[0] = 3;
                         return fakeLoaded(s);
                     }));
+                    // 3: an initiator of the first loaded RUN (60 bytes) is served without ENGINES, in step
+                    l.add(GdaPeerProtocol.initiateLoaded(x, 3, s, OLD_LOADED, () -> { }, posted -> {
+                        write(inbox, 8, (long) s.iters() + s.warmup() - 1);
+                        return fakeLoaded(s);
+                    }));
                     x.barrier();
                     return l;
                 }, served);
-                assertEquals(2, served[0].get(5, TimeUnit.SECONDS));
+                assertEquals(3, served[0].get(5, TimeUnit.SECONDS));
                 assertEquals(LOADED.spec(s), r.served.getFirst(), "the background spec arrived whole");
                 GdaPeerProtocol.LoadedOutcome ok = out.get(0);
                 assertEquals(0, ok.report().payloadErrors(), ok.report().message());
@@ -540,6 +549,13 @@ class GdaPeerProtocolTest {
                 assertTrue(bad.report().message().contains("3 of the initiator's background slots wrong"),
                         bad.report().message());
                 assertTrue(log.get(0).contains("inbox holds the final probe word"), log.get(0));
+                // this responder placed nothing (no NIC): ENGINES says so, rather than echoing anything
+                assertEquals(0, ok.peerEngines().engineThreads());
+                assertEquals(null, ok.peerEngines().placement(false));
+                GdaPeerProtocol.LoadedOutcome old = out.get(2);
+                assertEquals(null, old.peerEngines(), "no ENGINES asked, none sent");
+                assertEquals(0, old.report().payloadErrors(), old.report().message());
+                assertEquals(12, old.peer().total());
             }
         });
     }

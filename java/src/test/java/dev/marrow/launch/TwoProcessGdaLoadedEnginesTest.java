@@ -24,7 +24,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * `gda loaded` across two processes with several software-NIC engine threads per side
- * (docs/design/two-process.md section 11, methods.md section 6.3 "Engine placement"): each side's
+ * (docs/design/two-process.md section 11, docs/design/methods.md section 6.3 "Engine placement"): each side's
  * --engine-threads / --probe-engine govern its own NIC, the QPs move between engine threads while
  * connected over the shared-memory wire, both sides' bytes are checked, and rank 0's record carries
  * both sides' placement as each NIC reported it. Small counts: CI has two cores.
