@@ -253,6 +253,9 @@ int main(void)
 	for (uint32_t q = 0; q < NQ; q++) {
 		t_qp_create(pd, &cq, 7, 64, &qa[q]);
 		OK(marrow_emu_qp_set_engine(qa[q].qp, q % THREADS));   /* placed before the wire link */
+		/* RNR forever: the responder's receives reach its port on the wire thread's next tick,
+		 * which a loaded host may delay past the default 6 x 0.64 ms */
+		OK(marrow_emu_qp_set_timers(qa[q].qp, 14, 7, 7, 12));
 		OK(marrow_emu_qp_modify(qa[q].qp, MARROW_QPS_INIT, 0));
 		OK(marrow_emu_qp_connect_wire(qa[q].qp, peer, h.qpn[q < NQ / 2 ? 0 : 1]));
 		OK(marrow_emu_qp_modify(qa[q].qp, MARROW_QPS_RTS, 0));

@@ -192,7 +192,9 @@ final class GdaLoadedTwoProcess {
                     r.metric("valid", valid);
                     allValid &= valid;
                     CpuBudget.tag(r, spinning);
-                    CpuBudget.tagPollMode(r, SoftNic.PollMode.HOT, spinning);
+                    // the mode this side's NIC was opened in for the whole session (by the most streams), not
+                    // the point's own count
+                    CpuBudget.tagPollMode(r, SoftNic.PollMode.HOT, spinningMost);
                     records.add(r);
                     progress.step();
                 }

@@ -500,7 +500,8 @@ public final class GdaPeerProtocol {
         if (!ready.ok()) {
             throw new PeerExchangeException("the responder " + x.peerName() + " refused loaded run " + seq + ": "
                     + ready.reason() + (ready.reason().contains("payload bytes") ? " (a Marrow without two-process "
-                    + "gda loaded refuses the longer RUN: run the same Marrow on both sides)" : ""));
+                    + "gda loaded, or without its engine-placement report (ENGINES), refuses the longer RUN: run the "
+                    + "same Marrow on both sides)" : ""));
         }
         long[] posted = new long[l.streams()];
         GdaLoaded.Run run = null;

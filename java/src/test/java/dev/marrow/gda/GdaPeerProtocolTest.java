@@ -581,6 +581,38 @@ class GdaPeerProtocolTest {
         });
     }
 
+    /**
+     * A responder built before ENGINES accepted loaded RUNs of 60 bytes only: it refuses this
+     * Marrow's 64-byte RUN in its READY with its length rule, and the initiator says what to do.
+     */
+    @Test
+    void aResponderWithoutEnginesRefusesTheLongerRunCleanly() {
+        assertTimeoutPreemptively(BOUND, () -> {
+            try (PeerExchange.Listener l = PeerExchange.bind(0)) {
+                CompletableFuture<Integer> old = CompletableFuture.supplyAsync(() -> {
+                    try (PeerExchange x = l.accept(T)) {
+                        byte[] run = x.receiveMessage(PeerMessages.TYPE_GDA_RUN, "RUN");
+                        String why = run.length == 60 ? "" : "RUN message of version 3 has 36 payload bytes, the peer "
+                                + "sent " + run.length + " (a loaded round trip's RUN has 60)"; // its words
+                        x.sendMessage(PeerMessages.TYPE_GDA_READY, GdaPeerProtocol.encodeReady(
+                                ByteBuffer.wrap(run).getInt(), why.isEmpty(), why), "READY");
+                        x.answerBarrier(x.receiveAny("closing barrier"));
+                        return run.length;
+                    }
+                });
+                try (PeerExchange x = PeerExchange.open(PeerAddress.parse("127.0.0.1:" + l.port()), T)) {
+                    GdaRunSpec s = loadedSpec();
+                    PeerExchangeException e = assertThrows(PeerExchangeException.class, () ->
+                            GdaPeerProtocol.initiateLoaded(x, 1, s, LOADED, () -> { }, p -> fakeLoaded(s)));
+                    assertTrue(e.getMessage().contains("the peer sent 64") && e.getMessage().contains(
+                            "run the same Marrow on both sides"), e.getMessage());
+                    x.barrier();
+                }
+                assertEquals(64, old.get(5, TimeUnit.SECONDS));
+            }
+        });
+    }
+
     /** session() for any Responder. */
     static <T> T sessionOf(GdaPeerProtocol.Responder r, List<String> log, Function<PeerExchange, T> initiator,
                            CompletableFuture<Integer>[] servedOut) {
