@@ -58,3 +58,32 @@ phase_gdaload2p64() {
   gdaload2p_pair_hi pair-cuda-hi-oversubscribed 29633 --oversubscribe
   ls /dev/shm | grep -c marrow-wire >"$OUT/gdaload2p/leftover-shm-segments-hi.txt" 2>&1
 }
+
+# Phase gdaload2piso: the GPU pair with reserved queues isolated from the background inside each
+# side's software NIC (docs/design/two-process.md section 11, "Engine placement across processes";
+# docs/design/methods.md 6.3): --engine-threads 4 --probe-engine dedicated on both sides, each side's own flags
+# on its own NIC (rank 0: probe QP on engine thread 0, its background QPs on threads 1-3, engines on
+# CPUs 2-5; rank 1: answering QP on thread 0, background on 1-3, engines on CPUs 8-11). Background
+# 0,1,4,16,64 per side with --oversubscribe on both (records: cpu_oversubscribed, spinning_threads
+# with both sides' engine threads), queue shared and reserved, 5000 probes per point. Rank 0's
+# records carry both sides' placement as the NICs reported it (probe_engine_alone,
+# peer_probe_engine_alone, ...); a dedicated reserved point whose placement is not alone fails.
+# JSON lines in $OUT/gdaload2p/pair-cuda-iso.jsonl. About 2-3 minutes; every step is bounded.
+gdaload2p_pair_iso() { # name port
+  local name=$1 port=$2 d="$OUT/gdaload2p"
+  local flags="--background 0,1,4,16,64 --queue both --iters 5000 --warmup 500 --timeout-ms 10000 --peer-timeout-s 30"
+  flags="$flags --oversubscribe --engine-threads 4 --probe-engine dedicated"
+  # rank 1 first: it retries its connection until rank 0 listens; it answers on CPU threads
+  ( env RANK=1 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT="$port" timeout -k 10 170 \
+      $M gda loaded --target cpu --engine-cpus 8,9,10,11 $flags >"$d/$name-responder.log" 2>&1
+    echo "gdaload2p-$name-responder rc=$?" >>"$OUT/steps.txt" ) &
+  local rpid=$!
+  step "gdaload2p-$name" 170 env RANK=0 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT="$port" \
+    $M gda loaded --target cuda --engine-cpus 2,3,4,5 $flags --format json -o "$d/$name.jsonl"
+  wait "$rpid"
+}
+phase_gdaload2piso() {
+  mkdir -p "$OUT/gdaload2p"
+  gdaload2p_pair_iso pair-cuda-iso 29641
+  ls /dev/shm | grep -c marrow-wire >"$OUT/gdaload2p/leftover-shm-segments-iso.txt" 2>&1
+}

@@ -44,7 +44,8 @@ import java.util.concurrent.Callable;
                         + "Rank 0 runs the probe and its background streams (--target cpu or cuda) into rank 1's "
                         + "inbox; rank 1 answers the probe and runs the same background toward rank 0 on CPU threads "
                         + "(both endpoints loaded); each side checks the other's bytes in its inbox; only rank 0 writes a result "
-                        + "(docs/design/two-process.md section 11)."})
+                        + "(docs/design/two-process.md section 11). --engine-threads, --engine-cpus and --probe-engine "
+                        + "govern each side's own software NIC; rank 0's record carries both sides' placement."})
 final class GdaLoadedCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -191,7 +192,7 @@ final class GdaLoadedCommand implements Callable<Integer> {
         long pace = load.paceMsgsPerS();
         WireModel wire = WireModel.ofGbps(load.wireGbps);
         Ordering ord = ordering != null ? ordering : OrderingPolicy.defaultFor(Placement.HOST);
-        GdaLoadedTwoProcess two = GdaLoadedTwoProcess.resolve(this); // refuses the engine-thread flags itself
+        GdaLoadedTwoProcess two = GdaLoadedTwoProcess.resolve(this); // checks the engine-thread flags itself
         if (two != null) {
             return two.run(bgs, queues, pace, wire, ord);
         }

@@ -70,13 +70,8 @@ final class GdaLoadedTwoProcess {
             addr = launch.peerAddress();
             role = launch.initiator() ? PeerRole.INITIATOR : PeerRole.RESPONDER;
         }
-        for (String flag : new String[] {"--engine-threads", "--engine-cpus", "--probe-engine"}) {
-            if (c.spec.commandLine().getParseResult().hasMatchedOption(flag)) {
-                throw new IllegalArgumentException(flag + " applies to one process: across processes each side's "
-                        + "software NIC runs one engine thread serving its probe (or answer) QP and its background "
-                        + "QPs (the records say engine_threads 1, probe_engine shared)");
-            }
-        }
+        // each side's engine flags govern its own software NIC (docs/design/two-process.md section 11)
+        c.checkEngineFlags();
         if (c.spec.commandLine().getParseResult().hasMatchedOption("--wire-gbps")) {
             throw new IllegalArgumentException("--wire-gbps applies to one process: across processes the "
                     + "background and the probe cross the shared-memory wire with no timing model (the records "
@@ -92,20 +87,38 @@ final class GdaLoadedTwoProcess {
 
     private GdaSetup setup(int spinning) {
         // One session for every point: inboxes large enough for the most streams the command allows.
-        return GdaSetup.defaults(sideTarget()).withEngineCpu(c.engineCpu)
+        return GdaSetup.defaults(sideTarget()).withEngineCpu(c.engineCpu).withEngineThreads(engines())
                 .withPollMode(CpuBudget.pollMode(SoftNic.PollMode.HOT, spinning)).withQueues(8, 10, false)
                 .withBufferBytes(GdaLoaded.inboxBytes(LoadedFfi.MAX_STREAMS))
                 .withMlx5(Mlx5Options.defaults().withPeer(addr, role)
                         .withPeerTimeout(Duration.ofSeconds(c.peerTimeoutS)));
     }
 
+    /** This side's software-NIC engine threads (its own --engine-threads). */
+    private int engines() {
+        return c.engine.engineThreads;
+    }
+
+    /** --engine-cpus on this side's NIC; a CPU this host lacks is the flag's fault. */
+    private void pin(MiniGda g) {
+        if (c.engine.engineCpus != null) {
+            try {
+                g.softNic().pinEngines(c.engine.engineCpus);
+            } catch (dev.marrow.api.NativeException e) {
+                throw new IllegalArgumentException("--engine-cpus: " + e.getMessage(), e);
+            }
+        }
+    }
+
     int run(List<Integer> bgs, List<String> queues, long pace, WireModel wire, Ordering ord) {
+        GdaLoaded.ProbeEngine placement = c.probeEngine();
         PrintWriter err = c.spec.commandLine().getErr();
         int most = bgs.stream().mapToInt(Integer::intValue).max().orElse(0);
         // per side: the NIC engine, the probe (or the answers) and the background streams; a GPU initiator
         // spins only its engine
         int spinningMost = spinning(most);
-        CpuBudget.check(spinningMost, "two processes: NIC engines, probe, answers, background streams", err);
+        CpuBudget.check(spinningMost, "two processes: NIC engine threads (this side's count assumed for the peer "
+                + "until it reports), probe, answers, background streams", err);
         GdaSetup setup = setup(spinningMost);
         if (role == PeerRole.RESPONDER) {
             if (c.target != Target.CPU) {
@@ -117,14 +130,17 @@ final class GdaLoadedTwoProcess {
                         + "until the initiator is done (bounded by --peer-timeout-s)");
             }
             try (MiniGda g = MiniGda.open(setup)) {
+                pin(g);
                 err.println("marrow: gda loaded responder: connected " + g.connection());
                 err.println("marrow: gda loaded responder: serving the initiator's runs (its flags decide them; each "
                         + "wait on the initiator at most " + c.peerTimeoutS + " s)");
                 err.flush();
+                err.println("marrow: gda loaded responder: " + engines() + " engine thread(s), placement "
+                        + placement.label() + " (this side's flags)");
                 int n = g.serve(line -> {
                     err.println("marrow: gda loaded responder: " + line);
                     err.flush();
-                });
+                }, placement);
                 err.println("marrow: gda loaded responder: initiator done after " + n + " run(s); the initiator "
                         + "writes the result");
                 return ExitCodes.OK;
@@ -135,6 +151,7 @@ final class GdaLoadedTwoProcess {
         Map<String, Object> peerEnv;
         RunProgress progress = c.out.progress("gda loaded (two processes)", (long) bgs.size() * queues.size());
         try (MiniGda g = MiniGda.open(setup)) {
+            pin(g);
             err.println("marrow: gda loaded initiator: connected " + g.connection());
             err.flush();
             peerEnv = g.peerEnvironment();
@@ -150,31 +167,34 @@ final class GdaLoadedTwoProcess {
                         progress.step(); // idle: one row (the shared row) says it
                         continue;
                     }
-                    int cap = GdaLoadedCommand.cpuStreamCap(Runtime.getRuntime().availableProcessors());
+                    int cap = GdaLoadedCommand.cpuStreamCap(Runtime.getRuntime().availableProcessors(), engines());
                     int n = !c.oversubscribe && asked > cap ? cap : asked; // the responder's streams are CPU threads
                     if (n != asked) {
                         err.println("marrow: note: " + asked + " CPU background streams per side capped at " + n
-                                + " (cores - 3; --oversubscribe runs them all); the record carries "
+                                + " (cores - 2 - engine threads; --oversubscribe runs them all); the record carries "
                                 + "background_streams_requested=" + asked);
                     }
                     if (!ran.add(n)) {
                         progress.step();
                         continue;
                     }
-                    int spinning = spinning(n);
                     GdaLoaded.Queue queue = qn.equals("shared") ? GdaLoaded.Queue.SHARED : GdaLoaded.Queue.RESERVED;
                     GdaLoaded.Spec spec = new GdaLoaded.Spec(ord, queue, n, pace, c.window, c.signalEvery, c.iters,
                             c.warmup, progress.capTimeoutNs(c.timeoutMs * 1_000_000L));
-                    GdaPeerProtocol.LoadedOutcome o = g.runLoaded(spec);
+                    GdaPeerProtocol.LoadedOutcome o = g.runLoaded(spec, placement);
+                    Sides sides = Sides.of(o, spec, placement);
+                    int spinning = spinning(n, sides.peerThreads());
                     // the responder's background in this side's inbox, now that its streams completed
                     long peerSlotErrors = o.report().serveStatus() == 0
                             ? GdaLoaded.checkSlots(g.peerInbox(), o.peer().posted()) : -1;
-                    ResultRecord r = record(o, spec, asked, n, pace, ord, peerSlotErrors, connection);
+                    ResultRecord r = record(o, spec, asked, n, pace, ord, peerSlotErrors, connection, sides);
                     boolean valid = o.run().valid() && o.report().payloadErrors() == 0 && peerSlotErrors == 0;
                     r.metric("valid", valid);
                     allValid &= valid;
                     CpuBudget.tag(r, spinning);
-                    CpuBudget.tagPollMode(r, SoftNic.PollMode.HOT, spinning);
+                    // the mode this side's NIC was opened in for the whole session (by the most streams), not
+                    // the point's own count
+                    CpuBudget.tagPollMode(r, SoftNic.PollMode.HOT, spinningMost);
                     records.add(r);
                     progress.step();
                 }
@@ -196,13 +216,65 @@ final class GdaLoadedTwoProcess {
         return ExitCodes.OK;
     }
 
-    /** Busy threads of both processes: engines, probe (CPU target) and answers, both sides' CPU streams. */
+    /** Busy threads of both processes before the peer reported: its engine threads taken as this side's. */
     private int spinning(int n) {
-        return 2 + 1 + n + (sideTarget() == Target.CPU ? 1 + n : 0);
+        return spinning(n, engines());
+    }
+
+    /** Busy threads of both processes: engine threads, probe (CPU target) and answers, both sides' CPU streams. */
+    private int spinning(int n, int peerEngines) {
+        return engines() + peerEngines + 1 + n + (sideTarget() == Target.CPU ? 1 + n : 0);
+    }
+
+    /**
+     * Both sides' engine placement of one point as their NICs reported it; a side that asked for a
+     * dedicated engine thread in a reserved run and got a background QP on its session QP's thread fails.
+     */
+    record Sides(GdaLoaded.EnginePlacement own, GdaLoaded.ProbeEngine ownRequested,
+                 GdaLoaded.EnginePlacement peer, GdaLoaded.ProbeEngine peerRequested) {
+        static Sides of(GdaPeerProtocol.LoadedOutcome o, GdaLoaded.Spec spec, GdaLoaded.ProbeEngine asked) {
+            GdaPeerProtocol.Engines pe = o.peerEngines();
+            boolean shared = spec.queue() == GdaLoaded.Queue.SHARED && spec.streams() > 0;
+            GdaLoaded.EnginePlacement peer = pe == null ? null : pe.placement(shared);
+            if (o.run().placement() == null || peer == null) {
+                throw new IllegalStateException("a side reported no engine placement for a run that succeeded "
+                        + "(initiator " + o.run().placement() + ", responder " + pe + ")");
+            }
+            Sides s = new Sides(o.run().placement(), asked, peer, pe.requested());
+            s.check(s.own, s.ownRequested, spec, "this side's (initiator's) software NIC placed a background QP on "
+                    + "the probe's");
+            s.check(s.peer, s.peerRequested, spec, "the responder's software NIC placed a background QP on the "
+                    + "answering QP's");
+            return s;
+        }
+
+        private void check(GdaLoaded.EnginePlacement p, GdaLoaded.ProbeEngine req, GdaLoaded.Spec spec, String what) {
+            if (spec.queue() == GdaLoaded.Queue.RESERVED && req == GdaLoaded.ProbeEngine.DEDICATED
+                    && !p.probeEngineAlone()) {
+                throw new IllegalStateException(what + " engine thread " + p.probeThread() + ": "
+                        + java.util.Arrays.toString(p.backgroundThreads()));
+            }
+        }
+
+        int peerThreads() {
+            return peer.engineThreads();
+        }
+    }
+
+    /** One side's placement fields, prefixed ("" this side, "peer_" the responder). */
+    private static void placementFields(ResultRecord r, String prefix, GdaLoaded.EnginePlacement p,
+                                        GdaLoaded.ProbeEngine requested, int n) {
+        r.param(prefix + "engine_threads", p.engineThreads())
+                .param(prefix + "probe_engine", p.sharedQueue() ? GdaLoaded.ProbeEngine.SHARED.label()
+                        : requested.label())
+                .param(prefix + "probe_engine_requested", requested.label())
+                .param(prefix + "probe_engine_alone", p.probeEngineAlone())
+                .param(prefix + "background_engine_threads", n == 0 ? 0 : p.backgroundEngineThreads())
+                .param(prefix + "background_qps_per_engine_max", p.maxBackgroundQpsPerThread());
     }
 
     private ResultRecord record(GdaPeerProtocol.LoadedOutcome o, GdaLoaded.Spec spec, int asked, int n, long pace,
-                                Ordering ord, long peerSlotErrors, String connection) {
+                                Ordering ord, long peerSlotErrors, String connection, Sides sides) {
         GdaLoaded.Run run = o.run();
         Stats st = run.stats();
         GdaPeerProtocol.Streams peer = o.peer();
@@ -218,7 +290,6 @@ final class GdaLoadedTwoProcess {
                 .param("warmup", spec.warmup()).param("hosts", 1).param("processes", 2)
                 .param("wire_model", WireModel.NONE.describe())
                 .param("background_unit", c.target == Target.CUDA ? "one-thread CTA" : "CPU thread")
-                .param("engine_threads", 1).param("probe_engine", GdaLoaded.ProbeEngine.SHARED.label())
                 .param("peer_background_unit", "CPU thread").param("percentiles", Stats.PERCENTILE_DEFINITION)
                 .param("gpu_hardware", c.target == Target.CUDA).param("nic_hardware", false)
                 .param("peer", addr.toString()).param("role", PeerRole.INITIATOR.label())
@@ -236,6 +307,14 @@ final class GdaLoadedTwoProcess {
                 .metric("peer_background_mmsg_s", ResultRecord.round(peerRate, 3))
                 .metric("responder_payload_errors", o.report().payloadErrors())
                 .metric("peer_background_slot_errors", peerSlotErrors);
+        // each side's NIC, its own flags: as the NICs reported them after placing (marrow_emu_qp_engine)
+        placementFields(r, "", sides.own(), sides.ownRequested(), n);
+        placementFields(r, "peer_", sides.peer(), sides.peerRequested(), n);
+        r.param("probe_engine_thread", sides.own().probeThread())
+                .param("peer_engine_thread", sides.peer().probeThread())
+                .param("engine_placement", "each side's own flags on its own software NIC; reported per QP by that "
+                        + "NIC (marrow_emu_qp_engine), the responder's over the ENGINES message; probe_engine_thread: "
+                        + "the initiator's probe QP, peer_engine_thread: the responder's answering QP");
         if (launch != null) {
             launch.describe().forEach(r::param);
         }

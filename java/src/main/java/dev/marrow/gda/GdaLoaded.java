@@ -118,7 +118,7 @@ public final class GdaLoaded {
 
     /**
      * Probe samples and what the background carried while they were taken; placement: the
-     * engine threads of the run's QPs (one process; null across processes).
+     * engine threads of the run's QPs (one process, or this side of two).
      */
     public record Run(Spec spec, long[] samplesNs, long timedNs, long bgInWindow, long bgPosted, long bgSlotErrors,
                       long probeErrors, EnginePlacement placement) {
@@ -205,16 +205,36 @@ public final class GdaLoaded {
      * other process's exported QP over the wire); the background lands at
      * remoteInbox + {@link #BG_OFFSET} with the other side's rkey.
      * postedOut receives each stream's count (all completed) for the
-     * other side's check.
+     * other side's check. Engine placement as in one process, on this
+     * side's NIC of engineThreads threads: the session QP (the probe's, or
+     * the answering QP) on thread 0, background QP k on
+     * {@link ProbeEngine#threadOf}; the run carries what the NIC reports.
      */
     public static Run runSide(SoftNic nic, boolean responder, boolean cuda, int cudaDevice, MemorySegment ep,
+                              QueuePair sessionQp, int engineThreads, ProbeEngine probeEngine,
                               java.util.function.Consumer<QueuePair> connect, long remoteInbox, int remoteRkey,
                               Spec spec, long[] postedOut) {
         if (responder && cuda) {
             throw new IllegalArgumentException("the responder of a two-process loaded run answers on the CPU runner");
         }
-        return run(nic, cuda, cudaDevice, responder ? LoadedFfi.ROLE_RESPONDER : LoadedFfi.ROLE_INITIATOR, ep,
-                MemorySegment.NULL, (q, k) -> connect.accept(q), remoteInbox + BG_OFFSET, remoteRkey, spec, postedOut);
+        if (probeEngine == ProbeEngine.DEDICATED && engineThreads < 2) {
+            throw new IllegalArgumentException("--probe-engine dedicated needs --engine-threads >= 2 (thread 0 "
+                    + "serves the " + (responder ? "answering" : "probe's") + " QP, the others the background), not "
+                    + engineThreads);
+        }
+        sessionQp.setEngineThread(0);
+        int[] bgThreads = new int[spec.queue() == Queue.RESERVED ? spec.streams() : 0];
+        Run r = run(nic, cuda, cudaDevice, responder ? LoadedFfi.ROLE_RESPONDER : LoadedFfi.ROLE_INITIATOR, ep,
+                MemorySegment.NULL, (q, k) -> {
+                    q.setEngineThread(probeEngine.threadOf(k, engineThreads)); // before the wire link: QP in INIT
+                    bgThreads[k] = q.engineThread(); // what the NIC says, not what was asked
+                    connect.accept(q);
+                }, remoteInbox + BG_OFFSET, remoteRkey, spec, postedOut);
+        int own = sessionQp.engineThread();
+        EnginePlacement p = new EnginePlacement(engineThreads, own, own, bgThreads,
+                spec.queue() == Queue.SHARED && spec.streams() > 0);
+        return new Run(r.spec(), r.samplesNs(), r.timedNs(), r.bgInWindow(), r.bgPosted(), r.bgSlotErrors(),
+                r.probeErrors(), p);
     }
 
     /**

@@ -104,7 +104,8 @@ sealed interface GdaMode {
      * connect background QPs of its own to the peer's QP.
      */
     record SoftNicPeer(SoftNic nic, PeerExchange exchange, String connection, MemorySegment ep, MemorySegment inbox,
-                       Map<String, Object> peerEnv, ShmWire.Peer peerWire, PeerInfo remote) implements TwoSided {
+                       Map<String, Object> peerEnv, ShmWire.Peer peerWire, PeerInfo remote,
+                       dev.marrow.api.softnic.QueuePair qp) implements TwoSided {
         public MemorySegment initiator() {
             return ep;
         }

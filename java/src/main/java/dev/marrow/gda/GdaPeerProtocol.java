@@ -50,6 +50,11 @@ public final class GdaPeerProtocol {
     /** A loaded RUN: the RUN payload, then streams u32, queue u16, reserved u16, window u32, signal_every u32,
      *  pace u64. A responder of a Marrow without it refuses the longer RUN (READY !ok naming the lengths). */
     static final int LOADED_EXT_LEN = 24;
+    /** A loaded RUN that asks for the responder's engine placement: the loaded RUN, then flags u32 (bit 0:
+     *  answer ENGINES after STREAMS; other bits 0). A responder of a Marrow without it refuses the longer RUN. */
+    static final int ENGINES_EXT_LEN = 4;
+    static final int ENGINES_FLAG_REPORT = 1;
+    static final int ENGINES_HEAD = 12;
     static final int STREAMS_HEAD = 16;
     static final int DONE_LEN = 16;
     /** Messages are cut to this many UTF-8 bytes (frames are at most 4 KiB). */
@@ -69,7 +74,13 @@ public final class GdaPeerProtocol {
      * The extension a loaded round trip's RUN carries after the plain RUN
      * payload: both sides run this background toward the other.
      */
-    public record Loaded(GdaLoaded.Queue queue, int streams, int window, int signalEvery, long paceMsgsPerS) {
+    public record Loaded(GdaLoaded.Queue queue, int streams, int window, int signalEvery, long paceMsgsPerS,
+                         boolean enginesReport) {
+        /** As this Marrow sends it: the responder answers ENGINES (its engine placement) after its STREAMS. */
+        public Loaded(GdaLoaded.Queue queue, int streams, int window, int signalEvery, long paceMsgsPerS) {
+            this(queue, streams, window, signalEvery, paceMsgsPerS, true);
+        }
+
         /** The native run spec of one side (the probe's ordering, iterations and wait bound from spec). */
         public GdaLoaded.Spec spec(GdaRunSpec run) {
             return new GdaLoaded.Spec(run.ordering(), queue, streams, paceMsgsPerS, window, signalEvery, run.iters(),
@@ -88,8 +99,28 @@ public final class GdaPeerProtocol {
         }
     }
 
-    /** The initiator's view of a loaded run across two processes. */
-    public record LoadedOutcome(GdaLoaded.Run run, Report report, Streams peer) {
+    /**
+     * ENGINES: one side's software-NIC engine placement in a loaded run, as its NIC reported it
+     * (marrow_emu_qp_engine) after placing the QPs. engineThreads 0: the side placed nothing (its run
+     * failed before placement). qpThread: the engine thread of the side's session QP (the probe's on the
+     * initiator, the answering QP on the responder); backgroundThreads: one per reserved background QP.
+     */
+    public record Engines(int seq, int engineThreads, GdaLoaded.ProbeEngine requested, int qpThread,
+                          int[] backgroundThreads) {
+        public static Engines of(int seq, GdaLoaded.EnginePlacement p, GdaLoaded.ProbeEngine requested) {
+            return p == null ? new Engines(seq, 0, requested, 0, new int[0])
+                    : new Engines(seq, p.engineThreads(), requested, p.probeThread(), p.backgroundThreads());
+        }
+
+        /** The placement as the one-process record reads it; null when nothing was placed. */
+        public GdaLoaded.EnginePlacement placement(boolean sharedQueue) {
+            return engineThreads == 0 ? null
+                    : new GdaLoaded.EnginePlacement(engineThreads, qpThread, qpThread, backgroundThreads, sharedQueue);
+        }
+    }
+
+    /** The initiator's view of a loaded run across two processes; peerEngines: the responder's ENGINES. */
+    public record LoadedOutcome(GdaLoaded.Run run, Report report, Streams peer, Engines peerEngines) {
     }
 
     public record Ready(int seq, boolean ok, String reason) {
@@ -154,8 +185,15 @@ public final class GdaPeerProtocol {
         }
     }
 
-    /** The responder's side of a loaded run: its answers and the span its streams ran. */
-    public record LoadedServed(Served served, long spanNs) {
+    /**
+     * The responder's side of a loaded run: its answers, the span its streams ran, and its engine
+     * placement as its NIC reported it (null: nothing placed) under the placement its flags asked for.
+     */
+    public record LoadedServed(Served served, long spanNs, GdaLoaded.EnginePlacement placement,
+                               GdaLoaded.ProbeEngine requested) {
+        public LoadedServed(Served served, long spanNs) {
+            this(served, spanNs, null, GdaLoaded.ProbeEngine.SHARED);
+        }
     }
 
     // ---- codecs ------------------------------------------------------------
@@ -167,16 +205,23 @@ public final class GdaPeerProtocol {
     }
 
     public static byte[] encodeLoadedRun(int seq, GdaRunSpec s, Loaded l) {
-        return ByteBuffer.allocate(RUN_LEN + LOADED_EXT_LEN).put(encodeRun(seq, s)).putInt(l.streams())
+        ByteBuffer b = ByteBuffer.allocate(RUN_LEN + LOADED_EXT_LEN + (l.enginesReport() ? ENGINES_EXT_LEN : 0))
+                .put(encodeRun(seq, s)).putInt(l.streams())
                 .putShort((short) (l.queue() == GdaLoaded.Queue.SHARED ? 0 : 1)).putShort((short) 0)
-                .putInt(l.window()).putInt(l.signalEvery()).putLong(l.paceMsgsPerS()).array();
+                .putInt(l.window()).putInt(l.signalEvery()).putLong(l.paceMsgsPerS());
+        if (l.enginesReport()) {
+            b.putInt(ENGINES_FLAG_REPORT);
+        }
+        return b.array();
     }
 
     public static Run decodeRun(byte[] p) {
-        if (p.length != RUN_LEN && p.length != RUN_LEN + LOADED_EXT_LEN) {
+        if (p.length != RUN_LEN && p.length != RUN_LEN + LOADED_EXT_LEN
+                && p.length != RUN_LEN + LOADED_EXT_LEN + ENGINES_EXT_LEN) {
             throw new PeerExchangeException("RUN message of version " + PeerMessages.VERSION + " has " + RUN_LEN
                     + " payload bytes, the peer sent " + p.length + " (a loaded round trip's RUN has "
-                    + (RUN_LEN + LOADED_EXT_LEN) + ")");
+                    + (RUN_LEN + LOADED_EXT_LEN) + ", or " + (RUN_LEN + LOADED_EXT_LEN + ENGINES_EXT_LEN)
+                    + " with the engine-placement report)");
         }
         ByteBuffer b = ByteBuffer.wrap(p);
         int seq = b.getInt();
@@ -202,6 +247,12 @@ public final class GdaPeerProtocol {
             int window = b.getInt();
             int every = b.getInt();
             long pace = b.getLong();
+            int flags = b.hasRemaining() ? b.getInt() : 0;
+            boolean engines = p.length == RUN_LEN + LOADED_EXT_LEN + ENGINES_EXT_LEN;
+            if (engines && flags != ENGINES_FLAG_REPORT) {
+                throw new IllegalArgumentException("the engine-placement flags of a loaded RUN are "
+                        + ENGINES_FLAG_REPORT + " (report ENGINES), not " + flags);
+            }
             if (spec.experiment() != Experiment.ROUND_TRIP || spec.payload() != Payload.INLINE || spec.size() != 8
                     || queue > 1 || reserved != 0 || streams > dev.marrow.gda.internal.LoadedFfi.MAX_STREAMS) {
                 throw new IllegalArgumentException("a loaded run is an 8-byte inline round trip with queue 0/1 and "
@@ -210,7 +261,7 @@ public final class GdaPeerProtocol {
                         + streams + " streams)");
             }
             Loaded l = new Loaded(queue == 0 ? GdaLoaded.Queue.SHARED : GdaLoaded.Queue.RESERVED, (int) streams,
-                    window, every, pace);
+                    window, every, pace, engines);
             l.spec(spec); // the native spec's checks: window, signal-every, pace
             return new Run(seq, spec, l);
         } catch (IllegalArgumentException e) {
@@ -245,6 +296,46 @@ public final class GdaPeerProtocol {
                     + expectStreams + ", span " + span + " ns)");
         }
         return new Streams(seq, span, posted);
+    }
+
+    public static byte[] encodeEngines(Engines e) {
+        ByteBuffer b = ByteBuffer.allocate(ENGINES_HEAD + 2 * e.backgroundThreads().length).putInt(e.seq())
+                .putShort((short) e.engineThreads())
+                .put((byte) (e.requested() == GdaLoaded.ProbeEngine.DEDICATED ? 1 : 0)).put((byte) 0)
+                .putShort((short) e.qpThread()).putShort((short) e.backgroundThreads().length);
+        for (int t : e.backgroundThreads()) {
+            b.putShort((short) t);
+        }
+        return b.array();
+    }
+
+    /** expectStreams: the reserved background QPs of the run (0 with a shared queue). */
+    public static Engines decodeEngines(byte[] p, int expectStreams) {
+        if (p.length != ENGINES_HEAD + 2L * expectStreams && p.length != ENGINES_HEAD) {
+            throw new PeerExchangeException("ENGINES message for " + expectStreams + " background QPs has "
+                    + (ENGINES_HEAD + 2L * expectStreams) + " payload bytes, the peer sent " + p.length);
+        }
+        ByteBuffer b = ByteBuffer.wrap(p);
+        int seq = b.getInt();
+        int threads = Short.toUnsignedInt(b.getShort());
+        int req = Byte.toUnsignedInt(b.get());
+        int reserved = Byte.toUnsignedInt(b.get());
+        int qpThread = Short.toUnsignedInt(b.getShort());
+        int n = Short.toUnsignedInt(b.getShort());
+        int[] bg = new int[n];
+        for (int k = 0; k < n; k++) {
+            bg[k] = Short.toUnsignedInt(b.getShort());
+        }
+        boolean placed = threads > 0 && n == expectStreams;
+        boolean nothing = threads == 0 && n == 0 && qpThread == 0;
+        if (req > 1 || reserved != 0 || !(placed || nothing) || (placed && qpThread >= threads)
+                || java.util.Arrays.stream(bg).anyMatch(t -> t >= threads)) {
+            throw new PeerExchangeException("peer sent an invalid ENGINES (" + threads + " engine threads, placement "
+                    + req + ", QP on thread " + qpThread + ", " + n + " background QPs for " + expectStreams
+                    + " expected)");
+        }
+        return new Engines(seq, threads, req == 1 ? GdaLoaded.ProbeEngine.DEDICATED : GdaLoaded.ProbeEngine.SHARED,
+                qpThread, bg);
     }
 
     private static <E extends CEnum> E byCode(E[] values, int code, String what) {
@@ -409,7 +500,8 @@ public final class GdaPeerProtocol {
         if (!ready.ok()) {
             throw new PeerExchangeException("the responder " + x.peerName() + " refused loaded run " + seq + ": "
                     + ready.reason() + (ready.reason().contains("payload bytes") ? " (a Marrow without two-process "
-                    + "gda loaded refuses the longer RUN: run the same Marrow on both sides)" : ""));
+                    + "gda loaded, or without its engine-placement report (ENGINES), refuses the longer RUN: run the "
+                    + "same Marrow on both sides)" : ""));
         }
         long[] posted = new long[l.streams()];
         GdaLoaded.Run run = null;
@@ -425,6 +517,7 @@ public final class GdaPeerProtocol {
         long itersDone = error == null ? (long) spec.iters() + spec.warmup() : 0;
         Report rep;
         Streams peer;
+        Engines engines = null;
         try {
             x.sendMessage(PeerMessages.TYPE_GDA_DONE, encodeDone(new Done(seq, status, itersDone)), "DONE " + seq);
             x.sendMessage(PeerMessages.TYPE_GDA_STREAMS, encodeStreams(new Streams(seq, span, posted)),
@@ -434,6 +527,11 @@ public final class GdaPeerProtocol {
             peer = decodeStreams(x.receiveMessage(PeerMessages.TYPE_GDA_STREAMS, "STREAMS of run " + seq),
                     l.streams());
             step(seq, peer.seq(), "STREAMS");
+            if (l.enginesReport()) {
+                engines = decodeEngines(x.receiveMessage(PeerMessages.TYPE_GDA_ENGINES, "ENGINES of run " + seq),
+                        l.queue() == GdaLoaded.Queue.RESERVED ? l.streams() : 0);
+                step(seq, engines.seq(), "ENGINES");
+            }
         } catch (PeerExchangeException e) {
             if (error != null) { // the local failure is the first error; the lost report comes second
                 error.addSuppressed(e);
@@ -457,7 +555,7 @@ public final class GdaPeerProtocol {
             throw new PeerExchangeException("the responder did not check its inbox after run " + seq + ": "
                     + rep.message());
         }
-        return new LoadedOutcome(run, rep, peer);
+        return new LoadedOutcome(run, rep, peer, engines);
     }
 
     /**
@@ -561,12 +659,21 @@ public final class GdaPeerProtocol {
                 sv.served().peerPosts(), checked, probeErr + slotErr, msg)), "REPORT");
         x.sendMessage(PeerMessages.TYPE_GDA_STREAMS, encodeStreams(new Streams(run.seq(), sv.spanNs(), posted)),
                 "STREAMS");
+        GdaLoaded.EnginePlacement placed = sv.placement();
+        if (run.loaded().enginesReport()) {
+            x.sendMessage(PeerMessages.TYPE_GDA_ENGINES, encodeEngines(Engines.of(run.seq(), placed, sv.requested())),
+                    "ENGINES");
+        }
         log.accept("loaded run " + run.seq() + " (" + ls.streams() + " background streams each way, "
                 + ls.queue().label() + " queue" + (ls.paceMsgsPerS() > 0 ? ", pace " + ls.paceMsgsPerS() + " msg/s"
                 : "") + "): answered " + sv.served().peerPosts() + " pings, posted " + new Streams(0, 0, posted).total()
                 + " background WRITEs; " + (checked ? (probeErr + slotErr == 0
                 ? "inbox holds the final probe word and the initiator's background" : "inbox WRONG: " + msg)
-                : "not checked") + (sv.served().status() != 0 ? "; this side failed: " + sv.served().message() : ""));
+                : "not checked") + (sv.served().status() != 0 ? "; this side failed: " + sv.served().message() : "")
+                + (placed == null ? "" : "; engine threads " + placed.engineThreads() + ", answering QP on thread "
+                + placed.probeThread() + (placed.sharedQueue() || placed.backgroundThreads().length == 0 ? ""
+                : ", background on " + placed.backgroundEngineThreads() + " thread(s)"
+                + (placed.probeEngineAlone() ? ", none on the answering QP's" : ", some on the answering QP's"))));
         return true;
     }
 

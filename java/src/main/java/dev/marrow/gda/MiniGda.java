@@ -188,8 +188,9 @@ public final class MiniGda implements AutoCloseable {
         if (lib == null) {
             throw new MarrowException("mini-gda runner library not loaded");
         }
+        // each side's engine threads are its own flags' (gda loaded places the QPs per run: GdaLoaded.runSide)
         SoftNic nic = SoftNic.open(SoftNic.Options.defaults().withPollMode(setup.pollMode())
-                .withEngineCpu(setup.engineCpu()).withQuiet(true));
+                .withEngineThreads(setup.engineThreads()).withEngineCpu(setup.engineCpu()).withQuiet(true));
         Arena arena = Arena.ofShared();
         PeerExchange x = null;
         try {
@@ -229,7 +230,7 @@ public final class MiniGda implements AutoCloseable {
             String conn = String.format("softnic QP 0x%x <-> peer process QP 0x%x over shared-memory wire %s "
                     + "(%s, peer %s)", qp.qpn(), remote.qpn(), peerWire, o.role(), x.peerName());
             return new MiniGda(setup, arena, new GdaMode.SoftNicPeer(nic, x, conn, ep, in.memory(), peerEnv, pw,
-                    remote));
+                    remote, qp));
         } catch (RuntimeException e) {
             if (x != null) {
                 x.close();
@@ -649,6 +650,14 @@ public final class MiniGda implements AutoCloseable {
      * streams in this side's inbox plus those the responder found of ours.
      */
     public GdaPeerProtocol.LoadedOutcome runLoaded(GdaLoaded.Spec spec) {
+        return runLoaded(spec, GdaLoaded.ProbeEngine.SHARED);
+    }
+
+    /**
+     * As {@link #runLoaded(GdaLoaded.Spec)}, with this side's engine placement
+     * (GdaLoaded.runSide); the outcome carries the responder's as its NIC reported it.
+     */
+    public GdaPeerProtocol.LoadedOutcome runLoaded(GdaLoaded.Spec spec, GdaLoaded.ProbeEngine probeEngine) {
         if (closed) {
             throw new IllegalStateException("MiniGda is closed");
         }
@@ -673,7 +682,7 @@ public final class MiniGda implements AutoCloseable {
                 spec.signalEvery(), spec.paceMsgsPerS());
         return GdaPeerProtocol.initiateLoaded(sp.exchange(), ++runSeq, run, ext, () -> sp.inbox().fill((byte) 0),
                 posted -> GdaLoaded.runSide(sp.nic(), false, setup.target() == Target.CUDA, setup.cudaDevice(), sp.ep(),
-                        q -> sp.peerWire().connect(q, sp.remote().qpn()),
+                        sp.qp(), setup.engineThreads(), probeEngine, q -> sp.peerWire().connect(q, sp.remote().qpn()),
                         sp.remote().addr(), sp.remote().rkey(), spec, posted));
     }
 
@@ -696,6 +705,11 @@ public final class MiniGda implements AutoCloseable {
      * returns the number of runs served. log gets one line per run.
      */
     public int serve(java.util.function.Consumer<String> log) {
+        return serve(log, GdaLoaded.ProbeEngine.SHARED);
+    }
+
+    /** As {@link #serve(java.util.function.Consumer)}; loaded runs place this side's QPs by probeEngine. */
+    public int serve(java.util.function.Consumer<String> log, GdaLoaded.ProbeEngine probeEngine) {
         if (closed) {
             throw new IllegalStateException("MiniGda is closed");
         }
@@ -748,11 +762,11 @@ public final class MiniGda implements AutoCloseable {
             public GdaPeerProtocol.LoadedServed serveLoaded(GdaLoaded.Spec spec, long[] posted) {
                 GdaMode.SoftNicPeer sp = (GdaMode.SoftNicPeer) peer;
                 try {
-                    GdaLoaded.Run r = GdaLoaded.runSide(sp.nic(), true, false, 0, sp.ep(),
-                            q -> sp.peerWire().connect(q, sp.remote().qpn()), sp.remote().addr(), sp.remote().rkey(),
-                            spec, posted);
+                    GdaLoaded.Run r = GdaLoaded.runSide(sp.nic(), true, false, 0, sp.ep(), sp.qp(),
+                            setup.engineThreads(), probeEngine, q -> sp.peerWire().connect(q, sp.remote().qpn()),
+                            sp.remote().addr(), sp.remote().rkey(), spec, posted);
                     return new GdaPeerProtocol.LoadedServed(new GdaPeerProtocol.Served(0,
-                            spec.iters() + spec.warmup(), ""), r.timedNs());
+                            spec.iters() + spec.warmup(), ""), r.timedNs(), r.placement(), probeEngine);
                 } catch (NativeException e) {
                     return new GdaPeerProtocol.LoadedServed(new GdaPeerProtocol.Served(e.status(), 0, e.getMessage()), 0);
                 } catch (RuntimeException e) {

@@ -47,6 +47,8 @@ public final class PeerMessages {
     public static final int TYPE_PROXY_REPORT = 10;
     /** gda loaded across two processes: one side's background counts (docs/design/two-process.md section 11). */
     public static final int TYPE_GDA_STREAMS = 11;
+    /** gda loaded across two processes: the responder's engine placement (docs/design/two-process.md section 11). */
+    public static final int TYPE_GDA_ENGINES = 12;
     static final int HEADER = 8;
     static final int INFO_BODY = HEADER + 48;
     static final int BARRIER_BODY = HEADER + 4;

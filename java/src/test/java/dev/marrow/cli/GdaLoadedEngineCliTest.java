@@ -95,11 +95,12 @@ class GdaLoadedEngineCliTest {
                 {"--probe-engine", "dedicated"}, // one engine thread: nothing to dedicate
                 {"--engine-threads", "2", "--engine-cpus", "0"},
                 {"--engine-threads", "2", "--engine-cpus", "0,0", "--engine-cpu", "0"},
-                {"--peer", "127.0.0.1:1", "--engine-threads", "2"}, // two processes: refused before connecting
+                {"--peer", "127.0.0.1:1", "--probe-engine", "dedicated"}, // two processes: each side's own NIC,
+                {"--peer", ":1", "--engine-threads", "2", "--engine-cpus", "0"}, // checked before connecting
                 {"--engine-threads", "2", "--engine-cpus", "1000,0"}, // no such CPU: the NIC refuses the pin
         };
         String[] flag = {"--engine-threads", "--engine-threads", "--probe-engine", "--probe-engine",
-                "--engine-cpus", "--engine-cpu", "--engine-threads", "--engine-cpus"};
+                "--engine-cpus", "--engine-cpu", "--probe-engine", "--engine-cpus", "--engine-cpus"};
         for (int i = 0; i < bad.length; i++) {
             String[] args = new String[bad[i].length + 4];
             args[0] = "gda";

@@ -458,6 +458,10 @@ class GdaPeerProtocolTest {
     static final GdaPeerProtocol.Loaded LOADED = new GdaPeerProtocol.Loaded(GdaLoaded.Queue.RESERVED, 2, 64, 16,
             30_000_000L);
 
+    /** The loaded RUN of an initiator built before ENGINES (60 bytes). */
+    static final GdaPeerProtocol.Loaded OLD_LOADED = new GdaPeerProtocol.Loaded(GdaLoaded.Queue.RESERVED, 2, 64, 16,
+            30_000_000L, false);
+
     /** A responder that serves loaded runs: its own streams "posted" 5 and 7, nothing run natively. */
     static final class LoadedResponder implements GdaPeerProtocol.Responder {
         final FakeResponder base;
@@ -525,10 +529,15 @@ class GdaPeerProtocolTest {
                         posted[0] = 3;
                         return fakeLoaded(s);
                     }));
+                    // 3: an initiator of the first loaded RUN (60 bytes) is served without ENGINES, in step
+                    l.add(GdaPeerProtocol.initiateLoaded(x, 3, s, OLD_LOADED, () -> { }, posted -> {
+                        write(inbox, 8, (long) s.iters() + s.warmup() - 1);
+                        return fakeLoaded(s);
+                    }));
                     x.barrier();
                     return l;
                 }, served);
-                assertEquals(2, served[0].get(5, TimeUnit.SECONDS));
+                assertEquals(3, served[0].get(5, TimeUnit.SECONDS));
                 assertEquals(LOADED.spec(s), r.served.getFirst(), "the background spec arrived whole");
                 GdaPeerProtocol.LoadedOutcome ok = out.get(0);
                 assertEquals(0, ok.report().payloadErrors(), ok.report().message());
@@ -540,6 +549,13 @@ class GdaPeerProtocolTest {
                 assertTrue(bad.report().message().contains("3 of the initiator's background slots wrong"),
                         bad.report().message());
                 assertTrue(log.get(0).contains("inbox holds the final probe word"), log.get(0));
+                // this responder placed nothing (no NIC): ENGINES says so, rather than echoing anything
+                assertEquals(0, ok.peerEngines().engineThreads());
+                assertEquals(null, ok.peerEngines().placement(false));
+                GdaPeerProtocol.LoadedOutcome old = out.get(2);
+                assertEquals(null, old.peerEngines(), "no ENGINES asked, none sent");
+                assertEquals(0, old.report().payloadErrors(), old.report().message());
+                assertEquals(12, old.peer().total());
             }
         });
     }
@@ -565,6 +581,38 @@ class GdaPeerProtocolTest {
         });
     }
 
+    /**
+     * A responder built before ENGINES accepted loaded RUNs of 60 bytes only: it refuses this
+     * Marrow's 64-byte RUN in its READY with its length rule, and the initiator says what to do.
+     */
+    @Test
+    void aResponderWithoutEnginesRefusesTheLongerRunCleanly() {
+        assertTimeoutPreemptively(BOUND, () -> {
+            try (PeerExchange.Listener l = PeerExchange.bind(0)) {
+                CompletableFuture<Integer> old = CompletableFuture.supplyAsync(() -> {
+                    try (PeerExchange x = l.accept(T)) {
+                        byte[] run = x.receiveMessage(PeerMessages.TYPE_GDA_RUN, "RUN");
+                        String why = run.length == 60 ? "" : "RUN message of version 3 has 36 payload bytes, the peer "
+                                + "sent " + run.length + " (a loaded round trip's RUN has 60)"; // its words
+                        x.sendMessage(PeerMessages.TYPE_GDA_READY, GdaPeerProtocol.encodeReady(
+                                ByteBuffer.wrap(run).getInt(), why.isEmpty(), why), "READY");
+                        x.answerBarrier(x.receiveAny("closing barrier"));
+                        return run.length;
+                    }
+                });
+                try (PeerExchange x = PeerExchange.open(PeerAddress.parse("127.0.0.1:" + l.port()), T)) {
+                    GdaRunSpec s = loadedSpec();
+                    PeerExchangeException e = assertThrows(PeerExchangeException.class, () ->
+                            GdaPeerProtocol.initiateLoaded(x, 1, s, LOADED, () -> { }, p -> fakeLoaded(s)));
+                    assertTrue(e.getMessage().contains("the peer sent 64") && e.getMessage().contains(
+                            "run the same Marrow on both sides"), e.getMessage());
+                    x.barrier();
+                }
+                assertEquals(64, old.get(5, TimeUnit.SECONDS));
+            }
+        });
+    }
+
     /** session() for any Responder. */
     static <T> T sessionOf(GdaPeerProtocol.Responder r, List<String> log, Function<PeerExchange, T> initiator,
                            CompletableFuture<Integer>[] servedOut) {
@@ -586,13 +634,25 @@ class GdaPeerProtocolTest {
     void loadedCodecsRoundTripAndRefuseWhatTheRunnerWould() {
         GdaRunSpec s = loadedSpec();
         byte[] p = GdaPeerProtocol.encodeLoadedRun(9, s, LOADED);
-        assertEquals(GdaPeerProtocol.RUN_LEN + GdaPeerProtocol.LOADED_EXT_LEN, p.length);
+        // this Marrow asks for the responder's engine placement: 4 bytes more than the first loaded RUN
+        assertEquals(GdaPeerProtocol.RUN_LEN + GdaPeerProtocol.LOADED_EXT_LEN + GdaPeerProtocol.ENGINES_EXT_LEN,
+                p.length);
         GdaPeerProtocol.Run run = GdaPeerProtocol.decodeRun(p);
         assertEquals(new GdaPeerProtocol.Run(9, s, LOADED), run);
+        assertTrue(run.loaded().enginesReport());
         assertEquals(null, GdaPeerProtocol.decodeRun(GdaPeerProtocol.encodeRun(9, s)).loaded(), "a plain RUN");
-        // what a responder without the extension says, and the length rule that makes it say so
+        // the first loaded RUN (60 bytes, an earlier initiator) is still served, without ENGINES
+        GdaPeerProtocol.Loaded old = new GdaPeerProtocol.Loaded(LOADED.queue(), LOADED.streams(), LOADED.window(),
+                LOADED.signalEvery(), LOADED.paceMsgsPerS(), false);
+        byte[] p60 = GdaPeerProtocol.encodeLoadedRun(9, s, old);
+        assertEquals(60, p60.length);
+        assertEquals(new GdaPeerProtocol.Run(9, s, old), GdaPeerProtocol.decodeRun(p60));
+        // what a responder without the extension says (the old rule accepted 36 and 60 only), and this one
         assertMsg(() -> GdaPeerProtocol.decodeRun(Arrays.copyOf(p, p.length + 1)), "has 36 payload bytes, the "
-                + "peer sent 61 (a loaded round trip's RUN has 60)");
+                + "peer sent 65 (a loaded round trip's RUN has 60, or 64 with the engine-placement report)");
+        byte[] flags = p.clone();
+        ByteBuffer.wrap(flags).putInt(GdaPeerProtocol.RUN_LEN + GdaPeerProtocol.LOADED_EXT_LEN, 3);
+        assertMsg(() -> GdaPeerProtocol.decodeRun(flags), "engine-placement flags");
         byte[] queue = p.clone();
         ByteBuffer.wrap(queue).putShort(GdaPeerProtocol.RUN_LEN + 4, (short) 2);
         assertMsg(() -> GdaPeerProtocol.decodeRun(queue), "queue 2");
@@ -613,6 +673,22 @@ class GdaPeerProtocolTest {
         assertMsg(() -> GdaPeerProtocol.decodeStreams(GdaPeerProtocol.encodeStreams(st), 3), "for 3 streams");
         byte[] neg = GdaPeerProtocol.encodeStreams(new GdaPeerProtocol.Streams(4, 0, new long[] {-1}));
         assertMsg(() -> GdaPeerProtocol.decodeStreams(neg, 1), "invalid STREAMS");
+
+        GdaPeerProtocol.Engines e = new GdaPeerProtocol.Engines(4, 3, GdaLoaded.ProbeEngine.DEDICATED, 0,
+                new int[] {1, 2, 1});
+        GdaPeerProtocol.Engines eb = GdaPeerProtocol.decodeEngines(GdaPeerProtocol.encodeEngines(e), 3);
+        assertEquals(3, eb.engineThreads());
+        assertEquals(GdaLoaded.ProbeEngine.DEDICATED, eb.requested());
+        assertTrue(Arrays.equals(new int[] {1, 2, 1}, eb.backgroundThreads()));
+        assertTrue(eb.placement(false).probeEngineAlone());
+        GdaPeerProtocol.Engines none = GdaPeerProtocol.Engines.of(5, null, GdaLoaded.ProbeEngine.SHARED);
+        assertEquals(null, GdaPeerProtocol.decodeEngines(GdaPeerProtocol.encodeEngines(none), 3).placement(false),
+                "a responder whose run failed placed nothing");
+        assertMsg(() -> GdaPeerProtocol.decodeEngines(GdaPeerProtocol.encodeEngines(e), 2), "for 2 background QPs");
+        GdaPeerProtocol.Engines outOfRange = new GdaPeerProtocol.Engines(4, 2, GdaLoaded.ProbeEngine.SHARED, 0,
+                new int[] {1, 2, 1});
+        assertMsg(() -> GdaPeerProtocol.decodeEngines(GdaPeerProtocol.encodeEngines(outOfRange), 3),
+                "invalid ENGINES");
     }
 
     private static void assertMsg(org.junit.jupiter.api.function.Executable x, String part) {
