@@ -545,6 +545,9 @@ struct fast_ctx {
 	const uint8_t *pf_end;
 	uint32_t last_len;         /* payload bytes of the last WQE executed */
 	int signaled;              /* the last WQE executed asked for a CQE */
+#if defined(__CUDACC__)
+	uint32_t pst0;             /* the peer's state for the next WQE, read early; UINT32_MAX: none */
+#endif
 };
 
 /* Executes fast WQEs from ci up to end, through the first signaled one;
@@ -567,14 +570,21 @@ EMU_CORE_INLINE uint16_t fast_span(const struct marrow_emu_device *dev, struct f
 	const uint8_t *const pf_end = c->pf_end;
 	uint32_t len = 0;
 	int signaled = 0;
+#if defined(__CUDACC__)
+	uint32_t pst0 = c->pst0;
+#endif
 
 	while (ci != end) {
 #if defined(__CUDACC__)
 		/* Relaxed on the device, and issued before the WQE's loads: the
 		 * two round trips overlap. Nothing published with a state change
 		 * is read after it (docs/design/device-engine.md §2.2), and an
-		 * acquire would empty L1 before the WQE's own reads. */
-		const uint32_t pst_early = EMU_LD_RLX(&peer->state);
+		 * acquire would empty L1 before the WQE's own reads. The first
+		 * WQE after a doorbell uses the value emu_dev_qp_poll_own read
+		 * right after its acquire (§2.3). */
+		const uint32_t pst_early = pst0 != UINT32_MAX ? pst0 : EMU_LD_RLX(&peer->state);
+
+		pst0 = UINT32_MAX;
 #endif
 		const uint8_t *w = shadow + (size_t)(ci & sh_mask) * MX_WQEBB_SIZE;
 		uint64_t d = (fr_ld64(w) & ~(uint64_t)0xff) - (ctrl_ds3 | ((uint64_t)mx_htobe16(ci) << 8));
@@ -642,6 +652,9 @@ EMU_CORE_INLINE uint16_t fast_span(const struct marrow_emu_device *dev, struct f
 	c->pf = pf;
 	c->last_len = len;
 	c->signaled = signaled;
+#if defined(__CUDACC__)
+	c->pst0 = pst0;
+#endif
 	return ci;
 }
 
@@ -728,6 +741,14 @@ EMU_CORE_FN uint32_t fast_run(struct emu_thread *t, struct marrow_emu_qp *qp, ui
 		c.rkey_be_ok = mrc->key_be;
 		c.mr_base = mrc->base;
 		c.mr_len = mrc->len;
+	}
+	/* The peer's state emu_dev_qp_poll_own read after the doorbell's
+	 * acquire serves the run's first WQE (once: it is dropped here). */
+	{
+		struct emu_d_early *const ea = EMU_D_EARLY(t);
+
+		c.pst0 = ea->peer == qp->peer ? ea->peer_state : UINT32_MAX;
+		ea->peer = nullptr;
 	}
 #endif
 	/* Prefetch window: from fetch_pi up to the doorbell's target, stopping
@@ -1265,6 +1286,22 @@ EMU_CORE_API int emu_dev_qp_poll_own(struct emu_thread *t, struct marrow_emu_qp 
 		if (peer != NULL)
 			emu_d_prefetch_l1((const uint8_t *)peer + 128);
 		emu_d_prefetch_l1(scq);
+		{
+			/* The relaxed reads the first fast WQE and its CQE make,
+			 * issued now beside the prefetches (emu_d_early). */
+			struct emu_d_early *const ea = EMU_D_EARLY(t);
+
+			if (peer != NULL) {
+				ea->peer_state = EMU_LD_RLX(&peer->state);
+				ea->peer = peer;
+			}
+			if (scq != NULL) {
+				ea->cq_in_error = EMU_LD_RLX(&scq->in_error);
+				ea->cq_prod = EMU_LD_RLX(&scq->prod);
+				ea->cq_ci_seen = EMU_LD_RLX(&scq->ci_seen);
+				ea->cq = scq;
+			}
+		}
 		if (fresh & 1u)
 			doorbell_own(t, qp, v0, st, qpn, exec_ci, db_target);
 		if (fresh & 2u)
@@ -1278,6 +1315,9 @@ EMU_CORE_API int emu_dev_qp_poll_own(struct emu_thread *t, struct marrow_emu_qp 
 		work |= sq_progress(t, qp, st);
 		work |= rq_flush(t, qp);
 	}
+	/* Early values serve this doorbell's first WQE and CQE only. */
+	EMU_D_EARLY(t)->cq = nullptr;
+	EMU_D_EARLY(t)->peer = nullptr;
 	return work;
 }
 #endif
@@ -1377,9 +1417,22 @@ EMU_CORE_FN void cqe_commit(struct emu_thread *t, struct marrow_emu_cq *cq, uint
 	 * them before the in_error test changes neither (this thread alone
 	 * moves prod when it is the only writer; ci_seen only grows and is a
 	 * hint that the dbrec re-read corrects). */
-	const uint32_t in_error = EMU_LD_RLX(&cq->in_error);
-	const uint32_t prod_early = EMU_LD_RLX(&cq->prod);
-	const uint32_t ci_early = EMU_LD_RLX(&cq->ci_seen);
+	struct emu_d_early *const ea = EMU_D_EARLY(t);
+	uint32_t in_error, prod_early, ci_early;
+
+	if (ea->cq == cq) {
+		/* Loaded by emu_dev_qp_poll_own right after its acquire, and
+		 * no CQE was written to cq since (this is the first): the same
+		 * reads, one round trip earlier (docs/design/device-engine.md §2.3). */
+		in_error = ea->cq_in_error;
+		prod_early = ea->cq_prod;
+		ci_early = ea->cq_ci_seen;
+		ea->cq = nullptr;
+	} else {
+		in_error = EMU_LD_RLX(&cq->in_error);
+		prod_early = EMU_LD_RLX(&cq->prod);
+		ci_early = EMU_LD_RLX(&cq->ci_seen);
+	}
 
 	if (EMU_UNLIKELY(in_error))
 		return;

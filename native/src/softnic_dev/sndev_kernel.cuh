@@ -41,6 +41,19 @@ struct emu_d_mr_cache {
 	uint64_t base, len;
 };
 
+/* Values emu_dev_qp_poll_own loads right after its acquire, beside its L1
+ * prefetches (one round trip), for the first fast WQE and the first CQE
+ * of the doorbell: the peer's state and the send CQ's in_error, prod and
+ * ci_seen, all relaxed reads the core would make later
+ * (docs/design/device-engine.md §2.3). cqe_commit consumes the CQ's on
+ * its first CQE to that CQ; poll_own drops both when it returns. */
+struct emu_d_early {
+	const struct marrow_emu_cq *cq;     /* nullptr: none */
+	uint32_t cq_in_error, cq_prod, cq_ci_seen;
+	uint32_t peer_state;
+	const struct marrow_emu_qp *peer;   /* nullptr: none */
+};
+
 /* An engine thread's private state: the core's emu_thread first (the
  * core's t points at it), then what only the device engine keeps. */
 struct sndev_thread {
@@ -51,6 +64,7 @@ struct sndev_thread {
 	unsigned long long prof_st[SNDEV_STAGES];
 	unsigned long long c_first, g_first, c_last, g_last;
 	struct emu_d_mr_cache mr;
+	struct emu_d_early early;
 };
 
 __device__ __forceinline__ struct sndev_thread *sndev_ext(struct emu_thread *t)
@@ -85,6 +99,7 @@ __device__ __noinline__ void sndev_stage_stamp(struct sndev_thread *x, int k)
 }
 
 #define EMU_D_MR_CACHE(t) (&sndev_ext(t)->mr)
+#define EMU_D_EARLY(t) (&sndev_ext(t)->early)
 
 /* The engine as run: EMU_STAGE is nothing (the core's default). */
 namespace sndev_gpu {
@@ -257,6 +272,8 @@ __global__ void __launch_bounds__(1024) sndev_engine_kernel(sndev_kargs a)
 		lt.mr.key_be = 0;
 		lt.mr.pd = nullptr;
 		lt.mr.base = lt.mr.len = 0;
+		lt.early.cq = nullptr;
+		lt.early.peer = nullptr;
 		/* QP 0 is engine thread 0's first QP. */
 		const bool prof = PROF && g == 0 && a.prof != nullptr;
 		lt.prof_qp = prof ? &a.qps[0] : nullptr;
