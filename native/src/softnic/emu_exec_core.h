@@ -851,6 +851,15 @@ EMU_CORE_FN void fetch(struct emu_thread *t, struct marrow_emu_qp *qp, uint16_t 
 			k = qp->sq_cnt - sq_slot;
 		if (k > qp->sh_cnt - sh_slot)
 			k = qp->sh_cnt - sh_slot;
+#if defined(__CUDACC__)
+		/* GPU-resident queues whose shadow is the SQ ring itself (the
+		 * device control path makes it so when both have one size):
+		 * sh_slot is sq_slot and the copy would store each byte onto
+		 * itself. The WQEs in [exec_ci, fetch_pi) are covered by a rung
+		 * doorbell and not retired, so the producer does not write them
+		 * again before they retire (docs/design/device-engine.md §2.3). */
+		if (qp->shadow != qp->sq)
+#endif
 		EMU_MEMCPY(qp->shadow + (size_t)sh_slot * MX_WQEBB_SIZE,
 		       qp->sq + (size_t)sq_slot * MX_WQEBB_SIZE, (size_t)k * MX_WQEBB_SIZE);
 		c = (uint16_t)(c + k);
