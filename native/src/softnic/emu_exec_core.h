@@ -857,8 +857,18 @@ EMU_CORE_FN void fetch(struct emu_thread *t, struct marrow_emu_qp *qp, uint16_t 
 		 * sh_slot is sq_slot and the copy would store each byte onto
 		 * itself. The WQEs in [exec_ci, fetch_pi) are covered by a rung
 		 * doorbell and not retired, so the producer does not write them
-		 * again before they retire (docs/design/device-engine.md §2.3). */
-		if (qp->shadow != qp->sq)
+		 * again before they retire (docs/design/device-engine.md §2.3).
+		 * Their lines are brought into L1 together instead, as the
+		 * copy's loads did: the fast loop's and execute()'s reads then
+		 * hit, rather than missing one WQE after the other behind each
+		 * payload store. Every 32-byte sector: the hint may fetch less
+		 * than a line. */
+		if (qp->shadow == qp->sq) {
+			const uint8_t *const p = qp->sq + (size_t)sq_slot * MX_WQEBB_SIZE;
+
+			for (uint32_t b = 0; b < k * MX_WQEBB_SIZE; b += 32)
+				emu_d_prefetch_l1(p + b);
+		} else
 #endif
 		EMU_MEMCPY(qp->shadow + (size_t)sh_slot * MX_WQEBB_SIZE,
 		       qp->sq + (size_t)sq_slot * MX_WQEBB_SIZE, (size_t)k * MX_WQEBB_SIZE);
