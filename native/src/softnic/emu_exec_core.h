@@ -171,6 +171,33 @@ static __device__ __forceinline__ uint32_t emu_d_xchg_rel(uint32_t *p, uint32_t 
 	return old;
 }
 #undef EMU_D_ATOM_
+/* The acquire half of a doorbell taken by comparison (emu_dev_qp_poll_own):
+ * after the relaxed load of the slot, a fence.acquire makes that load an
+ * acquire (PTX memory model: a relaxed read followed by an acquire fence).
+ * The lightweight fence (PTX ISA 8.6, sm_90+) orders this thread's earlier
+ * loads before its later accesses and, unlike fence.acq_rel, does not wait
+ * for its outstanding stores (the last CQE, the last payload). */
+static __device__ __forceinline__ void emu_d_fence_acq(void)
+{
+#if __CUDA_ARCH__ >= 900
+	if (EMU_DEV_SYS)
+		asm volatile("fence.acquire.sys;" ::: "memory");
+	else
+		asm volatile("fence.acquire.gpu;" ::: "memory");
+#else
+	if (EMU_DEV_SYS)
+		asm volatile("fence.acq_rel.sys;" ::: "memory");
+	else
+		asm volatile("fence.acq_rel.gpu;" ::: "memory");
+#endif
+}
+/* A hint that brings the line holding p into this SM's L1 (no value, no
+ * ordering): issued right after the acquire, it refills in one round trip
+ * the lines the acquire invalidated and the WQE path reads next. */
+static __device__ __forceinline__ void emu_d_prefetch_l1(const void *p)
+{
+	asm volatile("prefetch.L1 [%0];" ::"l"(p));   /* generic: the lines may be GPU or mapped host memory */
+}
 static __device__ __forceinline__ uint32_t emu_d_fadd(uint32_t *p, uint32_t v)
 {
 	return EMU_DEV_SYS ? atomicAdd_system((unsigned int *)p, v) : atomicAdd((unsigned int *)p, v);
@@ -518,6 +545,9 @@ struct fast_ctx {
 	const uint8_t *pf_end;
 	uint32_t last_len;         /* payload bytes of the last WQE executed */
 	int signaled;              /* the last WQE executed asked for a CQE */
+#if defined(__CUDACC__)
+	uint32_t pst0;             /* the peer's state for the next WQE, read early; UINT32_MAX: none */
+#endif
 };
 
 /* Executes fast WQEs from ci up to end, through the first signaled one;
@@ -540,14 +570,21 @@ EMU_CORE_INLINE uint16_t fast_span(const struct marrow_emu_device *dev, struct f
 	const uint8_t *const pf_end = c->pf_end;
 	uint32_t len = 0;
 	int signaled = 0;
+#if defined(__CUDACC__)
+	uint32_t pst0 = c->pst0;
+#endif
 
 	while (ci != end) {
 #if defined(__CUDACC__)
 		/* Relaxed on the device, and issued before the WQE's loads: the
 		 * two round trips overlap. Nothing published with a state change
 		 * is read after it (docs/design/device-engine.md §2.2), and an
-		 * acquire would empty L1 before the WQE's own reads. */
-		const uint32_t pst_early = EMU_LD_RLX(&peer->state);
+		 * acquire would empty L1 before the WQE's own reads. The first
+		 * WQE after a doorbell uses the value emu_dev_qp_poll_own read
+		 * right after its acquire (§2.3). */
+		const uint32_t pst_early = pst0 != UINT32_MAX ? pst0 : EMU_LD_RLX(&peer->state);
+
+		pst0 = UINT32_MAX;
 #endif
 		const uint8_t *w = shadow + (size_t)(ci & sh_mask) * MX_WQEBB_SIZE;
 		uint64_t d = (fr_ld64(w) & ~(uint64_t)0xff) - (ctrl_ds3 | ((uint64_t)mx_htobe16(ci) << 8));
@@ -615,6 +652,9 @@ EMU_CORE_INLINE uint16_t fast_span(const struct marrow_emu_device *dev, struct f
 	c->pf = pf;
 	c->last_len = len;
 	c->signaled = signaled;
+#if defined(__CUDACC__)
+	c->pst0 = pst0;
+#endif
 	return ci;
 }
 
@@ -701,6 +741,14 @@ EMU_CORE_FN uint32_t fast_run(struct emu_thread *t, struct marrow_emu_qp *qp, ui
 		c.rkey_be_ok = mrc->key_be;
 		c.mr_base = mrc->base;
 		c.mr_len = mrc->len;
+	}
+	/* The peer's state emu_dev_qp_poll_own read after the doorbell's
+	 * acquire serves the run's first WQE (once: it is dropped here). */
+	{
+		struct emu_d_early *const ea = EMU_D_EARLY(t);
+
+		c.pst0 = ea->peer == qp->peer ? ea->peer_state : UINT32_MAX;
+		ea->peer = nullptr;
 	}
 #endif
 	/* Prefetch window: from fetch_pi up to the doorbell's target, stopping
@@ -803,6 +851,25 @@ EMU_CORE_FN void fetch(struct emu_thread *t, struct marrow_emu_qp *qp, uint16_t 
 			k = qp->sq_cnt - sq_slot;
 		if (k > qp->sh_cnt - sh_slot)
 			k = qp->sh_cnt - sh_slot;
+#if defined(__CUDACC__)
+		/* GPU-resident queues whose shadow is the SQ ring itself (the
+		 * device control path makes it so when both have one size):
+		 * sh_slot is sq_slot and the copy would store each byte onto
+		 * itself. The WQEs in [exec_ci, fetch_pi) are covered by a rung
+		 * doorbell and not retired, so the producer does not write them
+		 * again before they retire (docs/design/device-engine.md §2.3).
+		 * Their lines are brought into L1 together instead, as the
+		 * copy's loads did: the fast loop's and execute()'s reads then
+		 * hit, rather than missing one WQE after the other behind each
+		 * payload store. Every 32-byte sector: the hint may fetch less
+		 * than a line. */
+		if (qp->shadow == qp->sq) {
+			const uint8_t *const p = qp->sq + (size_t)sq_slot * MX_WQEBB_SIZE;
+
+			for (uint32_t b = 0; b < k * MX_WQEBB_SIZE; b += 32)
+				emu_d_prefetch_l1(p + b);
+		} else
+#endif
 		EMU_MEMCPY(qp->shadow + (size_t)sh_slot * MX_WQEBB_SIZE,
 		       qp->sq + (size_t)sq_slot * MX_WQEBB_SIZE, (size_t)k * MX_WQEBB_SIZE);
 		c = (uint16_t)(c + k);
@@ -1121,17 +1188,13 @@ EMU_CORE_FN void doorbell(struct emu_thread *t, struct marrow_emu_qp *self, stru
 
 #if defined(__CUDACC__)
 /* The device engine's doorbell() for a QP alone on its page (u->qps[0] is
- * qp), with the state the caller read: the same checks and counters. */
-EMU_CORE_INLINE void doorbell_own(struct emu_thread *t, struct marrow_emu_qp *qp, uint64_t db, uint32_t st)
+ * qp), with the state and the QP fields the caller read: the same checks
+ * and counters. The caller loads qpn, exec_ci and db_target before its
+ * acquire (emu_dev_qp_poll_own says why they cannot change), so nothing
+ * here waits on memory. */
+EMU_CORE_INLINE void doorbell_own(struct emu_thread *t, struct marrow_emu_qp *qp, uint64_t db, uint32_t st,
+				  uint32_t qpn, uint16_t exec_ci, uint16_t db_target)
 {
-	/* Loaded before the test, with the fields doorbell_target reads: one
-	 * round trip after the exchange's acquire emptied L1, not two. The
-	 * volatile reads keep the compiler from sinking them below the test
-	 * (this thread owns the fields: they are plain reads). */
-	const uint32_t qpn = qp->qpn;
-	const uint16_t exec_ci = *(const volatile uint16_t *)&qp->exec_ci;
-	const uint16_t db_target = *(const volatile uint16_t *)&qp->db_target;
-
 	CTR(t, doorbells_observed)++;
 	if (EMU_UNLIKELY(qpn != mx_doorbell_qpn(db) || st == MARROW_QPS_RESET)) {
 		CTR(t, doorbells_dropped)++;
@@ -1178,40 +1241,90 @@ EMU_CORE_API int emu_qp_poll(struct emu_thread *t, struct marrow_emu_qp *qp)
 }
 
 #if defined(__CUDACC__)
-/* The device engine's emu_qp_poll for a QP alone on its doorbell page,
- * given the values the engine loop loaded (relaxed) from its two slots in
- * this pass (docs/design/device-engine.md §2.2). Against emu_qp_poll:
- *  - a non-zero slot is exchanged at once, without loading it again
- *    (take's load, done by the loop);
- *  - the QP's state is read once, relaxed, before the exchange, and serves
+/* The device engine's emu_qp_poll for a QP alone on its doorbell page
+ * (docs/design/device-engine.md §2.2-2.3). The engine loop loads (relaxed)
+ * both slots of the page on every pass and keeps the last value it acted
+ * on per slot in registers; fresh (bit 0: slot 0, bit 1: slot 1) says
+ * which of v0 / v1 differ from it: those are doorbells not yet taken.
+ * Against emu_qp_poll:
+ *  - a doorbell is taken by comparison, not by an exchange that empties
+ *    the slot: the slot holds the last doorbell stored to it, an mlx5
+ *    doorbell carries the producer's index, so a value seen again is the
+ *    same doorbell (a producer that stores it twice rings once). The
+ *    acquire is one fence.acquire after the loop's relaxed load, only when
+ *    a slot is fresh: no atomic, no second load of the slot;
+ *  - the QP's state is read once, relaxed, before the acquire, and serves
  *    both doorbell()'s RESET check and the RTS / ERR choice: the device
  *    engine moves no QP into or out of RESET while it runs (connect only
  *    while stopped), and the one change that can race, RTS -> ERR by
  *    another engine thread, is seen at this pass or the next as with
  *    emu_qp_poll. No data is published with a state change that this
  *    thread then reads (it owns every field sq_progress touches; rq_flush
- *    orders its own reads), so the read needs no acquire, and without one
- *    it neither waits on nor empties L1 before the exchange.
- * The exchange keeps its acquire: it orders the WQE reads after the
- * doorbell. Same doorbell checks, counters and CQEs as emu_qp_poll. */
-EMU_CORE_API int emu_dev_qp_poll_own(struct emu_thread *t, struct marrow_emu_qp *qp, uint64_t *slot0,
-				     uint64_t *slot1, uint64_t v0, uint64_t v1)
+ *    orders its own reads), so the read needs no acquire;
+ *  - qpn, exec_ci and db_target are read before the acquire, in the same
+ *    round trip as the state, and carried across it in registers: while
+ *    the engine runs only this engine thread writes exec_ci and db_target
+ *    (the QP's owner; the control path writes them only while it is
+ *    stopped) and nobody writes qpn, so the values after the acquire are
+ *    these (plain loads: L1 hits while the QP idles, since no acquire runs
+ *    between two doorbells);
+ *  - right after the acquire, which empties L1, the lines the WQE path
+ *    reads next are prefetched together: the QP's hot fields, the SQ line
+ *    at fetch_pi (the first WQE the doorbell covers; read after the
+ *    acquire, as the fetch would), the peer's and the send CQ's
+ *    (their pointers, like sq and fetch_pi, are fixed while the engine
+ *    runs or written only by this thread, so they too come from before the
+ *    acquire). One round trip then serves what were several dependent
+ *    misses.
+ * Same doorbell checks, counters and CQEs as emu_qp_poll; what differs
+ * (a repeated store of one doorbell value is counted once) is in
+ * docs/design/device-engine.md §2.3. */
+EMU_CORE_API int emu_dev_qp_poll_own(struct emu_thread *t, struct marrow_emu_qp *qp, uint64_t v0, uint64_t v1,
+				     uint32_t fresh)
 {
-	uint32_t st = EMU_LD_RLX(&qp->state);
+	const uint32_t st = EMU_LD_RLX(&qp->state);
 	int work = 0;
 
-	if (v0 != 0) {
-		uint64_t db = EMU_XCHG_ACQ(slot0, 0);
+	if (fresh != 0) {
+		const uint32_t qpn = qp->qpn;
+		const uint16_t exec_ci = qp->exec_ci;
+		const uint16_t db_target = qp->db_target;
+		const uint16_t fetch_pi = qp->fetch_pi;
+		const uint8_t *const sq = qp->sq;
+		const uint32_t sq_mask = qp->sq_mask;
+		const struct marrow_emu_qp *const peer = qp->peer;
+		const struct marrow_emu_cq *const scq = qp->scq;
 
+		emu_d_fence_acq();
 		EMU_STAGE(t, qp, EMU_STAGE_TAKEN);
-		doorbell_own(t, qp, db, st);
-		work = 1;
-	}
-	if (v1 != 0) {
-		uint64_t db = EMU_XCHG_ACQ(slot1, 0);
+		emu_d_prefetch_l1(qp);
+		emu_d_prefetch_l1((const uint8_t *)qp + 128);
+		emu_d_prefetch_l1(sq + (size_t)(fetch_pi & sq_mask) * MX_WQEBB_SIZE);
+		if (peer != NULL)
+			emu_d_prefetch_l1(peer);
+		if (peer != NULL)
+			emu_d_prefetch_l1((const uint8_t *)peer + 128);
+		emu_d_prefetch_l1(scq);
+		{
+			/* The relaxed reads the first fast WQE and its CQE make,
+			 * issued now beside the prefetches (emu_d_early). */
+			struct emu_d_early *const ea = EMU_D_EARLY(t);
 
-		EMU_STAGE(t, qp, EMU_STAGE_TAKEN);
-		doorbell_own(t, qp, db, st);
+			if (peer != NULL) {
+				ea->peer_state = EMU_LD_RLX(&peer->state);
+				ea->peer = peer;
+			}
+			if (scq != NULL) {
+				ea->cq_in_error = EMU_LD_RLX(&scq->in_error);
+				ea->cq_prod = EMU_LD_RLX(&scq->prod);
+				ea->cq_ci_seen = EMU_LD_RLX(&scq->ci_seen);
+				ea->cq = scq;
+			}
+		}
+		if (fresh & 1u)
+			doorbell_own(t, qp, v0, st, qpn, exec_ci, db_target);
+		if (fresh & 2u)
+			doorbell_own(t, qp, v1, st, qpn, exec_ci, (fresh & 1u) ? qp->db_target : db_target);
 		work = 1;
 	}
 	if (EMU_LIKELY(st == MARROW_QPS_RTS)) {
@@ -1221,6 +1334,9 @@ EMU_CORE_API int emu_dev_qp_poll_own(struct emu_thread *t, struct marrow_emu_qp 
 		work |= sq_progress(t, qp, st);
 		work |= rq_flush(t, qp);
 	}
+	/* Early values serve this doorbell's first WQE and CQE only. */
+	EMU_D_EARLY(t)->cq = nullptr;
+	EMU_D_EARLY(t)->peer = nullptr;
 	return work;
 }
 #endif
@@ -1320,9 +1436,22 @@ EMU_CORE_FN void cqe_commit(struct emu_thread *t, struct marrow_emu_cq *cq, uint
 	 * them before the in_error test changes neither (this thread alone
 	 * moves prod when it is the only writer; ci_seen only grows and is a
 	 * hint that the dbrec re-read corrects). */
-	const uint32_t in_error = EMU_LD_RLX(&cq->in_error);
-	const uint32_t prod_early = EMU_LD_RLX(&cq->prod);
-	const uint32_t ci_early = EMU_LD_RLX(&cq->ci_seen);
+	struct emu_d_early *const ea = EMU_D_EARLY(t);
+	uint32_t in_error, prod_early, ci_early;
+
+	if (ea->cq == cq) {
+		/* Loaded by emu_dev_qp_poll_own right after its acquire, and
+		 * no CQE was written to cq since (this is the first): the same
+		 * reads, one round trip earlier (docs/design/device-engine.md §2.3). */
+		in_error = ea->cq_in_error;
+		prod_early = ea->cq_prod;
+		ci_early = ea->cq_ci_seen;
+		ea->cq = nullptr;
+	} else {
+		in_error = EMU_LD_RLX(&cq->in_error);
+		prod_early = EMU_LD_RLX(&cq->prod);
+		ci_early = EMU_LD_RLX(&cq->ci_seen);
+	}
 
 	if (EMU_UNLIKELY(in_error))
 		return;

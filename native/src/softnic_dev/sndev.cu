@@ -458,10 +458,16 @@ extern "C" MARROW_API int marrow_softnic_device_qp_create(struct marrow_softnic_
 	if (d->nqp >= d->attr.max_qps)
 		return marrow_fail(MARROW_ENOSPC, "%s: %u QPs already (max_qps)", fn, d->nqp);
 	uint32_t cnt = 1u << log_sq, sh = cnt < EMU_SHADOW_MAX ? cnt : EMU_SHADOW_MAX;
+	/* GPU-resident queues with a shadow window as large as the SQ: the
+	 * shadow is the SQ itself, and fetch() copies nothing (its counters and
+	 * window are unchanged: docs/design/device-engine.md §2.3). */
+	const bool shadow_is_sq = !d->sys && sh == cnt;
 	if ((rc = queue_alloc(d, fn, (size_t)cnt * MX_WQEBB_SIZE, (void **)&sq)) ||
 	    (rc = queue_alloc(d, fn, 64, (void **)&dbrec)) || (rc = queue_alloc(d, fn, EMU_UAR_SIZE, (void **)&page)) ||
-	    (rc = dev_alloc(d, fn, (size_t)sh * MX_WQEBB_SIZE, (void **)&shadow)))
+	    (!shadow_is_sq && (rc = dev_alloc(d, fn, (size_t)sh * MX_WQEBB_SIZE, (void **)&shadow))))
 		return rc;
+	if (shadow_is_sq)
+		shadow = sq;
 	uint32_t i = d->nqp;
 	struct marrow_emu_qp *q = &d->hqp[i];
 	memset(q, 0, sizeof(*q));

@@ -41,6 +41,19 @@ struct emu_d_mr_cache {
 	uint64_t base, len;
 };
 
+/* Values emu_dev_qp_poll_own loads right after its acquire, beside its L1
+ * prefetches (one round trip), for the first fast WQE and the first CQE
+ * of the doorbell: the peer's state and the send CQ's in_error, prod and
+ * ci_seen, all relaxed reads the core would make later
+ * (docs/design/device-engine.md §2.3). cqe_commit consumes the CQ's on
+ * its first CQE to that CQ; poll_own drops both when it returns. */
+struct emu_d_early {
+	const struct marrow_emu_cq *cq;     /* nullptr: none */
+	uint32_t cq_in_error, cq_prod, cq_ci_seen;
+	uint32_t peer_state;
+	const struct marrow_emu_qp *peer;   /* nullptr: none */
+};
+
 /* An engine thread's private state: the core's emu_thread first (the
  * core's t points at it), then what only the device engine keeps. */
 struct sndev_thread {
@@ -51,6 +64,7 @@ struct sndev_thread {
 	unsigned long long prof_st[SNDEV_STAGES];
 	unsigned long long c_first, g_first, c_last, g_last;
 	struct emu_d_mr_cache mr;
+	struct emu_d_early early;
 };
 
 __device__ __forceinline__ struct sndev_thread *sndev_ext(struct emu_thread *t)
@@ -85,6 +99,7 @@ __device__ __noinline__ void sndev_stage_stamp(struct sndev_thread *x, int k)
 }
 
 #define EMU_D_MR_CACHE(t) (&sndev_ext(t)->mr)
+#define EMU_D_EARLY(t) (&sndev_ext(t)->early)
 
 /* The engine as run: EMU_STAGE is nothing (the core's default). */
 namespace sndev_gpu {
@@ -189,15 +204,31 @@ __device__ __forceinline__ int sndev_poll(struct emu_thread *t, struct marrow_em
 }
 
 /* A QP with a doorbell page of its own, given the slot values this pass
- * loaded (emu_dev_qp_poll_own: no reload of the slots, one read of the
- * state). */
+ * loaded and which of them are doorbells not yet taken
+ * (emu_dev_qp_poll_own: taken by comparison, no exchange, no reload). */
 template <int SYS, int PROF>
-__device__ __forceinline__ int sndev_poll_own(struct emu_thread *t, struct marrow_emu_qp *qp, uint64_t *s0,
-					      uint64_t *s1, uint64_t v0, uint64_t v1)
+__device__ __forceinline__ int sndev_poll_own(struct emu_thread *t, struct marrow_emu_qp *qp, uint64_t v0,
+					      uint64_t v1, uint32_t fresh)
 {
-	return SYS ? sndev_sys::emu_dev_qp_poll_own(t, qp, s0, s1, v0, v1)
-		   : PROF ? sndev_gpu_prof::emu_dev_qp_poll_own(t, qp, s0, s1, v0, v1)
-			  : sndev_gpu::emu_dev_qp_poll_own(t, qp, s0, s1, v0, v1);
+	return SYS ? sndev_sys::emu_dev_qp_poll_own(t, qp, v0, v1, fresh)
+		   : PROF ? sndev_gpu_prof::emu_dev_qp_poll_own(t, qp, v0, v1, fresh)
+			  : sndev_gpu::emu_dev_qp_poll_own(t, qp, v0, v1, fresh);
+}
+
+/* At exit: empty a slot that still holds the doorbell this engine thread
+ * took last (a CAS, so a doorbell stored since then stays for the next
+ * start). A later start, which begins with no value taken, then sees only
+ * doorbells it has not acted on, as with the exchange that empties a slot
+ * (emu_qp_poll, the CPU engine). */
+template <int SYS>
+__device__ __forceinline__ void sndev_slot_release(const uint64_t *slot, uint64_t taken)
+{
+	if (slot == nullptr || taken == 0)
+		return;
+	if (SYS)
+		atomicCAS_system((unsigned long long *)slot, (unsigned long long)taken, 0ull);
+	else
+		atomicCAS((unsigned long long *)slot, (unsigned long long)taken, 0ull);
 }
 
 /* PROF 1 (with SYS 0 only): the stage profile of §2.1, into a.prof. */
@@ -227,6 +258,10 @@ __global__ void __launch_bounds__(1024) sndev_engine_kernel(sndev_kargs a)
 		 * slots are empty is two relaxed loads issued together, with no
 		 * pointer chase and no acquire. */
 		const uint64_t *slot0[SNDEV_FAST_QPS], *slot1[SNDEV_FAST_QPS];
+		/* Own-page fast QPs: the last doorbell value taken from each slot
+		 * (docs/design/device-engine.md §2.3); a slot holding another
+		 * value has a doorbell not yet taken. 0: none (a doorbell is never 0). */
+		uint64_t taken[SNDEV_FAST_QPS][2];
 		uint32_t quiet = 0;   /* bit k: fast QP k is quiet; the first pass polls every QP in full */
 		uint32_t own_page = 0;   /* bit k: fast QP k's doorbell page is its own */
 
@@ -237,6 +272,8 @@ __global__ void __launch_bounds__(1024) sndev_engine_kernel(sndev_kargs a)
 		lt.mr.key_be = 0;
 		lt.mr.pd = nullptr;
 		lt.mr.base = lt.mr.len = 0;
+		lt.early.cq = nullptr;
+		lt.early.peer = nullptr;
 		/* QP 0 is engine thread 0's first QP. */
 		const bool prof = PROF && g == 0 && a.prof != nullptr;
 		lt.prof_qp = prof ? &a.qps[0] : nullptr;
@@ -251,6 +288,7 @@ __global__ void __launch_bounds__(1024) sndev_engine_kernel(sndev_kargs a)
 			uint32_t q = g + (uint32_t)k * nthr;
 
 			slot0[k] = slot1[k] = nullptr;
+			taken[k][0] = taken[k][1] = 0;
 			if (q < a.nqps) {
 				const struct emu_uar *u = a.qps[q].uar;
 
@@ -267,6 +305,7 @@ __global__ void __launch_bounds__(1024) sndev_engine_kernel(sndev_kargs a)
 		for (unsigned long long pass = 0;; pass++) {
 			uint64_t db[SNDEV_FAST_QPS][2];
 			uint32_t skip = 0;   /* bit k: fast QP k has nothing to do this pass */
+			uint32_t fresh = 0;  /* bits 2k, 2k+1: fast QP k's slot 0 / 1 holds a doorbell not taken */
 			int work = 0;
 
 			/* Every slot load is issued before any is tested: one round
@@ -279,12 +318,20 @@ __global__ void __launch_bounds__(1024) sndev_engine_kernel(sndev_kargs a)
 					db[k][1] = sndev_ld_slot<SYS>(slot1[k]);
 				}
 			}
+			/* Own page: a slot is news when it differs from the value taken
+			 * last. Shared page (emu_qp_poll empties its slots): when
+			 * non-zero; such a QP is never quiet, so never skipped. */
 #pragma unroll
-			for (int k = 0; k < SNDEV_FAST_QPS; k++)
-				if ((db[k][0] | db[k][1]) == 0)
+			for (int k = 0; k < SNDEV_FAST_QPS; k++) {
+				const bool own = (own_page >> k) & 1u;
+
+				fresh |= (uint32_t)(db[k][0] != (own ? taken[k][0] : 0)) << (2 * k);
+				fresh |= (uint32_t)(db[k][1] != (own ? taken[k][1] : 0)) << (2 * k + 1);
+				if (((fresh >> (2 * k)) & 3u) == 0)
 					skip |= 1u << k;
+			}
 			skip &= quiet;
-			if (PROF && prof && (db[0][0] | db[0][1]) != 0)
+			if (PROF && prof && (fresh & 3u) != 0)
 				EMU_STAGE(&lt.e, lt.prof_qp, 0);
 			/* One call site of the core (its code is large: one copy keeps
 			 * the persistent loop in the instruction cache). */
@@ -297,17 +344,18 @@ __global__ void __launch_bounds__(1024) sndev_engine_kernel(sndev_kargs a)
 				if (k < SNDEV_FAST_QPS && ((own_page >> k) & 1u)) {
 					/* Picked by unrolled selects: an array indexed by a
 					 * run-time k would live in local memory. */
-					const uint64_t *s0 = nullptr, *s1 = nullptr;
 					uint64_t v0 = 0, v1 = 0;
+					const uint32_t f = (fresh >> (2 * k)) & 3u;
 #pragma unroll
 					for (uint32_t j = 0; j < SNDEV_FAST_QPS; j++)
 						if (j == k) {
-							s0 = slot0[j];
-							s1 = slot1[j];
 							v0 = db[j][0];
 							v1 = db[j][1];
+							/* Taken now: the same values are not news again. */
+							taken[j][0] = v0;
+							taken[j][1] = v1;
 						}
-					work |= sndev_poll_own<SYS, PROF>(&lt.e, qp, (uint64_t *)s0, (uint64_t *)s1, v0, v1);
+					work |= sndev_poll_own<SYS, PROF>(&lt.e, qp, v0, v1, f);
 				} else
 					work |= sndev_poll<SYS, PROF>(&lt.e, qp);
 				if (k < SNDEV_FAST_QPS)
@@ -333,6 +381,12 @@ __global__ void __launch_bounds__(1024) sndev_engine_kernel(sndev_kargs a)
 					gpu_st_relaxed_sys_u64((uint64_t *)&a.ctl->passes0, pass);
 			}
 		}
+#pragma unroll
+		for (int k = 0; k < SNDEV_FAST_QPS; k++)
+			if ((own_page >> k) & 1u) {
+				sndev_slot_release<SYS>(slot0[k], taken[k][0]);
+				sndev_slot_release<SYS>(slot1[k], taken[k][1]);
+			}
 		if (PROF && prof) {
 			a.prof[0] = lt.prof_n;
 			a.prof[1] = lt.c_first;
