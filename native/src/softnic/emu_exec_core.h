@@ -191,6 +191,24 @@ static __device__ __forceinline__ void emu_d_fence_acq(void)
 		asm volatile("fence.acq_rel.gpu;" ::: "memory");
 #endif
 }
+/* The release half for warp mode's payload stores (emu_dev_warp_run): each
+ * storing lane orders its store before the warp barrier that precedes lane
+ * 0's CQE release. The lightweight release fence (sm_90+) does not empty
+ * L1 as fence.acq_rel's acquire half would. */
+static __device__ __forceinline__ void emu_d_fence_rel(void)
+{
+#if __CUDA_ARCH__ >= 900
+	if (EMU_DEV_SYS)
+		asm volatile("fence.release.sys;" ::: "memory");
+	else
+		asm volatile("fence.release.gpu;" ::: "memory");
+#else
+	if (EMU_DEV_SYS)
+		asm volatile("fence.acq_rel.sys;" ::: "memory");
+	else
+		asm volatile("fence.acq_rel.gpu;" ::: "memory");
+#endif
+}
 /* A hint that brings the line holding p into this SM's L1 (no value, no
  * ordering): issued right after the acquire, it refills in one round trip
  * the lines the acquire invalidated and the WQE path reads next. */
@@ -960,7 +978,7 @@ EMU_CORE_API uint32_t emu_dev_warp_run(struct emu_thread *t, struct marrow_emu_q
 		}
 	}
 	const bool store = mine && !covered && n != 0;
-	const uint8_t *const src = w + MX_CTRL_SEG_SIZE + MX_RADDR_SEG_SIZE + MX_INLINE_HDR_SIZE;
+	const uint8_t *const src = store ? w + MX_CTRL_SEG_SIZE + MX_RADDR_SEG_SIZE + MX_INLINE_HDR_SIZE : NULL;
 
 	if (__any_sync(all, store && clash)) {
 		for (uint32_t k = 0; k < m; k++) {
@@ -973,12 +991,8 @@ EMU_CORE_API uint32_t emu_dev_warp_run(struct emu_thread *t, struct marrow_emu_q
 	}
 	/* The stores of every lane before lane 0's next CQE release (this run's
 	 * or a later one's): each storing lane's fence, then the warp barrier. */
-	if (store) {
-		if (EMU_DEV_SYS)
-			asm volatile("fence.acq_rel.sys;" ::: "memory");
-		else
-			asm volatile("fence.acq_rel.gpu;" ::: "memory");
-	}
+	if (store)
+		emu_d_fence_rel();
 	__syncwarp(all);
 
 	/* Bytes executed through each lane's WQE (inclusive prefix sum). */
