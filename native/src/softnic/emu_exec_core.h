@@ -946,13 +946,13 @@ EMU_CORE_API uint32_t emu_dev_warp_run(struct emu_thread *t, struct marrow_emu_q
 
 	if (m == 0)
 		return 0;
-	/* Payload stores. WQEs of one QP execute in order, so where two ranges
-	 * overlap the later WQE's bytes must be the ones left: a range that a
-	 * later WQE of the run covers is not stored (its bytes are overwritten
-	 * in full), and if ranges that remain still overlap, the lanes store
-	 * one after the other, in WQE order. */
+	/* Payload stores. Every WQE's bytes are stored, as a NIC writes every
+	 * message (a poller of the destination may see each one). WQEs of one
+	 * QP execute in order, so where ranges overlap the lanes store one after
+	 * the other, in WQE order, and the later WQE's bytes are the ones left;
+	 * disjoint ranges are stored at once. */
 	const uint64_t lo = raddr, hi = raddr + n;
-	bool covered = false, clash = false;
+	bool clash = false;
 	{
 		const uint64_t nlo = __shfl_down_sync(all, (unsigned long long)lo, 1);
 		const uint64_t lo0 = emu_d_bcast64(lo, 0), hi0 = emu_d_bcast64(hi, 0);
@@ -962,22 +962,18 @@ EMU_CORE_API uint32_t emu_dev_warp_run(struct emu_thread *t, struct marrow_emu_q
 		const bool same = __all_sync(all, !mine || (lo == lo0 && hi == hi0));
 
 		if (same) {
-			covered = lane + 1 < m;
+			clash = m > 1;
 		} else if (!ascending) {
 			for (uint32_t j = 1; j < m; j++) {   /* m is the same on every lane */
 				const uint64_t olo = __shfl_down_sync(all, (unsigned long long)lo, j);
 				const uint64_t ohi = __shfl_down_sync(all, (unsigned long long)hi, j);
 
-				if (mine && lane + j < m && n != 0) {
-					if (olo <= lo && ohi >= hi)
-						covered = true;
-					else if (olo < hi && lo < ohi)
-						clash = true;
-				}
+				if (mine && lane + j < m && n != 0 && olo < hi && lo < ohi)
+					clash = true;
 			}
 		}
 	}
-	const bool store = mine && !covered && n != 0;
+	const bool store = mine && n != 0;
 	const uint8_t *const src = store ? w + MX_CTRL_SEG_SIZE + MX_RADDR_SEG_SIZE + MX_INLINE_HDR_SIZE : NULL;
 
 	if (__any_sync(all, store && clash)) {
