@@ -191,6 +191,24 @@ static __device__ __forceinline__ void emu_d_fence_acq(void)
 		asm volatile("fence.acq_rel.gpu;" ::: "memory");
 #endif
 }
+/* The release half for warp mode's payload stores (emu_dev_warp_run): each
+ * storing lane orders its store before the warp barrier that precedes lane
+ * 0's CQE release. The lightweight release fence (sm_90+) does not empty
+ * L1 as fence.acq_rel's acquire half would. */
+static __device__ __forceinline__ void emu_d_fence_rel(void)
+{
+#if __CUDA_ARCH__ >= 900
+	if (EMU_DEV_SYS)
+		asm volatile("fence.release.sys;" ::: "memory");
+	else
+		asm volatile("fence.release.gpu;" ::: "memory");
+#else
+	if (EMU_DEV_SYS)
+		asm volatile("fence.acq_rel.sys;" ::: "memory");
+	else
+		asm volatile("fence.acq_rel.gpu;" ::: "memory");
+#endif
+}
 /* A hint that brings the line holding p into this SM's L1 (no value, no
  * ordering): issued right after the acquire, it refills in one round trip
  * the lines the acquire invalidated and the WQE path reads next. */
@@ -809,6 +827,236 @@ EMU_CORE_FN uint32_t fast_run(struct emu_thread *t, struct marrow_emu_qp *qp, ui
 	return (uint16_t)(ci - start);
 }
 
+#if defined(__CUDACC__)
+/* Warp mode (docs/design/device-engine.md §2.4): the 32 lanes of the warp
+ * that owns qp execute, at once, the run of fast WQEs that fast_run would
+ * execute one after the other from exec_ci: lane i takes WQE exec_ci + i
+ * (its load, fast_span's checks, its payload store), for at most 32 WQEs
+ * of [exec_ci, fetch_pi). Every lane of the warp calls it, converged (it
+ * is warp-synchronous: shuffles, votes, __syncwarp); the emu_thread and
+ * the QP's fields are lane 0's, whose values the other lanes get by
+ * shuffle. The run ends before the first lane whose WQE fails any check
+ * (fast_span would break there); that WQE and everything after it are
+ * left to the single-thread path, untouched. Then lane 0 alone does what
+ * fast_run does after its spans, in order: for each signaled WQE, exec_ci
+ * past it, the counters up to it, its CQE; then exec_ci and the counters
+ * of an unsignaled tail. Returns the WQEs executed (the same on every
+ * lane); *full: all 32 lanes executed one (more fast WQEs may follow). */
+static __device__ __forceinline__ uint64_t emu_d_bcast64(uint64_t v, int src)
+{
+	return __shfl_sync(0xffffffffu, (unsigned long long)v, src);
+}
+
+EMU_CORE_API uint32_t emu_dev_warp_run(struct emu_thread *t, struct marrow_emu_qp *qp, uint32_t *full)
+{
+	const unsigned all = 0xffffffffu;
+	const uint32_t lane = threadIdx.x & 31u;
+	const struct marrow_emu_device *dev = t->dev;
+	uint64_t hdr = 0, ring = 0, peer_u = 0, pd_u = 0, mb = 0, ml = 0;
+	uint32_t qinfo = 0, mask = 0, key_ok = 0;
+
+	*full = 0;
+	/* Lane 0's doorbell acquire (its poll, just before) orders its loads;
+	 * the barrier orders the other lanes' WQE loads after it too. */
+	__syncwarp(all);
+	if (lane == 0) {
+		/* What fast_run loads once per run; the other lanes get it below. */
+		const struct marrow_emu_qp *peer = qp->peer;
+
+		if (peer != NULL && (peer->access & MARROW_ACCESS_REMOTE_WRITE)) {
+			const struct emu_d_mr_cache *const mrc = EMU_D_MR_CACHE(t);
+
+			hdr = (uint64_t)qp->exec_ci | ((uint64_t)qp->fetch_pi << 16) | ((uint64_t)1 << 32);
+			qinfo = qp->qpn;
+#if !EMU_DEV_SYS
+			ring = (uint64_t)(uintptr_t)qp->sq;   /* the SQ ring, as fast_run reads it (§2.2) */
+			mask = qp->sq_mask;
+#else
+			ring = (uint64_t)(uintptr_t)qp->shadow;
+			mask = qp->sh_mask;
+#endif
+			peer_u = (uint64_t)(uintptr_t)peer;
+			pd_u = (uint64_t)(uintptr_t)peer->pd;
+			if (mrc->pd == peer->pd) {
+				key_ok = mrc->key_be;
+				mb = mrc->base;
+				ml = mrc->len;
+			}
+		}
+	}
+	hdr = emu_d_bcast64(hdr, 0);
+	if ((hdr >> 32) == 0)
+		return 0;   /* no peer, or no REMOTE_WRITE: fast_run takes nothing either */
+	ring = emu_d_bcast64(ring, 0);
+	peer_u = emu_d_bcast64(peer_u, 0);
+	pd_u = emu_d_bcast64(pd_u, 0);
+	mb = emu_d_bcast64(mb, 0);
+	ml = emu_d_bcast64(ml, 0);
+	qinfo = __shfl_sync(all, qinfo, 0);
+	mask = __shfl_sync(all, mask, 0);
+	key_ok = __shfl_sync(all, key_ok, 0);
+
+	const uint16_t start = (uint16_t)hdr, fetch_pi = (uint16_t)(hdr >> 16);
+	const uint32_t avail = (uint16_t)(fetch_pi - start);
+	const uint32_t cap = avail < 32u ? avail : 32u;
+	const struct marrow_emu_qp *const peer = (const struct marrow_emu_qp *)(uintptr_t)peer_u;
+	const uint64_t ctrl_ds3 = ((uint64_t)mx_htobe32((qinfo << 8) | 3u) << 32) |
+				  ((uint64_t)MX_OPCODE_RDMA_WRITE << 24);
+	const uint8_t *w = NULL;
+	uint64_t raddr = 0, base = mb, len = ml;
+	uint32_t n = 0, rkey_be = 0;
+	int good = 0, sig = 0;
+
+	if (lane < cap) {
+		/* fast_span's checks, in its order, for WQE start + lane. */
+		const uint16_t ci = (uint16_t)(start + lane);
+		const uint32_t pst = EMU_LD_RLX(&peer->state);
+
+		w = (const uint8_t *)(uintptr_t)ring + (size_t)(ci & mask) * MX_WQEBB_SIZE;
+		uint64_t d = (fr_ld64(w) & ~(uint64_t)0xff) - (ctrl_ds3 | ((uint64_t)mx_htobe16(ci) << 8));
+		uint32_t ds4 = (uint32_t)(d >> 56);
+
+		n = mx_be32toh(emu_ld32(w + MX_CTRL_SEG_SIZE + MX_RADDR_SEG_SIZE)) - MX_INLINE_SEG_FLAG;
+		good = !((d & ~((uint64_t)1 << 56)) != 0 || n - 1u - 12u * ds4 > 11u + 4u * ds4) &&
+		       (pst == MARROW_QPS_RTS || pst == MARROW_QPS_RTR);
+		if (good) {
+			raddr = fr_be64(w + MX_CTRL_SEG_SIZE);
+			rkey_be = emu_ld32(w + MX_CTRL_SEG_SIZE + 8);
+			if (rkey_be != key_ok) {
+				/* The MR table is fixed while the engine runs: this
+				 * lane's lookup finds what fast_span's would. */
+				const struct emu_mr_slot *s = mr_lookup(
+					dev, mx_be32toh(rkey_be), (const struct marrow_emu_pd *)(uintptr_t)pd_u);
+
+				if (s == NULL || !(s->access & MARROW_ACCESS_REMOTE_WRITE)) {
+					good = 0;
+				} else {
+					base = s->base;
+					len = s->len;
+				}
+			}
+			if (good && (n > len || raddr - base > len - n))
+				good = 0;
+		}
+		sig = good && (mx_ctrl_fm_ce_se(w) & MX_CTRL_CQ_UPDATE) != 0;
+	}
+	const uint32_t bad = __ballot_sync(all, lane < cap && !good);
+	const uint32_t m = bad ? (uint32_t)(__ffs(bad) - 1) : cap;   /* WQEs the warp executes */
+	const bool mine = lane < m;
+
+	if (m == 0)
+		return 0;
+	/* Payload stores. Every WQE's bytes are stored, as a NIC writes every
+	 * message (a poller of the destination may see each one). WQEs of one
+	 * QP execute in order, so where ranges overlap the lanes store one after
+	 * the other, in WQE order, and the later WQE's bytes are the ones left;
+	 * disjoint ranges are stored at once. */
+	const uint64_t lo = raddr, hi = raddr + n;
+	bool clash = false;
+	{
+		const uint64_t nlo = __shfl_down_sync(all, (unsigned long long)lo, 1);
+		const uint64_t lo0 = emu_d_bcast64(lo, 0), hi0 = emu_d_bcast64(hi, 0);
+		/* Ascending and disjoint (each WQE after the previous one's end). */
+		const bool ascending = __all_sync(all, !(lane + 1 < m) || hi <= nlo);
+		/* All the same range (the rate benchmarks: one slot per QP). */
+		const bool same = __all_sync(all, !mine || (lo == lo0 && hi == hi0));
+
+		if (same) {
+			clash = m > 1;
+		} else if (!ascending) {
+			for (uint32_t j = 1; j < m; j++) {   /* m is the same on every lane */
+				const uint64_t olo = __shfl_down_sync(all, (unsigned long long)lo, j);
+				const uint64_t ohi = __shfl_down_sync(all, (unsigned long long)hi, j);
+
+				if (mine && lane + j < m && n != 0 && olo < hi && lo < ohi)
+					clash = true;
+			}
+		}
+	}
+	const bool store = mine && n != 0;
+	const uint8_t *const src = store ? w + MX_CTRL_SEG_SIZE + MX_RADDR_SEG_SIZE + MX_INLINE_HDR_SIZE : NULL;
+
+	if (__any_sync(all, store && clash)) {
+		for (uint32_t k = 0; k < m; k++) {
+			if (lane == k && store)
+				EMU_COPY_SMALL((uint8_t *)(uintptr_t)raddr, src, n);
+			__syncwarp(all);
+		}
+	} else if (store) {
+		EMU_COPY_SMALL((uint8_t *)(uintptr_t)raddr, src, n);
+	}
+	/* The stores of every lane before lane 0's next CQE release (this run's
+	 * or a later one's): each storing lane's fence, then the warp barrier. */
+	if (store)
+		emu_d_fence_rel();
+	__syncwarp(all);
+
+	/* Bytes executed through each lane's WQE (inclusive prefix sum). */
+	uint64_t pre = mine ? n : 0;
+	for (uint32_t o = 1; o < 32; o <<= 1) {
+		const uint64_t v = __shfl_up_sync(all, (unsigned long long)pre, o);
+
+		if (lane >= o)
+			pre += v;
+	}
+	/* fast_run's bookkeeping, by lane 0, signaled WQE after signaled WQE. */
+	uint32_t sigs = __ballot_sync(all, mine && sig);
+	uint32_t counted = 0;
+	uint64_t bytes_counted = 0;
+	uint8_t cqe_tmpl[MX_CQE_SIZE] __attribute__((aligned(16)));
+	int have_tmpl = 0;
+
+	while (sigs != 0) {   /* the same mask on every lane */
+		const uint32_t s = (uint32_t)(__ffs(sigs) - 1);
+		const uint64_t upto = emu_d_bcast64(pre, (int)s);
+
+		sigs &= sigs - 1;
+		if (lane == 0) {
+			const uint16_t wc_be = mx_htobe16((uint16_t)(start + s));
+
+			set_exec_ci(qp, (uint16_t)(start + s + 1));
+			CTR(t, wqe_rdma_write) += s + 1 - counted;
+			CTR(t, inline_bytes) += upto - bytes_counted;
+			CTR(t, payload_bytes_tx) += upto - bytes_counted;
+			CTR(t, payload_bytes_rx) += upto - bytes_counted;
+			counted = s + 1;
+			bytes_counted = upto;
+			if (!have_tmpl) {
+				cqe_body(cqe_tmpl, MX_OPCODE_RDMA_WRITE, qp, 0, 0, 0, 0, 0);
+				have_tmpl = 1;
+			}
+			EMU_STAGE(t, qp, EMU_STAGE_EXECUTED);
+			EMU_MEMCPY(cqe_tmpl + MX_CQE_OFF_WQE_COUNTER, &wc_be, 2);
+			cqe_commit(t, qp->scq, cqe_tmpl, MX_CQE_REQ, 0);
+			EMU_STAGE(t, qp, EMU_STAGE_CQE);
+		}
+	}
+	const uint64_t total = emu_d_bcast64(pre, (int)(m - 1));
+	/* The MR the run's last WQE passed: what fast_span would leave cached. */
+	const uint32_t last_key = __shfl_sync(all, rkey_be, (int)(m - 1));
+	const uint64_t last_base = emu_d_bcast64(base, (int)(m - 1));
+	const uint64_t last_len = emu_d_bcast64(len, (int)(m - 1));
+
+	if (lane == 0) {
+		struct emu_d_mr_cache *const mrc = EMU_D_MR_CACHE(t);
+
+		if (counted != m) {
+			set_exec_ci(qp, (uint16_t)(start + m));
+			CTR(t, wqe_rdma_write) += m - counted;
+			CTR(t, inline_bytes) += total - bytes_counted;
+			CTR(t, payload_bytes_tx) += total - bytes_counted;
+			CTR(t, payload_bytes_rx) += total - bytes_counted;
+		}
+		mrc->key_be = last_key;
+		mrc->pd = (const struct marrow_emu_pd *)(uintptr_t)pd_u;
+		mrc->base = last_base;
+		mrc->len = last_len;
+	}
+	*full = m == 32;
+	return m;
+}
+#endif
+
 /* First error of a QP: error CQE even if unsignaled, QP to ERR. */
 EMU_CORE_FN void qp_fail(struct emu_thread *t, struct marrow_emu_qp *qp, uint8_t opcode, uint16_t ci,
 		    uint32_t res)
@@ -1097,6 +1345,17 @@ EMU_CORE_FN int sq_progress(struct emu_thread *t, struct marrow_emu_qp *qp, uint
 	}
 	fetch(t, qp, target);
 	EMU_STAGE(t, qp, EMU_STAGE_FETCHED);
+#if defined(__CUDACC__)
+	/* Warp mode: the fast prefix of what was fetched is the warp's
+	 * (emu_dev_warp_run, run by the engine loop right after this poll
+	 * returns); the single-thread path takes over from the first WQE the
+	 * warp leaves (docs/design/device-engine.md §2.4). */
+	if (EMU_D_WARP(t)->defer && st == MARROW_QPS_RTS && qp->wait_kind == EMU_WAIT_NONE &&
+	    qp->exec_ci != qp->fetch_pi) {
+		EMU_D_WARP(t)->deferred = 1;
+		return 1;
+	}
+#endif
 	/* The common pass is one run of the fast loop: skip execute()'s set-up. */
 	if (EMU_LIKELY(st == MARROW_QPS_RTS && qp->wait_kind == EMU_WAIT_NONE) &&
 	    qp->exec_ci != qp->fetch_pi && fast_run(t, qp, qp->fetch_pi))
