@@ -5,6 +5,6 @@
 phase_devlat4dbg() {
   local D="$OUT/devlat4dbg"
   mkdir -p "$D"
-  step devlat4dbg-memcheck 120 sh -c "compute-sanitizer --tool memcheck --show-backtrace device --print-limit 20 \
+  step devlat4dbg-memcheck 120 sh -c "$CS --tool memcheck --show-backtrace device --print-limit 20 \
     .jrt/bin/test_softnic_device_fidelity >\"$D/memcheck.txt\" 2>&1"
 }
