@@ -2,12 +2,7 @@
  * Copyright (c) 2026 The Marrow authors
  *
  * The device engine's ceiling as JSON lines (docs/results/phases/devengine.sh):
- *   softnic_device_rate LIBMARROW_CUDA_SO NQPS NIC_SMS BATCH MSGS_PER_QP [REPEATS [MODE [THREADS_PER_SM]]]
- * MODE: thread (default: one GPU thread per engine index) or warp (one warp
- * per engine index, the lanes executing a QP's run of fast WQEs together,
- * docs/design/device-engine.md §2.4). THREADS_PER_SM: engine threads per
- * block; default 32 in thread mode, and in warp mode 32 x ceil(NQPS /
- * NIC_SMS) (at most 1024): one warp per QP.
+ *   softnic_device_rate LIBMARROW_CUDA_SO NQPS NIC_SMS BATCH MSGS_PER_QP [REPEATS]
  * One line per repeat: M msg/s, SMs asked and seen, occupancy, counters.
  * It dlopens libmarrow_cuda.so by path (as Java does) and calls
  * marrow_softnic_device_bench_rate; no GPU -> exit 77 with the reason.
@@ -37,30 +32,16 @@ static unsigned long long arg(const char *s, const char *what)
 
 int main(int argc, char **argv)
 {
-	if (argc < 6 || argc > 9) {
-		fprintf(stderr, "usage: softnic_device_rate LIBMARROW_CUDA_SO NQPS NIC_SMS BATCH MSGS_PER_QP "
-			"[REPEATS [thread|warp [THREADS_PER_SM]]]\n");
+	if (argc < 6 || argc > 7) {
+		fprintf(stderr, "usage: softnic_device_rate LIBMARROW_CUDA_SO NQPS NIC_SMS BATCH MSGS_PER_QP [REPEATS]\n");
 		return 2;
 	}
-	const char *mode = argc >= 8 ? argv[7] : "thread";
-	if (strcmp(mode, "thread") != 0 && strcmp(mode, "warp") != 0) {
-		fprintf(stderr, "softnic_device_rate: MODE '%s' is neither thread nor warp\n", mode);
-		return 2;
-	}
-	const int warp = strcmp(mode, "warp") == 0;
 	struct marrow_softnic_device_rate_config cfg = {
 		.size = sizeof(cfg), .cuda_device = 0, .nic_sms = (uint32_t)arg(argv[3], "NIC_SMS"),
 		.threads_per_sm = 32, .nqps = (uint32_t)arg(argv[2], "NQPS"), .log_sq = 10,
 		.batch = (uint32_t)arg(argv[4], "BATCH"), .msgs_per_qp = arg(argv[5], "MSGS_PER_QP"),
 		.timeout_ns = 2000000000ull,
-		.exec_mode = warp ? MARROW_SNDEV_EXEC_WARP : MARROW_SNDEV_EXEC_THREAD,
 	};
-	if (argc == 9) {
-		cfg.threads_per_sm = (uint32_t)arg(argv[8], "THREADS_PER_SM");
-	} else if (warp) {
-		uint32_t per_sm = (cfg.nqps + cfg.nic_sms - 1) / cfg.nic_sms;
-		cfg.threads_per_sm = per_sm > 32 ? 1024 : 32 * per_sm;
-	}
 	unsigned long long repeats = argc == 7 ? arg(argv[6], "REPEATS") : 3;
 	void *h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
 
@@ -94,12 +75,12 @@ int main(int argc, char **argv)
 		double mmsg = res.elapsed_ns ? (double)res.messages * 1e3 / (double)res.elapsed_ns : 0.0;
 		printf("{\"experiment\":\"softnic.device_rate\",\"backend\":\"cuda+softnic-device\",\"hardware\":false,"
 		       "\"gpu_hardware\":true,\"nic_hardware\":false,\"nic\":\"softnic-device\",\"size_bytes\":8,"
-		       "\"payload\":\"inline\",\"exec_mode\":\"%s\",\"qps\":%u,\"nic_sms\":%u,\"nic_sms_distinct\":%u,\"threads_per_sm\":%u,"
+		       "\"payload\":\"inline\",\"qps\":%u,\"nic_sms\":%u,\"nic_sms_distinct\":%u,\"threads_per_sm\":%u,"
 		       "\"engine_blocks_per_sm_max\":%u,\"device_sms\":%u,\"batch\":%u,\"sq_wqebbs\":%u,"
 		       "\"msgs_per_qp\":%llu,\"repeat\":%llu,\"messages\":%llu,\"elapsed_ns\":%llu,\"rate_mmsg_s\":%.3f,"
 		       "\"cqes\":%llu,\"emu_wqe_rdma_write\":%llu,\"emu_cqe_req_err\":%llu,\"emu_busy_passes\":%llu,"
 		       "\"emu_idle_passes\":%llu,\"valid\":true}\n",
-		       mode, cfg.nqps, res.nic_sms, res.distinct_sms, cfg.threads_per_sm, res.max_blocks_per_sm, res.device_sms,
+		       cfg.nqps, res.nic_sms, res.distinct_sms, cfg.threads_per_sm, res.max_blocks_per_sm, res.device_sms,
 		       cfg.batch, 1u << cfg.log_sq, (unsigned long long)cfg.msgs_per_qp, r,
 		       (unsigned long long)res.messages, (unsigned long long)res.elapsed_ns, mmsg,
 		       (unsigned long long)res.cqes, (unsigned long long)res.engine_writes,

@@ -41,7 +41,6 @@ struct engine {
 	struct marrow_emu_pd *pd;
 	struct marrow_softnic_device *sd;
 	const struct sndev_api *api;
-	uint32_t exec_mode;             /* device engine: enum marrow_softnic_device_exec */
 	struct t_cq cq;
 	struct t_qp qp;
 	uint32_t cq_index, qp_index;
@@ -102,7 +101,7 @@ static void engine_open(struct engine *e, uint32_t log_sq)
 	}
 	struct marrow_softnic_device_attr a = {
 		.size = sizeof(a), .nic_sms = 1, .threads_per_sm = 32, .queue_memory = MARROW_SNDEV_QUEUES_HOST,
-		.max_qps = 4, .max_mrs = 8, .max_run_ns = 120000000000ull, .quiet = 1, .exec_mode = e->exec_mode,
+		.max_qps = 4, .max_mrs = 8, .max_run_ns = 120000000000ull, .quiet = 1,
 	};
 	REQUIRE(e->api->open(&a, &e->sd) == MARROW_OK, "open: %s", e->api->last_error());
 	REQUIRE(e->api->cq_create(e->sd, 6, 0, &e->cq_index, &e->cq.v) == MARROW_OK, "cq: %s", e->api->last_error());
@@ -204,59 +203,6 @@ static void scenario_good(struct engine *e, struct outcome *o)
 		CHECK(dst[i] == (uint8_t)((i / 8) * 16 + i % 8), "%s: inline byte %d = 0x%02x", e->name, i, dst[i]);
 	CHECK(memcmp(dst + 64, src, 40) == 0 && memcmp(dst + 104, src + 100, 24) == 0, "%s: gathered bytes wrong",
 	      e->name);
-	engine_close(e);
-}
-
-/* Runs of inline WRITEs under one doorbell whose destinations overlap:
- * later WQEs must leave their bytes, as WQEs of one QP execute in order
- * (warp mode stores such runs lane by lane or skips covered ranges,
- * docs/design/device-engine.md §2.4). Group 1: 40 WQEs (more than a warp)
- * of mixed overlaps; group 2: 16 to one range; group 3: 16 ascending and
- * disjoint; group 4: ranges that later WQEs cover in full. Every fifth
- * WQE and the last of each group are signaled. */
-static void scenario_overlap(struct engine *e, struct outcome *o)
-{
-	static const uint32_t count[4] = {40, 16, 16, 12};
-	uint16_t exp[MAX_CQES];   /* wqe_counter of each signaled WQE */
-	uint32_t want = 0;
-
-	engine_open(e, 6);
-	uint8_t *dst = buffer(e, DST_BYTES);
-	uint32_t rkey = reg(e, dst, DST_BYTES, MARROW_ACCESS_LOCAL_WRITE | MARROW_ACCESS_REMOTE_WRITE);
-	uint64_t d = (uint64_t)(uintptr_t)dst;
-
-	engine_go(e);
-	for (uint32_t g = 0, id = 0; g < 4; g++) {
-		for (uint32_t i = 0; i < count[g]; i++, id++) {
-			uint8_t v[12];
-			uint32_t off, len;
-
-			for (int k = 0; k < 12; k++)
-				v[k] = (uint8_t)(id * 13 + (uint32_t)k + 1);
-			if (g == 0) {
-				off = (i * 5) % 24;   /* partial overlaps, repeats */
-				len = 4 + i % 9;
-			} else if (g == 1) {
-				off = 64;
-				len = 8;
-			} else if (g == 2) {
-				off = 96 + 12 * i;
-				len = 12;
-			} else {
-				off = 320 + 16 * (i / 2) + (i % 2 ? 0 : 2);   /* odd i covers the even one before it */
-				len = i % 2 ? 12 : 6;
-			}
-			int sig = id % 5 == 4 || i + 1 == count[g];
-			uint16_t c = t_post_inline(&e->qp, d + off, rkey, v, len, sig);
-			if (sig && want < MAX_CQES)
-				exp[want++] = c;
-		}
-		t_ring(&e->qp);
-		collect(e, o, want);
-		for (uint32_t i = 0; i < want && i < o->n; i++)
-			expect(e, o, i, MX_CQE_REQ, 0, 0, exp[i]);
-	}
-	memcpy(o->dst, dst, DST_BYTES);
 	engine_close(e);
 }
 
@@ -416,14 +362,13 @@ static const char *load_api(struct sndev_api *api)
  * engine's span inside the initiator's put+completion, and the engine's
  * counters showing every WRITE (the bench checks each destination too).
  * Profiling is off in the scenarios above: they are the engine as run. */
-static void stage_profile(const struct sndev_api *api, uint32_t pointer, uint32_t exec_mode)
+static void stage_profile(const struct sndev_api *api, uint32_t pointer)
 {
 	struct marrow_softnic_device_stages_config c = {
 		.size = sizeof(c), .nic_sms = 1, .pointer = pointer, .iters = 500, .warmup = 16,
-		.timeout_ns = 2000000000ull, .exec_mode = exec_mode};
+		.timeout_ns = 2000000000ull};
 	struct marrow_softnic_device_stages_result r = {.size = sizeof(r)};
-	const char *what = exec_mode ? (pointer ? "stage profile (pointer, warp mode)" : "stage profile (inline, warp mode)")
-				     : (pointer ? "stage profile (pointer)" : "stage profile (inline)");
+	const char *what = pointer ? "stage profile (pointer)" : "stage profile (inline)";
 	uint64_t sum = 0;
 
 	REQUIRE(api->stages(&c, &r) == MARROW_OK, "%s: %s", what, api->last_error());
@@ -444,17 +389,14 @@ static void stage_profile(const struct sndev_api *api, uint32_t pointer, uint32_
 int main(void)
 {
 	struct engine cpu = {.name = "cpu engine"}, dev = {.name = "device engine", .device = 1};
-	struct engine wdev = {.name = "device engine (warp mode)", .device = 1, .exec_mode = MARROW_SNDEV_EXEC_WARP};
-	struct outcome g_cpu, g_dev, e_cpu, e_dev, o_cpu, o_dev;
+	struct outcome g_cpu, g_dev, e_cpu, e_dev;
 	struct sndev_api api;
 	const char *why;
 
 	memset(&g_cpu, 0, sizeof(g_cpu));
 	memset(&e_cpu, 0, sizeof(e_cpu));
-	memset(&o_cpu, 0, sizeof(o_cpu));
 	scenario_good(&cpu, &g_cpu);
 	scenario_errors(&cpu, &e_cpu);
-	scenario_overlap(&cpu, &o_cpu);
 	if (t_failures)
 		return t_finish("test_softnic_device_fidelity (cpu engine)");
 
@@ -481,27 +423,8 @@ int main(void)
 	scenario_errors(&dev, &e_dev);
 	same("good path", &g_cpu, &g_dev);
 	same("error path", &e_cpu, &e_dev);
-	memset(&o_dev, 0, sizeof(o_dev));
-	scenario_overlap(&dev, &o_dev);
-	same("overlapping runs", &o_cpu, &o_dev);
 	scenario_restart(&dev);
-	stage_profile(&api, 0, MARROW_SNDEV_EXEC_THREAD);
-	stage_profile(&api, 1, MARROW_SNDEV_EXEC_THREAD);
-
-	/* The same scenarios on the device engine in warp mode (§2.4): the
-	 * CQE streams and bytes must still be the CPU engine's. */
-	wdev.api = &api;
-	memset(&g_dev, 0, sizeof(g_dev));
-	memset(&e_dev, 0, sizeof(e_dev));
-	memset(&o_dev, 0, sizeof(o_dev));
-	scenario_good(&wdev, &g_dev);
-	scenario_errors(&wdev, &e_dev);
-	scenario_overlap(&wdev, &o_dev);
-	same("good path, warp mode", &g_cpu, &g_dev);
-	same("error path, warp mode", &e_cpu, &e_dev);
-	same("overlapping runs, warp mode", &o_cpu, &o_dev);
-	scenario_restart(&wdev);
-	stage_profile(&api, 0, MARROW_SNDEV_EXEC_WARP);
-	stage_profile(&api, 1, MARROW_SNDEV_EXEC_WARP);
+	stage_profile(&api, 0);
+	stage_profile(&api, 1);
 	return t_finish("test_softnic_device_fidelity");
 }

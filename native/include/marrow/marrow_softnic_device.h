@@ -41,19 +41,6 @@ enum marrow_softnic_device_memory {
 	MARROW_SNDEV_QUEUES_HOST = 1,
 };
 
-/* How the engine kernel maps QPs to GPU threads
- * (docs/design/device-engine.md §2, §2.4). */
-enum marrow_softnic_device_exec {
-	/* One GPU thread per engine index: it executes its QPs' WQEs one
-	 * after the other, as a CPU engine thread does. */
-	MARROW_SNDEV_EXEC_THREAD = 0,
-	/* One warp per engine index: lane 0 runs the thread mode's loop and
-	 * the 32 lanes execute a run of up to 32 one-WQEBB inline WRITEs of a
-	 * QP at once (same CQEs, counters and errors). threads_per_sm must be
-	 * a multiple of 32; engine indexes are nic_sms x threads_per_sm / 32. */
-	MARROW_SNDEV_EXEC_WARP = 1,
-};
-
 struct marrow_softnic_device_attr {
 	uint32_t size;              /* sizeof(struct marrow_softnic_device_attr) */
 	uint32_t comp_mask;         /* 0 */
@@ -65,7 +52,7 @@ struct marrow_softnic_device_attr {
 	uint32_t max_mrs;           /* MR capacity, 1..65535 (0 = 64) */
 	uint64_t max_run_ns;        /* the kernel ends itself after this long (0 = 600 s) */
 	uint32_t quiet;             /* 1 = no emulator banner on stderr */
-	uint32_t exec_mode;         /* enum marrow_softnic_device_exec (0 = thread per QP) */
+	uint32_t reserved;          /* 0 */
 };
 
 /* What the started engine reports about itself. */
@@ -80,7 +67,7 @@ struct marrow_softnic_device_info {
 	uint32_t running;           /* 1 between start and stop */
 	uint64_t passes;            /* engine passes of block 0 so far (heartbeat) */
 	int32_t exit_reason;        /* 0 running/never ran, 1 stop request, 2 max_run_ns reached */
-	uint32_t exec_mode;         /* enum marrow_softnic_device_exec */
+	uint32_t reserved;
 };
 
 MARROW_API int marrow_softnic_device_open(const struct marrow_softnic_device_attr *attr,
@@ -147,8 +134,6 @@ struct marrow_softnic_device_rate_config {
 	uint32_t batch;             /* WQEs per doorbell, 1..2^log_sq */
 	uint64_t msgs_per_qp;
 	uint64_t timeout_ns;        /* bound of every feeder wait */
-	uint32_t exec_mode;         /* enum marrow_softnic_device_exec */
-	uint32_t reserved;          /* 0 */
 };
 
 struct marrow_softnic_device_rate_result {
@@ -200,7 +185,7 @@ struct marrow_softnic_device_stages_config {
 	uint32_t pointer;           /* 0: inline payload, 1: one data segment */
 	uint32_t iters;             /* measured WQEs, 1..60000 (and iters + warmup <= 65536) */
 	uint32_t warmup;            /* WQEs before them */
-	uint32_t exec_mode;         /* enum marrow_softnic_device_exec */
+	uint32_t reserved;          /* 0 */
 	uint64_t timeout_ns;        /* bound of each completion wait */
 };
 

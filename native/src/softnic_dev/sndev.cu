@@ -96,7 +96,6 @@ struct marrow_softnic_device {
 	struct marrow_emu_pd *dpd;
 	struct emu_thread *dthr;
 	uint32_t nthr;
-	uint32_t neng;               /* engine indexes: nthr, or nthr / 32 in warp mode */
 	unsigned long long *prof;    /* stage profile buffer (sndev_profile.h); nullptr = off */
 	uint32_t prof_cap;
 	struct alloc_rec allocs[SNDEV_MAX_ALLOCS];
@@ -280,15 +279,9 @@ extern "C" MARROW_API int marrow_softnic_device_open(const struct marrow_softnic
 	if (attr == nullptr || out == nullptr)
 		return marrow_fail(MARROW_EINVAL, "%s: attr and out must not be NULL", fn);
 	*out = nullptr;
-	if (attr->size != sizeof(*attr) || attr->comp_mask != 0)
-		return marrow_fail(MARROW_EINVAL, "%s: attr size %u != %zu, or comp_mask not 0", fn,
+	if (attr->size != sizeof(*attr) || attr->comp_mask != 0 || attr->reserved != 0)
+		return marrow_fail(MARROW_EINVAL, "%s: attr size %u != %zu, or comp_mask/reserved not 0", fn,
 				   attr->size, sizeof(*attr));
-	if (attr->exec_mode != MARROW_SNDEV_EXEC_THREAD && attr->exec_mode != MARROW_SNDEV_EXEC_WARP)
-		return marrow_fail(MARROW_EINVAL, "%s: exec_mode %u is neither THREAD (0) nor WARP (1)", fn,
-				   attr->exec_mode);
-	if (attr->exec_mode == MARROW_SNDEV_EXEC_WARP && attr->threads_per_sm % 32 != 0)
-		return marrow_fail(MARROW_EINVAL, "%s: exec_mode WARP needs threads_per_sm a multiple of 32 (or 0), "
-				   "not %u", fn, attr->threads_per_sm);
 	if (attr->queue_memory != MARROW_SNDEV_QUEUES_GPU && attr->queue_memory != MARROW_SNDEV_QUEUES_HOST)
 		return marrow_fail(MARROW_EINVAL, "%s: queue_memory %u is neither GPU (0) nor HOST (1)", fn,
 				   attr->queue_memory);
@@ -325,7 +318,6 @@ extern "C" MARROW_API int marrow_softnic_device_open(const struct marrow_softnic
 	if (d->attr.max_run_ns == 0)
 		d->attr.max_run_ns = 600ull * 1000000000ull;
 	d->nthr = d->attr.nic_sms * d->attr.threads_per_sm;
-	d->neng = d->attr.exec_mode == MARROW_SNDEV_EXEC_WARP ? d->nthr / 32u : d->nthr;
 	if (d->nthr > SNDEV_MAX_THREADS) {
 		uint32_t n = d->nthr;
 		free(d);
@@ -369,14 +361,9 @@ extern "C" MARROW_API int marrow_softnic_device_open(const struct marrow_softnic
 		return rc;
 	}
 	int occ = 0;
-	const bool warp = d->attr.exec_mode == MARROW_SNDEV_EXEC_WARP;
-	if (d->sys)
-		e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, warp ? sndev_engine_kernel<1, 0, 1>
-									     : sndev_engine_kernel<1, 0, 0>,
-								  (int)d->attr.threads_per_sm, 0);
-	else
-		e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, warp ? sndev_engine_kernel<0, 0, 1>
-									     : sndev_engine_kernel<0, 0, 0>,
+	e = d->sys ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, sndev_engine_kernel<1, 0>,
+								  (int)d->attr.threads_per_sm, 0)
+		   : cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, sndev_engine_kernel<0, 0>,
 								  (int)d->attr.threads_per_sm, 0);
 	if (e != cudaSuccess) {
 		rc = fail_cuda(e, fn, "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
@@ -600,7 +587,7 @@ extern "C" MARROW_API int marrow_softnic_device_start(struct marrow_softnic_devi
 		for (uint32_t q = 0; q < d->nqp; q++) {
 			if (d->qp_cq[q] != c)
 				continue;
-			int32_t o = (int32_t)(q % d->neng);   /* the engine index that owns q */
+			int32_t o = (int32_t)(q % d->nthr);
 			if (owner >= 0 && owner != o)
 				d->hcq[c].multi_writer = 1;
 			owner = o;
@@ -647,20 +634,12 @@ extern "C" MARROW_API int marrow_softnic_device_start(struct marrow_softnic_devi
 	a.nqps = d->nqp;
 	a.check_every = 256;   /* a stop request is seen within 256 passes */
 	a.max_run_ns = d->attr.max_run_ns;
-	const dim3 grid(d->attr.nic_sms), block(d->attr.threads_per_sm);
-	if (d->attr.exec_mode == MARROW_SNDEV_EXEC_WARP) {
-		if (d->sys)
-			sndev_engine_kernel<1, 0, 1><<<grid, block, 0, d->stream>>>(a);
-		else if (d->prof != nullptr)
-			sndev_engine_kernel<0, 1, 1><<<grid, block, 0, d->stream>>>(a);
-		else
-			sndev_engine_kernel<0, 0, 1><<<grid, block, 0, d->stream>>>(a);
-	} else if (d->sys)
-		sndev_engine_kernel<1, 0, 0><<<grid, block, 0, d->stream>>>(a);
+	if (d->sys)
+		sndev_engine_kernel<1, 0><<<d->attr.nic_sms, d->attr.threads_per_sm, 0, d->stream>>>(a);
 	else if (d->prof != nullptr)
-		sndev_engine_kernel<0, 1, 0><<<grid, block, 0, d->stream>>>(a);
+		sndev_engine_kernel<0, 1><<<d->attr.nic_sms, d->attr.threads_per_sm, 0, d->stream>>>(a);
 	else
-		sndev_engine_kernel<0, 0, 0><<<grid, block, 0, d->stream>>>(a);
+		sndev_engine_kernel<0, 0><<<d->attr.nic_sms, d->attr.threads_per_sm, 0, d->stream>>>(a);
 	if ((e = cudaGetLastError()) != cudaSuccess || (e = cudaEventRecord(d->done, d->stream)) != cudaSuccess)
 		return fail_cuda(e, fn, "launching the device engine kernel");
 	d->running = 1;
@@ -733,7 +712,6 @@ extern "C" MARROW_API int marrow_softnic_device_info(struct marrow_softnic_devic
 	info->size = sizeof(*info);
 	info->nic_sms = d->attr.nic_sms;
 	info->threads_per_sm = d->attr.threads_per_sm;
-	info->exec_mode = d->attr.exec_mode;
 	info->max_blocks_per_sm = d->max_blocks_per_sm;
 	info->device_sms = d->device_sms;
 	info->running = (uint32_t)d->running;

@@ -137,7 +137,6 @@ extern "C" MARROW_API int marrow_softnic_device_bench_rate(const struct marrow_s
 	attr.size = sizeof(attr);
 	attr.nic_sms = cfg->nic_sms;
 	attr.threads_per_sm = cfg->threads_per_sm;
-	attr.exec_mode = cfg->exec_mode;   /* checked by open */
 	attr.queue_memory = MARROW_SNDEV_QUEUES_GPU;
 	attr.cuda_device = cfg->cuda_device;
 	attr.max_qps = cfg->nqps;

@@ -54,13 +54,6 @@ struct emu_d_early {
 	const struct marrow_emu_qp *peer;   /* nullptr: none */
 };
 
-/* Warp mode (docs/design/device-engine.md §2.4): defer set, sq_progress
- * leaves the fast run of what it fetched to the warp (deferred = 1) instead
- * of running it on this thread. Only lane 0's copy is read. */
-struct emu_d_warp {
-	uint32_t defer, deferred;
-};
-
 /* An engine thread's private state: the core's emu_thread first (the
  * core's t points at it), then what only the device engine keeps. */
 struct sndev_thread {
@@ -72,7 +65,6 @@ struct sndev_thread {
 	unsigned long long c_first, g_first, c_last, g_last;
 	struct emu_d_mr_cache mr;
 	struct emu_d_early early;
-	struct emu_d_warp warp;
 };
 
 __device__ __forceinline__ struct sndev_thread *sndev_ext(struct emu_thread *t)
@@ -108,7 +100,6 @@ __device__ __noinline__ void sndev_stage_stamp(struct sndev_thread *x, int k)
 
 #define EMU_D_MR_CACHE(t) (&sndev_ext(t)->mr)
 #define EMU_D_EARLY(t) (&sndev_ext(t)->early)
-#define EMU_D_WARP(t) (&sndev_ext(t)->warp)
 
 /* The engine as run: EMU_STAGE is nothing (the core's default). */
 namespace sndev_gpu {
@@ -240,62 +231,12 @@ __device__ __forceinline__ void sndev_slot_release(const uint64_t *slot, uint64_
 		atomicCAS((unsigned long long *)slot, (unsigned long long)taken, 0ull);
 }
 
+/* PROF 1 (with SYS 0 only): the stage profile of §2.1, into a.prof. */
 template <int SYS, int PROF>
-__device__ __forceinline__ uint32_t sndev_warp_run(struct emu_thread *t, struct marrow_emu_qp *qp, uint32_t *full)
-{
-	return SYS ? sndev_sys::emu_dev_warp_run(t, qp, full)
-		   : PROF ? sndev_gpu_prof::emu_dev_warp_run(t, qp, full) : sndev_gpu::emu_dev_warp_run(t, qp, full);
-}
-
-/* Rounds of warp execution per QP and pass: each executes up to 32 WQEs;
- * what is left after them runs on lane 0 as in thread mode. A bound, so a
- * warp returns to its other QPs and to the stop check. */
-enum { SNDEV_WARP_ROUNDS = 8 };
-
-/* Warp mode, after lane 0 polled qp with lt->warp.defer set (every lane,
- * converged): while sq_progress left a fast run to the warp, the warp
- * executes it (emu_dev_warp_run) and lane 0 polls qp again, with the
- * deferral on only after a run that filled all 32 lanes (more fast WQEs
- * may follow; otherwise the single-thread path takes the WQE the warp
- * stopped at, exactly as in thread mode). Returns lane 0's work. */
-template <int SYS, int PROF>
-__device__ __forceinline__ int sndev_warp_finish(struct sndev_thread *lt, struct marrow_emu_qp *qp, bool own,
-						 uint32_t lane)
-{
-	uint32_t deferred = __shfl_sync(0xffffffffu, lane == 0 ? lt->warp.deferred : 0u, 0);
-	int work = 0;
-
-	for (uint32_t r = 0; deferred != 0; r++) {
-		uint32_t full = 0;
-
-		(void)sndev_warp_run<SYS, PROF>(&lt->e, qp, &full);
-		deferred = 0;
-		if (lane == 0) {
-			lt->warp.deferred = 0;
-			lt->warp.defer = full != 0 && r + 1 < SNDEV_WARP_ROUNDS;
-			work |= own ? sndev_poll_own<SYS, PROF>(&lt->e, qp, 0, 0, 0) : sndev_poll<SYS, PROF>(&lt->e, qp);
-			deferred = lt->warp.deferred;
-		}
-		deferred = __shfl_sync(0xffffffffu, deferred, 0);
-	}
-	if (lane == 0)
-		lt->warp.defer = 0;
-	return work;
-}
-
-/* PROF 1 (with SYS 0 only): the stage profile of §2.1, into a.prof.
- * WARP 1: warp mode (docs/design/device-engine.md §2.4): one warp per
- * engine index, lane 0 runs the loop below as one engine thread does and
- * the other lanes follow it, converged, to join each fast run; WARP 0:
- * one thread per engine index. */
-template <int SYS, int PROF, int WARP>
 __global__ void __launch_bounds__(1024) sndev_engine_kernel(sndev_kargs a)
 {
-	const uint32_t lane = WARP ? (threadIdx.x & 31u) : 0u;
-	const bool lead = lane == 0;   /* the lane that plays the engine thread */
-	/* Engine index: thread (warp mode: warp) i of block b is i * blocks + b. */
-	const uint32_t g = (WARP ? threadIdx.x / 32u : threadIdx.x) * gridDim.x + blockIdx.x;
-	const uint32_t nthr = gridDim.x * (WARP ? blockDim.x / 32u : blockDim.x);
+	const uint32_t g = threadIdx.x * gridDim.x + blockIdx.x;   /* engine index */
+	const uint32_t nthr = gridDim.x * blockDim.x;
 	struct emu_thread *t = &a.threads[g];
 	const unsigned long long t0 = gpu_globaltimer_ns();
 	uint32_t reason = SNDEV_EXIT_NONE;
@@ -333,9 +274,8 @@ __global__ void __launch_bounds__(1024) sndev_engine_kernel(sndev_kargs a)
 		lt.mr.base = lt.mr.len = 0;
 		lt.early.cq = nullptr;
 		lt.early.peer = nullptr;
-		lt.warp.defer = lt.warp.deferred = 0;
 		/* QP 0 is engine thread 0's first QP. */
-		const bool prof = PROF && g == 0 && lead && a.prof != nullptr;
+		const bool prof = PROF && g == 0 && a.prof != nullptr;
 		lt.prof_qp = prof ? &a.qps[0] : nullptr;
 		lt.prof_buf = a.prof;
 		lt.prof_cap = a.prof_cap;
@@ -391,9 +331,6 @@ __global__ void __launch_bounds__(1024) sndev_engine_kernel(sndev_kargs a)
 					skip |= 1u << k;
 			}
 			skip &= quiet;
-			/* Warp mode: lane 0's view decides (every lane takes the same path). */
-			if (WARP)
-				skip = __shfl_sync(0xffffffffu, skip, 0);
 			if (PROF && prof && (fresh & 3u) != 0)
 				EMU_STAGE(&lt.e, lt.prof_qp, 0);
 			/* One call site of the core (its code is large: one copy keeps
@@ -403,11 +340,8 @@ __global__ void __launch_bounds__(1024) sndev_engine_kernel(sndev_kargs a)
 				if (k < SNDEV_FAST_QPS && ((skip >> k) & 1u))
 					continue;
 				struct marrow_emu_qp *qp = &a.qps[q];
-				const bool own = k < SNDEV_FAST_QPS && ((own_page >> k) & 1u);
 
-				if (WARP)
-					lt.warp.defer = 1;
-				if (own) {
+				if (k < SNDEV_FAST_QPS && ((own_page >> k) & 1u)) {
 					/* Picked by unrolled selects: an array indexed by a
 					 * run-time k would live in local memory. */
 					uint64_t v0 = 0, v1 = 0;
@@ -421,46 +355,35 @@ __global__ void __launch_bounds__(1024) sndev_engine_kernel(sndev_kargs a)
 							taken[j][0] = v0;
 							taken[j][1] = v1;
 						}
-					if (lead)
-						work |= sndev_poll_own<SYS, PROF>(&lt.e, qp, v0, v1, f);
-				} else if (lead)
+					work |= sndev_poll_own<SYS, PROF>(&lt.e, qp, v0, v1, f);
+				} else
 					work |= sndev_poll<SYS, PROF>(&lt.e, qp);
-				if (WARP)
-					work |= sndev_warp_finish<SYS, PROF>(&lt, qp, own, lane);
 				if (k < SNDEV_FAST_QPS)
 					quiet = (quiet & ~(1u << k)) | (((uint32_t)sndev_qp_quiet(qp) << k) & own_page);
 			}
 			busy += work != 0;
 			idle += work == 0;
 			if ((pass & (a.check_every - 1)) == 0) {
-				/* Warp mode: lane 0's counters and decision (broadcast:
-				 * the warp leaves the loop together). */
-				uint32_t r = SNDEV_EXIT_NONE;
-
-				if (lead) {
-					CTR(&lt.e, busy_passes) += busy;
-					CTR(&lt.e, idle_passes) += idle;
-					for (int i = 0; i < MARROW_EMU_CTR_COUNT; i++)
-						t->local[i] = lt.e.local[i];
-					if (gpu_ld_relaxed_sys_u32(&a.ctl->stop))
-						r = SNDEV_EXIT_STOP;
-					else if (gpu_globaltimer_ns() - t0 > a.max_run_ns)
-						r = SNDEV_EXIT_DEADLINE;
-				}
+				CTR(&lt.e, busy_passes) += busy;
+				CTR(&lt.e, idle_passes) += idle;
 				busy = idle = 0;
-				if (WARP)
-					r = __shfl_sync(0xffffffffu, r, 0);
-				if (r != SNDEV_EXIT_NONE) {
-					reason = r;
+				for (int i = 0; i < MARROW_EMU_CTR_COUNT; i++)
+					t->local[i] = lt.e.local[i];
+				if (gpu_ld_relaxed_sys_u32(&a.ctl->stop)) {
+					reason = SNDEV_EXIT_STOP;
 					break;
 				}
-				if (g == 0 && lead)
+				if (gpu_globaltimer_ns() - t0 > a.max_run_ns) {
+					reason = SNDEV_EXIT_DEADLINE;
+					break;
+				}
+				if (g == 0)
 					gpu_st_relaxed_sys_u64((uint64_t *)&a.ctl->passes0, pass);
 			}
 		}
 #pragma unroll
 		for (int k = 0; k < SNDEV_FAST_QPS; k++)
-			if (lead && ((own_page >> k) & 1u)) {
+			if ((own_page >> k) & 1u) {
 				sndev_slot_release<SYS>(slot0[k], taken[k][0]);
 				sndev_slot_release<SYS>(slot1[k], taken[k][1]);
 			}
@@ -473,9 +396,9 @@ __global__ void __launch_bounds__(1024) sndev_engine_kernel(sndev_kargs a)
 		}
 		/* Counters and QP state reach memory before the exit reason is stored. */
 		gpu_fence_sc_sys();
-		if (reason == SNDEV_EXIT_DEADLINE && lead)
+		if (reason == SNDEV_EXIT_DEADLINE)
 			gpu_st_relaxed_sys_u32(&a.ctl->exit_reason, SNDEV_EXIT_DEADLINE);
-		else if (g == 0 && lead)
+		else if (g == 0)
 			gpu_st_relaxed_sys_u32(&a.ctl->exit_reason, reason);
 	}
 }
