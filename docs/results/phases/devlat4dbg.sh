@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
-# GPU phase "devlat4dbg": the device-engine fidelity test under compute-sanitizer memcheck, to locate the
-# illegal address of the warp execution mode's first run on the H200 (docs/results/h200-gpu-resident.md).
+# GPU phase "devlat4dbg": the device-engine fidelity test under compute-sanitizer memcheck (it found the
+# system-scope CAS on a host-memory doorbell slot at the engine's exit; docs/results/h200-gpu-resident.md).
 # Output: $OUT/devlat4dbg/memcheck.txt. Bounded at 120 s.
 phase_devlat4dbg() {
   local D="$OUT/devlat4dbg"

@@ -216,19 +216,26 @@ __device__ __forceinline__ int sndev_poll_own(struct emu_thread *t, struct marro
 }
 
 /* At exit: empty a slot that still holds the doorbell this engine thread
- * took last (a CAS, so a doorbell stored since then stays for the next
- * start). A later start, which begins with no value taken, then sees only
+ * took last, so a later start, which begins with no value taken, sees only
  * doorbells it has not acted on, as with the exchange that empties a slot
- * (emu_qp_poll, the CPU engine). */
+ * (emu_qp_poll, the CPU engine). In GPU memory a CAS, so a doorbell stored
+ * since then stays for the next start. In pinned host memory (SYS) a GPU
+ * atomic is not allowed over PCIe (compute-sanitizer memcheck on the H200:
+ * "Invalid __global__ system-scoped atomic", docs/results/h200-gpu-resident.md),
+ * so a load and a store: a doorbell stored between the two is lost, the
+ * window a stop already has (docs/design/device-engine.md §8); producers are
+ * stopped before the engine is. */
 template <int SYS>
 __device__ __forceinline__ void sndev_slot_release(const uint64_t *slot, uint64_t taken)
 {
 	if (slot == nullptr || taken == 0)
 		return;
-	if (SYS)
-		atomicCAS_system((unsigned long long *)slot, (unsigned long long)taken, 0ull);
-	else
+	if (SYS) {
+		if (gpu_ld_relaxed_sys_u64(slot) == taken)
+			gpu_st_relaxed_sys_u64((uint64_t *)slot, 0ull);
+	} else {
 		atomicCAS((unsigned long long *)slot, (unsigned long long)taken, 0ull);
+	}
 }
 
 /* PROF 1 (with SYS 0 only): the stage profile of §2.1, into a.prof. */
