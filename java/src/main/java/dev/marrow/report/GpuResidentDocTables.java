@@ -61,7 +61,7 @@ final class GpuResidentDocTables {
     }
 
     /** Single-pass device-engine runs of the late session, one folder each (phases devlat and devlat2). */
-    static final List<String> RUNS = List.of("copyfix", "devlat2", "devlat3");
+    static final List<String> RUNS = List.of("copyfix", "devlat2", "devlat3", "devlat3b");
 
     /** The stage profile: median SM cycles and ns per engine stage, and the initiator's put+completion. */
     private static String stages(List<Map<String, Object>> recs) {
