@@ -14,31 +14,4 @@
 #   5. the fidelity test (CPU engine vs device engine CQE streams), built as phase devlat2 does
 # JSON lines in $OUT/devlat3/; step bounds sum to 200 s, plus 35 s for the two builds when
 # .jrt/bin does not carry the binaries.
-phase_devlat3() {
-  local D="$OUT/devlat3" SO="$PWD/native/target/stage/lib/libmarrow_cuda.so" p
-  mkdir -p "$D"
-  if [ -x .jrt/bin/softnic_device_stages ]; then cp .jrt/bin/softnic_device_stages "$D/"; else
-  step devlat3-build-stages 10 gcc -std=gnu11 -O2 -Inative/include native/bench/softnic_device_stages.c -ldl \
-    -o "$D/softnic_device_stages"; fi
-  for p in inline pointer; do
-    step "devlat3-stages-$p" 20 sh -c "\"$D/softnic_device_stages\" \"$SO\" $p 4000 96 1 >>\"$D/stages.jsonl\""
-    if tail -1 "$OUT/steps.txt" | grep -q "rc=124"; then
-      echo "devlat3: the stage profile hit its time limit; the other devlat3 steps are skipped" | tee -a "$OUT/steps.txt"
-      return 0
-    fi
-  done
-  for p in inline pointer; do
-    step "devlat3-gda-$p" 25 $M gda latency --target cuda --nic softnic --placement gpu --nic-sms 1 \
-      --ordering gpu-fence --payload $p --size 8 --experiments issue,putc --iters 5000 --warmup 500 --format json \
-      -o "$D/gda-gpufence-$p-sms1.jsonl"
-  done
-  step devlat3-gda-size 50 $M gda latency --target cuda --nic softnic --placement gpu --nic-sms 1 \
-    --ordering gpu-fence --sweep size --iters 2000 --warmup 200 --format json -o "$D/gda-size-gpu-sms1.jsonl"
-  step devlat3-rate 45 $M gda rate --target cuda --nic softnic-device --nic-sms 8 --blocks 64 --threads 1 \
-    --qps 64 --qp-map block --batch 16 --messages 50000 --warmup 4800 --format json -o "$D/rate-devnic.jsonl"
-  if [ -x .jrt/bin/test_softnic_device_fidelity ]; then cp .jrt/bin/test_softnic_device_fidelity "$D/"; else
-  step devlat3-build-fidelity 25 gcc -std=gnu11 -O2 -Inative/include -Inative/src -Inative/tests \
-    -DMARROW_CUDA_SO="\"$SO\"" native/tests/test_softnic_device_fidelity.c native/src/softnic/*.c \
-    native/src/common/*.c -lpthread -ldl -o "$D/test_softnic_device_fidelity"; fi
-  step devlat3-fidelity 15 sh -c "\"$D/test_softnic_device_fidelity\" >\"$D/fidelity.txt\" 2>&1"
-}
+phase_devlat3() { devlat_stage_steps devlat3; }   # the steps of docs/results/phases/devlat2.sh

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.kcost;
 
-import java.util.Arrays;
 
 /**
  * The arithmetic of the kernel-cost study (docs/design/methods.md §7), kept
@@ -16,9 +15,7 @@ public final class KcostMath {
         if (v.length == 0) {
             throw new IllegalArgumentException("no values");
         }
-        double[] s = v.clone();
-        Arrays.sort(s);
-        return s[(int) Math.ceil(0.5 * s.length) - 1];
+        return dev.marrow.results.RunMerge.median(v);
     }
 
     /** Time of the arm over time of the baseline, minus 1: 0.25 = the kernel ran 25 % longer. */

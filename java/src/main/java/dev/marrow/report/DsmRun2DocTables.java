@@ -71,9 +71,7 @@ final class DsmRun2DocTables {
     }
 
     private static double median(List<Double> v) {
-        List<Double> s = v.stream().sorted().toList();
-        int n = s.size();
-        return n % 2 == 1 ? s.get(n / 2) : (s.get(n / 2 - 1) + s.get(n / 2)) / 2;
+        return dev.marrow.results.Stats.median(v.stream().mapToDouble(Double::doubleValue).toArray());
     }
 
     /** "median (min..max)" of per-offset medians. */

@@ -68,8 +68,6 @@ final class SoakDocTables {
 
     /** The median as Python's statistics.median takes it: the middle value, or the mean of the middle two. */
     static double median(List<Map<String, Object>> rows, String key) {
-        double[] v = rows.stream().mapToDouble(r -> Fmt.num(r, key)).sorted().toArray();
-        int m = v.length / 2;
-        return v.length % 2 == 1 ? v[m] : (v[m - 1] + v[m]) / 2;
+        return dev.marrow.results.Stats.median(rows.stream().mapToDouble(r -> Fmt.num(r, key)).toArray());
     }
 }
