@@ -32,17 +32,29 @@ static unsigned long long arg(const char *s, const char *what)
 
 int main(int argc, char **argv)
 {
-	if (argc < 6 || argc > 7) {
-		fprintf(stderr, "usage: softnic_device_rate LIBMARROW_CUDA_SO NQPS NIC_SMS BATCH MSGS_PER_QP [REPEATS]\n");
+	if (argc < 6 || argc > 8) {
+		fprintf(stderr, "usage: softnic_device_rate LIBMARROW_CUDA_SO NQPS NIC_SMS BATCH MSGS_PER_QP [REPEATS] "
+			"[auto|thread|lane]\n");
 		return 2;
+	}
+	uint32_t exec = MARROW_SNDEV_EXEC_AUTO;
+	if (argc == 8) {
+		if (strcmp(argv[7], "thread") == 0)
+			exec = MARROW_SNDEV_EXEC_THREAD;
+		else if (strcmp(argv[7], "lane") == 0)
+			exec = MARROW_SNDEV_EXEC_LANE;
+		else if (strcmp(argv[7], "auto") != 0) {
+			fprintf(stderr, "softnic_device_rate: engine layout '%s' is none of auto, thread, lane\n", argv[7]);
+			return 2;
+		}
 	}
 	struct marrow_softnic_device_rate_config cfg = {
 		.size = sizeof(cfg), .cuda_device = 0, .nic_sms = (uint32_t)arg(argv[3], "NIC_SMS"),
-		.threads_per_sm = 32, .nqps = (uint32_t)arg(argv[2], "NQPS"), .log_sq = 10,
+		.threads_per_sm = 0, .nqps = (uint32_t)arg(argv[2], "NQPS"), .log_sq = 10,
 		.batch = (uint32_t)arg(argv[4], "BATCH"), .msgs_per_qp = arg(argv[5], "MSGS_PER_QP"),
-		.timeout_ns = 2000000000ull,
+		.timeout_ns = 2000000000ull, .exec_mode = exec,
 	};
-	unsigned long long repeats = argc == 7 ? arg(argv[6], "REPEATS") : 3;
+	unsigned long long repeats = argc >= 7 ? arg(argv[6], "REPEATS") : 3;
 	void *h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
 
 	if (h == NULL) {
@@ -75,12 +87,13 @@ int main(int argc, char **argv)
 		double mmsg = res.elapsed_ns ? (double)res.messages * 1e3 / (double)res.elapsed_ns : 0.0;
 		printf("{\"experiment\":\"softnic.device_rate\",\"backend\":\"cuda+softnic-device\",\"hardware\":false,"
 		       "\"gpu_hardware\":true,\"nic_hardware\":false,\"nic\":\"softnic-device\",\"size_bytes\":8,"
-		       "\"payload\":\"inline\",\"qps\":%u,\"nic_sms\":%u,\"nic_sms_distinct\":%u,\"threads_per_sm\":%u,"
+		       "\"payload\":\"inline\",\"qps\":%u,\"nic_sms\":%u,\"nic_sms_distinct\":%u,\"threads_per_sm\":%u,\"engine_layout\":\"%s\","
 		       "\"engine_blocks_per_sm_max\":%u,\"device_sms\":%u,\"batch\":%u,\"sq_wqebbs\":%u,"
 		       "\"msgs_per_qp\":%llu,\"repeat\":%llu,\"messages\":%llu,\"elapsed_ns\":%llu,\"rate_mmsg_s\":%.3f,"
 		       "\"cqes\":%llu,\"emu_wqe_rdma_write\":%llu,\"emu_cqe_req_err\":%llu,\"emu_busy_passes\":%llu,"
 		       "\"emu_idle_passes\":%llu,\"valid\":true}\n",
-		       cfg.nqps, res.nic_sms, res.distinct_sms, cfg.threads_per_sm, res.max_blocks_per_sm, res.device_sms,
+		       cfg.nqps, res.nic_sms, res.distinct_sms, res.threads_per_sm,
+		       res.exec_mode == MARROW_SNDEV_EXEC_LANE ? "lane" : "thread", res.max_blocks_per_sm, res.device_sms,
 		       cfg.batch, 1u << cfg.log_sq, (unsigned long long)cfg.msgs_per_qp, r,
 		       (unsigned long long)res.messages, (unsigned long long)res.elapsed_ns, mmsg,
 		       (unsigned long long)res.cqes, (unsigned long long)res.engine_writes,

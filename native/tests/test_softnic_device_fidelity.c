@@ -47,6 +47,8 @@ struct engine {
 	struct marrow_emu_mr *mrs[8];   /* CPU engine: deregistered at close */
 	void *bufs[8];
 	uint32_t nmr, nbuf;
+	uint32_t exec;                  /* device engine: enum marrow_softnic_device_exec */
+	uint64_t ctr[MARROW_EMU_CTR_COUNT];   /* counters summed over the runs closed so far */
 };
 
 /* What a scenario observed: CQEs as (opcode, syndrome, vendor, counter, qpn). */
@@ -100,8 +102,8 @@ static void engine_open(struct engine *e, uint32_t log_sq)
 		return;
 	}
 	struct marrow_softnic_device_attr a = {
-		.size = sizeof(a), .nic_sms = 1, .threads_per_sm = 32, .queue_memory = MARROW_SNDEV_QUEUES_HOST,
-		.max_qps = 4, .max_mrs = 8, .max_run_ns = 120000000000ull, .quiet = 1,
+		.size = sizeof(a), .nic_sms = 1, .queue_memory = MARROW_SNDEV_QUEUES_HOST,
+		.max_qps = 4, .max_mrs = 8, .max_run_ns = 120000000000ull, .quiet = 1, .exec_mode = e->exec,
 	};
 	REQUIRE(e->api->open(&a, &e->sd) == MARROW_OK, "open: %s", e->api->last_error());
 	REQUIRE(e->api->cq_create(e->sd, 6, 0, &e->cq_index, &e->cq.v) == MARROW_OK, "cq: %s", e->api->last_error());
@@ -121,11 +123,20 @@ static void engine_go(struct engine *e)
 
 static void engine_close(struct engine *e)
 {
+	uint64_t v[MARROW_EMU_CTR_COUNT];
+
 	if (e->device) {
 		CHECK(e->api->stop(e->sd, 5000000000ull) == MARROW_OK, "stop: %s", e->api->last_error());
+		REQUIRE(e->api->counters(e->sd, v, MARROW_EMU_CTR_COUNT) == MARROW_OK, "counters: %s",
+			e->api->last_error());
+		for (int i = 0; i < MARROW_EMU_CTR_COUNT; i++)
+			e->ctr[i] += v[i];
 		CHECK(e->api->close(e->sd) == MARROW_OK, "close: %s", e->api->last_error());
 		return;
 	}
+	OK(marrow_emu_counters_read(e->dev, v, MARROW_EMU_CTR_COUNT));
+	for (int i = 0; i < MARROW_EMU_CTR_COUNT; i++)
+		e->ctr[i] += v[i];
 	OK(marrow_emu_qp_destroy(e->qp.qp));
 	OK(marrow_emu_cq_destroy(e->cq.cq));
 	while (e->nmr)
@@ -203,6 +214,61 @@ static void scenario_good(struct engine *e, struct outcome *o)
 		CHECK(dst[i] == (uint8_t)((i / 8) * 16 + i % 8), "%s: inline byte %d = 0x%02x", e->name, i, dst[i]);
 	CHECK(memcmp(dst + 64, src, 40) == 0 && memcmp(dst + 104, src + 100, 24) == 0, "%s: gathered bytes wrong",
 	      e->name);
+	engine_close(e);
+}
+
+/* One doorbell over a mix the device engine's lane path must hand over
+ * part-way (docs/design/device-engine.md §2.4): inline WRITEs of 8 bytes,
+ * of 20 bytes (ds 4) to an odd address and of 1 and 3 bytes, a gather WRITE
+ * in the middle, two signaled WQEs, more WQEs than the lane path loads at
+ * once; then 11 unsignaled WRITEs and a signaled one to one address (the
+ * last must win), twice round a 16-WQEBB ring. */
+static void scenario_mixed(struct engine *e, struct outcome *o)
+{
+	engine_open(e, 4);
+	uint8_t *src = buffer(e, 64), *dst = buffer(e, DST_BYTES);
+	uint32_t lkey = reg(e, src, 64, MARROW_ACCESS_LOCAL_WRITE);
+	uint32_t rkey = reg(e, dst, DST_BYTES, MARROW_ACCESS_LOCAL_WRITE | MARROW_ACCESS_REMOTE_WRITE);
+	uint64_t d = (uint64_t)(uintptr_t)dst;
+	uint8_t v[20];
+
+	engine_go(e);
+	for (int i = 0; i < 64; i++)
+		src[i] = (uint8_t)(0x5A ^ i);
+	for (int i = 0; i < 20; i++)
+		v[i] = (uint8_t)(0x10 + i);
+	(void)t_post_inline(&e->qp, d, rkey, v, 8, 0);
+	(void)t_post_inline(&e->qp, d + 8, rkey, v + 1, 8, 0);
+	uint16_t s0 = t_post_inline(&e->qp, d + 201, rkey, v, 20, 1);
+	(void)t_post_inline(&e->qp, d + 16, rkey, v + 2, 8, 0);
+	struct t_sge sg = {(uint64_t)(uintptr_t)src + 3, 29, lkey};
+	(void)t_post_sge(&e->qp, d + 300, rkey, &sg, 1, 0);
+	(void)t_post_inline(&e->qp, d + 233, rkey, v + 5, 1, 0);
+	(void)t_post_inline(&e->qp, d + 250, rkey, v + 7, 3, 0);
+	uint16_t s1 = t_post_inline(&e->qp, d + 24, rkey, v + 3, 8, 1);
+	t_ring(&e->qp);
+	collect(e, o, 2);
+	expect(e, o, 0, MX_CQE_REQ, 0, 0, s0);
+	expect(e, o, 1, MX_CQE_REQ, 0, 0, s1);
+	for (uint32_t round = 0; round < 2; round++) {
+		uint16_t c = 0;
+
+		for (uint32_t i = 0; i < 12; i++) {
+			uint64_t x = 0xFEED000000000000ull + round * 100 + i;
+			c = t_post_inline(&e->qp, d + 400, rkey, &x, 8, i == 11);
+		}
+		t_ring(&e->qp);
+		collect(e, o, 3 + round);
+		expect(e, o, 2 + round, MX_CQE_REQ, 0, 0, c);
+	}
+	memcpy(o->dst, dst, DST_BYTES);
+	CHECK(memcmp(dst + 201, v, 20) == 0 && dst[233] == v[5] && memcmp(dst + 250, v + 7, 3) == 0 &&
+		      memcmp(dst + 300, src + 3, 29) == 0 && memcmp(dst + 24, v + 3, 8) == 0,
+	      "%s: mixed run: destination bytes wrong", e->name);
+	uint64_t last = 0;
+	memcpy(&last, dst + 400, 8);
+	CHECK(last == 0xFEED000000000000ull + 100 + 11, "%s: one address, 12 WRITEs: 0x%llx left, not the last's",
+	      e->name, (unsigned long long)last);
 	engine_close(e);
 }
 
@@ -388,14 +454,16 @@ static void stage_profile(const struct sndev_api *api, uint32_t pointer)
 
 int main(void)
 {
-	struct engine cpu = {.name = "cpu engine"}, dev = {.name = "device engine", .device = 1};
-	struct outcome g_cpu, g_dev, e_cpu, e_dev;
+	struct engine cpu = {.name = "cpu engine"};
+	struct outcome g_cpu, g_dev, e_cpu, e_dev, m_cpu, m_dev;
 	struct sndev_api api;
 	const char *why;
 
 	memset(&g_cpu, 0, sizeof(g_cpu));
 	memset(&e_cpu, 0, sizeof(e_cpu));
+	memset(&m_cpu, 0, sizeof(m_cpu));
 	scenario_good(&cpu, &g_cpu);
+	scenario_mixed(&cpu, &m_cpu);
 	scenario_errors(&cpu, &e_cpu);
 	if (t_failures)
 		return t_finish("test_softnic_device_fidelity (cpu engine)");
@@ -416,14 +484,44 @@ int main(void)
 		printf("test_softnic_device_fidelity: CPU engine passed; device engine SKIP: %s\n", why);
 		return 77;
 	}
-	dev.api = &api;
-	memset(&g_dev, 0, sizeof(g_dev));
-	memset(&e_dev, 0, sizeof(e_dev));
-	scenario_good(&dev, &g_dev);
-	scenario_errors(&dev, &e_dev);
-	same("good path", &g_cpu, &g_dev);
-	same("error path", &e_cpu, &e_dev);
-	scenario_restart(&dev);
+	/* Both engine layouts (docs/design/device-engine.md §2.4): the same
+	 * CQE streams and bytes as the CPU engine, and the same counters as
+	 * each other (the lane path counts what the core counts). */
+	static const uint32_t layouts[2] = {MARROW_SNDEV_EXEC_THREAD, MARROW_SNDEV_EXEC_LANE};
+	static const char *const names[2] = {"device engine (thread layout)", "device engine (lane layout)"};
+	uint64_t ctr0[MARROW_EMU_CTR_COUNT];
+
+	for (int l = 0; l < 2; l++) {
+		struct engine dev = {.name = names[l], .device = 1, .api = &api, .exec = layouts[l]};
+
+		memset(&g_dev, 0, sizeof(g_dev));
+		memset(&e_dev, 0, sizeof(e_dev));
+		memset(&m_dev, 0, sizeof(m_dev));
+		scenario_good(&dev, &g_dev);
+		scenario_mixed(&dev, &m_dev);
+		scenario_errors(&dev, &e_dev);
+		same("good path", &g_cpu, &g_dev);
+		same("mixed run", &m_cpu, &m_dev);
+		same("error path", &e_cpu, &e_dev);
+		if (l == 0) {
+			memcpy(ctr0, dev.ctr, sizeof(ctr0));
+		} else {
+			for (int i = 0; i < MARROW_EMU_CTR_COUNT; i++) {
+				if (i == MARROW_EMU_CTR_busy_passes || i == MARROW_EMU_CTR_idle_passes)
+					continue;   /* passes depend on timing */
+				CHECK(dev.ctr[i] == ctr0[i], "counter %d: %llu with the lane layout, %llu with the thread "
+				      "layout", i, (unsigned long long)dev.ctr[i], (unsigned long long)ctr0[i]);
+			}
+			CHECK(dev.ctr[MARROW_EMU_CTR_wqe_rdma_write] == cpu.ctr[MARROW_EMU_CTR_wqe_rdma_write] &&
+				      dev.ctr[MARROW_EMU_CTR_cqe_req] == cpu.ctr[MARROW_EMU_CTR_cqe_req],
+			      "lane layout: %llu WRITEs, %llu CQEs; the CPU engine %llu, %llu",
+			      (unsigned long long)dev.ctr[MARROW_EMU_CTR_wqe_rdma_write],
+			      (unsigned long long)dev.ctr[MARROW_EMU_CTR_cqe_req],
+			      (unsigned long long)cpu.ctr[MARROW_EMU_CTR_wqe_rdma_write],
+			      (unsigned long long)cpu.ctr[MARROW_EMU_CTR_cqe_req]);
+		}
+		scenario_restart(&dev);
+	}
 	stage_profile(&api, 0);
 	stage_profile(&api, 1);
 	return t_finish("test_softnic_device_fidelity");

@@ -168,7 +168,7 @@ struct marrow_gda_rate_devnic {
 	uint32_t size;              /* sizeof(struct marrow_gda_rate_devnic) */
 	uint32_t comp_mask;         /* 0 */
 	uint32_t nic_sms;           /* in: SMs (blocks) of the engine kernel, >= 1 */
-	uint32_t threads_per_sm;    /* in: engine threads per block (0 = 32) */
+	uint32_t threads_per_sm;    /* in: engine threads per block (0 = the engine layout's default) */
 	uint32_t log_sq;            /* in: SQ WQEBBs per QP = 2^log_sq (1..15) */
 	uint32_t max_inline_data;   /* in: of every QP (>= msg_size when inline) */
 	uint64_t stop_timeout_ns;   /* in: bound of the engine stop (> 0) */

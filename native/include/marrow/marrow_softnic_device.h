@@ -41,18 +41,34 @@ enum marrow_softnic_device_memory {
 	MARROW_SNDEV_QUEUES_HOST = 1,
 };
 
+/* How the engine kernel lays out its engine threads
+ * (docs/design/device-engine.md §2, §2.4). */
+enum marrow_softnic_device_exec {
+	/* The default: the lane layout. */
+	MARROW_SNDEV_EXEC_AUTO = 0,
+	/* One GPU thread per engine thread, packed 32 to a warp: engine
+	 * threads of one warp share its issue slots. threads_per_sm 1..1024
+	 * (0 = 32). */
+	MARROW_SNDEV_EXEC_THREAD = 1,
+	/* One warp per engine thread (lane 0 works): threads_per_sm 1..8
+	 * (0 = 8). An engine thread that owns one QP with a doorbell page of
+	 * its own serves it on the lane path (its hot fields in registers; the
+	 * same checks, CQEs and counters). */
+	MARROW_SNDEV_EXEC_LANE = 2,
+};
+
 struct marrow_softnic_device_attr {
 	uint32_t size;              /* sizeof(struct marrow_softnic_device_attr) */
 	uint32_t comp_mask;         /* 0 */
 	uint32_t nic_sms;           /* blocks of the engine kernel = SMs it takes (>= 1) */
-	uint32_t threads_per_sm;    /* engine threads per block, 1..1024 (0 = 32) */
+	uint32_t threads_per_sm;    /* engine threads per block (exec_mode gives range and default) */
 	uint32_t queue_memory;      /* enum marrow_softnic_device_memory */
 	int32_t cuda_device;        /* CUDA ordinal */
 	uint32_t max_qps;           /* QP capacity, 1..4096 (0 = 64) */
 	uint32_t max_mrs;           /* MR capacity, 1..65535 (0 = 64) */
 	uint64_t max_run_ns;        /* the kernel ends itself after this long (0 = 600 s) */
 	uint32_t quiet;             /* 1 = no emulator banner on stderr */
-	uint32_t reserved;          /* 0 */
+	uint32_t exec_mode;         /* enum marrow_softnic_device_exec */
 };
 
 /* What the started engine reports about itself. */
@@ -67,7 +83,7 @@ struct marrow_softnic_device_info {
 	uint32_t running;           /* 1 between start and stop */
 	uint64_t passes;            /* engine passes of block 0 so far (heartbeat) */
 	int32_t exit_reason;        /* 0 running/never ran, 1 stop request, 2 max_run_ns reached */
-	uint32_t reserved;
+	uint32_t exec_mode;         /* enum marrow_softnic_device_exec, resolved (THREAD or LANE) */
 };
 
 MARROW_API int marrow_softnic_device_open(const struct marrow_softnic_device_attr *attr,
@@ -128,12 +144,14 @@ struct marrow_softnic_device_rate_config {
 	uint32_t comp_mask;         /* 0 */
 	int32_t cuda_device;
 	uint32_t nic_sms;
-	uint32_t threads_per_sm;    /* 0 = 32 */
+	uint32_t threads_per_sm;    /* 0 = exec_mode's default */
 	uint32_t nqps;              /* 1..1024 */
 	uint32_t log_sq;            /* 1..15 */
 	uint32_t batch;             /* WQEs per doorbell, 1..2^log_sq */
 	uint64_t msgs_per_qp;
 	uint64_t timeout_ns;        /* bound of every feeder wait */
+	uint32_t exec_mode;         /* enum marrow_softnic_device_exec */
+	uint32_t reserved;          /* 0 */
 };
 
 struct marrow_softnic_device_rate_result {
@@ -150,6 +168,8 @@ struct marrow_softnic_device_rate_result {
 	uint32_t max_blocks_per_sm;
 	uint32_t device_sms;
 	int32_t status;
+	uint32_t exec_mode;         /* as run (THREAD or LANE) */
+	uint32_t threads_per_sm;    /* as run */
 	uint32_t reserved;
 };
 
@@ -185,7 +205,7 @@ struct marrow_softnic_device_stages_config {
 	uint32_t pointer;           /* 0: inline payload, 1: one data segment */
 	uint32_t iters;             /* measured WQEs, 1..60000 (and iters + warmup <= 65536) */
 	uint32_t warmup;            /* WQEs before them */
-	uint32_t reserved;          /* 0 */
+	uint32_t exec_mode;         /* enum marrow_softnic_device_exec */
 	uint64_t timeout_ns;        /* bound of each completion wait */
 };
 

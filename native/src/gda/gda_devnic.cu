@@ -83,7 +83,7 @@ extern "C" MARROW_API int marrow_gda_devnic_open(int32_t cuda_device, uint32_t n
 	memset(&attr, 0, sizeof(attr));
 	attr.size = sizeof(attr);
 	attr.nic_sms = nic_sms;
-	attr.threads_per_sm = 32;
+	attr.threads_per_sm = 0;   /* the engine layout's default */
 	attr.queue_memory = MARROW_SNDEV_QUEUES_GPU;
 	attr.cuda_device = cuda_device;
 	attr.max_qps = 2;

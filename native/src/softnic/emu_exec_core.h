@@ -530,6 +530,46 @@ EMU_CORE_INLINE uint64_t fr_be64(const uint8_t *p)
 #endif
 }
 
+/* The shape of a fast WQE (fast_span and the device engine's lane path,
+ * emu_exec_lane.h): control bytes 0..7 as stored (ctrl_lo, one
+ * little-endian load) against the ds-3 pattern for index ci (ctrl_ds3:
+ * opmod ignored, WQE index, RDMA WRITE, QPN, ds 3; a ds-4 WQE differs by
+ * exactly 1 << 56), and the inline segment's byte_count word as stored
+ * (inl_raw): one inline segment of 1..28 bytes whose padded size is exactly
+ * the rest of the WQE (1..12 bytes with ds 3, 13..28 with ds 4). Returns
+ * the payload length, or 0 for any other WQE. */
+EMU_CORE_INLINE uint32_t fast_shape(uint64_t ctrl_lo, uint32_t inl_raw, uint64_t ctrl_ds3, uint16_t ci)
+{
+	uint64_t d = (ctrl_lo & ~(uint64_t)0xff) - (ctrl_ds3 | ((uint64_t)mx_htobe16(ci) << 8));
+	uint32_t ds4 = (uint32_t)(d >> 56);
+	uint32_t n = mx_be32toh(inl_raw) - MX_INLINE_SEG_FLAG;   /* flag clear: wraps to >= 2^31 */
+
+	if (EMU_UNLIKELY((d & ~((uint64_t)1 << 56)) != 0 || n - 1u - 12u * ds4 > 11u + 4u * ds4))
+		return 0;
+	return n;
+}
+
+/* The remote checks of a fast WQE, as exec_write makes them: the rkey
+ * names a live MR of the peer's PD with REMOTE_WRITE, and [raddr, raddr +
+ * n) lies inside it. *key_be_ok, *base and *len cache the last MR that
+ * passed (key as stored; no live MR has key 0, and len 0 fails every range
+ * check): a WQE to the same rkey makes no table lookup. */
+EMU_CORE_INLINE int fast_remote_ok(const struct marrow_emu_device *dev, const struct marrow_emu_pd *pd,
+				   uint32_t rkey_be, uint64_t raddr, uint32_t n, uint32_t *key_be_ok, uint64_t *base,
+				   uint64_t *len)
+{
+	if (EMU_UNLIKELY(rkey_be != *key_be_ok)) {
+		const struct emu_mr_slot *s = mr_lookup(dev, mx_be32toh(rkey_be), pd);
+
+		if (s == NULL || !(s->access & MARROW_ACCESS_REMOTE_WRITE))
+			return 0;
+		*key_be_ok = rkey_be;
+		*base = s->base;
+		*len = s->len;
+	}
+	return !EMU_UNLIKELY(n > *len || raddr - *base > *len - n);
+}
+
 /* What fast_span needs: what is fixed for a run, and what one span hands
  * to the next (fast_span is inlined: these live in registers). */
 struct fast_ctx {
@@ -587,18 +627,11 @@ EMU_CORE_INLINE uint16_t fast_span(const struct marrow_emu_device *dev, struct f
 		pst0 = UINT32_MAX;
 #endif
 		const uint8_t *w = shadow + (size_t)(ci & sh_mask) * MX_WQEBB_SIZE;
-		uint64_t d = (fr_ld64(w) & ~(uint64_t)0xff) - (ctrl_ds3 | ((uint64_t)mx_htobe16(ci) << 8));
-		uint32_t ds4 = (uint32_t)(d >> 56);
-		uint32_t n = mx_be32toh(emu_ld32(w + MX_CTRL_SEG_SIZE + MX_RADDR_SEG_SIZE)) -
-			     MX_INLINE_SEG_FLAG;   /* flag clear: wraps to >= 2^31 */
+		uint32_t n = fast_shape(fr_ld64(w), emu_ld32(w + MX_CTRL_SEG_SIZE + MX_RADDR_SEG_SIZE), ctrl_ds3, ci);
 		uint32_t rkey_be, pst;
 		uint64_t raddr;
 
-		/* Opcode, WQE index, QPN, ds 3 or 4 (a ds-4 WQE differs from the
-		 * ds-3 pattern by exactly 1 << 56); an inline segment of 1..28
-		 * bytes whose padded size is exactly the rest of the WQE: 1..12
-		 * bytes with ds 3, 13..28 with ds 4. */
-		if (EMU_UNLIKELY((d & ~((uint64_t)1 << 56)) != 0 || n - 1u - 12u * ds4 > 11u + 4u * ds4))
+		if (n == 0)
 			break;
 #if defined(__CUDACC__)
 		pst = pst_early;
@@ -609,16 +642,7 @@ EMU_CORE_INLINE uint16_t fast_span(const struct marrow_emu_device *dev, struct f
 			break;
 		raddr = fr_be64(w + MX_CTRL_SEG_SIZE);
 		rkey_be = emu_ld32(w + MX_CTRL_SEG_SIZE + 8);
-		if (EMU_UNLIKELY(rkey_be != rkey_be_ok)) {
-			const struct emu_mr_slot *s = mr_lookup(dev, mx_be32toh(rkey_be), peer->pd);
-
-			if (s == NULL || !(s->access & MARROW_ACCESS_REMOTE_WRITE))
-				break;
-			rkey_be_ok = rkey_be;
-			mr_base = s->base;
-			mr_len = s->len;
-		}
-		if (EMU_UNLIKELY(n > mr_len || raddr - mr_base > mr_len - n))
+		if (!fast_remote_ok(dev, peer->pd, rkey_be, raddr, n, &rkey_be_ok, &mr_base, &mr_len))
 			break;
 #if !defined(__CUDA_ARCH__)
 		if (EMU_LIKELY(n == 8)) {
@@ -1530,5 +1554,9 @@ EMU_CORE_API void emu_cqe_post(struct emu_thread *t, struct marrow_emu_cq *cq, u
 	cqe_body(tmp, sop, qp, wqe_counter, byte_cnt, imm_be, synd, vsynd);
 	cqe_commit(t, cq, tmp, cqe_opcode, synd);
 }
+
+#if defined(__CUDACC__)
+#include "softnic/emu_exec_lane.h"
+#endif
 
 #endif /* EMU_CORE_BODY */

@@ -96,6 +96,7 @@ struct marrow_softnic_device {
 	struct marrow_emu_pd *dpd;
 	struct emu_thread *dthr;
 	uint32_t nthr;
+	int lane;                    /* the lane layout (MARROW_SNDEV_EXEC_LANE) */
 	unsigned long long *prof;    /* stage profile buffer (sndev_profile.h); nullptr = off */
 	uint32_t prof_cap;
 	struct alloc_rec allocs[SNDEV_MAX_ALLOCS];
@@ -155,6 +156,13 @@ int dev_alloc(struct marrow_softnic_device *d, const char *fn, size_t bytes, voi
 		return fail_cuda(e, fn, "cudaMemset");
 	d->allocs[d->nallocs++] = {*out, 0};
 	return MARROW_OK;
+}
+
+/* Threads per engine block: one per engine thread, or one warp each in the
+ * lane layout. */
+static uint32_t sndev_block_threads(const struct marrow_softnic_device *d)
+{
+	return d->lane ? d->attr.threads_per_sm * 32u : d->attr.threads_per_sm;
 }
 
 int check_dev(const struct marrow_softnic_device *d, const char *fn, int stopped)
@@ -279,9 +287,16 @@ extern "C" MARROW_API int marrow_softnic_device_open(const struct marrow_softnic
 	if (attr == nullptr || out == nullptr)
 		return marrow_fail(MARROW_EINVAL, "%s: attr and out must not be NULL", fn);
 	*out = nullptr;
-	if (attr->size != sizeof(*attr) || attr->comp_mask != 0 || attr->reserved != 0)
-		return marrow_fail(MARROW_EINVAL, "%s: attr size %u != %zu, or comp_mask/reserved not 0", fn,
-				   attr->size, sizeof(*attr));
+	if (attr->size != sizeof(*attr) || attr->comp_mask != 0)
+		return marrow_fail(MARROW_EINVAL, "%s: attr size %u != %zu, or comp_mask not 0", fn, attr->size,
+				   sizeof(*attr));
+	if (attr->exec_mode > MARROW_SNDEV_EXEC_LANE)
+		return marrow_fail(MARROW_EINVAL, "%s: exec_mode %u is none of AUTO (0), THREAD (1), LANE (2)", fn,
+				   attr->exec_mode);
+	if (attr->exec_mode != MARROW_SNDEV_EXEC_THREAD && attr->threads_per_sm > SNDEV_LANE_MAX_PER_SM)
+		return marrow_fail(MARROW_EINVAL, "%s: threads_per_sm %u: the lane layout runs at most %d engine "
+				   "threads per SM (one warp each); use exec_mode THREAD for more", fn,
+				   attr->threads_per_sm, (int)SNDEV_LANE_MAX_PER_SM);
 	if (attr->queue_memory != MARROW_SNDEV_QUEUES_GPU && attr->queue_memory != MARROW_SNDEV_QUEUES_HOST)
 		return marrow_fail(MARROW_EINVAL, "%s: queue_memory %u is neither GPU (0) nor HOST (1)", fn,
 				   attr->queue_memory);
@@ -309,8 +324,11 @@ extern "C" MARROW_API int marrow_softnic_device_open(const struct marrow_softnic
 	if (d == nullptr)
 		return marrow_fail(MARROW_ENOMEM, "%s: out of memory", fn);
 	d->attr = *attr;
+	if (d->attr.exec_mode == MARROW_SNDEV_EXEC_AUTO)
+		d->attr.exec_mode = MARROW_SNDEV_EXEC_LANE;
+	d->lane = d->attr.exec_mode == MARROW_SNDEV_EXEC_LANE;
 	if (d->attr.threads_per_sm == 0)
-		d->attr.threads_per_sm = 32;
+		d->attr.threads_per_sm = d->lane ? SNDEV_LANE_MAX_PER_SM : 32;
 	if (d->attr.max_qps == 0)
 		d->attr.max_qps = 64;
 	if (d->attr.max_mrs == 0)
@@ -361,10 +379,13 @@ extern "C" MARROW_API int marrow_softnic_device_open(const struct marrow_softnic
 		return rc;
 	}
 	int occ = 0;
-	e = d->sys ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, sndev_engine_kernel<1, 0>,
-								  (int)d->attr.threads_per_sm, 0)
-		   : cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, sndev_engine_kernel<0, 0>,
-								  (int)d->attr.threads_per_sm, 0);
+	const int bs = (int)sndev_block_threads(d);
+	if (d->lane)
+		e = d->sys ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, sndev_engine_kernel<1, 0, 1>, bs, 0)
+			   : cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, sndev_engine_kernel<0, 0, 1>, bs, 0);
+	else
+		e = d->sys ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, sndev_engine_kernel<1, 0, 0>, bs, 0)
+			   : cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, sndev_engine_kernel<0, 0, 0>, bs, 0);
 	if (e != cudaSuccess) {
 		rc = fail_cuda(e, fn, "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
 		free_all(d);
@@ -634,12 +655,20 @@ extern "C" MARROW_API int marrow_softnic_device_start(struct marrow_softnic_devi
 	a.nqps = d->nqp;
 	a.check_every = 256;   /* a stop request is seen within 256 passes */
 	a.max_run_ns = d->attr.max_run_ns;
-	if (d->sys)
-		sndev_engine_kernel<1, 0><<<d->attr.nic_sms, d->attr.threads_per_sm, 0, d->stream>>>(a);
+	const dim3 grid(d->attr.nic_sms), block(sndev_block_threads(d));
+	if (d->lane) {
+		if (d->sys)
+			sndev_engine_kernel<1, 0, 1><<<grid, block, 0, d->stream>>>(a);
+		else if (d->prof != nullptr)
+			sndev_engine_kernel<0, 1, 1><<<grid, block, 0, d->stream>>>(a);
+		else
+			sndev_engine_kernel<0, 0, 1><<<grid, block, 0, d->stream>>>(a);
+	} else if (d->sys)
+		sndev_engine_kernel<1, 0, 0><<<grid, block, 0, d->stream>>>(a);
 	else if (d->prof != nullptr)
-		sndev_engine_kernel<0, 1><<<d->attr.nic_sms, d->attr.threads_per_sm, 0, d->stream>>>(a);
+		sndev_engine_kernel<0, 1, 0><<<grid, block, 0, d->stream>>>(a);
 	else
-		sndev_engine_kernel<0, 0><<<d->attr.nic_sms, d->attr.threads_per_sm, 0, d->stream>>>(a);
+		sndev_engine_kernel<0, 0, 0><<<grid, block, 0, d->stream>>>(a);
 	if ((e = cudaGetLastError()) != cudaSuccess || (e = cudaEventRecord(d->done, d->stream)) != cudaSuccess)
 		return fail_cuda(e, fn, "launching the device engine kernel");
 	d->running = 1;
@@ -712,6 +741,7 @@ extern "C" MARROW_API int marrow_softnic_device_info(struct marrow_softnic_devic
 	info->size = sizeof(*info);
 	info->nic_sms = d->attr.nic_sms;
 	info->threads_per_sm = d->attr.threads_per_sm;
+	info->exec_mode = d->attr.exec_mode;
 	info->max_blocks_per_sm = d->max_blocks_per_sm;
 	info->device_sms = d->device_sms;
 	info->running = (uint32_t)d->running;

@@ -137,6 +137,7 @@ extern "C" MARROW_API int marrow_softnic_device_bench_rate(const struct marrow_s
 	attr.size = sizeof(attr);
 	attr.nic_sms = cfg->nic_sms;
 	attr.threads_per_sm = cfg->threads_per_sm;
+	attr.exec_mode = cfg->exec_mode;   /* checked by open */
 	attr.queue_memory = MARROW_SNDEV_QUEUES_GPU;
 	attr.cuda_device = cfg->cuda_device;
 	attr.max_qps = cfg->nqps;
@@ -248,6 +249,8 @@ extern "C" MARROW_API int marrow_softnic_device_bench_rate(const struct marrow_s
 	}
 	res->nic_sms = cfg->nic_sms;
 	res->distinct_sms = info.distinct_sms;
+	res->exec_mode = info.exec_mode;
+	res->threads_per_sm = info.threads_per_sm;
 	res->max_blocks_per_sm = info.max_blocks_per_sm;
 	res->device_sms = info.device_sms;
 done:

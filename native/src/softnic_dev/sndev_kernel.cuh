@@ -238,19 +238,64 @@ __device__ __forceinline__ void sndev_slot_release(const uint64_t *slot, uint64_
 	}
 }
 
-/* PROF 1 (with SYS 0 only): the stage profile of §2.1, into a.prof. */
-template <int SYS, int PROF>
-__global__ void __launch_bounds__(1024) sndev_engine_kernel(sndev_kargs a)
+/* The lane path of each compiled copy of the core (emu_exec_lane.h): its
+ * struct emu_lane and functions live in that copy's namespace. */
+template <int SYS, int PROF> struct sndev_lane_ops;
+#define SNDEV_LANE_OPS(S, P, NS)                                                                           \
+	template <> struct sndev_lane_ops<S, P> {                                                          \
+		typedef NS::emu_lane lane;                                                                 \
+		static __device__ __forceinline__ void setup(lane *L, struct marrow_emu_qp *qp)            \
+		{                                                                                          \
+			NS::emu_lane_setup(L, qp);                                                         \
+		}                                                                                          \
+		static __device__ __forceinline__ bool quiet(const lane *L) { return NS::emu_lane_quiet(L); } \
+		static __device__ __forceinline__ int poll(struct emu_thread *t, lane *L, uint64_t v0, uint64_t v1, \
+							   uint32_t fresh)                                 \
+		{                                                                                          \
+			return NS::emu_dev_lane_poll(t, L, v0, v1, fresh);                                 \
+		}                                                                                          \
+		static __device__ __forceinline__ int core_own(struct emu_thread *t, struct marrow_emu_qp *qp, \
+							       uint64_t v0, uint64_t v1, uint32_t fresh)   \
+		{                                                                                          \
+			return NS::emu_lane_poll_own_call(t, qp, v0, v1, fresh);                           \
+		}                                                                                          \
+		static __device__ __forceinline__ int core(struct emu_thread *t, struct marrow_emu_qp *qp)  \
+		{                                                                                          \
+			return NS::emu_lane_poll_call(t, qp);                                              \
+		}                                                                                          \
+	}
+SNDEV_LANE_OPS(0, 0, sndev_gpu);
+SNDEV_LANE_OPS(1, 0, sndev_sys);
+SNDEV_LANE_OPS(0, 1, sndev_gpu_prof);
+#undef SNDEV_LANE_OPS
+
+/* Engine threads per SM in lane layout: one warp each, lane 0 working. */
+enum { SNDEV_LANE_MAX_PER_SM = 8 };
+
+/* PROF 1 (with SYS 0 only): the stage profile of §2.1, into a.prof.
+ * LANE 0, the thread layout: one GPU thread per engine index, packed into
+ * warps. LANE 1, the lane layout (docs/design/device-engine.md §2.4): one
+ * warp per engine index, whose lane 0 is the engine thread (the other
+ * lanes leave at once), so engine threads never share a warp's issue slots
+ * and each may keep up to 255 registers; an engine thread that owns one QP
+ * with a doorbell page of its own serves it on the lane path. */
+template <int SYS, int PROF, int LANE>
+__global__ void __launch_bounds__(LANE ? 32 * SNDEV_LANE_MAX_PER_SM : 1024) sndev_engine_kernel(sndev_kargs a)
 {
-	const uint32_t g = threadIdx.x * gridDim.x + blockIdx.x;   /* engine index */
-	const uint32_t nthr = gridDim.x * blockDim.x;
+	if (LANE && (threadIdx.x & 31u) != 0)
+		return;
+	const uint32_t tib = LANE ? threadIdx.x / 32u : threadIdx.x;   /* engine thread in the block */
+	const uint32_t g = tib * gridDim.x + blockIdx.x;               /* engine index */
+	const uint32_t nthr = gridDim.x * (LANE ? blockDim.x / 32u : blockDim.x);
 	struct emu_thread *t = &a.threads[g];
 	const unsigned long long t0 = gpu_globaltimer_ns();
 	uint32_t reason = SNDEV_EXIT_NONE;
 
-	if (threadIdx.x == 0)
+	if (tib == 0)
 		gpu_st_relaxed_sys_u32(&a.ctl->smid[blockIdx.x], sndev_smid() + 1u);
 	if (g < a.nqps) {
+		typedef sndev_lane_ops<SYS, PROF> lops;
+		typename lops::lane L;
 		/* The engine thread's state in private memory: the counters the
 		 * core bumps on every WQE (CTR) and its scratch (gather pieces,
 		 * wrap buffer). A counter bump is then an L1 access, not a global
@@ -309,6 +354,10 @@ __global__ void __launch_bounds__(1024) sndev_engine_kernel(sndev_kargs a)
 					own_page |= 1u << k;
 			}
 		}
+		/* The lane path: this engine thread's only QP, on a page of its own. */
+		L.on = 0;
+		if (LANE && g + nthr >= a.nqps && (own_page & 1u))
+			lops::setup(&L, &a.qps[g]);
 		for (unsigned long long pass = 0;; pass++) {
 			uint64_t db[SNDEV_FAST_QPS][2];
 			uint32_t skip = 0;   /* bit k: fast QP k has nothing to do this pass */
@@ -362,9 +411,15 @@ __global__ void __launch_bounds__(1024) sndev_engine_kernel(sndev_kargs a)
 							taken[j][0] = v0;
 							taken[j][1] = v1;
 						}
-					work |= sndev_poll_own<SYS, PROF>(&lt.e, qp, v0, v1, f);
+					if (LANE && k == 0 && L.on) {
+						work |= lops::poll(&lt.e, &L, v0, v1, f);
+						quiet = (quiet & ~1u) | (uint32_t)lops::quiet(&L);
+						continue;
+					}
+					work |= LANE ? lops::core_own(&lt.e, qp, v0, v1, f)
+						     : sndev_poll_own<SYS, PROF>(&lt.e, qp, v0, v1, f);
 				} else
-					work |= sndev_poll<SYS, PROF>(&lt.e, qp);
+					work |= LANE ? lops::core(&lt.e, qp) : sndev_poll<SYS, PROF>(&lt.e, qp);
 				if (k < SNDEV_FAST_QPS)
 					quiet = (quiet & ~(1u << k)) | (((uint32_t)sndev_qp_quiet(qp) << k) & own_page);
 			}

@@ -150,6 +150,7 @@ extern "C" MARROW_API int marrow_softnic_device_bench_stages(const struct marrow
 	memset(&attr, 0, sizeof(attr));
 	attr.size = sizeof(attr);
 	attr.nic_sms = cfg->nic_sms;
+	attr.exec_mode = cfg->exec_mode;   /* checked by open */
 	attr.queue_memory = MARROW_SNDEV_QUEUES_GPU;
 	attr.cuda_device = cfg->cuda_device;
 	attr.max_qps = 1;

@@ -45,7 +45,7 @@ final class DeviceEngineRate {
             StructLayout dl = RateLayouts.DEVNIC;
             MemorySegment dn = CStruct.allocate(a, dl);
             setInt(dn, dl, "nic_sms", spec.nicSms());
-            setInt(dn, dl, "threads_per_sm", 32);
+            setInt(dn, dl, "threads_per_sm", 0); // the engine layout's default
             setInt(dn, dl, "log_sq", spec.logSq());
             setInt(dn, dl, "max_inline_data", spec.payload() == Payload.INLINE ? 220 : 0);
             setLong(dn, dl, "stop_timeout_ns", STOP_TIMEOUT_NS);

@@ -1,0 +1,382 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright (c) 2026 The Marrow authors
+ *
+ * The device engine's lane path (docs/design/device-engine.md §2.4): how an
+ * engine thread that owns exactly one QP with a doorbell page of its own
+ * serves it, with the QP's, its send CQ's and its peer's hot fields held in
+ * registers (struct emu_lane) instead of re-read from global memory for
+ * every doorbell. It handles what fast_run handles, the common case: a
+ * doorbell naming the QP, in RTS, no retry pending, runs of one-WQEBB
+ * inline RDMA WRITEs (fast_shape, fast_remote_ok: the checks fast_span
+ * makes, shared with it) and their CQEs to a single-writer CQ. Anything
+ * else it hands, untouched, to emu_dev_qp_poll_own (the core's rules,
+ * counters and CQEs), then reloads its registers. The counters, CQE bytes
+ * and the QP fields it writes are those the core writes for the same WQEs.
+ *
+ * What it saves against the core's path, per doorbell: the QP, CQ and peer
+ * fields are not reloaded after the doorbell's acquire (which empties L1);
+ * the first WQEs' loads are issued together with the two state reads (one
+ * round trip), up to EMU_LANE_GROUP WQEs at a time; the CQE is built from
+ * a per-QP template in registers; one release per CQE orders the payloads,
+ * exec_ci and the CQE body before the CQE's last word.
+ *
+ * Included by emu_exec_core.h, device builds only, once per scope (the
+ * includer's namespace); uses the core's helpers and EMU_DEV_SYS.
+ */
+
+#if defined(__CUDACC__)
+
+/* WQEs whose loads are in flight together. */
+enum { EMU_LANE_GROUP = 4 };
+
+struct emu_lane {
+	struct marrow_emu_qp *qp;
+	const uint8_t *sq;
+	struct marrow_emu_cq *cq;
+	uint8_t *cqbuf;
+	const struct marrow_emu_qp *peer;
+	const struct marrow_emu_pd *peer_pd;
+	uint64_t ctrl_ds3;          /* fast_shape's pattern for this QP */
+	uint64_t mr_base, mr_len;   /* fast_remote_ok's cache */
+	uint4 cqe[3];               /* CQE bytes 0..47 as cqe_body encodes them for this QP */
+	uint32_t cqe_sop_qpn;       /* CQE bytes 56..59 */
+	uint32_t key_be;
+	uint32_t qpn, sq_mask, sq_cnt, sh_cnt;
+	uint32_t cq_mask, cq_log_n, cq_check;   /* cq_check: overruns are checked */
+	/* Mirrors of fields only this engine thread writes while it runs. */
+	uint32_t prod, ci_seen, in_error;
+	uint16_t ci, tgt, last, fpi;   /* exec_ci, db_target, last_target, fetch_pi */
+	uint32_t core_only;            /* a retry wait or an RQ: the core polls every pass */
+	int on;                        /* 0: the QP is not the lane path's */
+};
+
+/* The mirrors, from memory (at set-up, and after the core ran). */
+EMU_CORE_INLINE void emu_lane_reload(struct emu_lane *L)
+{
+	const struct marrow_emu_qp *qp = L->qp;
+
+	L->ci = qp->exec_ci;
+	L->tgt = qp->db_target;
+	L->last = qp->last_target;
+	L->fpi = qp->fetch_pi;
+	L->core_only = qp->wait_kind != EMU_WAIT_NONE || qp->rq_cnt != 0;
+	L->prod = EMU_LD_RLX(&L->cq->prod);
+	L->ci_seen = EMU_LD_RLX(&L->cq->ci_seen);
+	L->in_error = EMU_LD_RLX(&L->cq->in_error);
+}
+
+/* Whether qp can be the lane path's: a page of its own, a send CQ this
+ * thread alone writes (not collapsed), a peer that takes WRITEs. Everything
+ * read here is fixed while the engine runs. */
+EMU_CORE_INLINE void emu_lane_setup(struct emu_lane *L, struct marrow_emu_qp *qp)
+{
+	const struct marrow_emu_cq *cq = qp->scq;
+	const struct marrow_emu_qp *peer = qp->peer;
+	uint8_t tmp[MX_CQE_SIZE] __attribute__((aligned(16)));
+
+	L->on = 0;
+	L->qp = qp;
+	if (qp->uar->nqps > 1 || cq == NULL || cq->multi_writer || (cq->flags & MARROW_EMU_CQ_COLLAPSED) ||
+	    peer == NULL || !(peer->access & MARROW_ACCESS_REMOTE_WRITE))
+		return;
+	L->sq = qp->sq;
+	L->cq = qp->scq;
+	L->cqbuf = cq->buf;
+	L->peer = peer;
+	L->peer_pd = peer->pd;
+	L->qpn = qp->qpn;
+	L->ctrl_ds3 = ((uint64_t)mx_htobe32((qp->qpn << 8) | 3u) << 32) | ((uint64_t)MX_OPCODE_RDMA_WRITE << 24);
+	L->key_be = 0;
+	L->mr_base = L->mr_len = 0;
+	L->sq_mask = qp->sq_mask;
+	L->sq_cnt = qp->sq_cnt;
+	L->sh_cnt = qp->sh_cnt;
+	L->cq_mask = cq->mask;
+	L->cq_log_n = cq->log_n;
+	L->cq_check = !(cq->flags & MARROW_EMU_CQ_OVERRUN_IGNORE);
+	/* The body fast_run's CQEs share (wqe_counter, timestamp and op_own
+	 * are set per CQE). */
+	cqe_body(tmp, MX_OPCODE_RDMA_WRITE, qp, 0, 0, 0, 0, 0);
+	L->cqe[0] = *(const uint4 *)(tmp + 0);
+	L->cqe[1] = *(const uint4 *)(tmp + 16);
+	L->cqe[2] = *(const uint4 *)(tmp + 32);
+	L->cqe_sop_qpn = *(const uint32_t *)(tmp + MX_CQE_OFF_SOP_DROP_QPN);
+	L->on = 1;
+	emu_lane_reload(L);
+}
+
+/* Nothing to do unless a doorbell comes: what sndev_qp_quiet says of the
+ * QP in memory, from the mirrors. */
+EMU_CORE_INLINE bool emu_lane_quiet(const struct emu_lane *L)
+{
+	return !L->core_only && L->ci == L->tgt && L->tgt == L->last && L->fpi == L->ci;
+}
+
+/* The core's entry points as the lane path calls them: out of line, so
+ * the kernel holds one copy of the core per call target, not one per call
+ * site (each inlined copy is most of the kernel; compile time and the
+ * instruction cache both pay for copies). The lane kernel's loop calls the
+ * first one for its other QPs too. */
+static __device__ __noinline__ int emu_lane_poll_own_call(struct emu_thread *t, struct marrow_emu_qp *qp, uint64_t v0,
+							 uint64_t v1, uint32_t fresh)
+{
+	return emu_dev_qp_poll_own(t, qp, v0, v1, fresh);
+}
+static __device__ __noinline__ int emu_lane_poll_call(struct emu_thread *t, struct marrow_emu_qp *qp)
+{
+	return emu_qp_poll(t, qp);
+}
+static __device__ __noinline__ int emu_lane_execute_call(struct emu_thread *t, struct marrow_emu_qp *qp)
+{
+	return execute(t, qp, MARROW_QPS_RTS);
+}
+
+/* The core takes over (the same call the engine loop makes for a QP that
+ * is not the lane path's); the registers follow what it did. */
+EMU_CORE_INLINE int emu_lane_core(struct emu_thread *t, struct emu_lane *L, uint64_t v0, uint64_t v1,
+				  uint32_t fresh)
+{
+	int work = emu_lane_poll_own_call(t, L->qp, v0, v1, fresh);
+
+	emu_lane_reload(L);
+	return work;
+}
+
+/* Word k (0..6) of w, without indexing (an indexed array would live in
+ * local memory). */
+EMU_CORE_INLINE uint32_t emu_lane_word(const uint4 &a, const uint4 &b, uint32_t k)
+{
+	return k == 0 ? a.y : k == 1 ? a.z : k == 2 ? a.w : k == 3 ? b.x : k == 4 ? b.y : k == 5 ? b.z : b.w;
+}
+
+/* Stores the n (1..28) payload bytes of an inline segment at raddr: the
+ * segment's data is WQE bytes 36..63, the words a.y..a.w (quarter 2) and
+ * b.x..b.w (quarter 3) as loaded (little-endian). The widest stores
+ * raddr's alignment allows; short loops, not unrolled (code size). */
+EMU_CORE_INLINE void emu_lane_store(uint64_t raddr, const uint4 &a, const uint4 &b, uint32_t n)
+{
+	uint8_t *const d = (uint8_t *)(uintptr_t)raddr;
+
+	if ((raddr & 7) == 0 && n == 8) {
+		*(uint64_t *)d = (uint64_t)a.y | ((uint64_t)a.z << 32);
+		return;
+	}
+	uint32_t i = 0;
+
+	if ((raddr & 3) == 0) {
+#pragma unroll 1
+		for (; i + 4 <= n; i += 4)
+			*(uint32_t *)(d + i) = emu_lane_word(a, b, i / 4);
+	}
+#pragma unroll 1
+	for (; i < n; i++)
+		d[i] = (uint8_t)(emu_lane_word(a, b, i / 4) >> (8 * (i % 4)));
+}
+
+/* The CQE of the signaled fast WQE wc (exec_ci already ci, stored): what
+ * cqe_commit does for a single-writer CQ that is not collapsed. */
+EMU_CORE_INLINE void emu_lane_cqe(struct emu_thread *t, struct emu_lane *L, uint16_t wc)
+{
+	struct marrow_emu_cq *cq = L->cq;
+	const uint32_t p = L->prod;
+
+	if (EMU_UNLIKELY(L->in_error))
+		return;
+	L->prod = p + 1;
+	EMU_ST_RLX(&cq->prod, p + 1);
+	if (L->cq_check) {
+		if (((p - L->ci_seen) & 0xffffff) >= L->cq_mask + 1u) {
+			L->ci_seen = mx_be32toh(EMU_LD_ACQ(&cq->dbrec[0])) & 0xffffff;
+			EMU_ST_RLX(&cq->ci_seen, L->ci_seen);
+		}
+		if (EMU_UNLIKELY(((p - L->ci_seen) & 0xffffff) >= L->cq_mask + 1u)) {
+			L->in_error = 1;
+			if (!EMU_XCHG_REL(&cq->in_error, 1))
+				CTR(t, cq_overruns)++;
+			return;
+		}
+	}
+	uint8_t *cqe = L->cqbuf + (size_t)(p & L->cq_mask) * MX_CQE_SIZE;
+	const uint64_t ts_be = mx_htobe64(emu_cqe_clock());
+
+	*(uint4 *)(cqe + 0) = L->cqe[0];
+	*(uint4 *)(cqe + 16) = L->cqe[1];
+	*(uint4 *)(cqe + 32) = L->cqe[2];
+	*(uint2 *)(cqe + MX_CQE_OFF_TIMESTAMP) = make_uint2((uint32_t)ts_be, (uint32_t)(ts_be >> 32));
+	*(uint32_t *)(cqe + MX_CQE_OFF_SOP_DROP_QPN) = L->cqe_sop_qpn;
+	CTR(t, cqe_req)++;
+	/* wqe_counter, signature 0, op_own: one release store, as cqe_commit
+	 * publishes them (the payloads, exec_ci and bytes 0..59 before it). */
+	EMU_ST_REL((uint32_t *)(cqe + MX_CQE_OFF_WQE_COUNTER),
+		   (uint32_t)mx_htobe16(wc) |
+			   ((uint32_t)mx_cqe_op_own_value(MX_CQE_REQ, (p >> L->cq_log_n) & 1u) << 24));
+}
+
+/* WQEBBs [from, to) of the SQ into the shadow, as fetch() copies them: for
+ * the core, when it takes over WQEs the lane path counted as fetched but
+ * read from the SQ itself (a shadow of its own: host-memory queues). */
+EMU_CORE_INLINE void emu_lane_to_shadow(const struct marrow_emu_qp *qp, uint16_t from, uint16_t to)
+{
+	uint16_t c = from;
+	uint32_t n = (uint16_t)(to - from);
+
+	while (n) {
+		uint32_t sq_slot = c & qp->sq_mask, sh_slot = c & qp->sh_mask, k = n;
+
+		if (k > qp->sq_cnt - sq_slot)
+			k = qp->sq_cnt - sq_slot;
+		if (k > qp->sh_cnt - sh_slot)
+			k = qp->sh_cnt - sh_slot;
+		EMU_MEMCPY(qp->shadow + (size_t)sh_slot * MX_WQEBB_SIZE, qp->sq + (size_t)sq_slot * MX_WQEBB_SIZE,
+			   (size_t)k * MX_WQEBB_SIZE);
+		c = (uint16_t)(c + k);
+		n -= k;
+	}
+}
+
+/* One WQE's four 16-byte quarters. */
+struct emu_lane_wqe {
+	uint4 q[4];
+};
+
+EMU_CORE_INLINE void emu_lane_load(const struct emu_lane *L, uint16_t ci, uint32_t m,
+				   struct emu_lane_wqe g[EMU_LANE_GROUP])
+{
+#pragma unroll
+	for (uint32_t j = 0; j < EMU_LANE_GROUP; j++)
+		if (j < m) {
+			const uint4 *w = (const uint4 *)(L->sq + (size_t)((uint16_t)(ci + j) & L->sq_mask) * MX_WQEBB_SIZE);
+#pragma unroll
+			for (int k = 0; k < 4; k++)
+				g[j].q[k] = w[k];
+		}
+}
+
+/* The engine loop's call for the lane QP, with the slot values it loaded
+ * and which are doorbells not yet taken (as emu_dev_qp_poll_own). Does
+ * what emu_dev_qp_poll_own would: take the doorbell (doorbell_own), then
+ * one sq_progress (one fetch, then execute). */
+EMU_CORE_INLINE int emu_dev_lane_poll(struct emu_thread *t, struct emu_lane *L, uint64_t v0, uint64_t v1,
+				   uint32_t fresh)
+{
+	struct marrow_emu_qp *const qp = L->qp;
+	const struct marrow_emu_device *dev = t->dev;
+	uint16_t ci = L->ci, tgt = L->tgt;
+
+	if (fresh == 3u || L->core_only || L->in_error)
+		return emu_lane_core(t, L, v0, v1, fresh);
+	if (fresh == 0 && emu_lane_quiet(L))
+		return 0;   /* the core would not call sq_progress either */
+	if (fresh != 0) {
+		const uint64_t db = fresh == 1u ? v0 : v1;
+		const uint32_t ahead = (uint16_t)(mx_doorbell_end(db) - ci);
+
+		/* The acquire half of taking the doorbell (emu_dev_qp_poll_own). */
+		emu_d_fence_acq();
+		EMU_STAGE(t, qp, EMU_STAGE_TAKEN);
+		/* Another QPN, nothing new, stale or beyond the SQ: the core's
+		 * counters and reports. */
+		if (mx_doorbell_qpn(db) != L->qpn || ahead <= (uint16_t)(tgt - ci) || ahead > L->sq_cnt)
+			return emu_lane_core(t, L, v0, v1, fresh);
+		tgt = mx_doorbell_end(db);
+	}
+	/* fetch(): up to the shadow window past exec_ci, once per call. */
+	uint32_t want = (uint16_t)(tgt - ci);
+	const uint32_t have = (uint16_t)(L->fpi - ci);
+
+	if (want > L->sh_cnt)
+		want = L->sh_cnt;
+	const uint16_t fpi = have < want ? (uint16_t)(ci + want) : L->fpi;
+	uint32_t m = (uint16_t)(fpi - ci);
+	struct emu_lane_wqe g[EMU_LANE_GROUP];
+
+	if (m > EMU_LANE_GROUP)
+		m = EMU_LANE_GROUP;
+	/* The first WQEs and both states in one round trip; relaxed state
+	 * reads, as emu_dev_qp_poll_own and fast_span make them. */
+	emu_lane_load(L, ci, m, g);
+	const uint32_t st = EMU_LD_RLX(&qp->state);
+	uint32_t pst = EMU_LD_RLX(&L->peer->state);
+
+	if (EMU_UNLIKELY(st != MARROW_QPS_RTS))
+		return emu_lane_core(t, L, v0, v1, fresh);
+	/* Committed: from here on this is the core's RTS path. */
+	if (fresh != 0)
+		CTR(t, doorbells_observed)++;
+	if (tgt != L->last) {
+		CTR(t, dbrec_advances)++;
+		L->last = tgt;
+	}
+	if (have < want) {
+		const uint32_t n = want - have;
+
+		CTR(t, wqebb_fetched) += n;
+		CTR(t, fetch_runs) += ((L->fpi & L->sq_mask) + n > L->sq_cnt) ? 2 : 1;
+	}
+	EMU_STAGE(t, qp, EMU_STAGE_FETCHED);
+	L->tgt = tgt;
+	L->fpi = fpi;
+	qp->db_target = tgt;
+	qp->last_target = tgt;
+	qp->fetch_pi = fpi;
+
+	uint64_t bytes = 0;
+	uint32_t writes = 0;
+	bool stop = false;
+
+	while (ci != fpi) {
+		/* One WQE at a time from g[0]; the group moves down a slot after
+		 * each (register moves: a loop indexing g would put it in local
+		 * memory, and an unrolled one makes the kernel too large). */
+#pragma unroll 1
+		for (uint32_t j = 0; j < m; j++) {
+			const uint4 *q = g[0].q;
+			const uint32_t n = fast_shape((uint64_t)q[0].x | ((uint64_t)q[0].y << 32), q[2].x, L->ctrl_ds3, ci);
+			const uint64_t raddr = ((uint64_t)mx_be32toh(q[1].x) << 32) | mx_be32toh(q[1].y);
+
+			if (n == 0 || (pst != MARROW_QPS_RTS && pst != MARROW_QPS_RTR) ||
+			    !fast_remote_ok(dev, L->peer_pd, q[1].z, raddr, n, &L->key_be, &L->mr_base, &L->mr_len)) {
+				stop = true;
+				break;
+			}
+			emu_lane_store(raddr, q[2], q[3], n);
+			bytes += n;
+			writes++;
+			ci++;
+			/* fm_ce_se is control byte 11. */
+			if ((q[0].z >> 24) & MX_CTRL_CQ_UPDATE) {
+				emu_d_st_rel(&qp->exec_ci, ci);
+				EMU_STAGE(t, qp, EMU_STAGE_EXECUTED);
+				emu_lane_cqe(t, L, (uint16_t)(ci - 1));
+				EMU_STAGE(t, qp, EMU_STAGE_CQE);
+			}
+#pragma unroll
+			for (uint32_t k = 0; k + 1 < EMU_LANE_GROUP; k++)
+				g[k] = g[k + 1];
+		}
+		if (stop || ci == fpi)
+			break;
+		m = (uint16_t)(fpi - ci);
+		if (m > EMU_LANE_GROUP)
+			m = EMU_LANE_GROUP;
+		emu_lane_load(L, ci, m, g);
+		pst = EMU_LD_RLX(&L->peer->state);
+	}
+	emu_d_st_rel(&qp->exec_ci, ci);
+	L->ci = ci;
+	CTR(t, wqe_rdma_write) += writes;
+	CTR(t, inline_bytes) += bytes;
+	CTR(t, payload_bytes_tx) += bytes;
+	CTR(t, payload_bytes_rx) += bytes;
+	if (stop) {
+		/* A WQE fast_span would stop at: the rest of sq_progress is
+		 * execute()'s, as in the core (which reads the shadow). */
+		if (qp->shadow != qp->sq)
+			emu_lane_to_shadow(qp, ci, fpi);
+		(void)emu_lane_execute_call(t, qp);
+		emu_lane_reload(L);
+	}
+	return 1;
+}
+
+#endif /* __CUDACC__ */
