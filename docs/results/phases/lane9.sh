@@ -32,3 +32,20 @@ phase_lane9() {
   step lane9-gda-rate 45 $M gda rate --target cuda --nic softnic-device --nic-sms 8 --blocks 64 --threads 1 \
     --qps 64 --qp-map block --batch 16 --messages 50000 --warmup 4800 --format json -o "$D/rate-devnic.jsonl"
 }
+
+# Phase "lane9b": the floor under put+completion (native/bench/sm_handoff.cu: two SMs hand a message
+# back and forth through GPU memory, bare and with the engine's memory-model obligations), and the
+# device engine fed by the throughput kernel with warp-cooperative posters (gda rate --publication
+# warp), 64 and 16 QPs, 8 engine SMs. JSON lines in $OUT/lane9b/; step bounds sum to 150 s.
+phase_lane9b() {
+  local D="$OUT/lane9b" v q
+  mkdir -p "$D"
+  for v in relaxed engine engine-ldacq; do
+    step "lane9b-handoff-$v" 15 sh -c ".jrt/bin/sm_handoff $v 20000 >>\"$D/handoff.jsonl\""
+  done
+  for q in 64 16; do
+    step "lane9b-gda-rate-warp-$q" 50 $M gda rate --target cuda --nic softnic-device --nic-sms 8 --blocks $q \
+      --threads 32 --qps $q --qp-map block --publication warp --batch 32 --signal-period 32 --ordering gpu-fence \
+      --messages 20000 --warmup 2000 --repeats 3 --format json -o "$D/rate-devnic-warp-$q.jsonl"
+  done
+}
