@@ -16,7 +16,7 @@
  * What it saves against the core's path, per doorbell: the QP, CQ and peer
  * fields are not reloaded after the doorbell's acquire (which empties L1);
  * the first WQEs' loads are issued together with the two state reads (one
- * round trip), up to EMU_LANE_GROUP WQEs at a time; the CQE is built from
+ * round trip), up to EMU_LANE_DEPTH WQEs ahead; the CQE is built from
  * a per-QP template in registers; one release per CQE orders the payloads,
  * exec_ci and the CQE body before the CQE's last word.
  *
@@ -26,8 +26,8 @@
 
 #if defined(__CUDACC__)
 
-/* WQEs whose loads are in flight together. */
-enum { EMU_LANE_GROUP = 4 };
+/* WQEs whose loads are in flight at once (the lane path's pipeline). */
+enum { EMU_LANE_DEPTH = 6 };
 
 struct emu_lane {
 	struct marrow_emu_qp *qp;
@@ -48,7 +48,29 @@ struct emu_lane {
 	uint16_t ci, tgt, last, fpi;   /* exec_ci, db_target, last_target, fetch_pi */
 	uint32_t core_only;            /* a retry wait or an RQ: the core polls every pass */
 	int on;                        /* 0: the QP is not the lane path's */
+	/* Counters not yet added to the engine thread's (emu_lane_flush): in
+	 * registers, because a bump of the thread's counters is a load and a
+	 * store of its private memory on every doorbell. */
+	uint32_t n_observed, n_dbrec, n_fetched, n_runs, n_writes, n_cqes;
+	uint64_t n_bytes;
 };
+
+/* The lane path's counters into the engine thread's (which the engine loop
+ * publishes): before each publication and at exit. */
+EMU_CORE_INLINE void emu_lane_flush(struct emu_thread *t, struct emu_lane *L)
+{
+	CTR(t, doorbells_observed) += L->n_observed;
+	CTR(t, dbrec_advances) += L->n_dbrec;
+	CTR(t, wqebb_fetched) += L->n_fetched;
+	CTR(t, fetch_runs) += L->n_runs;
+	CTR(t, wqe_rdma_write) += L->n_writes;
+	CTR(t, inline_bytes) += L->n_bytes;
+	CTR(t, payload_bytes_tx) += L->n_bytes;
+	CTR(t, payload_bytes_rx) += L->n_bytes;
+	CTR(t, cqe_req) += L->n_cqes;
+	L->n_observed = L->n_dbrec = L->n_fetched = L->n_runs = L->n_writes = L->n_cqes = 0;
+	L->n_bytes = 0;
+}
 
 /* The mirrors, from memory (at set-up, and after the core ran). */
 EMU_CORE_INLINE void emu_lane_reload(struct emu_lane *L)
@@ -102,6 +124,8 @@ EMU_CORE_INLINE void emu_lane_setup(struct emu_lane *L, struct marrow_emu_qp *qp
 	L->cqe[2] = *(const uint4 *)(tmp + 32);
 	L->cqe_sop_qpn = *(const uint32_t *)(tmp + MX_CQE_OFF_SOP_DROP_QPN);
 	L->on = 1;
+	L->n_observed = L->n_dbrec = L->n_fetched = L->n_runs = L->n_writes = L->n_cqes = 0;
+	L->n_bytes = 0;
 	emu_lane_reload(L);
 }
 
@@ -204,7 +228,7 @@ EMU_CORE_INLINE void emu_lane_cqe(struct emu_thread *t, struct emu_lane *L, uint
 	*(uint4 *)(cqe + 32) = L->cqe[2];
 	*(uint2 *)(cqe + MX_CQE_OFF_TIMESTAMP) = make_uint2((uint32_t)ts_be, (uint32_t)(ts_be >> 32));
 	*(uint32_t *)(cqe + MX_CQE_OFF_SOP_DROP_QPN) = L->cqe_sop_qpn;
-	CTR(t, cqe_req)++;
+	L->n_cqes++;
 	/* wqe_counter, signature 0, op_own: one release store, as cqe_commit
 	 * publishes them (the payloads, exec_ci and bytes 0..59 before it). */
 	EMU_ST_REL((uint32_t *)(cqe + MX_CQE_OFF_WQE_COUNTER),
@@ -234,22 +258,20 @@ EMU_CORE_INLINE void emu_lane_to_shadow(const struct marrow_emu_qp *qp, uint16_t
 	}
 }
 
-/* One WQE's four 16-byte quarters. */
+/* One WQE's four 16-byte quarters, and the peer's state read with them. */
 struct emu_lane_wqe {
 	uint4 q[4];
+	uint32_t pst;
 };
 
-EMU_CORE_INLINE void emu_lane_load(const struct emu_lane *L, uint16_t ci, uint32_t m,
-				   struct emu_lane_wqe g[EMU_LANE_GROUP])
+EMU_CORE_INLINE void emu_lane_load(const struct emu_lane *L, uint16_t ci, struct emu_lane_wqe *w)
 {
+	const uint4 *p = (const uint4 *)(L->sq + (size_t)(ci & L->sq_mask) * MX_WQEBB_SIZE);
+
 #pragma unroll
-	for (uint32_t j = 0; j < EMU_LANE_GROUP; j++)
-		if (j < m) {
-			const uint4 *w = (const uint4 *)(L->sq + (size_t)((uint16_t)(ci + j) & L->sq_mask) * MX_WQEBB_SIZE);
-#pragma unroll
-			for (int k = 0; k < 4; k++)
-				g[j].q[k] = w[k];
-		}
+	for (int k = 0; k < 4; k++)
+		w->q[k] = p[k];
+	w->pst = EMU_LD_RLX(&L->peer->state);
 }
 
 /* The engine loop's call for the lane QP, with the slot values it loaded
@@ -287,31 +309,31 @@ EMU_CORE_INLINE int emu_dev_lane_poll(struct emu_thread *t, struct emu_lane *L, 
 	if (want > L->sh_cnt)
 		want = L->sh_cnt;
 	const uint16_t fpi = have < want ? (uint16_t)(ci + want) : L->fpi;
-	uint32_t m = (uint16_t)(fpi - ci);
-	struct emu_lane_wqe g[EMU_LANE_GROUP];
+	/* A pipeline EMU_LANE_DEPTH WQEs deep: g[k] holds WQE ci + k. The first
+	 * WQEs, the QP's state and the peers' states in one round trip (relaxed
+	 * state reads, as emu_dev_qp_poll_own and fast_span make them). */
+	struct emu_lane_wqe g[EMU_LANE_DEPTH];
 
-	if (m > EMU_LANE_GROUP)
-		m = EMU_LANE_GROUP;
-	/* The first WQEs and both states in one round trip; relaxed state
-	 * reads, as emu_dev_qp_poll_own and fast_span make them. */
-	emu_lane_load(L, ci, m, g);
+#pragma unroll
+	for (uint32_t k = 0; k < EMU_LANE_DEPTH; k++)
+		if (k < (uint16_t)(fpi - ci))
+			emu_lane_load(L, (uint16_t)(ci + k), &g[k]);
 	const uint32_t st = EMU_LD_RLX(&qp->state);
-	uint32_t pst = EMU_LD_RLX(&L->peer->state);
 
 	if (EMU_UNLIKELY(st != MARROW_QPS_RTS))
 		return emu_lane_core(t, L, v0, v1, fresh);
 	/* Committed: from here on this is the core's RTS path. */
 	if (fresh != 0)
-		CTR(t, doorbells_observed)++;
+		L->n_observed++;
 	if (tgt != L->last) {
-		CTR(t, dbrec_advances)++;
+		L->n_dbrec++;
 		L->last = tgt;
 	}
 	if (have < want) {
 		const uint32_t n = want - have;
 
-		CTR(t, wqebb_fetched) += n;
-		CTR(t, fetch_runs) += ((L->fpi & L->sq_mask) + n > L->sq_cnt) ? 2 : 1;
+		L->n_fetched += n;
+		L->n_runs += ((L->fpi & L->sq_mask) + n > L->sq_cnt) ? 2 : 1;
 	}
 	EMU_STAGE(t, qp, EMU_STAGE_FETCHED);
 	L->tgt = tgt;
@@ -325,49 +347,41 @@ EMU_CORE_INLINE int emu_dev_lane_poll(struct emu_thread *t, struct emu_lane *L, 
 	bool stop = false;
 
 	while (ci != fpi) {
-		/* One WQE at a time from g[0]; the group moves down a slot after
-		 * each (register moves: a loop indexing g would put it in local
-		 * memory, and an unrolled one makes the kernel too large). */
-#pragma unroll 1
-		for (uint32_t j = 0; j < m; j++) {
-			const uint4 *q = g[0].q;
-			const uint32_t n = fast_shape((uint64_t)q[0].x | ((uint64_t)q[0].y << 32), q[2].x, L->ctrl_ds3, ci);
-			const uint64_t raddr = ((uint64_t)mx_be32toh(q[1].x) << 32) | mx_be32toh(q[1].y);
+		/* One body for every WQE (a small loop stays in the instruction
+		 * cache; an unrolled one did not): WQE ci is g[0]; after it the
+		 * pipeline moves down a slot (register moves) and the WQE
+		 * EMU_LANE_DEPTH - 1 further on is loaded into the last slot. */
+		const uint4 *q = g[0].q;
+		const uint32_t pst = g[0].pst;
+		const uint32_t n = fast_shape((uint64_t)q[0].x | ((uint64_t)q[0].y << 32), q[2].x, L->ctrl_ds3, ci);
+		const uint64_t raddr = ((uint64_t)mx_be32toh(q[1].x) << 32) | mx_be32toh(q[1].y);
 
-			if (n == 0 || (pst != MARROW_QPS_RTS && pst != MARROW_QPS_RTR) ||
-			    !fast_remote_ok(dev, L->peer_pd, q[1].z, raddr, n, &L->key_be, &L->mr_base, &L->mr_len)) {
-				stop = true;
-				break;
-			}
-			emu_lane_store(raddr, q[2], q[3], n);
-			bytes += n;
-			writes++;
-			ci++;
-			/* fm_ce_se is control byte 11. */
-			if ((q[0].z >> 24) & MX_CTRL_CQ_UPDATE) {
-				emu_d_st_rel(&qp->exec_ci, ci);
-				EMU_STAGE(t, qp, EMU_STAGE_EXECUTED);
-				emu_lane_cqe(t, L, (uint16_t)(ci - 1));
-				EMU_STAGE(t, qp, EMU_STAGE_CQE);
-			}
-#pragma unroll
-			for (uint32_t k = 0; k + 1 < EMU_LANE_GROUP; k++)
-				g[k] = g[k + 1];
-		}
-		if (stop || ci == fpi)
+		if (n == 0 || (pst != MARROW_QPS_RTS && pst != MARROW_QPS_RTR) ||
+		    !fast_remote_ok(dev, L->peer_pd, q[1].z, raddr, n, &L->key_be, &L->mr_base, &L->mr_len)) {
+			stop = true;
 			break;
-		m = (uint16_t)(fpi - ci);
-		if (m > EMU_LANE_GROUP)
-			m = EMU_LANE_GROUP;
-		emu_lane_load(L, ci, m, g);
-		pst = EMU_LD_RLX(&L->peer->state);
+		}
+		emu_lane_store(raddr, q[2], q[3], n);
+		bytes += n;
+		writes++;
+		ci++;
+		/* fm_ce_se is control byte 11. */
+		if ((q[0].z >> 24) & MX_CTRL_CQ_UPDATE) {
+			emu_d_st_rel(&qp->exec_ci, ci);
+			EMU_STAGE(t, qp, EMU_STAGE_EXECUTED);
+			emu_lane_cqe(t, L, (uint16_t)(ci - 1));
+			EMU_STAGE(t, qp, EMU_STAGE_CQE);
+		}
+#pragma unroll
+		for (uint32_t k = 0; k + 1 < EMU_LANE_DEPTH; k++)
+			g[k] = g[k + 1];
+		if ((uint16_t)(fpi - ci) >= EMU_LANE_DEPTH)
+			emu_lane_load(L, (uint16_t)(ci + EMU_LANE_DEPTH - 1), &g[EMU_LANE_DEPTH - 1]);
 	}
 	emu_d_st_rel(&qp->exec_ci, ci);
 	L->ci = ci;
-	CTR(t, wqe_rdma_write) += writes;
-	CTR(t, inline_bytes) += bytes;
-	CTR(t, payload_bytes_tx) += bytes;
-	CTR(t, payload_bytes_rx) += bytes;
+	L->n_writes += writes;
+	L->n_bytes += bytes;
 	if (stop) {
 		/* A WQE fast_span would stop at: the rest of sq_progress is
 		 * execute()'s, as in the core (which reads the shadow). */

@@ -249,6 +249,7 @@ template <int SYS, int PROF> struct sndev_lane_ops;
 			NS::emu_lane_setup(L, qp);                                                         \
 		}                                                                                          \
 		static __device__ __forceinline__ bool quiet(const lane *L) { return NS::emu_lane_quiet(L); } \
+		static __device__ __forceinline__ void flush(struct emu_thread *t, lane *L) { NS::emu_lane_flush(t, L); } \
 		static __device__ __forceinline__ int poll(struct emu_thread *t, lane *L, uint64_t v0, uint64_t v1, \
 							   uint32_t fresh)                                 \
 		{                                                                                          \
@@ -358,7 +359,47 @@ __global__ void __launch_bounds__(LANE ? 32 * SNDEV_LANE_MAX_PER_SM : 1024) snde
 		L.on = 0;
 		if (LANE && g + nthr >= a.nqps && (own_page & 1u))
 			lops::setup(&L, &a.qps[g]);
-		for (unsigned long long pass = 0;; pass++) {
+		/* Every check_every passes: the counters published (a live copy),
+		 * then the stop request and the deadline; returns the exit reason. */
+		auto check = [&](unsigned long long pass) -> uint32_t {
+			CTR(&lt.e, busy_passes) += busy;
+			CTR(&lt.e, idle_passes) += idle;
+			busy = idle = 0;
+			for (int i = 0; i < MARROW_EMU_CTR_COUNT; i++)
+				t->local[i] = lt.e.local[i];
+			if (gpu_ld_relaxed_sys_u32(&a.ctl->stop))
+				return SNDEV_EXIT_STOP;
+			if (gpu_globaltimer_ns() - t0 > a.max_run_ns)
+				return SNDEV_EXIT_DEADLINE;
+			if (g == 0)
+				gpu_st_relaxed_sys_u64((uint64_t *)&a.ctl->passes0, pass);
+			return SNDEV_EXIT_NONE;
+		};
+		/* The lane loop: an engine thread whose only QP is the lane path's
+		 * polls that QP's two slots and nothing else, so the lane path's
+		 * registers are the loop's only live state. */
+		for (unsigned long long pass = 0; LANE && L.on; pass++) {
+			const uint64_t v0 = sndev_ld_slot<SYS>(slot0[0]), v1 = sndev_ld_slot<SYS>(slot1[0]);
+			const uint32_t f = (uint32_t)(v0 != taken[0][0]) | ((uint32_t)(v1 != taken[0][1]) << 1);
+			int work = 0;
+
+			if (f != 0 || (quiet & 1u) == 0) {
+				if (PROF && prof && f != 0)
+					EMU_STAGE(&lt.e, lt.prof_qp, 0);
+				taken[0][0] = v0;
+				taken[0][1] = v1;
+				work = lops::poll(&lt.e, &L, v0, v1, f);
+				quiet = (uint32_t)lops::quiet(&L);
+			}
+			busy += work != 0;
+			idle += work == 0;
+			if ((pass & (a.check_every - 1)) == 0) {
+				lops::flush(&lt.e, &L);
+				if ((reason = check(pass)) != SNDEV_EXIT_NONE)
+					break;
+			}
+		}
+		for (unsigned long long pass = 0; !(LANE && L.on); pass++) {
 			uint64_t db[SNDEV_FAST_QPS][2];
 			uint32_t skip = 0;   /* bit k: fast QP k has nothing to do this pass */
 			uint32_t fresh = 0;  /* bits 2k, 2k+1: fast QP k's slot 0 / 1 holds a doorbell not taken */
@@ -411,11 +452,6 @@ __global__ void __launch_bounds__(LANE ? 32 * SNDEV_LANE_MAX_PER_SM : 1024) snde
 							taken[j][0] = v0;
 							taken[j][1] = v1;
 						}
-					if (LANE && k == 0 && L.on) {
-						work |= lops::poll(&lt.e, &L, v0, v1, f);
-						quiet = (quiet & ~1u) | (uint32_t)lops::quiet(&L);
-						continue;
-					}
 					work |= LANE ? lops::core_own(&lt.e, qp, v0, v1, f)
 						     : sndev_poll_own<SYS, PROF>(&lt.e, qp, v0, v1, f);
 				} else
@@ -425,23 +461,8 @@ __global__ void __launch_bounds__(LANE ? 32 * SNDEV_LANE_MAX_PER_SM : 1024) snde
 			}
 			busy += work != 0;
 			idle += work == 0;
-			if ((pass & (a.check_every - 1)) == 0) {
-				CTR(&lt.e, busy_passes) += busy;
-				CTR(&lt.e, idle_passes) += idle;
-				busy = idle = 0;
-				for (int i = 0; i < MARROW_EMU_CTR_COUNT; i++)
-					t->local[i] = lt.e.local[i];
-				if (gpu_ld_relaxed_sys_u32(&a.ctl->stop)) {
-					reason = SNDEV_EXIT_STOP;
-					break;
-				}
-				if (gpu_globaltimer_ns() - t0 > a.max_run_ns) {
-					reason = SNDEV_EXIT_DEADLINE;
-					break;
-				}
-				if (g == 0)
-					gpu_st_relaxed_sys_u64((uint64_t *)&a.ctl->passes0, pass);
-			}
+			if ((pass & (a.check_every - 1)) == 0 && (reason = check(pass)) != SNDEV_EXIT_NONE)
+				break;
 		}
 #pragma unroll
 		for (int k = 0; k < SNDEV_FAST_QPS; k++)
