@@ -16,7 +16,7 @@
  * What it saves against the core's path, per doorbell: the QP, CQ and peer
  * fields are not reloaded after the doorbell's acquire (which empties L1);
  * the first WQEs' loads are issued together with the two state reads (one
- * round trip), up to EMU_LANE_DEPTH WQEs ahead; the CQE is built from
+ * round trip), the other fetched WQEs' lines prefetched; the CQE is built from
  * a per-QP template in registers; one release per CQE orders the payloads,
  * exec_ci and the CQE body before the CQE's last word.
  *
@@ -26,8 +26,8 @@
 
 #if defined(__CUDACC__)
 
-/* WQEs whose loads are in flight at once (the lane path's pipeline). */
-enum { EMU_LANE_DEPTH = 6 };
+/* WQEs between two reads of the peer's state (a power of two). */
+enum { EMU_LANE_PST = 8 };
 
 struct emu_lane {
 	struct marrow_emu_qp *qp;
@@ -258,10 +258,9 @@ EMU_CORE_INLINE void emu_lane_to_shadow(const struct marrow_emu_qp *qp, uint16_t
 	}
 }
 
-/* One WQE's four 16-byte quarters, and the peer's state read with them. */
+/* One WQE's four 16-byte quarters. */
 struct emu_lane_wqe {
 	uint4 q[4];
-	uint32_t pst;
 };
 
 EMU_CORE_INLINE void emu_lane_load(const struct emu_lane *L, uint16_t ci, struct emu_lane_wqe *w)
@@ -271,7 +270,6 @@ EMU_CORE_INLINE void emu_lane_load(const struct emu_lane *L, uint16_t ci, struct
 #pragma unroll
 	for (int k = 0; k < 4; k++)
 		w->q[k] = p[k];
-	w->pst = EMU_LD_RLX(&L->peer->state);
 }
 
 /* The engine loop's call for the lane QP, with the slot values it loaded
@@ -309,16 +307,23 @@ EMU_CORE_INLINE int emu_dev_lane_poll(struct emu_thread *t, struct emu_lane *L, 
 	if (want > L->sh_cnt)
 		want = L->sh_cnt;
 	const uint16_t fpi = have < want ? (uint16_t)(ci + want) : L->fpi;
-	/* A pipeline EMU_LANE_DEPTH WQEs deep: g[k] holds WQE ci + k. The first
-	 * WQEs, the QP's state and the peers' states in one round trip (relaxed
-	 * state reads, as emu_dev_qp_poll_own and fast_span make them). */
-	struct emu_lane_wqe g[EMU_LANE_DEPTH];
+	/* The fetched WQEs' lines into L1 together (as fetch() brings them in
+	 * for the core: every 32-byte sector), then the first WQE and the QP's
+	 * and the peer's states in the same round trip (relaxed state reads, as
+	 * emu_dev_qp_poll_own and fast_span make them); the later WQEs' loads
+	 * then find their lines in L1, or in flight. */
+	for (uint16_t c = ci; c != fpi; c++) {
+		const uint8_t *p = L->sq + (size_t)(c & L->sq_mask) * MX_WQEBB_SIZE;
 
-#pragma unroll
-	for (uint32_t k = 0; k < EMU_LANE_DEPTH; k++)
-		if (k < (uint16_t)(fpi - ci))
-			emu_lane_load(L, (uint16_t)(ci + k), &g[k]);
+		emu_d_prefetch_l1(p);
+		emu_d_prefetch_l1(p + 32);
+	}
+	struct emu_lane_wqe w;
+
+	if (ci != fpi)
+		emu_lane_load(L, ci, &w);
 	const uint32_t st = EMU_LD_RLX(&qp->state);
+	uint32_t pst = EMU_LD_RLX(&L->peer->state), pst_next = pst;
 
 	if (EMU_UNLIKELY(st != MARROW_QPS_RTS))
 		return emu_lane_core(t, L, v0, v1, fresh);
@@ -347,12 +352,10 @@ EMU_CORE_INLINE int emu_dev_lane_poll(struct emu_thread *t, struct emu_lane *L, 
 	bool stop = false;
 
 	while (ci != fpi) {
-		/* One body for every WQE (a small loop stays in the instruction
-		 * cache; an unrolled one did not): WQE ci is g[0]; after it the
-		 * pipeline moves down a slot (register moves) and the WQE
-		 * EMU_LANE_DEPTH - 1 further on is loaded into the last slot. */
-		const uint4 *q = g[0].q;
-		const uint32_t pst = g[0].pst;
+		/* One small body for every WQE (it stays in the instruction
+		 * cache). The peer's state is read again every EMU_LANE_PST WQEs
+		 * and used EMU_LANE_PST WQEs later, so nothing waits for it. */
+		const uint4 *q = w.q;
 		const uint32_t n = fast_shape((uint64_t)q[0].x | ((uint64_t)q[0].y << 32), q[2].x, L->ctrl_ds3, ci);
 		const uint64_t raddr = ((uint64_t)mx_be32toh(q[1].x) << 32) | mx_be32toh(q[1].y);
 
@@ -372,11 +375,12 @@ EMU_CORE_INLINE int emu_dev_lane_poll(struct emu_thread *t, struct emu_lane *L, 
 			emu_lane_cqe(t, L, (uint16_t)(ci - 1));
 			EMU_STAGE(t, qp, EMU_STAGE_CQE);
 		}
-#pragma unroll
-		for (uint32_t k = 0; k + 1 < EMU_LANE_DEPTH; k++)
-			g[k] = g[k + 1];
-		if ((uint16_t)(fpi - ci) >= EMU_LANE_DEPTH)
-			emu_lane_load(L, (uint16_t)(ci + EMU_LANE_DEPTH - 1), &g[EMU_LANE_DEPTH - 1]);
+		if ((writes & (EMU_LANE_PST - 1)) == 0) {
+			pst = pst_next;
+			pst_next = EMU_LD_RLX(&L->peer->state);
+		}
+		if (ci != fpi)
+			emu_lane_load(L, ci, &w);
 	}
 	emu_d_st_rel(&qp->exec_ci, ci);
 	L->ci = ci;
