@@ -16,7 +16,7 @@
  * What it saves against the core's path, per doorbell: the QP, CQ and peer
  * fields are not reloaded after the doorbell's acquire (which empties L1);
  * the first WQEs' loads are issued together with the two state reads (one
- * round trip), the other fetched WQEs' lines prefetched; the CQE is built from
+ * round trip), four WQEs' loads in flight; the CQE is built from
  * a per-QP template in registers; one release per CQE orders the payloads,
  * exec_ci and the CQE body before the CQE's last word.
  *
@@ -307,21 +307,22 @@ EMU_CORE_INLINE int emu_dev_lane_poll(struct emu_thread *t, struct emu_lane *L, 
 	if (want > L->sh_cnt)
 		want = L->sh_cnt;
 	const uint16_t fpi = have < want ? (uint16_t)(ci + want) : L->fpi;
-	/* The fetched WQEs' lines into L1 together (as fetch() brings them in
-	 * for the core: every 32-byte sector), then the first WQE and the QP's
-	 * and the peer's states in the same round trip (relaxed state reads, as
-	 * emu_dev_qp_poll_own and fast_span make them); the later WQEs' loads
-	 * then find their lines in L1, or in flight. */
-	for (uint16_t c = ci; c != fpi; c++) {
-		const uint8_t *p = L->sq + (size_t)(c & L->sq_mask) * MX_WQEBB_SIZE;
+	/* Four WQEs' loads in flight (w0..w3 hold WQEs ci..ci + 3; a prefetch
+	 * into L1 did not bring the lines in time on the H200), issued with
+	 * the QP's and the peer's states: the first WQE, the states and the
+	 * next three in one round trip (relaxed state reads, as
+	 * emu_dev_qp_poll_own and fast_span make them). */
+	struct emu_lane_wqe w0, w1, w2, w3;
+	const uint32_t avail = (uint16_t)(fpi - ci);
 
-		emu_d_prefetch_l1(p);
-		emu_d_prefetch_l1(p + 32);
-	}
-	struct emu_lane_wqe w;
-
-	if (ci != fpi)
-		emu_lane_load(L, ci, &w);
+	if (avail > 0)
+		emu_lane_load(L, ci, &w0);
+	if (avail > 1)
+		emu_lane_load(L, (uint16_t)(ci + 1), &w1);
+	if (avail > 2)
+		emu_lane_load(L, (uint16_t)(ci + 2), &w2);
+	if (avail > 3)
+		emu_lane_load(L, (uint16_t)(ci + 3), &w3);
 	const uint32_t st = EMU_LD_RLX(&qp->state);
 	uint32_t pst = EMU_LD_RLX(&L->peer->state), pst_next = pst;
 
@@ -351,19 +352,18 @@ EMU_CORE_INLINE int emu_dev_lane_poll(struct emu_thread *t, struct emu_lane *L, 
 	uint32_t writes = 0;
 	bool stop = false;
 
-	while (ci != fpi) {
-		/* One small body for every WQE (it stays in the instruction
-		 * cache). The peer's state is read again every EMU_LANE_PST WQEs
-		 * and used EMU_LANE_PST WQEs later, so nothing waits for it. */
+	/* One WQE: the one in w, which then takes the WQE four further on.
+	 * The peer's state is read again every EMU_LANE_PST WQEs and used
+	 * EMU_LANE_PST WQEs later, so nothing waits for it. Returns false at a
+	 * WQE that is not fast (left untouched). */
+	auto one = [&](struct emu_lane_wqe &w) -> bool {
 		const uint4 *q = w.q;
 		const uint32_t n = fast_shape((uint64_t)q[0].x | ((uint64_t)q[0].y << 32), q[2].x, L->ctrl_ds3, ci);
 		const uint64_t raddr = ((uint64_t)mx_be32toh(q[1].x) << 32) | mx_be32toh(q[1].y);
 
 		if (n == 0 || (pst != MARROW_QPS_RTS && pst != MARROW_QPS_RTR) ||
-		    !fast_remote_ok(dev, L->peer_pd, q[1].z, raddr, n, &L->key_be, &L->mr_base, &L->mr_len)) {
-			stop = true;
-			break;
-		}
+		    !fast_remote_ok(dev, L->peer_pd, q[1].z, raddr, n, &L->key_be, &L->mr_base, &L->mr_len))
+			return false;
 		emu_lane_store(raddr, q[2], q[3], n);
 		bytes += n;
 		writes++;
@@ -379,8 +379,15 @@ EMU_CORE_INLINE int emu_dev_lane_poll(struct emu_thread *t, struct emu_lane *L, 
 			pst = pst_next;
 			pst_next = EMU_LD_RLX(&L->peer->state);
 		}
-		if (ci != fpi)
-			emu_lane_load(L, ci, &w);
+		if ((uint16_t)(fpi - ci) > 3)
+			emu_lane_load(L, (uint16_t)(ci + 3), &w);
+		return true;
+	};
+	while (ci != fpi) {
+		if (!one(w0) || ci == fpi || !one(w1) || ci == fpi || !one(w2) || ci == fpi || !one(w3)) {
+			stop = ci != fpi;
+			break;
+		}
 	}
 	emu_d_st_rel(&qp->exec_ci, ci);
 	L->ci = ci;
