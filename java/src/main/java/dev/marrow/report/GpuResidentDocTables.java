@@ -52,16 +52,53 @@ final class GpuResidentDocTables {
             if (!lat.isEmpty()) {
                 t.put("gpu-resident." + run + ".latency", latency(lat));
             }
+            if (in.has(DIR + run + "/rate.jsonl")) {
+                t.put("gpu-resident." + run + ".rate", benchRate(in.records(DIR + run + "/rate.jsonl")));
+            }
+            List<String> gda = in.under(DIR + run).stream().filter(f -> f.startsWith("rate-devnic")).toList();
+            if (!gda.isEmpty()) {
+                t.put("gpu-resident." + run + ".gda-rate", devnic(in, DIR + run, gda));
+            }
+            if (in.has(DIR + run + "/handoff.jsonl")) {
+                t.put("gpu-resident." + run + ".handoff", handoff(in.records(DIR + run + "/handoff.jsonl")));
+            }
         }
         List<String> devnic = in.under(DEVNIC);
         if (!devnic.isEmpty()) {
-            t.put("gda-rate.devnic", devnic(in, devnic));
+            t.put("gda-rate.devnic", devnic(in, DEVNIC, devnic));
         }
         return t;
     }
 
     /** Single-pass device-engine runs of the late session, one folder each (phases devlat and devlat2). */
-    static final List<String> RUNS = List.of("copyfix", "devlat2", "devlat3", "devlat3b");
+    static final List<String> RUNS = List.of("copyfix", "devlat2", "devlat3", "devlat3b", "lane9-v1", "lane9-v2",
+            "lane9-v3", "lane9-v4");
+
+    /** native/bench/softnic_device_rate.c, one row per repeat: the engine layout as run, M msg/s, busy passes. */
+    private static String benchRate(List<Map<String, Object>> recs) {
+        Table.Builder b = new Table.Builder("softnic_device_rate").col("layout", "QPs", "nic_sms", "engine threads/SM",
+                "batch", "M msg/s", "busy passes / all passes", "valid");
+        for (Map<String, Object> r : recs) {
+            double busy = Fmt.num(r, "emu_busy_passes");
+            double all = busy + Fmt.num(r, "emu_idle_passes");
+            b.row(py(r.get("engine_layout")), py(r.get("qps")), py(r.get("nic_sms")), py(r.get("threads_per_sm")),
+                    py(r.get("batch")), py(r.get("rate_mmsg_s")), Fmt.fixed(all > 0 ? busy / all : 0, 4),
+                    lower(r.get("valid")));
+        }
+        return b.build().markdown();
+    }
+
+    /** native/bench/sm_handoff.cu: the SM-to-SM round trip under the device engine, ns. */
+    private static String handoff(List<Map<String, Object>> recs) {
+        Table.Builder b = new Table.Builder("sm_handoff").col("variant", "round trip p50 ns", "p99 ns", "min ns",
+                "iters", "SMs (initiator, responder)", "valid");
+        for (Map<String, Object> r : recs) {
+            b.row(py(r.get("variant")), py(r.get("rtt_p50_ns")), py(r.get("rtt_p99_ns")), py(r.get("rtt_min_ns")),
+                    py(r.get("iters")), py(r.get("initiator_smid")) + ", " + py(r.get("responder_smid")),
+                    lower(r.get("valid")));
+        }
+        return b.build().markdown();
+    }
 
     /** The stage profile: median SM cycles and ns per engine stage, and the initiator's put+completion. */
     private static String stages(List<Map<String, Object>> recs) {
@@ -169,12 +206,12 @@ final class GpuResidentDocTables {
                 : (((Number) s.get(n / 2 - 1)).doubleValue() + ((Number) s.get(n / 2)).doubleValue()) / 2;
     }
 
-    private static String devnic(DocTables.Inputs in, List<String> names) {
+    private static String devnic(DocTables.Inputs in, String dir, List<String> names) {
         Table.Builder b = new Table.Builder("gda rate --nic softnic-device").col("file", "blocks", "QPs",
                 "nic_sms (distinct)", "M msg/s [min, max]", "repeats", "limited_by", "SQ-full share",
                 "SQ-full waits / doorbells", "engine busy (passes)", "valid");
         for (String name : names) {
-            for (Map<String, Object> r : in.records(DEVNIC + "/" + name)) {
+            for (Map<String, Object> r : in.records(dir + "/" + name)) {
                 b.row(name, py(r.get("blocks")), py(r.get("qps")), py(r.get("nic_sms")) + " (" + py(r.get("nic_sms_distinct")) + ")",
                         py(r.get("rate_mmsg_s")) + " [" + py(r.get("rate_min_mmsg_s")) + ", " + py(r.get("rate_max_mmsg_s")) + "]",
                         py(r.get("repeats")), py(r.get("limited_by")), py(r.get("sq_full_share")),
