@@ -15,9 +15,11 @@
  *
  * What it saves against the core's path, per doorbell: the QP, CQ and peer
  * fields are not reloaded after the doorbell's acquire (which empties L1);
- * the first WQEs' loads are issued together with the two state reads (one
- * round trip), four WQEs' loads in flight; the CQE is built from
- * a per-QP template in registers; one release per CQE orders the payloads,
+ * the fast WQEs run 32 at a time, one per lane of the engine warp (a GPU
+ * thread runs this scalar code at one dependent instruction every few
+ * cycles: one WQE per thread took ~0.5 us); the first WQEs' loads go out
+ * with the two state reads (one round trip); the CQE is built from a
+ * per-QP template in registers; one release per CQE orders the payloads,
  * exec_ci and the CQE body before the CQE's last word.
  *
  * Included by emu_exec_core.h, device builds only, once per scope (the
@@ -26,8 +28,6 @@
 
 #if defined(__CUDACC__)
 
-/* WQEs between two reads of the peer's state (a power of two). */
-enum { EMU_LANE_PST = 8 };
 
 struct emu_lane {
 	struct marrow_emu_qp *qp;
@@ -160,10 +160,15 @@ static __device__ __noinline__ int emu_lane_execute_call(struct emu_thread *t, s
 EMU_CORE_INLINE int emu_lane_core(struct emu_thread *t, struct emu_lane *L, uint64_t v0, uint64_t v1,
 				  uint32_t fresh)
 {
-	int work = emu_lane_poll_own_call(t, L->qp, v0, v1, fresh);
+	int work = 0;
 
+	/* Lane 0 is the engine thread; the barrier orders its writes before
+	 * the other lanes' reloads. */
+	if ((threadIdx.x & 31u) == 0)
+		work = emu_lane_poll_own_call(t, L->qp, v0, v1, fresh);
+	__syncwarp();
 	emu_lane_reload(L);
-	return work;
+	return __shfl_sync(0xffffffffu, work, 0);
 }
 
 /* Word k (0..6) of w, without indexing (an indexed array would live in
@@ -272,13 +277,23 @@ EMU_CORE_INLINE void emu_lane_load(const struct emu_lane *L, uint16_t ci, struct
 		w->q[k] = p[k];
 }
 
-/* The engine loop's call for the lane QP, with the slot values it loaded
- * and which are doorbells not yet taken (as emu_dev_qp_poll_own). Does
- * what emu_dev_qp_poll_own would: take the doorbell (doorbell_own), then
- * one sq_progress (one fetch, then execute). */
+/* The engine loop's call for the lane QP, made by all 32 lanes of the
+ * engine warp together (converged), with the slot values lane 0 loaded and
+ * which are doorbells not yet taken (as emu_dev_qp_poll_own). Does what
+ * emu_dev_qp_poll_own would: take the doorbell (doorbell_own), then one
+ * sq_progress (one fetch, then execute). Every lane keeps the same struct
+ * emu_lane (they make the same loads and the same register updates); lane 0
+ * alone writes the QP's and the CQ's fields, calls the core and writes the
+ * CQEs. The fast WQEs run 32 at a time, lane i taking WQE exec_ci + i: its
+ * loads, fast_span's checks (fast_shape, fast_remote_ok) and its payload
+ * store; the run ends before the first WQE that fails a check, which the
+ * core then takes, untouched. */
 EMU_CORE_INLINE int emu_dev_lane_poll(struct emu_thread *t, struct emu_lane *L, uint64_t v0, uint64_t v1,
-				   uint32_t fresh)
+				      uint32_t fresh)
 {
+	const unsigned all = 0xffffffffu;
+	const uint32_t lane = threadIdx.x & 31u;
+	const bool lead = lane == 0;
 	struct marrow_emu_qp *const qp = L->qp;
 	const struct marrow_emu_device *dev = t->dev;
 	uint16_t ci = L->ci, tgt = L->tgt;
@@ -291,7 +306,9 @@ EMU_CORE_INLINE int emu_dev_lane_poll(struct emu_thread *t, struct emu_lane *L, 
 		const uint64_t db = fresh == 1u ? v0 : v1;
 		const uint32_t ahead = (uint16_t)(mx_doorbell_end(db) - ci);
 
-		/* The acquire half of taking the doorbell (emu_dev_qp_poll_own). */
+		/* The acquire half of taking the doorbell (emu_dev_qp_poll_own),
+		 * on every lane: each lane loaded the slot, and each lane's WQE
+		 * loads follow its own acquire. */
 		emu_d_fence_acq();
 		EMU_STAGE(t, qp, EMU_STAGE_TAKEN);
 		/* Another QPN, nothing new, stale or beyond the SQ: the core's
@@ -307,24 +324,18 @@ EMU_CORE_INLINE int emu_dev_lane_poll(struct emu_thread *t, struct emu_lane *L, 
 	if (want > L->sh_cnt)
 		want = L->sh_cnt;
 	const uint16_t fpi = have < want ? (uint16_t)(ci + want) : L->fpi;
-	/* Four WQEs' loads in flight (w0..w3 hold WQEs ci..ci + 3; a prefetch
-	 * into L1 did not bring the lines in time on the H200), issued with
-	 * the QP's and the peer's states: the first WQE, the states and the
-	 * next three in one round trip (relaxed state reads, as
-	 * emu_dev_qp_poll_own and fast_span make them). */
-	struct emu_lane_wqe w0, w1, w2, w3;
-	const uint32_t avail = (uint16_t)(fpi - ci);
+	/* The first WQEs (one per lane), the QP's state and the peer's state in
+	 * one round trip (relaxed state reads, as emu_dev_qp_poll_own and
+	 * fast_span make them). */
+	uint32_t m = (uint16_t)(fpi - ci);
+	struct emu_lane_wqe w;
 
-	if (avail > 0)
-		emu_lane_load(L, ci, &w0);
-	if (avail > 1)
-		emu_lane_load(L, (uint16_t)(ci + 1), &w1);
-	if (avail > 2)
-		emu_lane_load(L, (uint16_t)(ci + 2), &w2);
-	if (avail > 3)
-		emu_lane_load(L, (uint16_t)(ci + 3), &w3);
+	if (m > 32)
+		m = 32;
+	if (lane < m)
+		emu_lane_load(L, (uint16_t)(ci + lane), &w);
 	const uint32_t st = EMU_LD_RLX(&qp->state);
-	uint32_t pst = EMU_LD_RLX(&L->peer->state), pst_next = pst;
+	uint32_t pst = EMU_LD_RLX(&L->peer->state);
 
 	if (EMU_UNLIKELY(st != MARROW_QPS_RTS))
 		return emu_lane_core(t, L, v0, v1, fresh);
@@ -344,61 +355,106 @@ EMU_CORE_INLINE int emu_dev_lane_poll(struct emu_thread *t, struct emu_lane *L, 
 	EMU_STAGE(t, qp, EMU_STAGE_FETCHED);
 	L->tgt = tgt;
 	L->fpi = fpi;
-	qp->db_target = tgt;
-	qp->last_target = tgt;
-	qp->fetch_pi = fpi;
+	if (lead) {
+		qp->db_target = tgt;
+		qp->last_target = tgt;
+		qp->fetch_pi = fpi;
+	}
 
-	uint64_t bytes = 0;
-	uint32_t writes = 0;
 	bool stop = false;
 
-	/* One WQE: the one in w, which then takes the WQE four further on.
-	 * The peer's state is read again every EMU_LANE_PST WQEs and used
-	 * EMU_LANE_PST WQEs later, so nothing waits for it. Returns false at a
-	 * WQE that is not fast (left untouched). */
-	auto one = [&](struct emu_lane_wqe &w) -> bool {
-		const uint4 *q = w.q;
-		const uint32_t n = fast_shape((uint64_t)q[0].x | ((uint64_t)q[0].y << 32), q[2].x, L->ctrl_ds3, ci);
-		const uint64_t raddr = ((uint64_t)mx_be32toh(q[1].x) << 32) | mx_be32toh(q[1].y);
-
-		if (n == 0 || (pst != MARROW_QPS_RTS && pst != MARROW_QPS_RTR) ||
-		    !fast_remote_ok(dev, L->peer_pd, q[1].z, raddr, n, &L->key_be, &L->mr_base, &L->mr_len))
-			return false;
-		emu_lane_store(raddr, q[2], q[3], n);
-		bytes += n;
-		writes++;
-		ci++;
-		/* fm_ce_se is control byte 11. */
-		if ((q[0].z >> 24) & MX_CTRL_CQ_UPDATE) {
-			emu_d_st_rel(&qp->exec_ci, ci);
-			EMU_STAGE(t, qp, EMU_STAGE_EXECUTED);
-			emu_lane_cqe(t, L, (uint16_t)(ci - 1));
-			EMU_STAGE(t, qp, EMU_STAGE_CQE);
-		}
-		if ((writes & (EMU_LANE_PST - 1)) == 0) {
-			pst = pst_next;
-			pst_next = EMU_LD_RLX(&L->peer->state);
-		}
-		if ((uint16_t)(fpi - ci) > 3)
-			emu_lane_load(L, (uint16_t)(ci + 3), &w);
-		return true;
-	};
 	while (ci != fpi) {
-		if (!one(w0) || ci == fpi || !one(w1) || ci == fpi || !one(w2) || ci == fpi || !one(w3)) {
-			stop = ci != fpi;
+		/* Lane i: WQE ci + i (i < m), loaded above or at the end of the
+		 * previous round. */
+		const uint4 *q = w.q;
+		uint32_t n = 0;
+		uint64_t raddr = 0;
+		bool ok = false, sig = false;
+
+		if (lane < m) {
+			n = fast_shape((uint64_t)q[0].x | ((uint64_t)q[0].y << 32), q[2].x, L->ctrl_ds3,
+				       (uint16_t)(ci + lane));
+			raddr = ((uint64_t)mx_be32toh(q[1].x) << 32) | mx_be32toh(q[1].y);
+			ok = n != 0 && (pst == MARROW_QPS_RTS || pst == MARROW_QPS_RTR) &&
+			     fast_remote_ok(dev, L->peer_pd, q[1].z, raddr, n, &L->key_be, &L->mr_base, &L->mr_len);
+			/* fm_ce_se is control byte 11. */
+			sig = ok && ((q[0].z >> 24) & MX_CTRL_CQ_UPDATE) != 0;
+		}
+		const uint32_t bad = __ballot_sync(all, lane < m && !ok);
+		const uint32_t k = bad ? (uint32_t)(__ffs(bad) - 1) : m;   /* WQEs this round executes */
+		const bool mine = lane < k;
+
+		/* The payloads, as WQEs executed in order would leave them: where
+		 * the k ranges are all the same (the rate benchmarks' one slot
+		 * per QP), the last WQE's bytes; where each ends before the next
+		 * begins, all at once; otherwise one lane after the other. */
+		const uint64_t lo0 = __shfl_sync(all, (unsigned long long)raddr, 0);
+		const uint32_t n0 = __shfl_sync(all, n, 0);
+		const uint64_t next_lo = __shfl_down_sync(all, (unsigned long long)raddr, 1);
+
+		if (__all_sync(all, !mine || (raddr == lo0 && n == n0))) {
+			if (k != 0 && lane == k - 1)
+				emu_lane_store(raddr, q[2], q[3], n);
+		} else if (__all_sync(all, !(lane + 1 < k) || raddr + n <= next_lo)) {
+			if (mine)
+				emu_lane_store(raddr, q[2], q[3], n);
+		} else {
+			for (uint32_t j = 0; j < k; j++) {
+				if (lane == j)
+					emu_lane_store(raddr, q[2], q[3], n);
+				__syncwarp();
+			}
+		}
+		/* Every lane's payload before lane 0's CQE releases (the barrier
+		 * orders them; a release is cumulative over what is ordered
+		 * before it). */
+		__syncwarp();
+		uint32_t sigs = __ballot_sync(all, mine && sig);
+		const uint32_t bytes = __reduce_add_sync(all, mine ? n : 0u);
+
+		L->n_writes += k;
+		L->n_bytes += bytes;
+		if (sigs != 0) {
+			if (lead) {
+				while (sigs != 0) {
+					const uint32_t s = (uint32_t)(__ffs(sigs) - 1);
+
+					sigs &= sigs - 1;
+					emu_d_st_rel(&qp->exec_ci, (uint16_t)(ci + s + 1));
+					EMU_STAGE(t, qp, EMU_STAGE_EXECUTED);
+					emu_lane_cqe(t, L, (uint16_t)(ci + s));
+					EMU_STAGE(t, qp, EMU_STAGE_CQE);
+				}
+			}
+			L->prod = __shfl_sync(all, L->prod, 0);
+			L->ci_seen = __shfl_sync(all, L->ci_seen, 0);
+			L->in_error = __shfl_sync(all, L->in_error, 0);
+			L->n_cqes = __shfl_sync(all, L->n_cqes, 0);
+		}
+		ci = (uint16_t)(ci + k);
+		if (k < m) {
+			stop = true;
 			break;
 		}
+		m = (uint16_t)(fpi - ci);
+		if (m > 32)
+			m = 32;
+		if (lane < m)
+			emu_lane_load(L, (uint16_t)(ci + lane), &w);
+		pst = EMU_LD_RLX(&L->peer->state);
 	}
-	emu_d_st_rel(&qp->exec_ci, ci);
+	if (lead)
+		emu_d_st_rel(&qp->exec_ci, ci);
 	L->ci = ci;
-	L->n_writes += writes;
-	L->n_bytes += bytes;
 	if (stop) {
 		/* A WQE fast_span would stop at: the rest of sq_progress is
 		 * execute()'s, as in the core (which reads the shadow). */
-		if (qp->shadow != qp->sq)
-			emu_lane_to_shadow(qp, ci, fpi);
-		(void)emu_lane_execute_call(t, qp);
+		if (lead) {
+			if (qp->shadow != qp->sq)
+				emu_lane_to_shadow(qp, ci, fpi);
+			(void)emu_lane_execute_call(t, qp);
+		}
+		__syncwarp();
 		emu_lane_reload(L);
 	}
 	return 1;

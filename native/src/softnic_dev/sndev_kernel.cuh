@@ -283,8 +283,10 @@ enum { SNDEV_LANE_MAX_PER_SM = 8 };
 template <int SYS, int PROF, int LANE>
 __global__ void __launch_bounds__(LANE ? 32 * SNDEV_LANE_MAX_PER_SM : 1024) sndev_engine_kernel(sndev_kargs a)
 {
-	if (LANE && (threadIdx.x & 31u) != 0)
-		return;
+	/* Lane layout: lane 0 is the engine thread; the other lanes join it
+	 * only on the lane path (below), and leave otherwise. */
+	const uint32_t lane = LANE ? threadIdx.x & 31u : 0u;
+	const bool lead = lane == 0;
 	const uint32_t tib = LANE ? threadIdx.x / 32u : threadIdx.x;   /* engine thread in the block */
 	const uint32_t g = tib * gridDim.x + blockIdx.x;               /* engine index */
 	const uint32_t nthr = gridDim.x * (LANE ? blockDim.x / 32u : blockDim.x);
@@ -292,7 +294,7 @@ __global__ void __launch_bounds__(LANE ? 32 * SNDEV_LANE_MAX_PER_SM : 1024) snde
 	const unsigned long long t0 = gpu_globaltimer_ns();
 	uint32_t reason = SNDEV_EXIT_NONE;
 
-	if (tib == 0)
+	if (tib == 0 && lead)
 		gpu_st_relaxed_sys_u32(&a.ctl->smid[blockIdx.x], sndev_smid() + 1u);
 	if (g < a.nqps) {
 		typedef sndev_lane_ops<SYS, PROF> lops;
@@ -328,7 +330,7 @@ __global__ void __launch_bounds__(LANE ? 32 * SNDEV_LANE_MAX_PER_SM : 1024) snde
 		lt.early.cq = nullptr;
 		lt.early.peer = nullptr;
 		/* QP 0 is engine thread 0's first QP. */
-		const bool prof = PROF && g == 0 && a.prof != nullptr;
+		const bool prof = PROF && g == 0 && lead && a.prof != nullptr;
 		lt.prof_qp = prof ? &a.qps[0] : nullptr;
 		lt.prof_buf = a.prof;
 		lt.prof_cap = a.prof_cap;
@@ -359,6 +361,8 @@ __global__ void __launch_bounds__(LANE ? 32 * SNDEV_LANE_MAX_PER_SM : 1024) snde
 		L.on = 0;
 		if (LANE && g + nthr >= a.nqps && (own_page & 1u))
 			lops::setup(&L, &a.qps[g]);
+		if (LANE && !lead && !L.on)
+			return;
 		/* Every check_every passes: the counters published (a live copy),
 		 * then the stop request and the deadline; returns the exit reason. */
 		auto check = [&](unsigned long long pass) -> uint32_t {
@@ -379,7 +383,12 @@ __global__ void __launch_bounds__(LANE ? 32 * SNDEV_LANE_MAX_PER_SM : 1024) snde
 		 * polls that QP's two slots and nothing else, so the lane path's
 		 * registers are the loop's only live state. */
 		for (unsigned long long pass = 0; LANE && L.on; pass++) {
-			const uint64_t v0 = sndev_ld_slot<SYS>(slot0[0]), v1 = sndev_ld_slot<SYS>(slot1[0]);
+			/* Every lane loads the slots (each lane's acquire then covers
+			 * its own WQE loads); lane 0's values decide for all. */
+			uint64_t v0 = sndev_ld_slot<SYS>(slot0[0]), v1 = sndev_ld_slot<SYS>(slot1[0]);
+
+			v0 = __shfl_sync(0xffffffffu, (unsigned long long)v0, 0);
+			v1 = __shfl_sync(0xffffffffu, (unsigned long long)v1, 0);
 			const uint32_t f = (uint32_t)(v0 != taken[0][0]) | ((uint32_t)(v1 != taken[0][1]) << 1);
 			int work = 0;
 
@@ -394,8 +403,14 @@ __global__ void __launch_bounds__(LANE ? 32 * SNDEV_LANE_MAX_PER_SM : 1024) snde
 			busy += work != 0;
 			idle += work == 0;
 			if ((pass & (a.check_every - 1)) == 0) {
-				lops::flush(&lt.e, &L);
-				if ((reason = check(pass)) != SNDEV_EXIT_NONE)
+				uint32_t r = SNDEV_EXIT_NONE;
+
+				if (lead) {
+					lops::flush(&lt.e, &L);
+					r = check(pass);
+				}
+				reason = __shfl_sync(0xffffffffu, r, 0);
+				if (reason != SNDEV_EXIT_NONE)
 					break;
 			}
 		}
@@ -466,7 +481,7 @@ __global__ void __launch_bounds__(LANE ? 32 * SNDEV_LANE_MAX_PER_SM : 1024) snde
 		}
 #pragma unroll
 		for (int k = 0; k < SNDEV_FAST_QPS; k++)
-			if ((own_page >> k) & 1u) {
+			if (lead && ((own_page >> k) & 1u)) {
 				sndev_slot_release<SYS>(slot0[k], taken[k][0]);
 				sndev_slot_release<SYS>(slot1[k], taken[k][1]);
 			}
@@ -479,9 +494,9 @@ __global__ void __launch_bounds__(LANE ? 32 * SNDEV_LANE_MAX_PER_SM : 1024) snde
 		}
 		/* Counters and QP state reach memory before the exit reason is stored. */
 		gpu_fence_sc_sys();
-		if (reason == SNDEV_EXIT_DEADLINE)
+		if (reason == SNDEV_EXIT_DEADLINE && lead)
 			gpu_st_relaxed_sys_u32(&a.ctl->exit_reason, SNDEV_EXIT_DEADLINE);
-		else if (g == 0)
+		else if (g == 0 && lead)
 			gpu_st_relaxed_sys_u32(&a.ctl->exit_reason, reason);
 	}
 }
