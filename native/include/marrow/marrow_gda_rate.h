@@ -25,6 +25,7 @@
 #define MARROW_GDA_RATE_H
 
 #include "marrow/marrow_gda.h"
+#include "marrow/marrow_softnic_device.h"   /* enum marrow_softnic_device_exec (struct marrow_gda_rate_devnic) */
 
 #ifdef __cplusplus
 extern "C" {
@@ -176,6 +177,8 @@ struct marrow_gda_rate_devnic {
 	uint32_t max_blocks_per_sm; /* out: engine kernel occupancy */
 	uint32_t device_sms;        /* out: SMs of the GPU */
 	uint32_t shared_sms;        /* out: 1 when blocks + nic_sms > device_sms (rate blocks share SMs with the engine) */
+	uint32_t exec_mode;         /* out: the engine layout as run (enum marrow_softnic_device_exec) */
+	uint32_t threads_per_sm_run; /* out: engine threads per SM as run */
 };
 
 /* counters: n_counters >= MARROW_EMU_CTR_COUNT, the engine's counters

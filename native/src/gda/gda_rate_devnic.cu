@@ -44,6 +44,8 @@ int nic_start(void *ctx)
 		r->dn->distinct_sms = info.distinct_sms;
 		r->dn->max_blocks_per_sm = info.max_blocks_per_sm;
 		r->dn->device_sms = info.device_sms;
+		r->dn->exec_mode = info.exec_mode;
+		r->dn->threads_per_sm_run = info.threads_per_sm;
 	}
 	return MARROW_OK;
 }

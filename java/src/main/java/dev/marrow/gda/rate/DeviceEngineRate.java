@@ -76,7 +76,8 @@ final class DeviceEngineRate {
             }
             DeviceEngineUse use = new DeviceEngineUse(spec.nicSms(), getInt(dn, dl, "distinct_sms"),
                     getInt(dn, dl, "max_blocks_per_sm"), getInt(dn, dl, "device_sms"),
-                    getInt(dn, dl, "shared_sms") != 0);
+                    getInt(dn, dl, "shared_sms") != 0, EngineLayout.labelOf(getInt(dn, dl, "exec_mode")),
+                    getInt(dn, dl, "threads_per_sm_run"));
             return GdaRate.result(spec, res, samples, emu, use);
         } catch (RuntimeException | Error e) {
             throw e;

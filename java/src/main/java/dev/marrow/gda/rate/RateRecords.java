@@ -46,7 +46,8 @@ public final class RateRecords {
         if (r.deviceEngine() instanceof DeviceEngineUse d) { // the engine kernel's SMs, as the engine reported them
             rec.param("nic_sms", d.nicSms()).param("nic_sms_distinct", d.distinctSms())
                     .param("nic_blocks_per_sm_max", d.maxBlocksPerSm()).param("device_sms", d.deviceSms())
-                    .param("shares_sms_with_engine", d.sharedSms());
+                    .param("shares_sms_with_engine", d.sharedSms()).param("nic_engine_layout", d.layout())
+                    .param("nic_engine_threads_per_sm", d.threadsPerSm());
         }
         if (scope) {
             rec.param("scope", s.scope().label()).param("percentiles", Stats.PERCENTILE_DEFINITION)

@@ -37,6 +37,9 @@ class GdaRateDeviceEngineGpuTest {
             assertNotNull(d);
             assertEquals(2, d.nicSms());
             assertTrue(d.distinctSms() >= 1 && d.distinctSms() <= 2 && d.deviceSms() > 2, d.toString());
+            // The default layout, as the engine reported it, with its default engine threads per SM.
+            assertEquals(EngineLayout.LANE.label(), d.layout(), d.toString());
+            assertTrue(d.threadsPerSm() >= 1 && d.threadsPerSm() <= 8, d.toString());
             assertTrue(r.engineBusyRatio() > 0 && r.engineBusyRatio() <= 1, "busy ratio " + r.engineBusyRatio());
         }
     }

@@ -3,6 +3,7 @@ package dev.marrow.gda.rate.internal;
 
 import dev.marrow.gda.rate.CompletionScope;
 import dev.marrow.gda.rate.DoorbellMode;
+import dev.marrow.gda.rate.EngineLayout;
 import dev.marrow.gda.rate.Publication;
 import dev.marrow.gda.rate.QpMapping;
 import dev.marrow.gda.rate.RateExperiment;
@@ -38,7 +39,8 @@ public final class RateLayouts {
 
     public static final StructLayout DEVNIC = layout(LIB, "marrow_gda_rate_devnic",
             i32("nic_sms"), i32("threads_per_sm"), i32("log_sq"), i32("max_inline_data"), i64("stop_timeout_ns"),
-            i32("distinct_sms"), i32("max_blocks_per_sm"), i32("device_sms"), i32("shared_sms"));
+            i32("distinct_sms"), i32("max_blocks_per_sm"), i32("device_sms"), i32("shared_sms"),
+            i32("exec_mode"), i32("threads_per_sm_run"));
 
     /** MARROW_GDA_RATE_MAX_POINTER_SIZE: the largest pointer WRITE of the host-queue runners. */
     public static final int MAX_POINTER_SIZE = (int) LIB.constant("MARROW_GDA_RATE_MAX_POINTER_SIZE");
@@ -47,5 +49,5 @@ public final class RateLayouts {
 
     /** The marrow_gda_rate.h enums Java uses; each runner library must export every value. */
     static final CEnum[][] CONSTANTS = {Publication.values(), QpMapping.values(), DoorbellMode.values(),
-            CompletionScope.values(), RateExperiment.values()};
+            CompletionScope.values(), RateExperiment.values(), EngineLayout.values()};
 }
