@@ -72,7 +72,7 @@ final class GpuResidentDocTables {
 
     /** Single-pass device-engine runs of the late session, one folder each (phases devlat and devlat2). */
     static final List<String> RUNS = List.of("copyfix", "devlat2", "devlat3", "devlat3b", "lane9-v1", "lane9-v2",
-            "lane9-v3", "lane9-v4", "lane9-v5");
+            "lane9-v3", "lane9-v4", "lane9-v5", "lane9-v5b");
 
     /** native/bench/softnic_device_rate.c, one row per repeat: the engine layout as run, M msg/s, busy passes. */
     private static String benchRate(List<Map<String, Object>> recs) {
