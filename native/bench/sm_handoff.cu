@@ -43,22 +43,6 @@ struct hand {
 	unsigned long long c0, c1, g0, g1;
 };
 
-__device__ __forceinline__ uint32_t smid_now(void)
-{
-	uint32_t id;
-	asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
-	return id;
-}
-
-__device__ __forceinline__ void fence_acquire_gpu(void)
-{
-#if __CUDA_ARCH__ >= 900
-	asm volatile("fence.acquire.gpu;" ::: "memory");
-#else
-	asm volatile("fence.acq_rel.gpu;" ::: "memory");
-#endif
-}
-
 /* Polls *p until it equals want; false after ~1 s. */
 template <int ACQ>
 __device__ __forceinline__ bool wait_eq(const uint32_t *p, uint32_t want)
@@ -79,7 +63,7 @@ __global__ void handoff(struct hand *h, int variant, uint32_t iters, uint32_t wa
 	const uint32_t total = iters + warm;
 
 	if (blockIdx.x == 0) {   /* initiator */
-		h->smid[0] = smid_now();
+		h->smid[0] = gpu_smid();
 		for (uint32_t i = 0; i < total && !gpu_ld_relaxed_gpu_u32(&h->fail); i++) {
 			const uint32_t seq = i + 1;
 			const unsigned long long t0 = clock64();
@@ -94,7 +78,7 @@ __global__ void handoff(struct hand *h, int variant, uint32_t iters, uint32_t wa
 #pragma unroll
 				for (int k = 0; k < 4; k++)
 					h->wqe[k] = make_uint4(seq, seq, seq, seq);
-				asm volatile("fence.acq_rel.gpu;" ::: "memory");
+				gpu_fence_acq_rel_gpu();
 				gpu_st_relaxed_gpu_u32(&h->db, seq);
 			}
 			bool ok = variant == V_RELAXED ? wait_eq<0>(&h->reply, seq) : wait_eq<1>(&h->reply, seq);
@@ -109,7 +93,7 @@ __global__ void handoff(struct hand *h, int variant, uint32_t iters, uint32_t wa
 		h->c1 = clock64();
 		h->g1 = gpu_globaltimer_ns();
 	} else {   /* responder */
-		h->smid[1] = smid_now();
+		h->smid[1] = gpu_smid();
 		for (uint32_t i = 0; i < total; i++) {
 			const uint32_t seq = i + 1;
 			bool ok = variant == V_ENGINE_LDACQ ? wait_eq<1>(&h->db, seq) : wait_eq<0>(&h->db, seq);
@@ -123,7 +107,7 @@ __global__ void handoff(struct hand *h, int variant, uint32_t iters, uint32_t wa
 				continue;
 			}
 			if (variant == V_ENGINE)
-				fence_acquire_gpu();
+				gpu_fence_acquire_gpu();
 			uint4 w[4];
 #pragma unroll
 			for (int k = 0; k < 4; k++)

@@ -64,6 +64,14 @@ MARROW_GPU_FN uint64_t gpu_clock64(void)
 	asm volatile("mov.u64 %0, %%clock64;" : "=l"(c) :: "memory");
 	return c;
 }
+
+/* %smid: the SM this thread runs on (benchmarks report where their blocks ran). */
+MARROW_GPU_FN uint32_t gpu_smid(void)
+{
+	uint32_t id;
+	asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
+	return id;
+}
 #else
 /* Host stand-in: a monotonic ns clock not slewed by NTP. */
 MARROW_GPU_FN uint64_t gpu_globaltimer_ns(void)
@@ -91,6 +99,18 @@ MARROW_GPU_FN void gpu_fence_acq_rel_sys(void) { asm volatile("fence.acq_rel.sys
 MARROW_GPU_FN void gpu_fence_sc_gpu(void) { asm volatile("membar.gl;" ::: "memory"); }
 /* __threadfence_system(): fence.sc.sys, spelled membar.sys. */
 MARROW_GPU_FN void gpu_fence_sc_sys(void) { asm volatile("membar.sys;" ::: "memory"); }
+/* The acquire half alone: after a relaxed load that observed a release, it
+ * orders this thread's later accesses after that load (PTX: a relaxed read
+ * followed by an acquire fence is an acquire pattern). The lightweight fence
+ * (PTX ISA 8.6, sm_90+) does not wait for this thread's outstanding stores as
+ * fence.acq_rel does; before sm_90, fence.acq_rel. */
+#if __CUDA_ARCH__ >= 900
+MARROW_GPU_FN void gpu_fence_acquire_gpu(void) { asm volatile("fence.acquire.gpu;" ::: "memory"); }
+MARROW_GPU_FN void gpu_fence_acquire_sys(void) { asm volatile("fence.acquire.sys;" ::: "memory"); }
+#else
+MARROW_GPU_FN void gpu_fence_acquire_gpu(void) { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
+MARROW_GPU_FN void gpu_fence_acquire_sys(void) { asm volatile("fence.acq_rel.sys;" ::: "memory"); }
+#endif
 #else
 /* C11 fences order for every thread of the process; x86-64 emits MFENCE for
  * seq_cst only (TSO keeps stores in order), everything else is a compiler
@@ -99,6 +119,8 @@ MARROW_GPU_FN void gpu_fence_acq_rel_gpu(void) { __atomic_thread_fence(__ATOMIC_
 MARROW_GPU_FN void gpu_fence_acq_rel_sys(void) { __atomic_thread_fence(__ATOMIC_ACQ_REL); }
 MARROW_GPU_FN void gpu_fence_sc_gpu(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 MARROW_GPU_FN void gpu_fence_sc_sys(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+MARROW_GPU_FN void gpu_fence_acquire_gpu(void) { __atomic_thread_fence(__ATOMIC_ACQUIRE); }
+MARROW_GPU_FN void gpu_fence_acquire_sys(void) { __atomic_thread_fence(__ATOMIC_ACQUIRE); }
 #endif
 
 /* ---- ordered loads and stores to global memory -------------------------------

@@ -172,24 +172,15 @@ static __device__ __forceinline__ uint32_t emu_d_xchg_rel(uint32_t *p, uint32_t 
 }
 #undef EMU_D_ATOM_
 /* The acquire half of a doorbell taken by comparison (emu_dev_qp_poll_own):
- * after the relaxed load of the slot, a fence.acquire makes that load an
- * acquire (PTX memory model: a relaxed read followed by an acquire fence).
- * The lightweight fence (PTX ISA 8.6, sm_90+) orders this thread's earlier
- * loads before its later accesses and, unlike fence.acq_rel, does not wait
- * for its outstanding stores (the last CQE, the last payload). */
+ * after the relaxed load of the slot, an acquire fence makes that load an
+ * acquire (gpu_prims.h: it does not wait for this thread's outstanding
+ * stores, the last CQE or payload, as fence.acq_rel would). */
 static __device__ __forceinline__ void emu_d_fence_acq(void)
 {
-#if __CUDA_ARCH__ >= 900
 	if (EMU_DEV_SYS)
-		asm volatile("fence.acquire.sys;" ::: "memory");
+		gpu_fence_acquire_sys();
 	else
-		asm volatile("fence.acquire.gpu;" ::: "memory");
-#else
-	if (EMU_DEV_SYS)
-		asm volatile("fence.acq_rel.sys;" ::: "memory");
-	else
-		asm volatile("fence.acq_rel.gpu;" ::: "memory");
-#endif
+		gpu_fence_acquire_gpu();
 }
 /* A hint that brings the line holding p into this SM's L1 (no value, no
  * ordering): issued right after the acquire, it refills in one round trip
@@ -851,22 +842,11 @@ EMU_CORE_FN void qp_fail(struct emu_thread *t, struct marrow_emu_qp *qp, uint8_t
 	}
 }
 
-/* Copies WQEBBs [fetch_pi, min(target, exec_ci + shadow size)) out of the
- * SQ ring, once; a run is one contiguous read of the ring. */
-EMU_CORE_FN void fetch(struct emu_thread *t, struct marrow_emu_qp *qp, uint16_t target)
+/* WQEBBs [c, c + n) of the SQ ring into the shadow, one copy per piece that
+ * is contiguous in both rings: fetch()'s copy, and the device engine's lane
+ * path's when it hands fetched WQEs to execute() (emu_exec_lane.h). */
+EMU_CORE_INLINE void shadow_fill(struct marrow_emu_qp *qp, uint16_t c, uint32_t n)
 {
-	uint32_t want = (uint16_t)(target - qp->exec_ci);
-	uint32_t have = (uint16_t)(qp->fetch_pi - qp->exec_ci);
-	uint32_t n;
-	uint16_t c = qp->fetch_pi;
-
-	if (want > qp->sh_cnt)
-		want = qp->sh_cnt;
-	if (have >= want)
-		return;
-	n = want - have;
-	CTR(t, wqebb_fetched) += n;
-	CTR(t, fetch_runs) += ((c & qp->sq_mask) + n > qp->sq_cnt) ? 2 : 1;
 	while (n) {
 		uint32_t sq_slot = c & qp->sq_mask, sh_slot = c & qp->sh_mask;
 		uint32_t k = n;
@@ -899,7 +879,26 @@ EMU_CORE_FN void fetch(struct emu_thread *t, struct marrow_emu_qp *qp, uint16_t 
 		c = (uint16_t)(c + k);
 		n -= k;
 	}
-	qp->fetch_pi = c;
+}
+
+/* Copies WQEBBs [fetch_pi, min(target, exec_ci + shadow size)) out of the
+ * SQ ring, once; a run is one contiguous read of the ring. */
+EMU_CORE_FN void fetch(struct emu_thread *t, struct marrow_emu_qp *qp, uint16_t target)
+{
+	uint32_t want = (uint16_t)(target - qp->exec_ci);
+	uint32_t have = (uint16_t)(qp->fetch_pi - qp->exec_ci);
+	uint32_t n;
+	uint16_t c = qp->fetch_pi;
+
+	if (want > qp->sh_cnt)
+		want = qp->sh_cnt;
+	if (have >= want)
+		return;
+	n = want - have;
+	CTR(t, wqebb_fetched) += n;
+	CTR(t, fetch_runs) += ((c & qp->sq_mask) + n > qp->sq_cnt) ? 2 : 1;
+	shadow_fill(qp, c, n);
+	qp->fetch_pi = (uint16_t)(c + n);
 }
 
 /* WQEBBs to skip for a WQE that is not executed: its ds if plausible,

@@ -241,28 +241,6 @@ EMU_CORE_INLINE void emu_lane_cqe(struct emu_thread *t, struct emu_lane *L, uint
 			   ((uint32_t)mx_cqe_op_own_value(MX_CQE_REQ, (p >> L->cq_log_n) & 1u) << 24));
 }
 
-/* WQEBBs [from, to) of the SQ into the shadow, as fetch() copies them: for
- * the core, when it takes over WQEs the lane path counted as fetched but
- * read from the SQ itself (a shadow of its own: host-memory queues). */
-EMU_CORE_INLINE void emu_lane_to_shadow(const struct marrow_emu_qp *qp, uint16_t from, uint16_t to)
-{
-	uint16_t c = from;
-	uint32_t n = (uint16_t)(to - from);
-
-	while (n) {
-		uint32_t sq_slot = c & qp->sq_mask, sh_slot = c & qp->sh_mask, k = n;
-
-		if (k > qp->sq_cnt - sq_slot)
-			k = qp->sq_cnt - sq_slot;
-		if (k > qp->sh_cnt - sh_slot)
-			k = qp->sh_cnt - sh_slot;
-		EMU_MEMCPY(qp->shadow + (size_t)sh_slot * MX_WQEBB_SIZE, qp->sq + (size_t)sq_slot * MX_WQEBB_SIZE,
-			   (size_t)k * MX_WQEBB_SIZE);
-		c = (uint16_t)(c + k);
-		n -= k;
-	}
-}
-
 /* One WQE's four 16-byte quarters. */
 struct emu_lane_wqe {
 	uint4 q[4];
@@ -304,7 +282,8 @@ EMU_CORE_INLINE int emu_dev_lane_poll(struct emu_thread *t, struct emu_lane *L, 
 		return 0;   /* the core would not call sq_progress either */
 	if (fresh != 0) {
 		const uint64_t db = fresh == 1u ? v0 : v1;
-		const uint32_t ahead = (uint16_t)(mx_doorbell_end(db) - ci);
+		const uint16_t end = mx_doorbell_end(db);
+		const uint32_t ahead = (uint16_t)(end - ci);
 
 		/* The acquire half of taking the doorbell (emu_dev_qp_poll_own),
 		 * on every lane: each lane loaded the slot, and each lane's WQE
@@ -315,7 +294,7 @@ EMU_CORE_INLINE int emu_dev_lane_poll(struct emu_thread *t, struct emu_lane *L, 
 		 * counters and reports. */
 		if (mx_doorbell_qpn(db) != L->qpn || ahead <= (uint16_t)(tgt - ci) || ahead > L->sq_cnt)
 			return emu_lane_core(t, L, v0, v1, fresh);
-		tgt = mx_doorbell_end(db);
+		tgt = end;
 	}
 	/* fetch(): up to the shadow window past exec_ci, once per call. */
 	uint32_t want = (uint16_t)(tgt - ci);
@@ -451,7 +430,7 @@ EMU_CORE_INLINE int emu_dev_lane_poll(struct emu_thread *t, struct emu_lane *L, 
 		 * execute()'s, as in the core (which reads the shadow). */
 		if (lead) {
 			if (qp->shadow != qp->sq)
-				emu_lane_to_shadow(qp, ci, fpi);
+				shadow_fill(qp, ci, (uint16_t)(fpi - ci));
 			(void)emu_lane_execute_call(t, qp);
 		}
 		__syncwarp();

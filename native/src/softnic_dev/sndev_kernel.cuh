@@ -158,13 +158,6 @@ struct sndev_kargs {
 	unsigned long long max_run_ns;
 };
 
-__device__ __forceinline__ uint32_t sndev_smid(void)
-{
-	uint32_t id;
-	asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
-	return id;
-}
-
 /* QPs per engine thread whose doorbell slots and quiet state stay in
  * registers (the rest are polled through emu_qp_poll on every pass). */
 enum { SNDEV_FAST_QPS = 4 };
@@ -295,7 +288,7 @@ __global__ void __launch_bounds__(LANE ? 32 * SNDEV_LANE_MAX_PER_SM : 1024) snde
 	uint32_t reason = SNDEV_EXIT_NONE;
 
 	if (tib == 0 && lead)
-		gpu_st_relaxed_sys_u32(&a.ctl->smid[blockIdx.x], sndev_smid() + 1u);
+		gpu_st_relaxed_sys_u32(&a.ctl->smid[blockIdx.x], gpu_smid() + 1u);
 	if (g < a.nqps) {
 		typedef sndev_lane_ops<SYS, PROF> lops;
 		typename lops::lane L;

@@ -40,10 +40,7 @@ struct stg_out {
 __global__ void stages_initiator(stg_q q, unsigned long long timeout_ns, unsigned long long *cycles,
 				 stg_out *o)
 {
-	uint32_t smid;
-
-	asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
-	o->smid = smid;
+	o->smid = gpu_smid();
 	for (uint32_t i = 0; i < q.total; i++) {
 		const uint16_t pi = (uint16_t)i;
 		uint8_t *w = q.sq + (size_t)(pi & (q.sq_cnt - 1u)) * MX_WQEBB_SIZE;
