@@ -244,6 +244,10 @@ MARROW_API struct marrow_softnic_device *marrow_gda_devnic_device(struct marrow_
  * kernel's occupancy (blocks per SM) at its block size. */
 MARROW_API int marrow_gda_devnic_sms(struct marrow_gda_devnic *n, uint32_t *distinct_sms,
 				     uint32_t *max_blocks_per_sm);
+/* How the engine laid out its engine threads, as run: *exec_mode is enum
+ * marrow_softnic_device_exec resolved (THREAD or LANE), *threads_per_sm the
+ * engine threads per SM (docs/design/device-engine.md §2.4). */
+MARROW_API int marrow_gda_devnic_layout(struct marrow_gda_devnic *n, uint32_t *exec_mode, uint32_t *threads_per_sm);
 /* Copies len bytes of GPU buffer 0..3 (A source, B source, A inbox, B inbox)
  * to dst (validation from the host). */
 MARROW_API int marrow_gda_devnic_read(struct marrow_gda_devnic *n, uint32_t buffer, void *dst, uint64_t len);

@@ -149,20 +149,41 @@ extern "C" MARROW_API struct marrow_softnic_device *marrow_gda_devnic_device(str
 	return n == nullptr ? nullptr : n->nic;
 }
 
+/* The engine's info for the two getters below: their two out values from
+ * it, or the failure (NULL arguments named by fn). */
+static int devnic_info(struct marrow_gda_devnic *n, const void *out0, const void *out1, const char *fn,
+		       struct marrow_softnic_device_info *info)
+{
+	if (n == nullptr || out0 == nullptr || out1 == nullptr)
+		return marrow_fail(MARROW_EINVAL, "%s: NULL argument", fn);
+	memset(info, 0, sizeof(*info));
+	info->size = sizeof(*info);
+	return marrow_softnic_device_info(n->nic, info);
+}
+
 extern "C" MARROW_API int marrow_gda_devnic_sms(struct marrow_gda_devnic *n, uint32_t *distinct_sms,
 						uint32_t *max_blocks_per_sm)
 {
 	struct marrow_softnic_device_info info;
-	int rc;
+	int rc = devnic_info(n, distinct_sms, max_blocks_per_sm, "marrow_gda_devnic_sms", &info);
 
-	if (n == nullptr || distinct_sms == nullptr || max_blocks_per_sm == nullptr)
-		return marrow_fail(MARROW_EINVAL, "marrow_gda_devnic_sms: NULL argument");
-	memset(&info, 0, sizeof(info));
-	info.size = sizeof(info);
-	if ((rc = marrow_softnic_device_info(n->nic, &info)) != MARROW_OK)
+	if (rc != MARROW_OK)
 		return rc;
 	*distinct_sms = info.distinct_sms;
 	*max_blocks_per_sm = info.max_blocks_per_sm;
+	return MARROW_OK;
+}
+
+extern "C" MARROW_API int marrow_gda_devnic_layout(struct marrow_gda_devnic *n, uint32_t *exec_mode,
+						   uint32_t *threads_per_sm)
+{
+	struct marrow_softnic_device_info info;
+	int rc = devnic_info(n, exec_mode, threads_per_sm, "marrow_gda_devnic_layout", &info);
+
+	if (rc != MARROW_OK)
+		return rc;
+	*exec_mode = info.exec_mode;
+	*threads_per_sm = info.threads_per_sm;
 	return MARROW_OK;
 }
 

@@ -155,17 +155,45 @@ static __device__ __noinline__ int emu_lane_execute_call(struct emu_thread *t, s
 	return execute(t, qp, MARROW_QPS_RTS);
 }
 
-/* The core takes over (the same call the engine loop makes for a QP that
- * is not the lane path's); the registers follow what it did. */
-EMU_CORE_INLINE int emu_lane_core(struct emu_thread *t, struct emu_lane *L, uint64_t v0, uint64_t v1,
+/* What emu_dev_lane_poll answers: 0 nothing done, 1 work done, or a
+ * request that the core take over (emu_lane_core). The poll itself calls
+ * nothing out of line: a call into the core (which uses every register)
+ * anywhere in the loop that runs it made ptxas keep the loop's live values
+ * in local memory, which the doorbell's acquire (CCTL.IVALL on sm_90)
+ * empties from L1, so the reloads after it went to L2 on the WQE path
+ * (docs/design/device-engine.md §2.6). */
+enum {
+	EMU_LANE_IDLE = 0,
+	EMU_LANE_WORK = 1,
+	EMU_LANE_CORE_POLL = 2,   /* the doorbell (or the pass), untouched: emu_dev_qp_poll_own */
+	EMU_LANE_CORE_EXECUTE = 3 /* the fast WQEs ran; the rest of sq_progress is execute()'s */
+};
+
+/* The core takes over, as the lane poll asked (request EMU_LANE_CORE_*),
+ * and the registers follow what it did; returns what the pass did (0 or
+ * 1). Called by all 32 lanes, converged, from outside the loop that runs
+ * the poll. For CORE_POLL it is the same call the engine loop makes for a
+ * QP that is not the lane path's, with the pass's slot values. For
+ * CORE_EXECUTE the WQE the fast run stopped at is execute()'s, as in the
+ * core (which reads the shadow: where the shadow is not the SQ itself, the
+ * WQEs are first copied into it, the copy fetch() would have made). */
+EMU_CORE_INLINE int emu_lane_core(struct emu_thread *t, struct emu_lane *L, int request, uint64_t v0, uint64_t v1,
 				  uint32_t fresh)
 {
-	int work = 0;
+	struct marrow_emu_qp *const qp = L->qp;
+	int work = 1;
 
 	/* Lane 0 is the engine thread; the barrier orders its writes before
 	 * the other lanes' reloads. */
-	if ((threadIdx.x & 31u) == 0)
-		work = emu_lane_poll_own_call(t, L->qp, v0, v1, fresh);
+	if ((threadIdx.x & 31u) == 0) {
+		if (request == EMU_LANE_CORE_POLL) {
+			work = emu_lane_poll_own_call(t, qp, v0, v1, fresh);
+		} else {
+			if (qp->shadow != qp->sq)
+				shadow_fill(qp, L->ci, (uint16_t)(L->fpi - L->ci));
+			(void)emu_lane_execute_call(t, qp);
+		}
+	}
 	__syncwarp();
 	emu_lane_reload(L);
 	return __shfl_sync(0xffffffffu, work, 0);
@@ -246,13 +274,17 @@ struct emu_lane_wqe {
 	uint4 q[4];
 };
 
-EMU_CORE_INLINE void emu_lane_load(const struct emu_lane *L, uint16_t ci, struct emu_lane_wqe *w)
+/* The lane's WQE ci when on (the lane has one this round), else zeros:
+ * a lane without a WQE must not keep the previous round's values, which
+ * would have to live in memory across the conditional load (a home in
+ * local memory, which the doorbell's acquire empties from L1). */
+EMU_CORE_INLINE void emu_lane_load(const struct emu_lane *L, uint16_t ci, bool on, struct emu_lane_wqe *w)
 {
 	const uint4 *p = (const uint4 *)(L->sq + (size_t)(ci & L->sq_mask) * MX_WQEBB_SIZE);
 
 #pragma unroll
 	for (int k = 0; k < 4; k++)
-		w->q[k] = p[k];
+		w->q[k] = on ? p[k] : make_uint4(0, 0, 0, 0);
 }
 
 /* The engine loop's call for the lane QP, made by all 32 lanes of the
@@ -261,11 +293,13 @@ EMU_CORE_INLINE void emu_lane_load(const struct emu_lane *L, uint16_t ci, struct
  * emu_dev_qp_poll_own would: take the doorbell (doorbell_own), then one
  * sq_progress (one fetch, then execute). Every lane keeps the same struct
  * emu_lane (they make the same loads and the same register updates); lane 0
- * alone writes the QP's and the CQ's fields, calls the core and writes the
- * CQEs. The fast WQEs run 32 at a time, lane i taking WQE exec_ci + i: its
- * loads, fast_span's checks (fast_shape, fast_remote_ok) and its payload
- * store; the run ends before the first WQE that fails a check, which the
- * core then takes, untouched. */
+ * alone writes the QP's and the CQ's fields and the CQEs. The fast WQEs run
+ * 32 at a time, lane i taking WQE exec_ci + i: its loads, fast_span's
+ * checks (fast_shape, fast_remote_ok) and its payload store; the run ends
+ * before the first WQE that fails a check. Returns EMU_LANE_IDLE or _WORK,
+ * or asks for the core (EMU_LANE_CORE_POLL: before anything was changed;
+ * EMU_LANE_CORE_EXECUTE: for the WQE the run stopped at, untouched), which
+ * the caller then gives it with emu_lane_core. */
 EMU_CORE_INLINE int emu_dev_lane_poll(struct emu_thread *t, struct emu_lane *L, uint64_t v0, uint64_t v1,
 				      uint32_t fresh)
 {
@@ -277,9 +311,9 @@ EMU_CORE_INLINE int emu_dev_lane_poll(struct emu_thread *t, struct emu_lane *L, 
 	uint16_t ci = L->ci, tgt = L->tgt;
 
 	if (fresh == 3u || L->core_only || L->in_error)
-		return emu_lane_core(t, L, v0, v1, fresh);
+		return EMU_LANE_CORE_POLL;
 	if (fresh == 0 && emu_lane_quiet(L))
-		return 0;   /* the core would not call sq_progress either */
+		return EMU_LANE_IDLE;   /* the core would not call sq_progress either */
 	if (fresh != 0) {
 		const uint64_t db = fresh == 1u ? v0 : v1;
 		const uint16_t end = mx_doorbell_end(db);
@@ -293,7 +327,7 @@ EMU_CORE_INLINE int emu_dev_lane_poll(struct emu_thread *t, struct emu_lane *L, 
 		/* Another QPN, nothing new, stale or beyond the SQ: the core's
 		 * counters and reports. */
 		if (mx_doorbell_qpn(db) != L->qpn || ahead <= (uint16_t)(tgt - ci) || ahead > L->sq_cnt)
-			return emu_lane_core(t, L, v0, v1, fresh);
+			return EMU_LANE_CORE_POLL;
 		tgt = end;
 	}
 	/* fetch(): up to the shadow window past exec_ci, once per call. */
@@ -311,13 +345,12 @@ EMU_CORE_INLINE int emu_dev_lane_poll(struct emu_thread *t, struct emu_lane *L, 
 
 	if (m > 32)
 		m = 32;
-	if (lane < m)
-		emu_lane_load(L, (uint16_t)(ci + lane), &w);
+	emu_lane_load(L, (uint16_t)(ci + lane), lane < m, &w);
 	const uint32_t st = EMU_LD_RLX(&qp->state);
 	uint32_t pst = EMU_LD_RLX(&L->peer->state);
 
 	if (EMU_UNLIKELY(st != MARROW_QPS_RTS))
-		return emu_lane_core(t, L, v0, v1, fresh);
+		return EMU_LANE_CORE_POLL;
 	/* Committed: from here on this is the core's RTS path. */
 	if (fresh != 0)
 		L->n_observed++;
@@ -418,25 +451,15 @@ EMU_CORE_INLINE int emu_dev_lane_poll(struct emu_thread *t, struct emu_lane *L, 
 		m = (uint16_t)(fpi - ci);
 		if (m > 32)
 			m = 32;
-		if (lane < m)
-			emu_lane_load(L, (uint16_t)(ci + lane), &w);
+		emu_lane_load(L, (uint16_t)(ci + lane), lane < m, &w);
 		pst = EMU_LD_RLX(&L->peer->state);
 	}
 	if (lead)
 		emu_d_st_rel(&qp->exec_ci, ci);
 	L->ci = ci;
-	if (stop) {
-		/* A WQE fast_span would stop at: the rest of sq_progress is
-		 * execute()'s, as in the core (which reads the shadow). */
-		if (lead) {
-			if (qp->shadow != qp->sq)
-				shadow_fill(qp, ci, (uint16_t)(fpi - ci));
-			(void)emu_lane_execute_call(t, qp);
-		}
-		__syncwarp();
-		emu_lane_reload(L);
-	}
-	return 1;
+	/* A WQE fast_span would stop at: the rest of sq_progress is
+	 * execute()'s (emu_lane_core). */
+	return stop ? EMU_LANE_CORE_EXECUTE : EMU_LANE_WORK;
 }
 
 #endif /* __CUDACC__ */

@@ -237,6 +237,8 @@ template <int SYS, int PROF> struct sndev_lane_ops;
 #define SNDEV_LANE_OPS(S, P, NS)                                                                           \
 	template <> struct sndev_lane_ops<S, P> {                                                          \
 		typedef NS::emu_lane lane;                                                                 \
+		/* poll's answers from here on ask for the core (lane_core) */                             \
+		static constexpr int first_core_request = NS::EMU_LANE_CORE_POLL;                          \
 		static __device__ __forceinline__ void setup(lane *L, struct marrow_emu_qp *qp)            \
 		{                                                                                          \
 			NS::emu_lane_setup(L, qp);                                                         \
@@ -247,6 +249,11 @@ template <int SYS, int PROF> struct sndev_lane_ops;
 							   uint32_t fresh)                                 \
 		{                                                                                          \
 			return NS::emu_dev_lane_poll(t, L, v0, v1, fresh);                                 \
+		}                                                                                          \
+		static __device__ __forceinline__ int lane_core(struct emu_thread *t, lane *L, int request,  \
+								uint64_t v0, uint64_t v1, uint32_t fresh)  \
+		{                                                                                          \
+			return NS::emu_lane_core(t, L, request, v0, v1, fresh);                            \
 		}                                                                                          \
 		static __device__ __forceinline__ int core_own(struct emu_thread *t, struct marrow_emu_qp *qp, \
 							       uint64_t v0, uint64_t v1, uint32_t fresh)   \
@@ -265,6 +272,164 @@ SNDEV_LANE_OPS(0, 1, sndev_gpu_prof);
 
 /* Engine threads per SM in lane layout: one warp each, lane 0 working. */
 enum { SNDEV_LANE_MAX_PER_SM = 8 };
+
+/* What both loops need for their checks (sndev_check): passed by value to
+ * the lane loop, which is out of line. */
+struct sndev_run {
+	struct sndev_ctl *ctl;
+	unsigned long long max_run_ns;
+	unsigned long long t0;          /* %globaltimer at the kernel's start */
+	uint32_t check_every;
+	uint32_t g;                     /* engine index */
+};
+
+/* Every check_every passes: the pass counts and counters published (a live
+ * copy), then the stop request and the deadline; the exit reason. */
+__device__ __forceinline__ uint32_t sndev_check(struct sndev_thread *lt, struct emu_thread *t, const sndev_run &r,
+						unsigned long long pass, unsigned long long *busy,
+						unsigned long long *idle)
+{
+	CTR(&lt->e, busy_passes) += *busy;
+	CTR(&lt->e, idle_passes) += *idle;
+	*busy = *idle = 0;
+	for (int i = 0; i < MARROW_EMU_CTR_COUNT; i++)
+		t->local[i] = lt->e.local[i];
+	if (gpu_ld_relaxed_sys_u32(&r.ctl->stop))
+		return SNDEV_EXIT_STOP;
+	if (gpu_globaltimer_ns() - r.t0 > r.max_run_ns)
+		return SNDEV_EXIT_DEADLINE;
+	if (r.g == 0)
+		gpu_st_relaxed_sys_u64((uint64_t *)&r.ctl->passes0, pass);
+	return SNDEV_EXIT_NONE;
+}
+
+/* The lane loop's state while the core has the QP (sndev_lane_serve's
+ * local memory; sndev_lane_run holds it in registers while it runs). */
+template <int SYS, int PROF> struct sndev_lane_state {
+	typename sndev_lane_ops<SYS, PROF>::lane L;
+	uint64_t taken0, taken1;   /* the last doorbell value taken from each slot (§2.3); 0: none */
+	uint64_t v0, v1;           /* this pass's slot values, for the core */
+	unsigned long long pass, busy, idle;
+	uint32_t fresh;            /* which of v0, v1 are doorbells not yet taken */
+	uint32_t quiet;
+};
+
+/* sndev_lane_run's answers besides an exit reason; sndev_lane_serve's
+ * answer when the QP is not the lane path's. */
+enum : uint32_t { SNDEV_LANE_CORE = 0x100u /* + EMU_LANE_CORE_* */, SNDEV_LANE_NOT = 0xffffffffu };
+
+/* The lane loop (docs/design/device-engine.md §2.4, §2.6): an engine thread
+ * whose only QP is the lane path's polls that QP's two slots and nothing
+ * else, with the QP in registers (struct emu_lane). It makes no call into
+ * the core (the profiling variant calls only its small stamp function), so
+ * ptxas keeps the loop's values in registers: with calls into the core
+ * (which uses every register) in the loop it kept them in local memory,
+ * which the doorbell's acquire empties from L1, and reloaded them from L2
+ * on the single-WQE path (check_lane_registers, a ctest, holds it to
+ * that). When the lane poll asks for the core, it stores its state in *S
+ * and returns SNDEV_LANE_CORE + the request; sndev_lane_serve gives the QP
+ * to the core and runs it again with what the core did (resumed: 0 or 1;
+ * -1 at a pass's start). Otherwise it returns the exit reason, with the
+ * counters published. All 32 lanes, converged. */
+template <int SYS, int PROF>
+__device__ __noinline__ uint32_t sndev_lane_run(sndev_lane_state<SYS, PROF> *S, struct sndev_thread *lt,
+						struct emu_thread *t, const uint64_t *slot0, const uint64_t *slot1,
+						const sndev_run r, const bool prof, int resumed)
+{
+	typedef sndev_lane_ops<SYS, PROF> lops;
+	typename lops::lane L = S->L;
+	uint64_t taken0 = S->taken0, taken1 = S->taken1;
+	unsigned long long pass = S->pass, busy = S->busy, idle = S->idle;
+	bool quiet = S->quiet != 0;
+	const bool lead = (threadIdx.x & 31u) == 0;
+	int work = resumed;   /* >= 0: the core finished this pass's poll */
+	uint32_t out;
+
+	for (;; pass++) {
+		if (work < 0) {
+			/* Every lane loads the slots (each lane's acquire then
+			 * covers its own WQE loads); lane 0's values decide for all. */
+			uint64_t v0 = sndev_ld_slot<SYS>(slot0), v1 = sndev_ld_slot<SYS>(slot1);
+
+			v0 = __shfl_sync(0xffffffffu, (unsigned long long)v0, 0);
+			v1 = __shfl_sync(0xffffffffu, (unsigned long long)v1, 0);
+			const uint32_t f = (uint32_t)(v0 != taken0) | ((uint32_t)(v1 != taken1) << 1);
+
+			work = 0;
+			if (f != 0 || !quiet) {
+				if (PROF && prof && f != 0)
+					EMU_STAGE(&lt->e, lt->prof_qp, 0);
+				taken0 = v0;
+				taken1 = v1;
+				const int a = lops::poll(&lt->e, &L, v0, v1, f);
+
+				if (a >= lops::first_core_request) {
+					S->v0 = v0;
+					S->v1 = v1;
+					S->fresh = f;
+					out = SNDEV_LANE_CORE + (uint32_t)a;
+					break;
+				}
+				work = a;
+			}
+		}
+		quiet = lops::quiet(&L);
+		busy += work != 0;
+		idle += work == 0;
+		work = -1;
+		if ((pass & (r.check_every - 1)) == 0) {
+			uint32_t x = SNDEV_EXIT_NONE;
+
+			if (lead) {
+				lops::flush(&lt->e, &L);
+				x = sndev_check(lt, t, r, pass, &busy, &idle);
+			}
+			out = __shfl_sync(0xffffffffu, x, 0);
+			if (out != SNDEV_EXIT_NONE)
+				break;
+		}
+	}
+	S->L = L;
+	S->taken0 = taken0;
+	S->taken1 = taken1;
+	S->pass = pass;
+	S->busy = busy;
+	S->idle = idle;
+	S->quiet = quiet;
+	return out;
+}
+
+/* The lane path of an engine thread whose only QP is qp, if qp is the lane
+ * path's: sndev_lane_run, and the core whenever it asks. Returns
+ * SNDEV_LANE_NOT (nothing done) when qp is not the lane path's; otherwise
+ * the exit reason, with the slots released. All 32 lanes, converged. */
+template <int SYS, int PROF>
+__device__ __noinline__ uint32_t sndev_lane_serve(struct sndev_thread *lt, struct emu_thread *t,
+						  struct marrow_emu_qp *qp, const sndev_run r, const bool prof)
+{
+	typedef sndev_lane_ops<SYS, PROF> lops;
+	sndev_lane_state<SYS, PROF> S;
+	const uint64_t *const slot0 = (const uint64_t *)qp->uar->page;
+	const uint64_t *const slot1 = (const uint64_t *)(qp->uar->page + EMU_UAR_HALF);
+	int resumed = -1;
+	uint32_t x;
+
+	lops::setup(&S.L, qp);
+	if (!S.L.on)
+		return SNDEV_LANE_NOT;
+	S.taken0 = S.taken1 = 0;
+	S.v0 = S.v1 = 0;
+	S.pass = S.busy = S.idle = 0;
+	S.fresh = 0;
+	S.quiet = 0;   /* the first pass polls the QP in full */
+	while ((x = sndev_lane_run<SYS, PROF>(&S, lt, t, slot0, slot1, r, prof, resumed)) >= SNDEV_LANE_CORE)
+		resumed = lops::lane_core(&lt->e, &S.L, (int)(x - SNDEV_LANE_CORE), S.v0, S.v1, S.fresh);
+	if ((threadIdx.x & 31u) == 0) {
+		sndev_slot_release<SYS>(slot0, S.taken0);
+		sndev_slot_release<SYS>(slot1, S.taken1);
+	}
+	return x;
+}
 
 /* PROF 1 (with SYS 0 only): the stage profile of §2.1, into a.prof.
  * LANE 0, the thread layout: one GPU thread per engine index, packed into
@@ -291,7 +456,6 @@ __global__ void __launch_bounds__(LANE ? 32 * SNDEV_LANE_MAX_PER_SM : 1024) snde
 		gpu_st_relaxed_sys_u32(&a.ctl->smid[blockIdx.x], gpu_smid() + 1u);
 	if (g < a.nqps) {
 		typedef sndev_lane_ops<SYS, PROF> lops;
-		typename lops::lane L;
 		/* The engine thread's state in private memory: the counters the
 		 * core bumps on every WQE (CTR) and its scratch (gather pieces,
 		 * wrap buffer). A counter bump is then an L1 access, not a global
@@ -350,64 +514,20 @@ __global__ void __launch_bounds__(LANE ? 32 * SNDEV_LANE_MAX_PER_SM : 1024) snde
 					own_page |= 1u << k;
 			}
 		}
+		const sndev_run run = {a.ctl, a.max_run_ns, t0, a.check_every, g};
 		/* The lane path: this engine thread's only QP, on a page of its own. */
-		L.on = 0;
-		if (LANE && g + nthr >= a.nqps && (own_page & 1u))
-			lops::setup(&L, &a.qps[g]);
-		if (LANE && !lead && !L.on)
-			return;
-		/* Every check_every passes: the counters published (a live copy),
-		 * then the stop request and the deadline; returns the exit reason. */
-		auto check = [&](unsigned long long pass) -> uint32_t {
-			CTR(&lt.e, busy_passes) += busy;
-			CTR(&lt.e, idle_passes) += idle;
-			busy = idle = 0;
-			for (int i = 0; i < MARROW_EMU_CTR_COUNT; i++)
-				t->local[i] = lt.e.local[i];
-			if (gpu_ld_relaxed_sys_u32(&a.ctl->stop))
-				return SNDEV_EXIT_STOP;
-			if (gpu_globaltimer_ns() - t0 > a.max_run_ns)
-				return SNDEV_EXIT_DEADLINE;
-			if (g == 0)
-				gpu_st_relaxed_sys_u64((uint64_t *)&a.ctl->passes0, pass);
-			return SNDEV_EXIT_NONE;
-		};
-		/* The lane loop: an engine thread whose only QP is the lane path's
-		 * polls that QP's two slots and nothing else, so the lane path's
-		 * registers are the loop's only live state. */
-		for (unsigned long long pass = 0; LANE && L.on; pass++) {
-			/* Every lane loads the slots (each lane's acquire then covers
-			 * its own WQE loads); lane 0's values decide for all. */
-			uint64_t v0 = sndev_ld_slot<SYS>(slot0[0]), v1 = sndev_ld_slot<SYS>(slot1[0]);
+		bool lane_served = false;
 
-			v0 = __shfl_sync(0xffffffffu, (unsigned long long)v0, 0);
-			v1 = __shfl_sync(0xffffffffu, (unsigned long long)v1, 0);
-			const uint32_t f = (uint32_t)(v0 != taken[0][0]) | ((uint32_t)(v1 != taken[0][1]) << 1);
-			int work = 0;
+		if (LANE && g + nthr >= a.nqps && (own_page & 1u)) {
+			const uint32_t r = sndev_lane_serve<SYS, PROF>(&lt, t, &a.qps[g], run, prof);
 
-			if (f != 0 || (quiet & 1u) == 0) {
-				if (PROF && prof && f != 0)
-					EMU_STAGE(&lt.e, lt.prof_qp, 0);
-				taken[0][0] = v0;
-				taken[0][1] = v1;
-				work = lops::poll(&lt.e, &L, v0, v1, f);
-				quiet = (uint32_t)lops::quiet(&L);
-			}
-			busy += work != 0;
-			idle += work == 0;
-			if ((pass & (a.check_every - 1)) == 0) {
-				uint32_t r = SNDEV_EXIT_NONE;
-
-				if (lead) {
-					lops::flush(&lt.e, &L);
-					r = check(pass);
-				}
-				reason = __shfl_sync(0xffffffffu, r, 0);
-				if (reason != SNDEV_EXIT_NONE)
-					break;
-			}
+			lane_served = r != SNDEV_LANE_NOT;
+			if (lane_served)
+				reason = r;
 		}
-		for (unsigned long long pass = 0; !(LANE && L.on); pass++) {
+		if (LANE && !lead && !lane_served)
+			return;
+		for (unsigned long long pass = 0; !lane_served; pass++) {
 			uint64_t db[SNDEV_FAST_QPS][2];
 			uint32_t skip = 0;   /* bit k: fast QP k has nothing to do this pass */
 			uint32_t fresh = 0;  /* bits 2k, 2k+1: fast QP k's slot 0 / 1 holds a doorbell not taken */
@@ -469,7 +589,8 @@ __global__ void __launch_bounds__(LANE ? 32 * SNDEV_LANE_MAX_PER_SM : 1024) snde
 			}
 			busy += work != 0;
 			idle += work == 0;
-			if ((pass & (a.check_every - 1)) == 0 && (reason = check(pass)) != SNDEV_EXIT_NONE)
+			if ((pass & (a.check_every - 1)) == 0 &&
+			    (reason = sndev_check(&lt, t, run, pass, &busy, &idle)) != SNDEV_EXIT_NONE)
 				break;
 		}
 #pragma unroll

@@ -4,6 +4,7 @@ package dev.marrow.gda;
 import dev.marrow.api.MarrowException;
 import dev.marrow.gda.internal.GdaFfi;
 import dev.marrow.gda.internal.GdaLayouts;
+import dev.marrow.gda.rate.EngineLayout;
 import dev.marrow.internal.ffi.CStruct;
 import dev.marrow.internal.ffi.EmuFfi;
 import dev.marrow.internal.ffi.NativeLib;
@@ -30,15 +31,17 @@ final class DeviceEngineSession implements AutoCloseable {
     private final MemorySegment epB;
     private final int distinctSms;
     private final int blocksPerSm;
+    private final GdaRun.DeviceEngine asRun;
     private boolean closed;
 
     private DeviceEngineSession(MemorySegment handle, MemorySegment epA, MemorySegment epB, int distinctSms,
-                                int blocksPerSm) {
+                                int blocksPerSm, GdaRun.DeviceEngine asRun) {
         this.handle = handle;
         this.epA = epA;
         this.epB = epB;
         this.distinctSms = distinctSms;
         this.blocksPerSm = blocksPerSm;
+        this.asRun = asRun;
     }
 
     /** Opens and starts the engine; the endpoints live in {@code arena}. */
@@ -53,12 +56,17 @@ final class DeviceEngineSession implements AutoCloseable {
             MemorySegment h = out.get(ADDRESS, 0);
             MemorySegment distinct = a.allocate(JAVA_INT);
             MemorySegment occ = a.allocate(JAVA_INT);
+            MemorySegment mode = a.allocate(JAVA_INT);
+            MemorySegment perSm = a.allocate(JAVA_INT);
             int src = (int) GdaFfi.Cuda.DEVNIC_SMS.invokeExact(h, distinct, occ);
+            int lrc = src != 0 ? 0 : (int) GdaFfi.Cuda.DEVNIC_LAYOUT.invokeExact(h, mode, perSm);
             DeviceEngineSession d = new DeviceEngineSession(h, epA, epB, distinct.get(JAVA_INT, 0),
-                    occ.get(JAVA_INT, 0));
-            if (src != 0) {
+                    occ.get(JAVA_INT, 0), new GdaRun.DeviceEngine(distinct.get(JAVA_INT, 0),
+                    EngineLayout.labelOf(mode.get(JAVA_INT, 0)), perSm.get(JAVA_INT, 0)));
+            if (src != 0 || lrc != 0) {
                 d.close();
                 GdaFfi.Cuda.LIB.check(src, "marrow_gda_devnic_sms");
+                GdaFfi.Cuda.LIB.check(lrc, "marrow_gda_devnic_layout");
             }
             return d;
         } catch (Throwable t) {
@@ -77,6 +85,11 @@ final class DeviceEngineSession implements AutoCloseable {
     /** Distinct SMs the engine's blocks reported running on (= nic_sms when every block is resident). */
     int distinctSms() {
         return distinctSms;
+    }
+
+    /** What the records say of the engine as it ran: distinct SMs, layout, engine threads per SM. */
+    GdaRun.DeviceEngine asRun() {
+        return asRun;
     }
 
     /** The engine kernel's occupancy (blocks per SM) at its block size. */

@@ -60,6 +60,11 @@ public final class GdaRecords {
         if (s.deviceEngine()) { // the NIC is a persistent kernel on this many SMs of the GPU under test
             r.param("nic_sms", s.nicSms()).param("nic_engine", "device (persistent CUDA kernel)")
                     .param("gpu_hardware", true).param("nic_hardware", false);
+            GdaRun.DeviceEngine d = runs.isEmpty() ? null : runs.getFirst().deviceEngine();
+            if (d != null) { // as run: the same engine serves every run of the point
+                r.param("nic_sms_distinct", d.distinctSms()).param("nic_engine_layout", d.layout())
+                        .param("nic_engine_threads_per_sm", d.threadsPerSm());
+            }
         }
         if (s.nic() == Nic.MLX5) { // real hardware: say which NIC and how the two QPs were connected
             Mlx5Options o = s.mlx5();

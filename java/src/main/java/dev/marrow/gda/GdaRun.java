@@ -14,7 +14,20 @@ import java.util.Map;
  * @param emuCounters software NIC counter deltas over the run (empty on hardware)
  */
 public record GdaRun(GdaSetup setup, GdaRunSpec spec, Samples samples, Counters counters, WqeShape wqe,
-                     Map<String, Long> emuCounters) {
+                     Map<String, Long> emuCounters, DeviceEngine deviceEngine) {
+
+    /** A run on any NIC but the software NIC's device engine (deviceEngine null). */
+    public GdaRun(GdaSetup setup, GdaRunSpec spec, Samples samples, Counters counters, WqeShape wqe,
+                  Map<String, Long> emuCounters) {
+        this(setup, spec, samples, counters, wqe, emuCounters, null);
+    }
+
+    /**
+     * The software NIC's device engine as it ran (docs/design/device-engine.md §2, §2.4): the
+     * distinct SMs its blocks reported, its layout (thread or lane) and its engine threads per SM.
+     */
+    public record DeviceEngine(int distinctSms, String layout, int threadsPerSm) {
+    }
 
     /**
      * Samples are nanoseconds (CLOCK_MONOTONIC_RAW on the CPU, %globaltimer on
@@ -47,7 +60,7 @@ public record GdaRun(GdaSetup setup, GdaRunSpec spec, Samples samples, Counters 
     public GdaRun withPeerReport(long responderPosts, long responderPayloadErrors) {
         Counters c = new Counters(counters.posts(), counters.doorbells(), counters.cqes(), responderPosts,
                 counters.payloadErrors() + responderPayloadErrors);
-        return new GdaRun(setup, spec, samples, c, wqe, emuCounters);
+        return new GdaRun(setup, spec, samples, c, wqe, emuCounters, deviceEngine);
     }
 
     public long[] samplesNs() {

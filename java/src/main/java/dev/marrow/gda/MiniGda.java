@@ -849,7 +849,7 @@ public final class MiniGda implements AutoCloseable {
             GdaRun.WqeShape wqe = new GdaRun.WqeShape(getInt(res, GdaLayouts.RESULT, "ds"),
                     getInt(res, GdaLayouts.RESULT, "wqebbs_per_wqe"));
             checkResume(gpuQps, resumedFrom, counters, wqe.wqebbs());
-            return new GdaRun(setup, spec, samples, counters, wqe, emu);
+            return new GdaRun(setup, spec, samples, counters, wqe, emu, dev == null ? null : dev.asRun());
         } catch (RuntimeException | Error e) {
             throw e;
         } catch (Throwable t) {

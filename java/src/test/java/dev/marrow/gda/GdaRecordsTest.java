@@ -79,4 +79,25 @@ class GdaRecordsTest {
         assertTrue(failed.hardware());
         assertEquals("cuda+mlx5", failed.backend());
     }
+
+    @Test
+    void deviceEngineRecordsSayHowTheEngineRan() {
+        GdaRunSpec spec = GdaRunSpec.of(Experiment.PUT_COMPLETION, Ordering.GPU_FENCE, Payload.INLINE, 8).withIters(3, 0);
+        GdaSetup dev = GdaSetup.defaults(Target.CUDA).withPlacement(Placement.GPU);
+        assertTrue(dev.deviceEngine());
+        GdaRun.Samples samples = new GdaRun.Samples(new long[] {1, 2, 3}, new long[] {2, 4, 6}, 6, 12);
+        GdaRun.Counters counters = new GdaRun.Counters(3, 3, 3, 0, 0);
+        ResultRecord rec = GdaRecords.record(List.of(new GdaRun(dev, spec, samples, counters, new GdaRun.WqeShape(3, 1),
+                Map.of("emu_wqe_rdma_write", 3L), new GdaRun.DeviceEngine(1, "lane", 8))));
+        assertFalse(rec.hardware(), "the device engine is an emulated NIC");
+        assertEquals(true, rec.params().get("gpu_hardware"));
+        assertEquals(false, rec.params().get("nic_hardware"));
+        assertEquals(1, rec.params().get("nic_sms_distinct"));
+        assertEquals("lane", rec.params().get("nic_engine_layout"));
+        assertEquals(8, rec.params().get("nic_engine_threads_per_sm"));
+        // A run that did not report the engine (a failure before it ran) names no layout.
+        ResultRecord failed = GdaRecords.failed(dev, spec, List.of(), "timeout");
+        assertNull(failed.params().get("nic_engine_layout"));
+        assertEquals(false, failed.params().get("nic_hardware"));
+    }
 }

@@ -74,6 +74,9 @@ public final class GdaFfi {
         /** int marrow_gda_devnic_sms(devnic*, uint32 *distinct_sms, uint32 *max_blocks_per_sm) */
         public static final MethodHandle DEVNIC_SMS = LIB.handle("marrow_gda_devnic_sms",
                 FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
+        /** int marrow_gda_devnic_layout(devnic*, uint32 *exec_mode, uint32 *threads_per_sm) */
+        public static final MethodHandle DEVNIC_LAYOUT = LIB.handle("marrow_gda_devnic_layout",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
         /** int marrow_softnic_device_counters(dev*, uint64 *values, uint32 n) */
         public static final MethodHandle SNDEV_COUNTERS = LIB.handle("marrow_softnic_device_counters",
                 FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
