@@ -69,7 +69,7 @@ class MiniGdaDeviceEngineTest {
             assertEquals("gpu", rec.params().get("placement"), json);
             assertEquals(2, rec.params().get("nic_sms"), json);
             assertEquals(2, rec.params().get("nic_sms_distinct"), json);
-            // The default layout (AUTO) resolves to lane, 8 engine threads per SM (device-engine.md §2.4).
+            // The default layout (AUTO) resolves to lane, 8 engine threads per SM (docs/design/device-engine.md §2.4).
             assertEquals("lane", rec.params().get("nic_engine_layout"), json);
             assertEquals(8, rec.params().get("nic_engine_threads_per_sm"), json);
             assertEquals("cuda+softnic-device", rec.backend(), json);
