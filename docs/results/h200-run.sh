@@ -5,6 +5,8 @@
 # java/target/test-classes, native/target/stage/lib) and a jlinked runtime
 # in .jrt/jrt plus the JUnit console in .jrt/junit.jar:
 #   OUT=$OUT bash docs/results/h200-run.sh PHASE...
+# scripts/device-prep.sh builds the carried helpers (.jrt/bin, .jrt/jrt), moves what the call does not
+# need out of the tree and checks the jar's provenance and the carry limit before the call.
 # Phases (any subset, in order):
 #   env        nvidia-smi, CPU, doctor
 #   junit      every GPU-tagged JUnit test (tree output)
