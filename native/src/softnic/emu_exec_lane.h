@@ -287,6 +287,44 @@ EMU_CORE_INLINE void emu_lane_load(const struct emu_lane *L, uint16_t ci, bool o
 		w->q[k] = on ? p[k] : make_uint4(0, 0, 0, 0);
 }
 
+/* fast_span's checks of one WQE (quarters q, index ci; the peer's state
+ * pst), as exec_write makes them: whether it is a fast WQE, with its
+ * payload length *n, remote address *raddr and whether it asks for a CQE. */
+EMU_CORE_INLINE bool emu_lane_fast(struct emu_lane *L, const struct marrow_emu_device *dev, const uint4 *q,
+				   uint16_t ci, uint32_t pst, uint32_t *n, uint64_t *raddr, bool *sig)
+{
+	*n = fast_shape((uint64_t)q[0].x | ((uint64_t)q[0].y << 32), q[2].x, L->ctrl_ds3, ci);
+	*raddr = ((uint64_t)mx_be32toh(q[1].x) << 32) | mx_be32toh(q[1].y);
+	const bool ok = *n != 0 && (pst == MARROW_QPS_RTS || pst == MARROW_QPS_RTR) &&
+			fast_remote_ok(dev, L->peer_pd, q[1].z, *raddr, *n, &L->key_be, &L->mr_base, &L->mr_len);
+
+	/* fm_ce_se is control byte 11. */
+	*sig = ok && ((q[0].z >> 24) & MX_CTRL_CQ_UPDATE) != 0;
+	return ok;
+}
+
+/* The signaled fast WQE wc executed (its payload stored, ordered before
+ * this): exec_ci past it, then its CQE. Lane 0. */
+EMU_CORE_INLINE void emu_lane_complete(struct emu_thread *t, struct emu_lane *L, uint16_t wc)
+{
+	emu_d_st_rel(&L->qp->exec_ci, (uint16_t)(wc + 1));
+	EMU_STAGE(t, L->qp, EMU_STAGE_EXECUTED);
+	emu_lane_cqe(t, L, wc);
+	EMU_STAGE(t, L->qp, EMU_STAGE_CQE);
+}
+
+/* Lane 0 wrote CQEs: the CQ mirrors and the CQE count, from lane 0 to the
+ * warp. */
+EMU_CORE_INLINE void emu_lane_share_cq(struct emu_lane *L)
+{
+	const unsigned all = 0xffffffffu;
+
+	L->prod = __shfl_sync(all, L->prod, 0);
+	L->ci_seen = __shfl_sync(all, L->ci_seen, 0);
+	L->in_error = __shfl_sync(all, L->in_error, 0);
+	L->n_cqes = __shfl_sync(all, L->n_cqes, 0);
+}
+
 /* The engine loop's call for the lane QP, made by all 32 lanes of the
  * engine warp together (converged), with the slot values lane 0 loaded and
  * which are doorbells not yet taken (as emu_dev_qp_poll_own). Does what
@@ -375,7 +413,34 @@ EMU_CORE_INLINE int emu_dev_lane_poll(struct emu_thread *t, struct emu_lane *L, 
 
 	bool stop = false;
 
-	while (ci != fpi) {
+	if (m == 1) {
+		/* One WQE (put+completion's case): lane 0 runs it alone, with no
+		 * warp round, whose votes and shuffles would sit between the
+		 * WQE's loads and its CQE (docs/design/device-engine.md §2.6).
+		 * The same checks, store and CQE as a round of one. */
+		uint32_t n = 0;
+		uint64_t raddr = 0;
+		bool ok = false, sig = false;
+
+		if (lead) {
+			ok = emu_lane_fast(L, dev, w.q, ci, pst, &n, &raddr, &sig);
+			if (ok) {
+				emu_lane_store(raddr, w.q[2], w.q[3], n);
+				if (sig)
+					emu_lane_complete(t, L, ci);
+			}
+		}
+		if (__shfl_sync(all, (uint32_t)ok, 0)) {
+			L->n_writes++;
+			L->n_bytes += __shfl_sync(all, n, 0);
+			ci = (uint16_t)(ci + 1);
+			if (__shfl_sync(all, (uint32_t)sig, 0))
+				emu_lane_share_cq(L);
+		} else {
+			stop = true;
+		}
+	}
+	while (!stop && ci != fpi) {
 		/* Lane i: WQE ci + i (i < m), loaded above or at the end of the
 		 * previous round. */
 		const uint4 *q = w.q;
@@ -383,15 +448,8 @@ EMU_CORE_INLINE int emu_dev_lane_poll(struct emu_thread *t, struct emu_lane *L, 
 		uint64_t raddr = 0;
 		bool ok = false, sig = false;
 
-		if (lane < m) {
-			n = fast_shape((uint64_t)q[0].x | ((uint64_t)q[0].y << 32), q[2].x, L->ctrl_ds3,
-				       (uint16_t)(ci + lane));
-			raddr = ((uint64_t)mx_be32toh(q[1].x) << 32) | mx_be32toh(q[1].y);
-			ok = n != 0 && (pst == MARROW_QPS_RTS || pst == MARROW_QPS_RTR) &&
-			     fast_remote_ok(dev, L->peer_pd, q[1].z, raddr, n, &L->key_be, &L->mr_base, &L->mr_len);
-			/* fm_ce_se is control byte 11. */
-			sig = ok && ((q[0].z >> 24) & MX_CTRL_CQ_UPDATE) != 0;
-		}
+		if (lane < m)
+			ok = emu_lane_fast(L, dev, q, (uint16_t)(ci + lane), pst, &n, &raddr, &sig);
 		const uint32_t bad = __ballot_sync(all, lane < m && !ok);
 		const uint32_t k = bad ? (uint32_t)(__ffs(bad) - 1) : m;   /* WQEs this round executes */
 		const bool mine = lane < k;
@@ -432,16 +490,10 @@ EMU_CORE_INLINE int emu_dev_lane_poll(struct emu_thread *t, struct emu_lane *L, 
 					const uint32_t s = (uint32_t)(__ffs(sigs) - 1);
 
 					sigs &= sigs - 1;
-					emu_d_st_rel(&qp->exec_ci, (uint16_t)(ci + s + 1));
-					EMU_STAGE(t, qp, EMU_STAGE_EXECUTED);
-					emu_lane_cqe(t, L, (uint16_t)(ci + s));
-					EMU_STAGE(t, qp, EMU_STAGE_CQE);
+					emu_lane_complete(t, L, (uint16_t)(ci + s));
 				}
 			}
-			L->prod = __shfl_sync(all, L->prod, 0);
-			L->ci_seen = __shfl_sync(all, L->ci_seen, 0);
-			L->in_error = __shfl_sync(all, L->in_error, 0);
-			L->n_cqes = __shfl_sync(all, L->n_cqes, 0);
+			emu_lane_share_cq(L);
 		}
 		ci = (uint16_t)(ci + k);
 		if (k < m) {
