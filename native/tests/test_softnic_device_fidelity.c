@@ -175,45 +175,66 @@ static void expect(const struct engine *e, const struct outcome *o, uint32_t i, 
 	      o->op[i], o->synd[i], o->vsynd[i], o->ctr[i], op, synd, vsynd, ctr);
 }
 
+/* What a scenario writes from and to, on a freshly opened engine (SQ of
+ * 2^log_sq WQEBBs): a source of src_bytes (none when 0) with lkey, and the
+ * destination of DST_BYTES with rkey (remote write) at address d. */
+struct bufs {
+	uint8_t *src, *dst;
+	uint32_t lkey, rkey;
+	uint64_t d;
+};
+
+static struct bufs scenario_open(struct engine *e, uint32_t log_sq, size_t src_bytes)
+{
+	struct bufs b = {0};
+
+	engine_open(e, log_sq);
+	if (src_bytes)
+		b.src = buffer(e, src_bytes);
+	b.dst = buffer(e, DST_BYTES);
+	if (src_bytes)
+		b.lkey = reg(e, b.src, src_bytes, MARROW_ACCESS_LOCAL_WRITE);
+	b.rkey = reg(e, b.dst, DST_BYTES, MARROW_ACCESS_LOCAL_WRITE | MARROW_ACCESS_REMOTE_WRITE);
+	b.d = (uint64_t)(uintptr_t)b.dst;
+	return b;
+}
+
 /* Inline WRITEs, 5 unsignaled + 1 signaled under one doorbell, then a
  * gather WRITE of two SGEs, then 20 signaled WRITEs around an 8-WQEBB ring. */
 static void scenario_good(struct engine *e, struct outcome *o)
 {
-	engine_open(e, 3);
-	uint8_t *src = buffer(e, 256), *dst = buffer(e, DST_BYTES);
-	uint32_t lkey = reg(e, src, 256, MARROW_ACCESS_LOCAL_WRITE);
-	uint32_t rkey = reg(e, dst, DST_BYTES, MARROW_ACCESS_LOCAL_WRITE | MARROW_ACCESS_REMOTE_WRITE);
-	uint64_t d = (uint64_t)(uintptr_t)dst;
+	struct bufs b = scenario_open(e, 3, 256);
 
 	engine_go(e);
 	for (int i = 0; i < 256; i++)
-		src[i] = (uint8_t)(0xA0 ^ i);
+		b.src[i] = (uint8_t)(0xA0 ^ i);
 	for (int i = 0; i < 6; i++) {
 		uint8_t v[8];
 		for (int k = 0; k < 8; k++)
 			v[k] = (uint8_t)(i * 16 + k);
-		t_post_inline(&e->qp, d + 8u * i, rkey, v, 8, i == 5);
+		t_post_inline(&e->qp, b.d + 8u * i, b.rkey, v, 8, i == 5);
 	}
 	t_ring(&e->qp);
 	collect(e, o, 1);
 	expect(e, o, 0, MX_CQE_REQ, 0, 0, 5);
-	struct t_sge sg[2] = {{(uint64_t)(uintptr_t)src, 40, lkey}, {(uint64_t)(uintptr_t)src + 100, 24, lkey}};
-	uint16_t c = t_post_sge(&e->qp, d + 64, rkey, sg, 2, 1);
+	struct t_sge sg[2] = {{(uint64_t)(uintptr_t)b.src, 40, b.lkey},
+			      {(uint64_t)(uintptr_t)b.src + 100, 24, b.lkey}};
+	uint16_t c = t_post_sge(&e->qp, b.d + 64, b.rkey, sg, 2, 1);
 	t_ring(&e->qp);
 	collect(e, o, 2);
 	expect(e, o, 1, MX_CQE_REQ, 0, 0, c);
 	for (int i = 0; i < 20; i++) {
 		uint32_t w = 0xC0DE0000u + (uint32_t)i;
-		c = t_post_inline(&e->qp, d + 128 + 4u * (i % 16), rkey, &w, 4, 1);
+		c = t_post_inline(&e->qp, b.d + 128 + 4u * (i % 16), b.rkey, &w, 4, 1);
 		t_ring(&e->qp);
 		collect(e, o, 3 + (uint32_t)i);
 		expect(e, o, 2 + (uint32_t)i, MX_CQE_REQ, 0, 0, c);
 	}
-	memcpy(o->dst, dst, DST_BYTES);
+	memcpy(o->dst, b.dst, DST_BYTES);
 	for (int i = 0; i < 48; i++)
-		CHECK(dst[i] == (uint8_t)((i / 8) * 16 + i % 8), "%s: inline byte %d = 0x%02x", e->name, i, dst[i]);
-	CHECK(memcmp(dst + 64, src, 40) == 0 && memcmp(dst + 104, src + 100, 24) == 0, "%s: gathered bytes wrong",
-	      e->name);
+		CHECK(b.dst[i] == (uint8_t)((i / 8) * 16 + i % 8), "%s: inline byte %d = 0x%02x", e->name, i, b.dst[i]);
+	CHECK(memcmp(b.dst + 64, b.src, 40) == 0 && memcmp(b.dst + 104, b.src + 100, 24) == 0,
+	      "%s: gathered bytes wrong", e->name);
 	engine_close(e);
 }
 
@@ -225,27 +246,23 @@ static void scenario_good(struct engine *e, struct outcome *o)
  * last must win), twice round a 16-WQEBB ring. */
 static void scenario_mixed(struct engine *e, struct outcome *o)
 {
-	engine_open(e, 4);
-	uint8_t *src = buffer(e, 64), *dst = buffer(e, DST_BYTES);
-	uint32_t lkey = reg(e, src, 64, MARROW_ACCESS_LOCAL_WRITE);
-	uint32_t rkey = reg(e, dst, DST_BYTES, MARROW_ACCESS_LOCAL_WRITE | MARROW_ACCESS_REMOTE_WRITE);
-	uint64_t d = (uint64_t)(uintptr_t)dst;
+	struct bufs b = scenario_open(e, 4, 64);
 	uint8_t v[20];
 
 	engine_go(e);
 	for (int i = 0; i < 64; i++)
-		src[i] = (uint8_t)(0x5A ^ i);
+		b.src[i] = (uint8_t)(0x5A ^ i);
 	for (int i = 0; i < 20; i++)
 		v[i] = (uint8_t)(0x10 + i);
-	(void)t_post_inline(&e->qp, d, rkey, v, 8, 0);
-	(void)t_post_inline(&e->qp, d + 8, rkey, v + 1, 8, 0);
-	uint16_t s0 = t_post_inline(&e->qp, d + 201, rkey, v, 20, 1);
-	(void)t_post_inline(&e->qp, d + 16, rkey, v + 2, 8, 0);
-	struct t_sge sg = {(uint64_t)(uintptr_t)src + 3, 29, lkey};
-	(void)t_post_sge(&e->qp, d + 300, rkey, &sg, 1, 0);
-	(void)t_post_inline(&e->qp, d + 233, rkey, v + 5, 1, 0);
-	(void)t_post_inline(&e->qp, d + 250, rkey, v + 7, 3, 0);
-	uint16_t s1 = t_post_inline(&e->qp, d + 24, rkey, v + 3, 8, 1);
+	(void)t_post_inline(&e->qp, b.d, b.rkey, v, 8, 0);
+	(void)t_post_inline(&e->qp, b.d + 8, b.rkey, v + 1, 8, 0);
+	uint16_t s0 = t_post_inline(&e->qp, b.d + 201, b.rkey, v, 20, 1);
+	(void)t_post_inline(&e->qp, b.d + 16, b.rkey, v + 2, 8, 0);
+	struct t_sge sg = {(uint64_t)(uintptr_t)b.src + 3, 29, b.lkey};
+	(void)t_post_sge(&e->qp, b.d + 300, b.rkey, &sg, 1, 0);
+	(void)t_post_inline(&e->qp, b.d + 233, b.rkey, v + 5, 1, 0);
+	(void)t_post_inline(&e->qp, b.d + 250, b.rkey, v + 7, 3, 0);
+	uint16_t s1 = t_post_inline(&e->qp, b.d + 24, b.rkey, v + 3, 8, 1);
 	t_ring(&e->qp);
 	collect(e, o, 2);
 	expect(e, o, 0, MX_CQE_REQ, 0, 0, s0);
@@ -255,18 +272,18 @@ static void scenario_mixed(struct engine *e, struct outcome *o)
 
 		for (uint32_t i = 0; i < 12; i++) {
 			uint64_t x = 0xFEED000000000000ull + round * 100 + i;
-			c = t_post_inline(&e->qp, d + 400, rkey, &x, 8, i == 11);
+			c = t_post_inline(&e->qp, b.d + 400, b.rkey, &x, 8, i == 11);
 		}
 		t_ring(&e->qp);
 		collect(e, o, 3 + round);
 		expect(e, o, 2 + round, MX_CQE_REQ, 0, 0, c);
 	}
-	memcpy(o->dst, dst, DST_BYTES);
-	CHECK(memcmp(dst + 201, v, 20) == 0 && dst[233] == v[5] && memcmp(dst + 250, v + 7, 3) == 0 &&
-		      memcmp(dst + 300, src + 3, 29) == 0 && memcmp(dst + 24, v + 3, 8) == 0,
+	memcpy(o->dst, b.dst, DST_BYTES);
+	CHECK(memcmp(b.dst + 201, v, 20) == 0 && b.dst[233] == v[5] && memcmp(b.dst + 250, v + 7, 3) == 0 &&
+		      memcmp(b.dst + 300, b.src + 3, 29) == 0 && memcmp(b.dst + 24, v + 3, 8) == 0,
 	      "%s: mixed run: destination bytes wrong", e->name);
 	uint64_t last = 0;
-	memcpy(&last, dst + 400, 8);
+	memcpy(&last, b.dst + 400, 8);
 	CHECK(last == 0xFEED000000000000ull + 100 + 11, "%s: one address, 12 WRITEs: 0x%llx left, not the last's",
 	      e->name, (unsigned long long)last);
 	engine_close(e);
@@ -277,44 +294,34 @@ static void scenario_mixed(struct engine *e, struct outcome *o)
  * malformed (LOCAL_QP_OP). Nothing is written by a failing WQE. */
 static void scenario_errors(struct engine *e, struct outcome *o)
 {
-	engine_open(e, 4);
-	uint8_t *src = buffer(e, 64), *dst = buffer(e, DST_BYTES);
-	uint32_t lkey = reg(e, src, 64, MARROW_ACCESS_LOCAL_WRITE);
-	uint32_t rkey = reg(e, dst, DST_BYTES, MARROW_ACCESS_LOCAL_WRITE | MARROW_ACCESS_REMOTE_WRITE);
-	uint64_t d = (uint64_t)(uintptr_t)dst;
+	struct bufs b = scenario_open(e, 4, 64);
 	uint64_t v = 0x1122334455667788ull;
 
 	engine_go(e);
-	uint16_t c0 = t_post_inline(&e->qp, d, rkey ^ 0x80u, &v, 8, 0);   /* unsignaled: its error CQE still comes */
-	uint16_t c1 = t_post_inline(&e->qp, d + 8, rkey, &v, 8, 1);
+	/* unsignaled: its error CQE still comes */
+	uint16_t c0 = t_post_inline(&e->qp, b.d, b.rkey ^ 0x80u, &v, 8, 0);
+	uint16_t c1 = t_post_inline(&e->qp, b.d + 8, b.rkey, &v, 8, 1);
 	t_ring(&e->qp);
 	collect(e, o, 2);
 	expect(e, o, 0, MX_CQE_REQ_ERR, MX_SYND_REMOTE_ACCESS, 0xE4, c0);
 	expect(e, o, 1, MX_CQE_REQ_ERR, MX_SYND_WR_FLUSH, 0xEF, c1);
-	memcpy(o->dst, dst, DST_BYTES);
+	memcpy(o->dst, b.dst, DST_BYTES);
 	for (int i = 0; i < 16; i++)
-		CHECK(dst[i] == 0, "%s: a failed or flushed WQE wrote byte %d", e->name, i);
-	(void)lkey;
+		CHECK(b.dst[i] == 0, "%s: a failed or flushed WQE wrote byte %d", e->name, i);
 	engine_close(e);
 
-	engine_open(e, 4);
-	src = buffer(e, 64);
-	dst = buffer(e, DST_BYTES);
-	lkey = reg(e, src, 64, MARROW_ACCESS_LOCAL_WRITE);
-	rkey = reg(e, dst, DST_BYTES, MARROW_ACCESS_LOCAL_WRITE | MARROW_ACCESS_REMOTE_WRITE);
+	b = scenario_open(e, 4, 64);
 	engine_go(e);
-	struct t_sge sg = {(uint64_t)(uintptr_t)src + 32, 64, lkey};   /* runs past the MR */
-	uint16_t c2 = t_post_sge(&e->qp, (uint64_t)(uintptr_t)dst, rkey, &sg, 1, 1);
+	struct t_sge sg = {(uint64_t)(uintptr_t)b.src + 32, 64, b.lkey};   /* runs past the MR */
+	uint16_t c2 = t_post_sge(&e->qp, b.d, b.rkey, &sg, 1, 1);
 	t_ring(&e->qp);
 	collect(e, o, 3);
 	expect(e, o, 2, MX_CQE_REQ_ERR, MX_SYND_LOCAL_PROT, 0xE2, c2);
 	engine_close(e);
 
-	engine_open(e, 4);
-	dst = buffer(e, DST_BYTES);
-	rkey = reg(e, dst, DST_BYTES, MARROW_ACCESS_LOCAL_WRITE | MARROW_ACCESS_REMOTE_WRITE);
+	b = scenario_open(e, 4, 0);
 	engine_go(e);
-	uint16_t c3 = t_post_inline(&e->qp, (uint64_t)(uintptr_t)dst, rkey, &v, 8, 1);
+	uint16_t c3 = t_post_inline(&e->qp, b.d, b.rkey, &v, 8, 1);
 	*t_wqe_byte(&e->qp, c3, 6) ^= 0x01;   /* QPN byte: another QP's */
 	t_ring(&e->qp);
 	collect(e, o, 4);
@@ -340,13 +347,10 @@ static void scenario_restart(struct engine *e)
 	uint64_t v = 0x0123456789abcdefull, ctr[MARROW_EMU_CTR_COUNT];
 
 	memset(&o, 0, sizeof(o));
-	engine_open(e, 3);
-	uint8_t *dst = buffer(e, DST_BYTES);
-	uint32_t rkey = reg(e, dst, DST_BYTES, MARROW_ACCESS_LOCAL_WRITE | MARROW_ACCESS_REMOTE_WRITE);
-	uint64_t d = (uint64_t)(uintptr_t)dst;
+	struct bufs b = scenario_open(e, 3, 0);
 
 	engine_go(e);
-	uint16_t c0 = t_post_inline(&e->qp, d, rkey, &v, 8, 1);
+	uint16_t c0 = t_post_inline(&e->qp, b.d, b.rkey, &v, 8, 1);
 	t_ring(&e->qp);
 	collect(e, &o, 1);
 	expect(e, &o, 0, MX_CQE_REQ, 0, 0, c0);
@@ -357,7 +361,7 @@ static void scenario_restart(struct engine *e)
 	      (unsigned long long)ctr[MARROW_EMU_CTR_doorbells_observed],
 	      (unsigned long long)ctr[MARROW_EMU_CTR_wqe_rdma_write]);
 	engine_go(e);
-	uint16_t c1 = t_post_inline(&e->qp, d + 8, rkey, &v, 8, 1);
+	uint16_t c1 = t_post_inline(&e->qp, b.d + 8, b.rkey, &v, 8, 1);
 	t_ring(&e->qp);
 	collect(e, &o, 2);
 	expect(e, &o, 1, MX_CQE_REQ, 0, 0, c1);
@@ -370,7 +374,7 @@ static void scenario_restart(struct engine *e)
 	      (unsigned long long)ctr[MARROW_EMU_CTR_doorbells_stale],
 	      (unsigned long long)ctr[MARROW_EMU_CTR_doorbells_dropped],
 	      (unsigned long long)ctr[MARROW_EMU_CTR_wqe_rdma_write]);
-	CHECK(memcmp(dst, &v, 8) == 0 && memcmp(dst + 8, &v, 8) == 0, "restart: destination bytes wrong");
+	CHECK(memcmp(b.dst, &v, 8) == 0 && memcmp(b.dst + 8, &v, 8) == 0, "restart: destination bytes wrong");
 	engine_close(e);
 }
 

@@ -1445,6 +1445,27 @@ EMU_CORE_INLINE void cqe_body(uint8_t *tmp, uint8_t sop, const struct marrow_emu
  * engine threads, several may post to one CQ: the slot then comes from an
  * atomic counter, and a collapsed CQ (one slot for everybody) is guarded by
  * a spinlock; with one thread neither is needed. */
+/* Whether CQE p has room in a CQ of mask + 1 entries, given the consumer
+ * index *ci seen last (updated). The consumer index only grows, so a value
+ * that already shows room is good enough; the dbrec (a cache line the
+ * poller keeps writing) is re-read, and cached in ci_seen, only when it
+ * does not. */
+EMU_CORE_INLINE int cq_room(struct marrow_emu_cq *cq, uint32_t mask, uint32_t p, uint32_t *ci)
+{
+	if (((p - *ci) & 0xffffff) >= mask + 1u) {
+		*ci = mx_be32toh(EMU_LD_ACQ(&cq->dbrec[0])) & 0xffffff;
+		EMU_ST_RLX(&cq->ci_seen, *ci);
+	}
+	return ((p - *ci) & 0xffffff) < mask + 1u;
+}
+
+/* CQE p found no room: the CQ goes into error (counted once). */
+EMU_CORE_INLINE void cq_overrun(struct emu_thread *t, struct marrow_emu_cq *cq)
+{
+	if (!EMU_XCHG_REL(&cq->in_error, 1))
+		CTR(t, cq_overruns)++;
+}
+
 EMU_CORE_FN void cqe_commit(struct emu_thread *t, struct marrow_emu_cq *cq, uint8_t *tmp,
 			    uint8_t cqe_opcode, uint8_t synd)
 {
@@ -1498,22 +1519,14 @@ EMU_CORE_FN void cqe_commit(struct emu_thread *t, struct marrow_emu_cq *cq, uint
 		EMU_ST_RLX(&cq->prod, p + 1);
 	}
 	if (!(cq->flags & MARROW_EMU_CQ_OVERRUN_IGNORE)) {
-		/* The consumer index only grows, so a cached value that already
-		 * shows room is good enough; re-read the dbrec (a cache line the
-		 * poller keeps writing) only when it does not. */
 #if defined(__CUDACC__)
 		uint32_t ci = locked ? EMU_LD_RLX(&cq->ci_seen) : ci_early;
 #else
 		uint32_t ci = EMU_LD_RLX(&cq->ci_seen);
 #endif
 
-		if (((p - ci) & 0xffffff) >= cq->mask + 1u) {
-			ci = mx_be32toh(EMU_LD_ACQ(&cq->dbrec[0])) & 0xffffff;
-			EMU_ST_RLX(&cq->ci_seen, ci);
-		}
-		if (EMU_UNLIKELY(((p - ci) & 0xffffff) >= cq->mask + 1u)) {
-			if (!EMU_XCHG_REL(&cq->in_error, 1))
-				CTR(t, cq_overruns)++;
+		if (EMU_UNLIKELY(!cq_room(cq, cq->mask, p, &ci))) {
+			cq_overrun(t, cq);
 			goto out;
 		}
 	}

@@ -55,6 +55,13 @@ struct emu_lane {
 	uint64_t n_bytes;
 };
 
+/* The lane path's counters, none yet. */
+EMU_CORE_INLINE void emu_lane_zero(struct emu_lane *L)
+{
+	L->n_observed = L->n_dbrec = L->n_fetched = L->n_runs = L->n_writes = L->n_cqes = 0;
+	L->n_bytes = 0;
+}
+
 /* The lane path's counters into the engine thread's (which the engine loop
  * publishes): before each publication and at exit. */
 EMU_CORE_INLINE void emu_lane_flush(struct emu_thread *t, struct emu_lane *L)
@@ -68,8 +75,7 @@ EMU_CORE_INLINE void emu_lane_flush(struct emu_thread *t, struct emu_lane *L)
 	CTR(t, payload_bytes_tx) += L->n_bytes;
 	CTR(t, payload_bytes_rx) += L->n_bytes;
 	CTR(t, cqe_req) += L->n_cqes;
-	L->n_observed = L->n_dbrec = L->n_fetched = L->n_runs = L->n_writes = L->n_cqes = 0;
-	L->n_bytes = 0;
+	emu_lane_zero(L);
 }
 
 /* The mirrors, from memory (at set-up, and after the core ran). */
@@ -124,8 +130,7 @@ EMU_CORE_INLINE void emu_lane_setup(struct emu_lane *L, struct marrow_emu_qp *qp
 	L->cqe[2] = *(const uint4 *)(tmp + 32);
 	L->cqe_sop_qpn = *(const uint32_t *)(tmp + MX_CQE_OFF_SOP_DROP_QPN);
 	L->on = 1;
-	L->n_observed = L->n_dbrec = L->n_fetched = L->n_runs = L->n_writes = L->n_cqes = 0;
-	L->n_bytes = 0;
+	emu_lane_zero(L);
 	emu_lane_reload(L);
 }
 
@@ -241,17 +246,12 @@ EMU_CORE_INLINE void emu_lane_cqe(struct emu_thread *t, struct emu_lane *L, uint
 		return;
 	L->prod = p + 1;
 	EMU_ST_RLX(&cq->prod, p + 1);
-	if (L->cq_check) {
-		if (((p - L->ci_seen) & 0xffffff) >= L->cq_mask + 1u) {
-			L->ci_seen = mx_be32toh(EMU_LD_ACQ(&cq->dbrec[0])) & 0xffffff;
-			EMU_ST_RLX(&cq->ci_seen, L->ci_seen);
-		}
-		if (EMU_UNLIKELY(((p - L->ci_seen) & 0xffffff) >= L->cq_mask + 1u)) {
-			L->in_error = 1;
-			if (!EMU_XCHG_REL(&cq->in_error, 1))
-				CTR(t, cq_overruns)++;
-			return;
-		}
+	/* The core's overrun rule (cqe_commit), with the mask and the
+	 * consumer index seen last in registers. */
+	if (L->cq_check && EMU_UNLIKELY(!cq_room(cq, L->cq_mask, p, &L->ci_seen))) {
+		L->in_error = 1;
+		cq_overrun(t, cq);
+		return;
 	}
 	uint8_t *cqe = L->cqbuf + (size_t)(p & L->cq_mask) * MX_CQE_SIZE;
 	const uint64_t ts_be = mx_htobe64(emu_cqe_clock());

@@ -399,18 +399,18 @@ __device__ __noinline__ uint32_t sndev_lane_run(sndev_lane_state<SYS, PROF> *S, 
 	return out;
 }
 
-/* The lane path of an engine thread whose only QP is qp, if qp is the lane
- * path's: sndev_lane_run, and the core whenever it asks. Returns
+/* The lane path of an engine thread whose only QP is qp (doorbell slots
+ * slot0, slot1), if qp is the lane path's: sndev_lane_run, and the core
+ * whenever it asks. Returns
  * SNDEV_LANE_NOT (nothing done) when qp is not the lane path's; otherwise
  * the exit reason, with the slots released. All 32 lanes, converged. */
 template <int SYS, int PROF>
 __device__ __noinline__ uint32_t sndev_lane_serve(struct sndev_thread *lt, struct emu_thread *t,
-						  struct marrow_emu_qp *qp, const sndev_run r, const bool prof)
+						  struct marrow_emu_qp *qp, const uint64_t *slot0,
+						  const uint64_t *slot1, const sndev_run r, const bool prof)
 {
 	typedef sndev_lane_ops<SYS, PROF> lops;
 	sndev_lane_state<SYS, PROF> S;
-	const uint64_t *const slot0 = (const uint64_t *)qp->uar->page;
-	const uint64_t *const slot1 = (const uint64_t *)(qp->uar->page + EMU_UAR_HALF);
 	int resumed = -1;
 	uint32_t x;
 
@@ -519,7 +519,7 @@ __global__ void __launch_bounds__(LANE ? 32 * SNDEV_LANE_MAX_PER_SM : 1024) snde
 		bool lane_served = false;
 
 		if (LANE && g + nthr >= a.nqps && (own_page & 1u)) {
-			const uint32_t r = sndev_lane_serve<SYS, PROF>(&lt, t, &a.qps[g], run, prof);
+			const uint32_t r = sndev_lane_serve<SYS, PROF>(&lt, t, &a.qps[g], slot0[0], slot1[0], run, prof);
 
 			lane_served = r != SNDEV_LANE_NOT;
 			if (lane_served)

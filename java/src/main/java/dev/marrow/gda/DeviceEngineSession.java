@@ -29,17 +29,15 @@ final class DeviceEngineSession implements AutoCloseable {
     private final MemorySegment handle;
     private final MemorySegment epA;
     private final MemorySegment epB;
-    private final int distinctSms;
     private final int blocksPerSm;
     private final GdaRun.DeviceEngine asRun;
     private boolean closed;
 
-    private DeviceEngineSession(MemorySegment handle, MemorySegment epA, MemorySegment epB, int distinctSms,
-                                int blocksPerSm, GdaRun.DeviceEngine asRun) {
+    private DeviceEngineSession(MemorySegment handle, MemorySegment epA, MemorySegment epB, int blocksPerSm,
+                                GdaRun.DeviceEngine asRun) {
         this.handle = handle;
         this.epA = epA;
         this.epB = epB;
-        this.distinctSms = distinctSms;
         this.blocksPerSm = blocksPerSm;
         this.asRun = asRun;
     }
@@ -60,9 +58,9 @@ final class DeviceEngineSession implements AutoCloseable {
             MemorySegment perSm = a.allocate(JAVA_INT);
             int src = (int) GdaFfi.Cuda.DEVNIC_SMS.invokeExact(h, distinct, occ);
             int lrc = src != 0 ? 0 : (int) GdaFfi.Cuda.DEVNIC_LAYOUT.invokeExact(h, mode, perSm);
-            DeviceEngineSession d = new DeviceEngineSession(h, epA, epB, distinct.get(JAVA_INT, 0),
-                    occ.get(JAVA_INT, 0), new GdaRun.DeviceEngine(distinct.get(JAVA_INT, 0),
-                    EngineLayout.labelOf(mode.get(JAVA_INT, 0)), perSm.get(JAVA_INT, 0)));
+            DeviceEngineSession d = new DeviceEngineSession(h, epA, epB, occ.get(JAVA_INT, 0),
+                    new GdaRun.DeviceEngine(distinct.get(JAVA_INT, 0), EngineLayout.labelOf(mode.get(JAVA_INT, 0)),
+                            perSm.get(JAVA_INT, 0)));
             if (src != 0 || lrc != 0) {
                 d.close();
                 GdaFfi.Cuda.LIB.check(src, "marrow_gda_devnic_sms");
@@ -84,7 +82,7 @@ final class DeviceEngineSession implements AutoCloseable {
 
     /** Distinct SMs the engine's blocks reported running on (= nic_sms when every block is resident). */
     int distinctSms() {
-        return distinctSms;
+        return asRun.distinctSms();
     }
 
     /** What the records say of the engine as it ran: distinct SMs, layout, engine threads per SM. */
