@@ -51,10 +51,12 @@ phase_lane9b() {
 }
 
 # Phase "lane9c": the GPU-tagged JUnit tests of the device engine's rate path (the record's engine
-# layout included) and of mini-gda on GPU-resident queues, then lane9b's steps again. Needs
+# layout included) and of mini-gda on GPU-resident queues (MiniGdaDeviceEngineTest: the latency
+# record's engine layout, threads per SM and distinct SMs), then lane9b's steps again. Needs
 # .jrt/junit.jar and java/target/test-classes carried.
 phase_lane9c() {
   step lane9c-junit 120 $J -jar .jrt/junit.jar execute -cp java/target/test-classes:java/target/marrow-cli.jar \
-    --select-class dev.marrow.gda.rate.GdaRateDeviceEngineGpuTest --details=tree --disable-banner
+    --select-class dev.marrow.gda.rate.GdaRateDeviceEngineGpuTest --select-class dev.marrow.gda.MiniGdaDeviceEngineTest \
+    --details=tree --disable-banner
   phase_lane9b
 }
