@@ -20,6 +20,13 @@
  *             and publishes the CQE's last word with a release store.
  *   engine-ldacq  the same, the responder polling with acquire loads (no
  *             separate fence).
+ *   gda       engine's responder; the initiator with mini-gda's gpu-fence
+ *             primitives (native/include/marrow/gda_post.h): the WQE with
+ *             system-scope relaxed stores, fence.acq_rel.gpu, a doorbell
+ *             record (st.relaxed.sys), the doorbell with st.mmio.relaxed.sys,
+ *             and the CQE word polled with system-scope relaxed loads, then
+ *             fence.acq_rel.gpu (its completion side up to build 8d046e9).
+ *   gda-acq   the same with fence.acquire.gpu after the poll (after 8d046e9).
  * usage: sm_handoff VARIANT ITERS     prints one JSON line (exit 77 without a GPU)
  */
 #include <cuda_runtime.h>
@@ -30,10 +37,11 @@
 
 #include "marrow/gpu_prims.h"
 
-enum { V_RELAXED = 0, V_ENGINE = 1, V_ENGINE_LDACQ = 2 };
+enum { V_RELAXED = 0, V_ENGINE = 1, V_ENGINE_LDACQ = 2, V_GDA = 3, V_GDA_ACQ = 4 };
 
 struct hand {
 	uint32_t db __attribute__((aligned(128)));     /* initiator -> responder */
+	uint32_t dbrec __attribute__((aligned(128)));  /* gda variants: the doorbell record */
 	uint32_t reply __attribute__((aligned(128)));  /* responder -> initiator */
 	uint4 wqe[4] __attribute__((aligned(128)));
 	uint4 cqe[4] __attribute__((aligned(128)));
@@ -43,14 +51,15 @@ struct hand {
 	unsigned long long c0, c1, g0, g1;
 };
 
-/* Polls *p until it equals want; false after ~1 s. */
+/* Polls *p until it equals want; false after ~1 s. ACQ 1: acquire loads;
+ * 2: system-scope relaxed loads (mini-gda's CQE poll; the caller fences). */
 template <int ACQ>
 __device__ __forceinline__ bool wait_eq(const uint32_t *p, uint32_t want)
 {
 	const unsigned long long end = gpu_globaltimer_ns() + 1000000000ull;
 
 	for (uint32_t k = 0;; k++) {
-		uint32_t v = ACQ ? gpu_ld_acquire_gpu_u32(p) : gpu_ld_relaxed_gpu_u32(p);
+		uint32_t v = ACQ == 1 ? gpu_ld_acquire_gpu_u32(p) : ACQ == 2 ? gpu_ld_relaxed_sys_u32(p) : gpu_ld_relaxed_gpu_u32(p);
 		if (v == want)
 			return true;
 		if ((k & 1023u) == 0 && gpu_globaltimer_ns() > end)
@@ -72,8 +81,18 @@ __global__ void handoff(struct hand *h, int variant, uint32_t iters, uint32_t wa
 				h->c0 = t0;
 				h->g0 = gpu_globaltimer_ns();
 			}
+			const bool gda = variant == V_GDA || variant == V_GDA_ACQ;
+			bool ok;
+
 			if (variant == V_RELAXED) {
 				gpu_st_relaxed_gpu_u32(&h->db, seq);
+			} else if (gda) {
+#pragma unroll
+				for (int k = 0; k < 4; k++)
+					gpu_st_relaxed_sys_v4u32((uint32_t *)&h->wqe[k], seq, seq, seq, seq);
+				gpu_fence_acq_rel_gpu();
+				gpu_st_relaxed_sys_u32(&h->dbrec, seq);
+				gpu_st_mmio_relaxed_sys_u64((uint64_t *)&h->db, seq);
 			} else {
 #pragma unroll
 				for (int k = 0; k < 4; k++)
@@ -81,7 +100,15 @@ __global__ void handoff(struct hand *h, int variant, uint32_t iters, uint32_t wa
 				gpu_fence_acq_rel_gpu();
 				gpu_st_relaxed_gpu_u32(&h->db, seq);
 			}
-			bool ok = variant == V_RELAXED ? wait_eq<0>(&h->reply, seq) : wait_eq<1>(&h->reply, seq);
+			if (gda) {
+				ok = wait_eq<2>(&h->reply, seq);
+				if (variant == V_GDA)
+					gpu_fence_acq_rel_gpu();
+				else
+					gpu_fence_acquire_gpu();
+			} else {
+				ok = variant == V_RELAXED ? wait_eq<0>(&h->reply, seq) : wait_eq<1>(&h->reply, seq);
+			}
 			const unsigned long long t1 = clock64();
 			if (!ok) {
 				gpu_st_relaxed_gpu_u32(&h->fail, 1);
@@ -106,7 +133,7 @@ __global__ void handoff(struct hand *h, int variant, uint32_t iters, uint32_t wa
 				gpu_st_relaxed_gpu_u32(&h->reply, seq);
 				continue;
 			}
-			if (variant == V_ENGINE)
+			if (variant != V_ENGINE_LDACQ)   /* engine and the gda variants */
 				gpu_fence_acquire_gpu();
 			uint4 w[4];
 #pragma unroll
@@ -133,15 +160,15 @@ static int cmp_u64(const void *a, const void *b)
 
 int main(int argc, char **argv)
 {
-	static const char *const names[] = {"relaxed", "engine", "engine-ldacq"};
+	static const char *const names[] = {"relaxed", "engine", "engine-ldacq", "gda", "gda-acq"};
 	int variant = -1, ndev = 0;
 	long iters = argc == 3 ? strtol(argv[2], NULL, 10) : 0;
 
-	for (int v = 0; argc == 3 && v < 3; v++)
+	for (int v = 0; argc == 3 && v < 5; v++)
 		if (strcmp(argv[1], names[v]) == 0)
 			variant = v;
 	if (variant < 0 || iters < 10 || iters > 10000000) {
-		fprintf(stderr, "usage: sm_handoff relaxed|engine|engine-ldacq ITERS (10..10^7)\n");
+		fprintf(stderr, "usage: sm_handoff relaxed|engine|engine-ldacq|gda|gda-acq ITERS (10..10^7)\n");
 		return 2;
 	}
 	if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {

@@ -104,9 +104,10 @@
  * guarantee of ever observing that write. The acquire that orders the rest
  * of the CQE (and, for round trip, the data) after the poll is at the
  * variant's scope: none -> nothing; gpu-fence, gpu-fence-dbrec, release-gpu
- * -> fence.acq_rel.gpu; threadfence -> membar.gl; release-sys ->
- * fence.acq_rel.sys; fence-sys -> membar.sys. CPU: none -> nothing,
- * fence-variants -> the same fence as on the posting side, release -> acquire.
+ * -> fence.acquire.gpu; threadfence -> membar.gl; release-sys ->
+ * fence.acquire.sys; fence-sys -> membar.sys (before sm_90, fence.acq_rel
+ * for fence.acquire). CPU: none -> nothing, threadfence and fence-sys ->
+ * seq_cst, the others -> acquire.
  */
 #ifndef MARROW_GDA_POST_H
 #define MARROW_GDA_POST_H
@@ -273,7 +274,14 @@ GDA_FN void gda_order_staged_payload(int ord)
 		gpu_fence_acq_rel_sys();
 }
 
-/* The acquire side of variant ord, after a poll load saw the awaited value. */
+/* The acquire side of variant ord, after a poll load saw the awaited value.
+ * The acq_rel variants take the acquire half alone, at their scope: the poll
+ * then is an acquire, and the fence does not wait for this thread's
+ * outstanding stores (the doorbell record, the doorbell) as fence.acq_rel
+ * would, a round trip to L2 between the CQE seen and the caller going on
+ * (docs/design/orderings.md, "The completion side"). threadfence and
+ * fence-sys keep their sequentially consistent fence: those variants are
+ * defined as that fence on both sides. */
 GDA_FN void gda_acquire(int ord)
 {
 	switch (ord) {
@@ -282,13 +290,13 @@ GDA_FN void gda_acquire(int ord)
 	case GDA_ORD_GPU_FENCE:
 	case GDA_ORD_GPU_FENCE_DBREC:
 	case GDA_ORD_RELEASE_GPU:
-		gpu_fence_acq_rel_gpu();
+		gpu_fence_acquire_gpu();
 		break;
 	case GDA_ORD_THREADFENCE:
 		gpu_fence_sc_gpu();
 		break;
 	case GDA_ORD_RELEASE_SYS:
-		gpu_fence_acq_rel_sys();
+		gpu_fence_acquire_sys();
 		break;
 	default:
 		gpu_fence_sc_sys();

@@ -115,10 +115,16 @@ static __device__ __forceinline__ void emu_d_st_rel(uint32_t *p, uint32_t v)
 {
 	if (EMU_DEV_SYS) gpu_st_release_sys_u32(p, v); else gpu_st_release_gpu_u32(p, v);
 }
-/* exec_ci: read only for information (snapshots of a stopped engine). */
+/* exec_ci: read only for information (snapshots of a stopped engine), so a
+ * relaxed store at the engine's scope: a volatile store compiled to a
+ * system-scope strong store (ST.E.U16.STRONG.SYS) on the WQE path, which the
+ * CQE's release then had to wait for. */
 static __device__ __forceinline__ void emu_d_st_rel(uint16_t *p, uint16_t v)
 {
-	*(volatile uint16_t *)p = v;
+	if (EMU_DEV_SYS)
+		asm volatile("st.relaxed.sys.u16 [%0], %1;" ::"l"(p), "h"(v) : "memory");
+	else
+		asm volatile("st.relaxed.gpu.u16 [%0], %1;" ::"l"(p), "h"(v) : "memory");
 }
 static __device__ __forceinline__ void emu_d_st_rlx(uint32_t *p, uint32_t v)
 {
