@@ -58,11 +58,6 @@ struct emu_d_early {
  * core's t points at it), then what only the device engine keeps. */
 struct sndev_thread {
 	struct emu_thread e;
-	const struct marrow_emu_qp *prof_qp;   /* profiled QP; nullptr = profile off */
-	unsigned long long *prof_buf;
-	uint32_t prof_cap, prof_n;
-	unsigned long long prof_st[SNDEV_STAGES];
-	unsigned long long c_first, g_first, c_last, g_last;
 	struct emu_d_mr_cache mr;
 	struct emu_d_early early;
 };
@@ -72,30 +67,47 @@ __device__ __forceinline__ struct sndev_thread *sndev_ext(struct emu_thread *t)
 	return reinterpret_cast<struct sndev_thread *>(t);
 }
 
-__device__ __noinline__ void sndev_stage_stamp(struct sndev_thread *x, int k)
+/* The stage profile's state (docs/design/device-engine.md §2.1), in shared
+ * memory: a stamp then makes no global or local access. The engine thread's
+ * own state is in local memory, which the doorbell's acquire empties from L1
+ * (fence.acquire.gpu is CCTL.IVALL on sm_90), so a stamp kept there reloaded
+ * it from L2 and every stage it closed read about one L2 round trip long.
+ * One per block; profiled is the profiled QP in the block of engine thread 0 and
+ * nullptr elsewhere (set before any engine thread runs: sndev_prof_init). */
+struct sndev_prof {
+	const struct marrow_emu_qp *profiled;
+	unsigned long long *buf;
+	uint32_t cap, n;
+	unsigned long long st[SNDEV_STAGES];
+	unsigned long long c_first, g_first, c_last, g_last;
+};
+__shared__ struct sndev_prof sndev_prof_sh;
+
+__device__ __noinline__ void sndev_stage_stamp(int k)
 {
+	struct sndev_prof *x = &sndev_prof_sh;
 	unsigned long long c = gpu_clock64();
 
-	if (x->prof_st[k] == 0)
-		x->prof_st[k] = c;
+	if (x->st[k] == 0)
+		x->st[k] = c;
 	if (k != SNDEV_STAGE_CQE)
 		return;
-	if (x->prof_n < x->prof_cap) {
+	if (x->n < x->cap) {
 		unsigned long long g = gpu_globaltimer_ns();
-		unsigned long long *r = x->prof_buf + SNDEV_PROF_HDR + (size_t)x->prof_n * SNDEV_STAGES;
+		unsigned long long *r = x->buf + SNDEV_PROF_HDR + (size_t)x->n * SNDEV_STAGES;
 
 		for (int i = 0; i < SNDEV_STAGES; i++)
-			r[i] = x->prof_st[i];
-		if (x->prof_n == 0) {
+			r[i] = x->st[i];
+		if (x->n == 0) {
 			x->c_first = c;
 			x->g_first = g;
 		}
 		x->c_last = c;
 		x->g_last = g;
-		x->prof_n++;
+		x->n++;
 	}
 	for (int i = 0; i < SNDEV_STAGES; i++)
-		x->prof_st[i] = 0;
+		x->st[i] = 0;
 }
 
 #define EMU_D_MR_CACHE(t) (&sndev_ext(t)->mr)
@@ -118,9 +130,9 @@ namespace sndev_sys {
 #undef EMU_STAGE
 #define EMU_STAGE(t, qp, k)                                                          \
 	do {                                                                         \
-		struct sndev_thread *x_ = sndev_ext(t);                              \
-		if (x_->prof_qp == (const struct marrow_emu_qp *)(qp))               \
-			sndev_stage_stamp(x_, (k));                                  \
+		(void)(t);                                                           \
+		if (sndev_prof_sh.profiled == (const struct marrow_emu_qp *)(qp))          \
+			sndev_stage_stamp(k);                                        \
 	} while (0)
 namespace sndev_gpu_prof {
 #define EMU_DEV_SYS 0
@@ -358,7 +370,7 @@ __device__ __noinline__ uint32_t sndev_lane_run(sndev_lane_state<SYS, PROF> *S, 
 			work = 0;
 			if (f != 0 || !quiet) {
 				if (PROF && prof && f != 0)
-					EMU_STAGE(&lt->e, lt->prof_qp, 0);
+					EMU_STAGE(&lt->e, sndev_prof_sh.profiled, 0);
 				taken0 = v0;
 				taken1 = v1;
 				const int a = lops::poll(&lt->e, &L, v0, v1, f);
@@ -454,6 +466,22 @@ __global__ void __launch_bounds__(LANE ? 32 * SNDEV_LANE_MAX_PER_SM : 1024) snde
 
 	if (tib == 0 && lead)
 		gpu_st_relaxed_sys_u32(&a.ctl->smid[blockIdx.x], gpu_smid() + 1u);
+	if constexpr (PROF) {
+		/* Engine thread 0 is the block's first; every block clears its
+		 * copy before any of its threads can stamp. */
+		if (threadIdx.x == 0) {
+			const bool on = g == 0 && a.prof != nullptr;
+
+			sndev_prof_sh.profiled = on ? &a.qps[0] : nullptr;
+			sndev_prof_sh.buf = a.prof;
+			sndev_prof_sh.cap = a.prof_cap;
+			sndev_prof_sh.n = 0;
+			for (int i = 0; i < SNDEV_STAGES; i++)
+				sndev_prof_sh.st[i] = 0;
+			sndev_prof_sh.c_first = sndev_prof_sh.g_first = sndev_prof_sh.c_last = sndev_prof_sh.g_last = 0;
+		}
+		__syncthreads();
+	}
 	if (g < a.nqps) {
 		typedef sndev_lane_ops<SYS, PROF> lops;
 		/* The engine thread's state in private memory: the counters the
@@ -486,15 +514,8 @@ __global__ void __launch_bounds__(LANE ? 32 * SNDEV_LANE_MAX_PER_SM : 1024) snde
 		lt.mr.base = lt.mr.len = 0;
 		lt.early.cq = nullptr;
 		lt.early.peer = nullptr;
-		/* QP 0 is engine thread 0's first QP. */
+		/* QP 0 is engine thread 0's first QP (sndev_prof_sh, set above). */
 		const bool prof = PROF && g == 0 && lead && a.prof != nullptr;
-		lt.prof_qp = prof ? &a.qps[0] : nullptr;
-		lt.prof_buf = a.prof;
-		lt.prof_cap = a.prof_cap;
-		lt.prof_n = 0;
-		for (int i = 0; i < SNDEV_STAGES; i++)
-			lt.prof_st[i] = 0;
-		lt.c_first = lt.g_first = lt.c_last = lt.g_last = 0;
 #pragma unroll
 		for (int k = 0; k < SNDEV_FAST_QPS; k++) {
 			uint32_t q = g + (uint32_t)k * nthr;
@@ -557,7 +578,7 @@ __global__ void __launch_bounds__(LANE ? 32 * SNDEV_LANE_MAX_PER_SM : 1024) snde
 			}
 			skip &= quiet;
 			if (PROF && prof && (fresh & 3u) != 0)
-				EMU_STAGE(&lt.e, lt.prof_qp, 0);
+				EMU_STAGE(&lt.e, sndev_prof_sh.profiled, 0);
 			/* One call site of the core (its code is large: one copy keeps
 			 * the persistent loop in the instruction cache). */
 			uint32_t k = 0;
@@ -599,12 +620,14 @@ __global__ void __launch_bounds__(LANE ? 32 * SNDEV_LANE_MAX_PER_SM : 1024) snde
 				sndev_slot_release<SYS>(slot0[k], taken[k][0]);
 				sndev_slot_release<SYS>(slot1[k], taken[k][1]);
 			}
-		if (PROF && prof) {
-			a.prof[0] = lt.prof_n;
-			a.prof[1] = lt.c_first;
-			a.prof[2] = lt.g_first;
-			a.prof[3] = lt.c_last;
-			a.prof[4] = lt.g_last;
+		if constexpr (PROF) {
+			if (prof) {
+				a.prof[0] = sndev_prof_sh.n;
+				a.prof[1] = sndev_prof_sh.c_first;
+				a.prof[2] = sndev_prof_sh.g_first;
+				a.prof[3] = sndev_prof_sh.c_last;
+				a.prof[4] = sndev_prof_sh.g_last;
+			}
 		}
 		/* Counters and QP state reach memory before the exit reason is stored. */
 		gpu_fence_sc_sys();
