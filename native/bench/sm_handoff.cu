@@ -27,6 +27,11 @@
  *             and the CQE word polled with system-scope relaxed loads, then
  *             fence.acq_rel.gpu (its completion side up to build 8d046e9).
  *   gda-acq   the same with fence.acquire.gpu after the poll (after 8d046e9).
+ *   gda-lines gda-acq, and a responder that touches as many lines as the
+ *             device engine's lane path did up to build 1f88b5c: two words of
+ *             two other lines loaded with the WQE (the QP's and the peer's
+ *             state) and tested, and two words of two other lines stored
+ *             before the release (the QP's exec_ci, the CQ's prod).
  * usage: sm_handoff VARIANT ITERS     prints one JSON line (exit 77 without a GPU)
  */
 #include <cuda_runtime.h>
@@ -37,7 +42,7 @@
 
 #include "marrow/gpu_prims.h"
 
-enum { V_RELAXED = 0, V_ENGINE = 1, V_ENGINE_LDACQ = 2, V_GDA = 3, V_GDA_ACQ = 4 };
+enum { V_RELAXED = 0, V_ENGINE = 1, V_ENGINE_LDACQ = 2, V_GDA = 3, V_GDA_ACQ = 4, V_GDA_LINES = 5 };
 
 struct hand {
 	uint32_t db __attribute__((aligned(128)));     /* initiator -> responder */
@@ -46,6 +51,10 @@ struct hand {
 	uint4 wqe[4] __attribute__((aligned(128)));
 	uint4 cqe[4] __attribute__((aligned(128)));
 	uint64_t payload __attribute__((aligned(128)));
+	uint32_t st_qp __attribute__((aligned(128)));    /* gda-lines: loaded with the WQE */
+	uint32_t st_peer __attribute__((aligned(128)));
+	uint32_t exec_ci __attribute__((aligned(128)));  /* gda-lines: stored before the release */
+	uint32_t prod __attribute__((aligned(128)));
 	uint32_t fail;                                  /* 1: a wait ran out; 2: a WQE with the wrong word */
 	uint32_t smid[2];
 	unsigned long long c0, c1, g0, g1;
@@ -81,7 +90,7 @@ __global__ void handoff(struct hand *h, int variant, uint32_t iters, uint32_t wa
 				h->c0 = t0;
 				h->g0 = gpu_globaltimer_ns();
 			}
-			const bool gda = variant == V_GDA || variant == V_GDA_ACQ;
+			const bool gda = variant == V_GDA || variant == V_GDA_ACQ || variant == V_GDA_LINES;
 			bool ok;
 
 			if (variant == V_RELAXED) {
@@ -139,11 +148,18 @@ __global__ void handoff(struct hand *h, int variant, uint32_t iters, uint32_t wa
 #pragma unroll
 			for (int k = 0; k < 4; k++)
 				w[k] = h->wqe[k];
-			if (w[0].x != seq || w[3].w != seq) {
+			const bool lines = variant == V_GDA_LINES;
+			const uint32_t sq = lines ? gpu_ld_relaxed_gpu_u32(&h->st_qp) : 0;
+			const uint32_t sp = lines ? gpu_ld_relaxed_gpu_u32(&h->st_peer) : 0;
+			if (w[0].x != seq || w[3].w != seq || sq != 0 || sp != 0) {   /* the states stay 0 */
 				gpu_st_relaxed_gpu_u32(&h->fail, 2);
 				return;
 			}
 			h->payload = (uint64_t)w[2].y | ((uint64_t)w[2].z << 32);
+			if (lines) {
+				gpu_st_relaxed_gpu_u32(&h->exec_ci, seq);
+				gpu_st_relaxed_gpu_u32(&h->prod, seq);
+			}
 #pragma unroll
 			for (int k = 0; k < 3; k++)
 				h->cqe[k] = make_uint4(seq, 0, 0, seq);
@@ -160,15 +176,15 @@ static int cmp_u64(const void *a, const void *b)
 
 int main(int argc, char **argv)
 {
-	static const char *const names[] = {"relaxed", "engine", "engine-ldacq", "gda", "gda-acq"};
+	static const char *const names[] = {"relaxed", "engine", "engine-ldacq", "gda", "gda-acq", "gda-lines"};
 	int variant = -1, ndev = 0;
 	long iters = argc == 3 ? strtol(argv[2], NULL, 10) : 0;
 
-	for (int v = 0; argc == 3 && v < 5; v++)
+	for (int v = 0; argc == 3 && v < 6; v++)
 		if (strcmp(argv[1], names[v]) == 0)
 			variant = v;
 	if (variant < 0 || iters < 10 || iters > 10000000) {
-		fprintf(stderr, "usage: sm_handoff relaxed|engine|engine-ldacq|gda|gda-acq ITERS (10..10^7)\n");
+		fprintf(stderr, "usage: sm_handoff relaxed|engine|engine-ldacq|gda|gda-acq|gda-lines ITERS (10..10^7)\n");
 		return 2;
 	}
 	if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {

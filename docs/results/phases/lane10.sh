@@ -7,9 +7,9 @@
 #   1. the fidelity test (every device scenario in both layouts against the CPU engine)
 #   2. gda issue, put+completion and doorbell-to-CQE (db2cqe), the ordering sweep, 1 engine SM;
 #      the size sweep (gpu-fence)
-#   3. the floor (native/bench/sm_handoff.cu), five variants: relaxed, engine, engine-ldacq, and
-#      the engine's responder with mini-gda's initiator primitives, old (gda) and new (gda-acq)
-#      completion side
+#   3. the floor (native/bench/sm_handoff.cu), six variants: relaxed, engine, engine-ldacq; the
+#      engine's responder with mini-gda's initiator primitives, old (gda) and new (gda-acq)
+#      completion side; gda-lines, whose responder touches as many lines as the lane path did
 #   4. the stage profile, inline; the engine's ceiling, 64 QPs, lane layout; gda rate, warp
 #      posters, 64 QPs, 8 engine SMs (the rate target must still hold)
 # JSON lines in $OUT/lane10/; step bounds sum to 330 s.
@@ -25,7 +25,7 @@ phase_lane10() {
     -o "$D/gda-ordering-gpu-sms1.jsonl"
   step lane10-gda-size 50 $M gda latency --target cuda --nic softnic --placement gpu --nic-sms 1 \
     --ordering gpu-fence --sweep size --iters 2000 --warmup 200 --format json -o "$D/gda-size-gpu-sms1.jsonl"
-  for v in relaxed engine engine-ldacq gda gda-acq; do
+  for v in relaxed engine engine-ldacq gda gda-acq gda-lines; do
     step "lane10-handoff-$v" 15 sh -c ".jrt/bin/sm_handoff $v 20000 >>\"$D/handoff.jsonl\""
   done
   step lane10-stages-inline 20 sh -c "\"$D/softnic_device_stages\" \"$SO\" inline 4000 96 1 >>\"$D/stages.jsonl\""

@@ -19,8 +19,13 @@
  * thread runs this scalar code at one dependent instruction every few
  * cycles: one WQE per thread took ~0.5 us); the first WQEs' loads go out
  * with the two state reads (one round trip); the CQE is built from a
- * per-QP template in registers; one release per CQE orders the payloads,
- * exec_ci and the CQE body before the CQE's last word.
+ * per-QP template in registers; one release per CQE orders the payloads
+ * and the CQE body before the CQE's last word. The QP's and the CQ's own
+ * fields (db_target, last_target, fetch_pi, exec_ci; the CQ's prod), which
+ * only this engine thread and a stopped engine's snapshots read, are stored
+ * after that release: before it, the release's membar also waited for the
+ * acknowledgement of those two lines' stores (docs/design/device-engine.md
+ * §2.7).
  *
  * Included by emu_exec_core.h, device builds only, once per scope (the
  * includer's namespace); uses the core's helpers and EMU_DEV_SYS.
@@ -235,8 +240,9 @@ EMU_CORE_INLINE void emu_lane_store(uint64_t raddr, const uint4 &a, const uint4 
 		d[i] = (uint8_t)(emu_lane_word(a, b, i / 4) >> (8 * (i % 4)));
 }
 
-/* The CQE of the signaled fast WQE wc (exec_ci already ci, stored): what
- * cqe_commit does for a single-writer CQ that is not collapsed. */
+/* The CQE of the signaled fast WQE wc: what cqe_commit does for a
+ * single-writer CQ that is not collapsed, with the CQ's prod stored after
+ * the CQE's release (only this thread moves it). */
 EMU_CORE_INLINE void emu_lane_cqe(struct emu_thread *t, struct emu_lane *L, uint16_t wc)
 {
 	struct marrow_emu_cq *cq = L->cq;
@@ -245,10 +251,10 @@ EMU_CORE_INLINE void emu_lane_cqe(struct emu_thread *t, struct emu_lane *L, uint
 	if (EMU_UNLIKELY(L->in_error))
 		return;
 	L->prod = p + 1;
-	EMU_ST_RLX(&cq->prod, p + 1);
 	/* The core's overrun rule (cqe_commit), with the mask and the
 	 * consumer index seen last in registers. */
 	if (L->cq_check && EMU_UNLIKELY(!cq_room(cq, L->cq_mask, p, &L->ci_seen))) {
+		EMU_ST_RLX(&cq->prod, p + 1);
 		L->in_error = 1;
 		cq_overrun(t, cq);
 		return;
@@ -263,10 +269,11 @@ EMU_CORE_INLINE void emu_lane_cqe(struct emu_thread *t, struct emu_lane *L, uint
 	*(uint32_t *)(cqe + MX_CQE_OFF_SOP_DROP_QPN) = L->cqe_sop_qpn;
 	L->n_cqes++;
 	/* wqe_counter, signature 0, op_own: one release store, as cqe_commit
-	 * publishes them (the payloads, exec_ci and bytes 0..59 before it). */
+	 * publishes them (the payloads and bytes 0..59 before it). */
 	EMU_ST_REL((uint32_t *)(cqe + MX_CQE_OFF_WQE_COUNTER),
 		   (uint32_t)mx_htobe16(wc) |
 			   ((uint32_t)mx_cqe_op_own_value(MX_CQE_REQ, (p >> L->cq_log_n) & 1u) << 24));
+	EMU_ST_RLX(&cq->prod, p + 1);
 }
 
 /* One WQE's four 16-byte quarters. */
@@ -304,10 +311,10 @@ EMU_CORE_INLINE bool emu_lane_fast(struct emu_lane *L, const struct marrow_emu_d
 }
 
 /* The signaled fast WQE wc executed (its payload stored, ordered before
- * this): exec_ci past it, then its CQE. Lane 0. */
+ * this): its CQE (exec_ci is stored once, when emu_dev_lane_poll returns).
+ * Lane 0. */
 EMU_CORE_INLINE void emu_lane_complete(struct emu_thread *t, struct emu_lane *L, uint16_t wc)
 {
-	emu_d_st_rel(&L->qp->exec_ci, (uint16_t)(wc + 1));
 	EMU_STAGE(t, L->qp, EMU_STAGE_EXECUTED);
 	emu_lane_cqe(t, L, wc);
 	EMU_STAGE(t, L->qp, EMU_STAGE_CQE);
@@ -405,11 +412,6 @@ EMU_CORE_INLINE int emu_dev_lane_poll(struct emu_thread *t, struct emu_lane *L, 
 	EMU_STAGE(t, qp, EMU_STAGE_FETCHED);
 	L->tgt = tgt;
 	L->fpi = fpi;
-	if (lead) {
-		qp->db_target = tgt;
-		qp->last_target = tgt;
-		qp->fetch_pi = fpi;
-	}
 
 	bool stop = false;
 
@@ -506,8 +508,14 @@ EMU_CORE_INLINE int emu_dev_lane_poll(struct emu_thread *t, struct emu_lane *L, 
 		emu_lane_load(L, (uint16_t)(ci + lane), lane < m, &w);
 		pst = EMU_LD_RLX(&L->peer->state);
 	}
-	if (lead)
+	/* The QP's fields, after the CQEs' releases (see the top of this
+	 * file): the core reads them when it has the QP next. */
+	if (lead) {
+		qp->db_target = L->tgt;
+		qp->last_target = L->tgt;
+		qp->fetch_pi = L->fpi;
 		emu_d_st_rel(&qp->exec_ci, ci);
+	}
 	L->ci = ci;
 	/* A WQE fast_span would stop at: the rest of sq_progress is
 	 * execute()'s (emu_lane_core). */
