@@ -72,7 +72,7 @@ final class GpuResidentDocTables {
 
     /** Single-pass device-engine runs of the late session, one folder each (phases devlat and devlat2). */
     static final List<String> RUNS = List.of("copyfix", "devlat2", "devlat3", "devlat3b", "lane9-v1", "lane9-v2",
-            "lane9-v3", "lane9-v4", "lane9-v5", "lane9-v5b");
+            "lane9-v3", "lane9-v4", "lane9-v5", "lane9-v5b", "lane9-v6", "lane10-a", "lane10-b", "lane10-c");
 
     /** native/bench/softnic_device_rate.c, one row per repeat: the engine layout as run, M msg/s, busy passes. */
     private static String benchRate(List<Map<String, Object>> recs) {
@@ -111,17 +111,32 @@ final class GpuResidentDocTables {
         return b.build().markdown();
     }
 
-    /** gda issue and put+completion on GPU-resident queues, one row per record, µs. */
+    /**
+     * gda issue and put+completion on GPU-resident queues, one row per record, µs; with doorbell-to-CQE
+     * columns when any record has them.
+     */
     private static String latency(List<Map<String, Object>> recs) {
-        Table.Builder b = new Table.Builder("device engine latency").col("ordering", "payload", "bytes", "nic_sms",
-                "issue p50", "issue p99", "put+c p50", "put+c p99", "valid");
+        boolean db2cqe = recs.stream().anyMatch(r -> r.containsKey("db2cqe_p50_ns"));
+        Table.Builder b = new Table.Builder("device engine latency");
+        if (db2cqe) {
+            b.col("ordering", "payload", "bytes", "nic_sms", "issue p50", "issue p99", "put+c p50", "put+c p99",
+                    "db→CQE p50", "db→CQE p99", "valid");
+        } else {
+            b.col("ordering", "payload", "bytes", "nic_sms", "issue p50", "issue p99", "put+c p50", "put+c p99", "valid");
+        }
         for (Map<String, Object> r : recs) {
             if (!r.containsKey("putc_p50_ns")) {
                 continue;
             }
-            b.row(py(r.get("ordering")), py(r.get("payload")), py(r.get("size_bytes")), py(r.get("nic_sms")),
-                    us(r, "issue_p50_ns"), us(r, "issue_p99_ns"), us(r, "putc_p50_ns"), us(r, "putc_p99_ns"),
-                    py(r.get("valid")));
+            List<String> row = new ArrayList<>(List.of(py(r.get("ordering")), py(r.get("payload")),
+                    py(r.get("size_bytes")), py(r.get("nic_sms")), us(r, "issue_p50_ns"), us(r, "issue_p99_ns"),
+                    us(r, "putc_p50_ns"), us(r, "putc_p99_ns")));
+            if (db2cqe) {
+                row.add(r.containsKey("db2cqe_p50_ns") ? us(r, "db2cqe_p50_ns") : "—");
+                row.add(r.containsKey("db2cqe_p99_ns") ? us(r, "db2cqe_p99_ns") : "—");
+            }
+            row.add(py(r.get("valid")));
+            b.row(row);
         }
         return b.build().markdown();
     }
