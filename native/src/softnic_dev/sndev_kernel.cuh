@@ -68,12 +68,14 @@ __device__ __forceinline__ struct sndev_thread *sndev_ext(struct emu_thread *t)
 }
 
 /* The stage profile's state (docs/design/device-engine.md §2.1), in shared
- * memory: a stamp then makes no global or local access. The engine thread's
- * own state is in local memory, which the doorbell's acquire empties from L1
- * (fence.acquire.gpu is CCTL.IVALL on sm_90), so a stamp kept there reloaded
- * it from L2 and every stage it closed read about one L2 round trip long.
- * One per block; profiled is the profiled QP in the block of engine thread 0 and
- * nullptr elsewhere (set before any engine thread runs: sndev_prof_init). */
+ * memory: a stamp then makes no global or local access. In the engine
+ * thread's local memory, which the doorbell's acquire empties from L1
+ * (fence.acquire.gpu is CCTL.IVALL on sm_90), the first stamp after the
+ * acquire reloaded it from L2; measured on the H200, moving it here changed
+ * no stage; the stamps likely cost as calls (§2.1). One per block:
+ * profiled is the profiled QP in the block of engine thread 0 and nullptr
+ * elsewhere, set by the block's first thread before any engine thread runs
+ * (sndev_engine_kernel). */
 struct sndev_prof {
 	const struct marrow_emu_qp *profiled;
 	unsigned long long *buf;
