@@ -131,7 +131,8 @@ MARROW_GPU_FN void gpu_fence_acquire_sys(void) { __atomic_thread_fence(__ATOMIC_
  * accesses of this thread stay after it. release: earlier accesses of this
  * thread stay before it. The scope names which observers the guarantee is
  * for. Widths: u32 (.b32), u64 (.b64), v2u32 (8 bytes, .v2.b32), v2u64 and
- * v4u32 (16 bytes, .v2.b64 / .v4.b32; 16-byte aligned, one access). */
+ * v4u32 (16 bytes, .v2.b64 / .v4.b32; 16-byte aligned, one access); relaxed
+ * stores also u16 (.b16: the software NIC's 16-bit queue indexes). */
 #if defined(__CUDACC__)
 #define GPU_LDST_SCALAR_(SEM_LD, SEM_ST, SCOPE)                                                         \
 	MARROW_GPU_FN uint32_t gpu_ld_##SEM_LD##_##SCOPE##_u32(const uint32_t *p)                               \
@@ -202,6 +203,14 @@ GPU_LDST_VECTOR_(relaxed, relaxed, sys)
 GPU_LDST_VECTOR_(acquire, release, cta)
 GPU_LDST_VECTOR_(acquire, release, gpu)
 GPU_LDST_VECTOR_(acquire, release, sys)
+MARROW_GPU_FN void gpu_st_relaxed_gpu_u16(uint16_t *p, uint16_t v)
+{
+	asm volatile("st.relaxed.gpu.global.b16 [%0], %1;" :: "l"(p), "h"(v) : "memory");
+}
+MARROW_GPU_FN void gpu_st_relaxed_sys_u16(uint16_t *p, uint16_t v)
+{
+	asm volatile("st.relaxed.sys.global.b16 [%0], %1;" :: "l"(p), "h"(v) : "memory");
+}
 #undef GPU_LDST_SCALAR_
 #undef GPU_LDST_VECTOR_
 #else
@@ -216,6 +225,8 @@ GPU_LDST_HOST_(relaxed, relaxed, sys, __ATOMIC_RELAXED, __ATOMIC_RELAXED)
 GPU_LDST_HOST_(acquire, release, gpu, __ATOMIC_ACQUIRE, __ATOMIC_RELEASE)
 GPU_LDST_HOST_(acquire, release, sys, __ATOMIC_ACQUIRE, __ATOMIC_RELEASE)
 #undef GPU_LDST_HOST_
+MARROW_GPU_FN void gpu_st_relaxed_gpu_u16(uint16_t *p, uint16_t v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+MARROW_GPU_FN void gpu_st_relaxed_sys_u16(uint16_t *p, uint16_t v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
 #endif
 
 /* ---- MMIO stores --------------------------------------------------------------

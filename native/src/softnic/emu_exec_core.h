@@ -121,10 +121,7 @@ static __device__ __forceinline__ void emu_d_st_rel(uint32_t *p, uint32_t v)
  * CQE's release then had to wait for. */
 static __device__ __forceinline__ void emu_d_st_rel(uint16_t *p, uint16_t v)
 {
-	if (EMU_DEV_SYS)
-		asm volatile("st.relaxed.sys.u16 [%0], %1;" ::"l"(p), "h"(v) : "memory");
-	else
-		asm volatile("st.relaxed.gpu.u16 [%0], %1;" ::"l"(p), "h"(v) : "memory");
+	if (EMU_DEV_SYS) gpu_st_relaxed_sys_u16(p, v); else gpu_st_relaxed_gpu_u16(p, v);
 }
 static __device__ __forceinline__ void emu_d_st_rlx(uint32_t *p, uint32_t v)
 {

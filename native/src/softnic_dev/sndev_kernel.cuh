@@ -372,7 +372,7 @@ __device__ __noinline__ uint32_t sndev_lane_run(sndev_lane_state<SYS, PROF> *S, 
 			work = 0;
 			if (f != 0 || !quiet) {
 				if (PROF && prof && f != 0)
-					EMU_STAGE(&lt->e, sndev_prof_sh.profiled, 0);
+					sndev_stage_stamp(0);   /* slot seen: prof says this is the profiled QP */
 				taken0 = v0;
 				taken1 = v1;
 				const int a = lops::poll(&lt->e, &L, v0, v1, f);
@@ -580,7 +580,7 @@ __global__ void __launch_bounds__(LANE ? 32 * SNDEV_LANE_MAX_PER_SM : 1024) snde
 			}
 			skip &= quiet;
 			if (PROF && prof && (fresh & 3u) != 0)
-				EMU_STAGE(&lt.e, sndev_prof_sh.profiled, 0);
+				sndev_stage_stamp(0);   /* slot seen: prof says this is the profiled QP */
 			/* One call site of the core (its code is large: one copy keeps
 			 * the persistent loop in the instruction cache). */
 			uint32_t k = 0;
