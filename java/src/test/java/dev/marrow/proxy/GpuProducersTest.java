@@ -65,6 +65,9 @@ class GpuProducersTest {
         }
     }
 
+    /** One step of %globaltimer on the H200 (32 ns): a shorter phase may read 0. */
+    private static final long TIMER_QUANTUM_NS = 32;
+
     @Test
     void latencyPhasesProduceSamples() {
         for (Handoff h : Handoff.values()) {
@@ -73,9 +76,17 @@ class GpuProducersTest {
                 try {
                     px.start();
                     LatencySamples s = g.latency(500, 50, TIMEOUT, true, true);
+                    // An issue can be shorter than one step of the GPU timer, so a single sample may
+                    // read 0: phases are checked for order, and the put+completion through a CPU
+                    // worker (microseconds) must lie above the quantum.
                     for (int i = 0; i < 500; i++) {
-                        assertTrue(s.issueNs()[i] > 0 && s.putcNs()[i] > s.issueNs()[i] && s.rttNs()[i] > s.issueNs()[i]);
+                        assertTrue(s.issueNs()[i] >= 0 && s.putcNs()[i] >= s.issueNs()[i]
+                                && s.rttNs()[i] >= s.issueNs()[i], "sample " + i);
                     }
+                    long[] putc = s.putcNs().clone();
+                    java.util.Arrays.sort(putc);
+                    assertTrue(putc[putc.length / 2] > TIMER_QUANTUM_NS,
+                            "median put+completion " + putc[putc.length / 2] + " ns through a CPU worker");
                     assertTrue(g.smClockKhz() > 100_000, "measured SM clock " + g.smClockKhz());
                 } finally {
                     g.close();
