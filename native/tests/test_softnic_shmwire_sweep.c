@@ -9,7 +9,8 @@
  *    written header, and one whose header was never written;
  *  - kept: a segment of a live pid, one whose header names another pid
  *    namespace, and (as root) one owned by another uid.
- * The new wire's own name carries 128 random bits (32 hex digits).
+ * The new wire's own name carries 128 random bits (32 hex digits);
+ * marrow_emu_wire_unlink (a JVM shutdown hook's call) removes it at once.
  */
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -110,6 +111,16 @@ int main(void)
 	CHECK(hex == 32 && strspn(strrchr(name, '-') + 1, "0123456789abcdef") == 32,
 	      "the wire name's random part is not 128 bits of hex: %s", name);
 	CHECK(exists(name), "the new wire %s is not in /dev/shm", name);
+	/* What a JVM shutdown hook calls: the name goes, the wire still works. */
+	OK(marrow_emu_wire_unlink(w));
+	CHECK(!exists(name), "%s still in /dev/shm after marrow_emu_wire_unlink", name);
+	OK(marrow_emu_wire_unlink(w));
+	{
+		void *mem;
+
+		OK(marrow_emu_wire_alloc(w, 4096, &mem));
+		memset(mem, 1, 4096);
+	}
 	OK(marrow_emu_wire_close(w));
 	CHECK(!exists(name), "the closed wire %s is still in /dev/shm", name);
 

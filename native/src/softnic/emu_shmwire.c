@@ -642,6 +642,16 @@ MARROW_API int marrow_emu_wire_unexport_qp(struct marrow_emu_wire *w, struct mar
 	return rc;
 }
 
+MARROW_API int marrow_emu_wire_unlink(struct marrow_emu_wire *w)
+{
+	int rc = wire_check(w, "marrow_emu_wire_unlink");
+
+	if (rc)
+		return rc;
+	shm_unlink(w->name);   /* ENOENT once the peer attached or after a first call: fine */
+	return MARROW_OK;
+}
+
 MARROW_API int marrow_emu_wire_close(struct marrow_emu_wire *w)
 {
 	int rc = wire_check(w, "marrow_emu_wire_close");
