@@ -302,6 +302,8 @@ static void serve_port(struct marrow_emu_wire *w, uint32_t i)
 			w->imm_done[i] = done + 1;
 			__atomic_store_n(&port->imm_done, done + 1, __ATOMIC_RELEASE);
 		}
+		/* Rewritten by the peer or not, the word says what the owner did. */
+		__atomic_store_n(&port->imm_done, w->imm_done[i], __ATOMIC_RELEASE);
 	}
 	__atomic_store_n(&port->state, st, __ATOMIC_RELEASE);
 }
