@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Builds and runs the software-NIC libFuzzer harness (native/fuzz/).
+# Builds and runs the libFuzzer harnesses of native/fuzz/: the software NIC
+# (softnic_fuzz.c) and the shared-memory wire between two processes
+# (shmwire_fuzz.c, a hostile owner or peer). MARROW_FUZZ_TARGET=softnic
+# (default) or shmwire picks the harness of every mode but --ci.
 #
-#   scripts/fuzz.sh --ci            corpus replay + 60 s of fuzzing (what scripts/test runs)
+#   scripts/fuzz.sh --ci            both harnesses: corpus replay + 60 s of fuzzing each
+#                                   (what scripts/test runs)
 #   scripts/fuzz.sh --time S        fuzz for S seconds
 #   scripts/fuzz.sh --runs N        fuzz for N executions (e.g. 10000000)
 #   scripts/fuzz.sh --runs N --jobs J   (or --time S --jobs J) J worker processes
@@ -14,15 +18,28 @@
 #
 # Needs clang with libFuzzer (Debian: clang + libclang-rt-NN-dev); installs
 # them with apt-get when run as root. Where that is impossible it prints
-# SKIP and exits 0 under --ci, 77 otherwise. Build and scratch files live in
-# native/target/fuzz; crash artifacts in native/target/fuzz/artifacts.
+# SKIP and exits 0 under --ci, 77 otherwise -- except in CI (CI=true), where
+# a fuzzer that cannot run is a failure (exit 1), not a silent pass. Build
+# and scratch files live in native/target/fuzz; crash artifacts in
+# native/target/fuzz/artifacts.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 FUZZ_DIR="$ROOT/native/fuzz"
-SEEDS="$FUZZ_DIR/corpus/softnic"
 OUT="$ROOT/native/target/fuzz"
-BIN="$OUT/softnic_fuzz"
 CI_SECONDS="${MARROW_FUZZ_CI_SECONDS:-60}"
+
+# The harness in use: its source, seed corpus, binary and scratch corpus.
+select_target() {
+  TARGET="$1"
+  case "$TARGET" in
+    softnic|shmwire) ;;
+    *) echo "scripts/fuzz.sh: MARROW_FUZZ_TARGET=$TARGET: softnic or shmwire" >&2; exit 2 ;;
+  esac
+  SEEDS="$FUZZ_DIR/corpus/$TARGET"
+  BIN="$OUT/${TARGET}_fuzz"
+  SCRATCH="$OUT/corpus-$TARGET"
+}
+select_target "${MARROW_FUZZ_TARGET:-softnic}"
 
 mode="${1:---ci}"
 jobs=1
@@ -34,6 +51,10 @@ skip_rc=77
 [[ "$mode" == "--ci" ]] && skip_rc=0
 
 skip() {
+  if [[ "${CI:-}" == "true" ]]; then
+    echo "scripts/fuzz.sh: FAILED: CI=true and the fuzzer cannot run: $*" >&2
+    exit 1
+  fi
   echo "scripts/fuzz.sh: SKIP: $*" >&2
   exit "$skip_rc"
 }
@@ -73,12 +94,18 @@ ensure_clang() {
 }
 
 CC="$(ensure_clang)" || skip "no clang with libFuzzer (install clang and libclang-rt-NN-dev, e.g. apt-get install clang libclang-rt-14-dev)"
-mkdir -p "$OUT/artifacts" "$OUT/corpus"
+mkdir -p "$OUT/artifacts"
 
 build() {
-  local srcs=("$FUZZ_DIR/softnic_fuzz.c" "$ROOT"/native/src/softnic/*.c "$ROOT"/native/src/common/*.c)
-  local newest=0 f
-  for f in "${srcs[@]}" "$FUZZ_DIR"/*.h "$ROOT"/native/src/softnic/*.h "$ROOT"/native/src/common/*.h "$ROOT"/native/include/marrow/*.h "$0"; do
+  local srcs=("$FUZZ_DIR/${TARGET}_fuzz.c") f
+  for f in "$ROOT"/native/src/softnic/*.c "$ROOT"/native/src/common/*.c; do
+    # shmwire_fuzz.c includes emu_shmwire.c itself (it calls its static functions).
+    [[ "$TARGET" == shmwire && "$f" == */emu_shmwire.c ]] && continue
+    srcs+=("$f")
+  done
+  local newest=0
+  # Every softnic source counts, also one a harness #includes.
+  for f in "${srcs[@]}" "$ROOT"/native/src/softnic/*.c "$FUZZ_DIR"/*.h "$ROOT"/native/src/softnic/*.h "$ROOT"/native/src/common/*.h "$ROOT"/native/include/marrow/*.h "$0"; do
     local m; m="$(stat -c %Y "$f")"; (( m > newest )) && newest=$m
   done
   if [[ -x "$BIN" ]] && (( $(stat -c %Y "$BIN") >= newest )); then return 0; fi
@@ -91,6 +118,7 @@ build() {
 }
 
 gen_corpus() {
+  select_target softnic   # the shmwire seeds are committed as they are (docs/results/fuzz.md)
   "$CC" -std=gnu11 -O1 -Wall -Wextra -Werror -I"$ROOT/native/include" -I"$FUZZ_DIR" \
     "$FUZZ_DIR/gen_corpus.c" -o "$OUT/gen_corpus"
   mkdir -p "$SEEDS"
@@ -103,7 +131,8 @@ gen_corpus() {
 # so the committed seeds stay as they are.
 fuzz() {
   build
-  local log="$OUT/last-${mode#--}.log"   # one per mode: a CI run beside a long run keeps both
+  mkdir -p "$SCRATCH"
+  local log="$OUT/last-$TARGET-${mode#--}.log"   # one per target and mode: a CI run beside a long run keeps both
   local par=()
   # Fork mode: J worker processes, each running batches; the parent merges
   # their corpora and counts executions over all of them.
@@ -111,7 +140,7 @@ fuzz() {
   set +e
   ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}" UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1}" \
     "$BIN" -max_len=4096 -print_final_stats=1 -artifact_prefix="$OUT/artifacts/" "${par[@]}" "$@" \
-    "$OUT/corpus" "$SEEDS" 2>&1 | tee "$log" | grep -E "^#[0-9]+.*(INITED|DONE|pulse)|^#[0-9]+: cov|stat::|ERROR|invariant|SUMMARY|Test unit written|Done [0-9]+ runs|INFO: fuzzed for|INFO: exiting" >&2
+    "$SCRATCH" "$SEEDS" 2>&1 | tee "$log" | grep -E "^#[0-9]+.*(INITED|DONE|pulse)|^#[0-9]+: cov|stat::|ERROR|invariant|SUMMARY|Test unit written|Done [0-9]+ runs|INFO: fuzzed for|INFO: exiting" >&2
   local rc=${PIPESTATUS[0]}
   set -e
   if (( jobs > 1 )); then
@@ -128,8 +157,11 @@ fuzz() {
 
 case "$mode" in
   --ci)
-    fuzz -max_total_time="$CI_SECONDS" -timeout=10 -rss_limit_mb=2048
-    echo "scripts/fuzz.sh: softnic fuzzing: ${CI_SECONDS}s, no invariant violations" >&2 ;;
+    for t in softnic shmwire; do
+      select_target "$t"
+      fuzz -max_total_time="$CI_SECONDS" -timeout=10 -rss_limit_mb=2048
+      echo "scripts/fuzz.sh: $t fuzzing: ${CI_SECONDS}s, no invariant violations" >&2
+    done ;;
   --time) fuzz -max_total_time="${2:?seconds}" -timeout=10 ;;
   --runs) fuzz -runs="${2:?executions}" -timeout=10 ;;
   --replay)

@@ -62,7 +62,7 @@ int main(int argc, char **argv)
 		return 77;
 	}
 	rate_fn rate = (rate_fn)dlsym(h, "marrow_softnic_device_bench_rate");
-	err_fn last = (err_fn)dlsym(h, "marrow_last_error");
+	err_fn last = (err_fn)dlsym(h, "marrow_cuda_last_error");
 	if (rate == NULL || last == NULL) {
 		fprintf(stderr, "softnic_device_rate: %s lacks marrow_softnic_device_bench_rate\n", argv[1]);
 		return 1;

@@ -73,7 +73,7 @@ int main(int argc, char **argv)
 		return 77;
 	}
 	stages_fn run = (stages_fn)dlsym(h, "marrow_softnic_device_bench_stages");
-	err_fn last = (err_fn)dlsym(h, "marrow_last_error");
+	err_fn last = (err_fn)dlsym(h, "marrow_cuda_last_error");
 	if (run == NULL || last == NULL) {
 		fprintf(stderr, "softnic_device_stages: %s lacks marrow_softnic_device_bench_stages\n", argv[1]);
 		return 1;

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/marrow_common.h"   /* marrow_last_error(): the static archives' one message */
 #include "marrow/marrow_softnic.h"
 #include "marrow/mlx5_wqe.h"
 

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/marrow_common.h"   /* marrow_last_error(): the static archives' one message */
 #include "marrow/gda_post.h"
 #include "marrow/marrow_gda.h"
 #include "marrow/marrow_softnic.h"

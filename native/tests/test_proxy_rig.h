@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/marrow_common.h"   /* marrow_last_error(): the static archives' one message */
 #include "marrow/marrow_proxy.h"
 #include "marrow/marrow_softnic.h"
 #include "marrow/proxy_ring.h"

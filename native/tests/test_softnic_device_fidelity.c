@@ -420,7 +420,7 @@ static const char *load_api(struct sndev_api *api)
 	    !SYM(qp_connect, "marrow_softnic_device_qp_connect") || !SYM(mr_reg, "marrow_softnic_device_mr_reg") ||
 	    !SYM(host_alloc, "marrow_softnic_device_host_alloc") || !SYM(start, "marrow_softnic_device_start") ||
 	    !SYM(stop, "marrow_softnic_device_stop") || !SYM(counters, "marrow_softnic_device_counters") ||
-	    !SYM(stages, "marrow_softnic_device_bench_stages") || !SYM(last_error, "marrow_last_error"))
+	    !SYM(stages, "marrow_softnic_device_bench_stages") || !SYM(last_error, "marrow_cuda_last_error"))
 		return "libmarrow_cuda.so lacks the marrow_softnic_device_* symbols";
 #undef SYM
 	return NULL;

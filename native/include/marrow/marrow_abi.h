@@ -5,13 +5,17 @@
  *
  *  - every entry point returns int: 0 (MARROW_OK) or a negative status below;
  *  - on failure the library fills a thread-local message readable with
- *    marrow_last_error() until the next failing call on the same thread;
+ *    its marrow_<library>_last_error() (below) until the next failing call
+ *    on the same thread;
  *  - structs shared with Java start with {uint32_t size; uint32_t comp_mask}
  *    and their sizes/offsets are exported through marrow_abi_query() so the
  *    Java loader can refuse to run on a mismatch (DiSNI-style handshake).
  *
  * Each library exports the functions below under the same names; Java looks
- * them up per library handle (dlopen RTLD_LOCAL), so they never clash. Which
+ * them up per library handle (dlopen RTLD_LOCAL). The error message is the
+ * exception: each library keeps its own buffer, and a C program that links
+ * two libraries sees only one definition of a shared name, so each exports
+ * it under its own. Which
  * fact lives where, and where a new struct or status code goes:
  * docs/design/architecture.md §3-4.
  */
@@ -62,9 +66,16 @@ MARROW_API int marrow_check_log_sq(uint32_t log_sq);
 /* ABI version this library was built with. Never fails. */
 MARROW_API int marrow_abi_version(void);
 
-/* Thread-local message describing the last failure on this thread ("" if
- * none). The pointer stays valid until the next failing call on the thread. */
-MARROW_API const char *marrow_last_error(void);
+/* Thread-local message describing the last failure on this thread of a
+ * call into that library ("" if none). The pointer stays valid until the
+ * next failing call into the same library on the thread. One per library,
+ * each over its own buffer: libmarrow_emu, libmarrow_host (gda executor,
+ * proxy), libmarrow_verbs, libmarrow_cuda. (Inside the libraries and in the
+ * static test archives, marrow_last_error() of common/marrow_common.h.) */
+MARROW_API const char *marrow_emu_last_error(void);
+MARROW_API const char *marrow_host_last_error(void);
+MARROW_API const char *marrow_verbs_last_error(void);
+MARROW_API const char *marrow_cuda_last_error(void);
 
 /* Layout and constant handshake. key is "sizeof:<struct>",
  * "offsetof:<struct>.<field>", "sizeof:<struct>.<field>" (the field's size) or

@@ -7,7 +7,7 @@
  * The CUDA runtime is linked statically and loads the driver
  * (libcuda.so.1) itself on first use, so this library loads on hosts
  * without a GPU or driver; there the calls below answer MARROW_ENODEV with
- * the CUDA error text in marrow_last_error().
+ * the CUDA error text in marrow_cuda_last_error().
  *
  * Structs follow the ABI conventions of marrow_abi.h: the caller sets size
  * to sizeof(struct) and comp_mask to 0; the library checks size, fills the
@@ -62,7 +62,7 @@ struct marrow_cuda_device_info {
  * Counts the CUDA devices and reports driver/runtime versions.
  * Returns MARROW_ENODEV when cudaGetDeviceCount fails (no driver, driver
  * too old, no device) or finds 0 devices; *out is then still filled
- * (versions, cuda_error) and marrow_last_error() holds the CUDA error text,
+ * (versions, cuda_error) and marrow_cuda_last_error() holds the CUDA error text,
  * e.g. "cudaGetDeviceCount failed: CUDA driver version is insufficient for
  * CUDA runtime version (cudaErrorInsufficientDriver = 35; ...)".
  * MARROW_EINVAL for a NULL out or a size smaller than the struct.

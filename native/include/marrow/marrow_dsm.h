@@ -8,7 +8,7 @@
  * shared memory so that no two CTAs can share an SM.
  *
  * Conventions (marrow_abi.h): every function returns 0 or a negative
- * MARROW_E* status and fills marrow_last_error() on failure. Structs start
+ * MARROW_E* status and fills marrow_cuda_last_error() on failure. Structs start
  * with {size, comp_mask}: the caller sets size = sizeof(struct) and
  * comp_mask = 0. Layouts have no implicit padding; the sizes are frozen by
  * _Static_asserts below and exported through marrow_abi_query().

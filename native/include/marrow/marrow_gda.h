@@ -43,7 +43,8 @@
  * bytes, the CQE (opcode, QPN, wqe_counter) and, for round trip, the reply.
  *
  * Every wait is bounded by cfg->timeout_ns: MARROW_ETIMEDOUT, with the
- * iteration and what was seen in marrow_last_error(); a kernel never hangs.
+ * iteration and what was seen in its library's last error (marrow_abi.h);
+ * a kernel never hangs.
  */
 #ifndef MARROW_GDA_H
 #define MARROW_GDA_H

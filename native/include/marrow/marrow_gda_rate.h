@@ -19,7 +19,7 @@
  *
  * Every wait is bounded by cfg->timeout_ns; a timeout returns
  * MARROW_ETIMEDOUT with a watchdog dump (docs/design/watchdog.md) of the QP
- * it waited on in marrow_last_error().
+ * it waited on in its library's last error (marrow_abi.h).
  */
 #ifndef MARROW_GDA_RATE_H
 #define MARROW_GDA_RATE_H

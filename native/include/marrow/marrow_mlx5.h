@@ -19,7 +19,7 @@
  *
  * Like marrow_verbs.h, nothing of rdma-core is linked: libibverbs.so.1 and
  * libmlx5.so.1 are dlopened on the first call. Every call returns a status;
- * marrow_last_error() names the verbs call, the errno and, for QP calls,
+ * marrow_verbs_last_error() names the verbs call, the errno and, for QP calls,
  * the QP number and state. Where no mlx5 device exists, open answers
  * MARROW_ENODEV with the probe's reason (see marrow_verbs_probe).
  *

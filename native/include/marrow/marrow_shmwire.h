@@ -64,6 +64,13 @@ MARROW_API int marrow_emu_wire_unexport_mr(struct marrow_emu_wire *w, struct mar
 MARROW_API int marrow_emu_wire_export_qp(struct marrow_emu_wire *w, struct marrow_emu_qp *qp);
 /* Withdraws the QP (call before marrow_emu_qp_destroy). */
 MARROW_API int marrow_emu_wire_unexport_qp(struct marrow_emu_wire *w, struct marrow_emu_qp *qp);
+/* Removes the segment's name from /dev/shm now (a second call does
+ * nothing); the mapping, and a peer already attached, are unaffected. For a
+ * process that is about to exit without closing the wire (a JVM shutdown
+ * hook on SIGTERM/SIGINT): until the peer attaches, the name is what would
+ * outlive the process. marrow_emu_wire_create also removes the segments of
+ * this user's dead processes (docs/design/two-process.md §1). */
+MARROW_API int marrow_emu_wire_unlink(struct marrow_emu_wire *w);
 /* Withdraws everything, marks the segment closed (the peer's WRITEs then
  * time out), stops the thread, unmaps and unlinks. Before closing the
  * device and before freeing what the heap holds. */

@@ -8,7 +8,7 @@
  * Neither libibverbs nor libmlx5 is a link-time dependency. Both are
  * dlopened (RTLD_NOW | RTLD_LOCAL) on the first call, once per process, so
  * this library loads on any Linux host and answers MARROW_ENODEV, with the
- * reason in marrow_last_error(), where rdma-core or a NIC is missing.
+ * reason in marrow_verbs_last_error(), where rdma-core or a NIC is missing.
  *
  * Library names: $MARROW_IBVERBS_LIB if set, else "libibverbs.so.1", else
  * "libibverbs.so"; then "libmlx5.so.1", else "libmlx5.so" (optional).
@@ -71,7 +71,7 @@ struct marrow_verbs_device_info {
  * provider: check mlx5_device_count before using the mlx5 paths.
  * Returns MARROW_ENODEV when libibverbs cannot be loaded or lists no device;
  * *out is then still filled with what was found (libraries, versions,
- * device_count 0) and marrow_last_error() names the reason:
+ * device_count 0) and marrow_verbs_last_error() names the reason:
  *   "libibverbs.so.1 not found: install rdma-core (ibverbs-providers)
  *    [dlopen: ...]"
  *   "libibverbs loaded but no RDMA device found (<what libibverbs said>;

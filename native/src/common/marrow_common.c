@@ -43,10 +43,21 @@ MARROW_API int marrow_abi_version(void)
 	return MARROW_ABI_VERSION;
 }
 
-MARROW_API const char *marrow_last_error(void)
+const char *marrow_last_error(void)
 {
 	return last_error;
 }
+
+/* The exported name: MARROW_LIB_NAME is set per shared library in
+ * native/CMakeLists.txt (the static test archives have none). */
+#ifdef MARROW_LIB_NAME
+#define MARROW_CAT3_(a, b, c) a##b##c
+#define MARROW_CAT3(a, b, c) MARROW_CAT3_(a, b, c)
+MARROW_API const char *MARROW_CAT3(marrow_, MARROW_LIB_NAME, _last_error)(void)
+{
+	return last_error;
+}
+#endif
 
 /* The status codes of marrow_abi.h: their names (marrow_status_name) and
  * their values (marrow_abi_query "const:MARROW_<name>") come from this one list. */

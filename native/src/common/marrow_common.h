@@ -22,6 +22,11 @@ int marrow_fail(int status, const char *fmt, ...) __attribute__((format(printf, 
 /* Clears the thread's last error. */
 void marrow_clear_error(void);
 
+/* This library's message (what it exports as marrow_<MARROW_LIB_NAME>_last_error,
+ * marrow_abi.h). Not exported: calls from inside the library always read
+ * its own buffer, whatever else the process has loaded. */
+const char *marrow_last_error(void);
+
 /* One exported fact. width is the field's size for an "offsetof:" entry
  * (answered as "sizeof:<struct>.<field>"), 0 otherwise. */
 struct marrow_abi_entry {

@@ -28,66 +28,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "marrow/marrow_shmwire.h"
 #include "emu_shmwire.h"
-
-enum {
-	WIRE_MAGIC = 0x4d525753u,    /* "MRWS" */
-	WIRE_HDR_BYTES = 128 * 1024,  /* header + tables; the heap starts here */
-	WIRE_IMM_SLOTS = 256,        /* WRITE_IMMs in flight per port */
-	WIRE_TICK_NS = 50000,        /* wire thread period (heartbeat, mirror, mailbox) */
-	WIRE_FRESH_NS = 4 * WIRE_TICK_NS, /* younger heartbeats need no pid check */
-	WIRE_DEAD_DEFAULT_MS = 2000,  /* silence of a peer whose pid cannot be checked */
-	WIRE_UNEXPORT_WAIT_NS = 1000000000,
-};
-
-struct wire_imm_slot {
-	uint32_t seq;        /* claim number + 1 once the slot is filled */
-	uint32_t imm_be;
-	uint32_t byte_cnt;
-	uint32_t pad;
-};
-
-struct wire_port {
-	uint32_t qpn;        /* 0 = free */
-	uint32_t state;      /* mirror of the owner's QP state */
-	uint32_t access;
-	uint32_t rq_cnt;
-	uint32_t rq_pi;      /* receive WQEs posted (32-bit, widened from the DBR) */
-	uint32_t err_req;    /* requester saw a remote-side error: QP to ERR */
-	uint32_t imm_claim __attribute__((aligned(64)));   /* requesters: RQ WQEs claimed */
-	uint32_t imm_done __attribute__((aligned(64)));    /* owner: RQ WQEs completed */
-	struct wire_imm_slot slot[WIRE_IMM_SLOTS];
-} __attribute__((aligned(64)));
-
-struct wire_mr {
-	uint32_t key;        /* 0 = free or withdrawn */
-	uint32_t access;
-	uint64_t base;       /* in the owner's address space */
-	uint64_t len;
-	uint64_t off;        /* from the segment start */
-	uint32_t in_flight;
-	uint32_t pad;
-} __attribute__((aligned(64)));
-
-struct wire_hdr {
-	uint32_t magic;
-	uint32_t version;
-	uint64_t total_bytes;
-	uint32_t owner_pid;
-	uint32_t closed;
-	uint64_t owner_pidns;   /* inode of the owner's pid namespace (0 unknown) */
-	uint64_t heartbeat_ns __attribute__((aligned(64)));
-	struct wire_port port[MARROW_EMU_WIRE_MAX_QPS];
-	struct wire_mr mr[MARROW_EMU_WIRE_MAX_MRS];
-};
-
-_Static_assert(sizeof(struct wire_hdr) <= WIRE_HDR_BYTES, "wire header exceeds its pages");
 
 struct marrow_emu_wire {
 	struct marrow_emu_device *dev;
@@ -101,6 +50,11 @@ struct marrow_emu_wire {
 	int stop;                        /* under lock */
 	struct marrow_emu_qp *qps[MARROW_EMU_WIRE_MAX_QPS];   /* by port index */
 	uint32_t rq_pi16[MARROW_EMU_WIRE_MAX_QPS];            /* last 16-bit DBR seen */
+	/* The owner's own copies of what it publishes: the peer can rewrite
+	 * the segment's words, so the owner never reads them back. */
+	uint32_t rq_pi[MARROW_EMU_WIRE_MAX_QPS];              /* receive WQEs posted */
+	uint32_t imm_done[MARROW_EMU_WIRE_MAX_QPS];           /* WRITE_IMMs completed */
+	uint32_t mr_key[MARROW_EMU_WIRE_MAX_MRS];             /* exported keys, by entry */
 	struct emu_thread *poster;       /* CQE writer identity of the wire thread */
 };
 
@@ -116,7 +70,7 @@ struct marrow_emu_wire_peer {
 	uint8_t *base;
 	uint64_t total;
 	uint64_t dead_after_ns;
-	int pid_checkable;      /* same pid namespace: the owner's pid means something here */
+	pid_t owner_pid;        /* > 0 in the same pid namespace (copied at attach), else 0: no pid check */
 	struct emu_shmwire_link links[MARROW_EMU_WIRE_MAX_QPS];
 	uint32_t nlinks;
 };
@@ -133,7 +87,10 @@ static void wire_sleep_ns(long ns)
 /* Alive: not closed, and a heartbeat younger than four ticks; an older one
  * (the owner may just be descheduled) is checked against the owner's pid,
  * which answers at once for a process that is gone, and counts as dead
- * only after dead_after_ns of silence otherwise. */
+ * only after dead_after_ns of silence otherwise. The pid is the copy taken
+ * at attach (p->owner_pid, > 0 or the check is off): the segment's word
+ * could be rewritten to 0 or -1, and kill() on those addresses a process
+ * group or every process. */
 static int peer_alive(const struct marrow_emu_wire_peer *p, uint64_t now)
 {
 	uint64_t hb = __atomic_load_n(&p->hdr->heartbeat_ns, __ATOMIC_ACQUIRE);
@@ -143,7 +100,7 @@ static int peer_alive(const struct marrow_emu_wire_peer *p, uint64_t now)
 		return 0;
 	if (EMU_LIKELY(age < WIRE_FRESH_NS))
 		return 1;
-	if (p->pid_checkable && kill((pid_t)p->hdr->owner_pid, 0) != 0 && errno == ESRCH)
+	if (p->owner_pid > 0 && kill(p->owner_pid, 0) != 0 && errno == ESRCH)
 		return 0;
 	return age < p->dead_after_ns;
 }
@@ -155,14 +112,44 @@ static uint64_t pidns_inode(void)
 	return stat("/proc/self/ns/pid", &st) == 0 ? (uint64_t)st.st_ino : 0;
 }
 
-static struct wire_mr *remote_mr(const struct marrow_emu_wire_peer *p, uint32_t key)
+/* One read of an exported MR's entry: the owner may rewrite it at any
+ * time, so the checks and the copy use this snapshot only, never the
+ * segment again (a second read could see other values than the checked
+ * ones). */
+struct wire_mr_view {
+	uint32_t idx;
+	uint32_t access;
+	uint64_t base;
+	uint64_t len;
+	uint64_t off;
+};
+
+static int remote_mr(const struct marrow_emu_wire_peer *p, uint32_t key, struct wire_mr_view *v)
 {
 	if (key == 0)
-		return NULL;   /* 0 marks a free or withdrawn entry */
-	for (uint32_t i = 0; i < MARROW_EMU_WIRE_MAX_MRS; i++)
-		if (__atomic_load_n(&p->hdr->mr[i].key, __ATOMIC_ACQUIRE) == key)
-			return &p->hdr->mr[i];
-	return NULL;
+		return 0;   /* 0 marks a free or withdrawn entry */
+	for (uint32_t i = 0; i < MARROW_EMU_WIRE_MAX_MRS; i++) {
+		struct wire_mr *m = &p->hdr->mr[i];
+
+		if (__atomic_load_n(&m->key, __ATOMIC_ACQUIRE) != key)
+			continue;
+		v->idx = i;
+		v->access = __atomic_load_n(&m->access, __ATOMIC_RELAXED);
+		v->base = __atomic_load_n(&m->base, __ATOMIC_RELAXED);
+		v->len = __atomic_load_n(&m->len, __ATOMIC_RELAXED);
+		v->off = __atomic_load_n(&m->off, __ATOMIC_RELAXED);
+		return 1;
+	}
+	return 0;
+}
+
+/* [raddr, raddr + total) inside the MR and the MR inside the heap of a
+ * mapping of seg_bytes: written so that no sum can wrap (every operand is
+ * the peer's choice). */
+static int wire_range_ok(const struct wire_mr_view *v, uint64_t seg_bytes, uint64_t raddr, uint64_t total)
+{
+	return v->off >= WIRE_HDR_BYTES && v->off <= seg_bytes && v->len <= seg_bytes - v->off &&
+	       total <= v->len && raddr >= v->base && raddr - v->base <= v->len - total;
 }
 
 /* IB class C: the responder's QP goes to ERR as well (its wire thread does it). */
@@ -193,12 +180,13 @@ uint32_t emu_shmwire_write(struct emu_thread *t, struct marrow_emu_qp *qp, const
 	if (EMU_UNLIKELY(__atomic_load_n(&port->qpn, __ATOMIC_ACQUIRE) != l->remote_qpn ||
 			 (pst != MARROW_QPS_RTS && pst != MARROW_QPS_RTR)))
 		return EMU_WAIT_ACK;
-	if (EMU_UNLIKELY(!(port->access & MARROW_ACCESS_REMOTE_WRITE)))
+	if (EMU_UNLIKELY(!(__atomic_load_n(&port->access, __ATOMIC_RELAXED) & MARROW_ACCESS_REMOTE_WRITE)))
 		return remote_fail(port, WIRE_RES_ERR(MX_SYND_REMOTE_ACCESS, EMU_VSYND_QP_RIGHTS));
 	if (with_imm) {
-		if (EMU_UNLIKELY(port->rq_cnt == 0))
+		if (EMU_UNLIKELY(__atomic_load_n(&port->rq_cnt, __ATOMIC_RELAXED) == 0))
 			return remote_fail(port, WIRE_RES_ERR(MX_SYND_REMOTE_INVAL_REQ, EMU_VSYND_PEER_NO_RQ));
-		/* A free receive WQE and a free mailbox slot, or RNR. */
+		/* A free receive WQE and a free mailbox slot, or RNR. The slot
+		 * index is taken modulo the table, whatever the counters say. */
 		for (;;) {
 			uint32_t pi = __atomic_load_n(&port->rq_pi, __ATOMIC_ACQUIRE);
 			uint32_t done = __atomic_load_n(&port->imm_done, __ATOMIC_ACQUIRE);
@@ -214,20 +202,21 @@ uint32_t emu_shmwire_write(struct emu_thread *t, struct marrow_emu_qp *qp, const
 	if (total) {
 		uint64_t raddr = emu_be64(w + MX_CTRL_SEG_SIZE);
 		uint32_t rkey = emu_be32(w + MX_CTRL_SEG_SIZE + 8);
+		struct wire_mr_view v;
 		uint32_t res = 0;
 
-		m = remote_mr(p, rkey);
-		if (EMU_UNLIKELY(m == NULL))
+		if (EMU_UNLIKELY(!remote_mr(p, rkey, &v)))
 			res = WIRE_RES_ERR(MX_SYND_REMOTE_ACCESS, EMU_VSYND_BAD_RKEY);
-		else if (EMU_UNLIKELY(!(m->access & MARROW_ACCESS_REMOTE_WRITE)))
+		else if (EMU_UNLIKELY(!(v.access & MARROW_ACCESS_REMOTE_WRITE)))
 			res = WIRE_RES_ERR(MX_SYND_REMOTE_ACCESS, EMU_VSYND_RKEY_RIGHTS);
-		else if (EMU_UNLIKELY(total > m->len || raddr - m->base > m->len - total ||
-				      m->off + m->len > p->total))
+		else if (EMU_UNLIKELY(!wire_range_ok(&v, p->total, raddr, total)))
 			res = WIRE_RES_ERR(MX_SYND_REMOTE_ACCESS, EMU_VSYND_RKEY_RANGE);
 		if (res == 0) {
+			m = &p->hdr->mr[v.idx];
 			__atomic_fetch_add(&m->in_flight, 1, __ATOMIC_SEQ_CST);
 			if (__atomic_load_n(&m->key, __ATOMIC_SEQ_CST) != rkey) {
 				__atomic_fetch_sub(&m->in_flight, 1, __ATOMIC_RELEASE);
+				m = NULL;
 				res = WIRE_RES_ERR(MX_SYND_REMOTE_ACCESS, EMU_VSYND_BAD_RKEY);   /* withdrawn meanwhile */
 			}
 		}
@@ -241,7 +230,8 @@ uint32_t emu_shmwire_write(struct emu_thread *t, struct marrow_emu_qp *qp, const
 			}
 			return remote_fail(port, res);
 		}
-		dst = p->base + m->off + (raddr - m->base);
+		/* From the checked snapshot only: inside [base + WIRE_HDR_BYTES, base + total). */
+		dst = p->base + v.off + (raddr - v.base);
 	}
 	for (uint32_t i = 0; i < n; i++) {
 		memcpy(dst, pc[i].src, pc[i].len);
@@ -266,7 +256,10 @@ uint32_t emu_shmwire_write(struct emu_thread *t, struct marrow_emu_qp *qp, const
 /* ---- the owner's wire thread -------------------------------------------------- */
 
 /* One exported QP: mirror its state and receive count, take its ERR
- * request, and complete its WRITE_IMMs in claim order. */
+ * request, and complete its WRITE_IMMs in claim order. The peer writes the
+ * mailbox: a slot counts only with the next sequence number, completions
+ * never pass the receive WQEs posted (the owner's count, not the
+ * segment's), and a byte count no heap can hold completes in error. */
 static void serve_port(struct marrow_emu_wire *w, uint32_t i)
 {
 	struct marrow_emu_qp *qp = w->qps[i];
@@ -282,31 +275,35 @@ static void serve_port(struct marrow_emu_wire *w, uint32_t i)
 	}
 	if (qp->rq_cnt) {
 		uint16_t pi16 = (uint16_t)mx_be32toh(__atomic_load_n(&qp->dbrec[MX_DBR_RCV], __ATOMIC_ACQUIRE));
-		uint32_t pi = __atomic_load_n(&port->rq_pi, __ATOMIC_RELAXED);
 		uint16_t ahead = (uint16_t)(pi16 - (uint16_t)w->rq_pi16[i]);
 
 		if (st == MARROW_QPS_RTR || st == MARROW_QPS_RTS) {
 			if (ahead && ahead <= qp->rq_cnt) {
 				w->rq_pi16[i] = pi16;
-				__atomic_store_n(&port->rq_pi, pi + ahead, __ATOMIC_RELEASE);
+				w->rq_pi[i] += ahead;
 			}
 		}
-		for (;;) {
-			uint32_t done = __atomic_load_n(&port->imm_done, __ATOMIC_RELAXED);
+		__atomic_store_n(&port->rq_pi, w->rq_pi[i], __ATOMIC_RELEASE);
+		while (w->imm_done[i] != w->rq_pi[i]) {
+			uint32_t done = w->imm_done[i];
 			struct wire_imm_slot *s = &port->slot[done % WIRE_IMM_SLOTS];
-			uint32_t rq_ci;
+			uint32_t rq_ci, byte_cnt;
 
 			if (__atomic_load_n(&s->seq, __ATOMIC_ACQUIRE) != done + 1)
 				break;
+			byte_cnt = __atomic_load_n(&s->byte_cnt, __ATOMIC_RELAXED);
 			rq_ci = __atomic_fetch_add(&qp->rq_ci, 1, __ATOMIC_ACQ_REL);
-			if (s->byte_cnt == UINT32_MAX)
+			if (byte_cnt > w->total - WIRE_HDR_BYTES)   /* UINT32_MAX: the requester's error marker */
 				emu_cqe_post(w->poster, qp->rcq, MX_CQE_RESP_ERR, 0, qp, (uint16_t)rq_ci, 0, 0,
 					     MX_SYND_WR_FLUSH, EMU_VSYND_FLUSH);
 			else
 				emu_cqe_post(w->poster, qp->rcq, MX_CQE_RESP_WR_IMM, 0, qp, (uint16_t)rq_ci,
-					     s->byte_cnt, s->imm_be, 0, 0);
+					     byte_cnt, __atomic_load_n(&s->imm_be, __ATOMIC_RELAXED), 0, 0);
+			w->imm_done[i] = done + 1;
 			__atomic_store_n(&port->imm_done, done + 1, __ATOMIC_RELEASE);
 		}
+		/* Rewritten by the peer or not, the word says what the owner did. */
+		__atomic_store_n(&port->imm_done, w->imm_done[i], __ATOMIC_RELEASE);
 	}
 	__atomic_store_n(&port->state, st, __ATOMIC_RELEASE);
 }
@@ -339,19 +336,69 @@ static int wire_check(const struct marrow_emu_wire *w, const char *fn)
 	return MARROW_OK;
 }
 
+/* Segments left by a process that died before its peer attached (a rank
+ * killed while it waited at the rendezvous): /dev/shm/marrow-wire-<pid>-*
+ * of this user whose pid is gone from this pid namespace. A segment whose
+ * header names another pid namespace is left alone (its pid means nothing
+ * here); one whose header was never written is judged by the name's pid. */
+static void wire_sweep_stale(void)
+{
+	uint64_t ns = pidns_inode();
+	DIR *d = opendir("/dev/shm");
+	struct dirent *e;
+
+	if (d == NULL)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		char name[MARROW_EMU_WIRE_NAME_MAX + 1], *end;
+		struct wire_hdr h;
+		struct stat st;
+		long pid;
+		int fd;
+
+		if (strncmp(e->d_name, "marrow-wire-", 12) != 0 || strlen(e->d_name) >= MARROW_EMU_WIRE_NAME_MAX)
+			continue;
+		pid = strtol(e->d_name + 12, &end, 10);
+		if (*end != '-' || pid <= 0 || pid > 0x7fffffffL || (kill((pid_t)pid, 0) == 0 || errno != ESRCH))
+			continue;
+		snprintf(name, sizeof(name), "/%s", e->d_name);
+		fd = shm_open(name, O_RDONLY, 0);
+		if (fd < 0)
+			continue;
+		memset(&h, 0, sizeof(h));
+		if (fstat(fd, &st) != 0 || st.st_uid != geteuid() || !S_ISREG(st.st_mode) ||
+		    (pread(fd, &h, offsetof(struct wire_hdr, heartbeat_ns), 0) >= 0 && h.magic == WIRE_MAGIC &&
+		     (h.owner_pidns != ns || h.owner_pid != (uint32_t)pid))) {
+			close(fd);
+			continue;
+		}
+		close(fd);
+		shm_unlink(name);
+	}
+	closedir(d);
+}
+
 MARROW_API int marrow_emu_wire_create(struct marrow_emu_device *dev, uint64_t heap_bytes,
 				      struct marrow_emu_wire **out)
 {
 	const char *fn = "marrow_emu_wire_create";
 	struct marrow_emu_wire *w;
-	uint64_t total, rnd;
+	uint8_t rnd[16];
+	char hex[2 * sizeof(rnd) + 1];
+	uint64_t total;
 	int fd, rc = emu_dev_check(dev, fn);
 
 	if (rc)
 		return rc;
-	if (out == NULL || heap_bytes == 0 || heap_bytes > (1ull << 40))
+	if (out == NULL || heap_bytes == 0 || heap_bytes > WIRE_HEAP_MAX)
 		return marrow_fail(MARROW_EINVAL, "%s: out NULL or heap of %llu bytes outside 1..2^40", fn,
 				   (unsigned long long)heap_bytes);
+	/* An unguessable name: nobody can create it first or open it by trying names. */
+	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
+		return marrow_fail(MARROW_EIO, "%s: getrandom: %s", fn, strerror(errno));
+	for (size_t i = 0; i < sizeof(rnd); i++)
+		snprintf(hex + 2 * i, 3, "%02x", rnd[i]);
+	wire_sweep_stale();
 	total = WIRE_HDR_BYTES + ((heap_bytes + EMU_PAGE - 1) & ~(uint64_t)(EMU_PAGE - 1));
 	w = calloc(1, sizeof(*w));
 	if (w == NULL)
@@ -363,8 +410,7 @@ MARROW_API int marrow_emu_wire_create(struct marrow_emu_device *dev, uint64_t he
 	}
 	w->poster->dev = dev;
 	w->dev = dev;
-	rnd = emu_now_ns() ^ ((uint64_t)(uintptr_t)w << 16);
-	snprintf(w->name, sizeof(w->name), "/marrow-wire-%d-%016llx", (int)getpid(), (unsigned long long)rnd);
+	snprintf(w->name, sizeof(w->name), "/marrow-wire-%d-%s", (int)getpid(), hex);
 	fd = shm_open(w->name, O_RDWR | O_CREAT | O_EXCL, 0600);
 	if (fd < 0) {
 		rc = marrow_fail(MARROW_EIO, "%s: shm_open(%s): %s", fn, w->name, strerror(errno));
@@ -469,20 +515,23 @@ MARROW_API int marrow_emu_wire_export_mr(struct marrow_emu_wire *w, struct marro
 	pthread_mutex_lock(&w->lock);
 	rc = marrow_fail(MARROW_ENOSPC, "%s: %d MRs exported already", fn, MARROW_EMU_WIRE_MAX_MRS);
 	for (uint32_t i = 0; i < MARROW_EMU_WIRE_MAX_MRS; i++) {
-		struct wire_mr *m = &w->hdr->mr[i];
-
-		if (m->key == mr->key) {
+		if (w->mr_key[i] == mr->key) {
 			rc = marrow_fail(MARROW_EINVAL, "%s: MR 0x%x exported twice", fn, mr->key);
 			break;
 		}
-		if (m->key == 0 && m->in_flight == 0) {
+	}
+	for (uint32_t i = 0; rc == MARROW_ENOSPC && i < MARROW_EMU_WIRE_MAX_MRS; i++) {
+		struct wire_mr *m = &w->hdr->mr[i];
+
+		/* A writer still inside a withdrawn entry keeps it out of use. */
+		if (w->mr_key[i] == 0 && __atomic_load_n(&m->in_flight, __ATOMIC_SEQ_CST) == 0) {
 			m->access = s->access;
 			m->base = s->base;
 			m->len = s->len;
 			m->off = s->base - (uint64_t)(uintptr_t)w->base;
+			w->mr_key[i] = mr->key;
 			__atomic_store_n(&m->key, mr->key, __ATOMIC_SEQ_CST);   /* published last */
 			rc = MARROW_OK;
-			break;
 		}
 	}
 	pthread_mutex_unlock(&w->lock);
@@ -501,11 +550,13 @@ MARROW_API int marrow_emu_wire_unexport_mr(struct marrow_emu_wire *w, struct mar
 	if (mr == NULL || mr->magic != EMU_MAGIC_MR)
 		return marrow_fail(MARROW_EINVAL, "%s: not a live MR", fn);
 	pthread_mutex_lock(&w->lock);
-	for (uint32_t i = 0; i < MARROW_EMU_WIRE_MAX_MRS; i++)
-		if (w->hdr->mr[i].key == mr->key)
+	for (uint32_t i = 0; i < MARROW_EMU_WIRE_MAX_MRS; i++) {
+		if (w->mr_key[i] == mr->key) {
 			m = &w->hdr->mr[i];
-	if (m)
-		__atomic_store_n(&m->key, 0, __ATOMIC_SEQ_CST);
+			w->mr_key[i] = 0;
+			__atomic_store_n(&m->key, 0, __ATOMIC_SEQ_CST);
+		}
+	}
 	pthread_mutex_unlock(&w->lock);
 	if (m == NULL)
 		return marrow_fail(MARROW_ENOENT, "%s: MR 0x%x is not exported", fn, mr->key);
@@ -548,6 +599,8 @@ MARROW_API int marrow_emu_wire_export_qp(struct marrow_emu_wire *w, struct marro
 		/* Receives posted before the export count from here on. */
 		w->rq_pi16[i] = qp->rq_cnt ? (uint16_t)__atomic_load_n(&qp->rq_ci, __ATOMIC_ACQUIRE) : 0;
 		port->rq_pi = w->rq_pi16[i];
+		w->rq_pi[i] = port->rq_pi;
+		w->imm_done[i] = port->rq_pi;
 		port->imm_claim = port->rq_pi;
 		port->imm_done = port->rq_pi;
 		for (uint32_t k = 0; k < WIRE_IMM_SLOTS; k++)
@@ -591,6 +644,16 @@ MARROW_API int marrow_emu_wire_unexport_qp(struct marrow_emu_wire *w, struct mar
 	return rc;
 }
 
+MARROW_API int marrow_emu_wire_unlink(struct marrow_emu_wire *w)
+{
+	int rc = wire_check(w, "marrow_emu_wire_unlink");
+
+	if (rc)
+		return rc;
+	shm_unlink(w->name);   /* ENOENT once the peer attached or after a first call: fine */
+	return MARROW_OK;
+}
+
 MARROW_API int marrow_emu_wire_close(struct marrow_emu_wire *w)
 {
 	int rc = wire_check(w, "marrow_emu_wire_close");
@@ -611,6 +674,7 @@ MARROW_API int marrow_emu_wire_close(struct marrow_emu_wire *w)
 		struct wire_mr *m = &w->hdr->mr[i];
 		uint64_t t0 = emu_now_ns();
 
+		w->mr_key[i] = 0;
 		__atomic_store_n(&m->key, 0, __ATOMIC_SEQ_CST);
 		while (__atomic_load_n(&m->in_flight, __ATOMIC_SEQ_CST) != 0 &&
 		       emu_now_ns() - t0 < WIRE_UNEXPORT_WAIT_NS)
@@ -648,10 +712,25 @@ MARROW_API int marrow_emu_wire_attach(struct marrow_emu_device *dev, const char 
 		return marrow_fail(errno == ENOENT ? MARROW_ENOENT : MARROW_EIO,
 				   "%s: shm_open(%s): %s (the peer is on another host, or gone?)", fn, name,
 				   strerror(errno));
-	if (fstat(fd, &st) != 0 || (uint64_t)st.st_size < WIRE_HDR_BYTES) {
+	if (fstat(fd, &st) != 0) {
+		rc = marrow_fail(MARROW_EIO, "%s: fstat(%s): %s", fn, name, strerror(errno));
 		close(fd);
-		return marrow_fail(MARROW_EPROTO, "%s: %s is %lld bytes, smaller than a wire header", fn, name,
-				   (long long)st.st_size);
+		return rc;
+	}
+	/* Only a segment this user made for itself: another user's (or a
+	 * world-writable) one could be rewritten under us by someone we do not
+	 * trust. marrow_emu_wire_create makes them 0600. */
+	if (st.st_uid != geteuid() || (st.st_mode & 07777) != 0600 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return marrow_fail(MARROW_EPERM, "%s: %s belongs to uid %u with mode %04o; a wire must be the "
+				   "caller's own (uid %u) with mode 0600: refused", fn, name, (unsigned)st.st_uid,
+				   (unsigned)(st.st_mode & 07777), (unsigned)geteuid());
+	}
+	if ((uint64_t)st.st_size < WIRE_HDR_BYTES || (uint64_t)st.st_size > WIRE_HDR_BYTES + WIRE_HEAP_MAX) {
+		close(fd);
+		return marrow_fail(MARROW_EPROTO, "%s: %s is %lld bytes, outside a wire's %u..%llu", fn, name,
+				   (long long)st.st_size, (unsigned)WIRE_HDR_BYTES,
+				   (unsigned long long)(WIRE_HDR_BYTES + WIRE_HEAP_MAX));
 	}
 	base = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	close(fd);
@@ -676,7 +755,10 @@ MARROW_API int marrow_emu_wire_attach(struct marrow_emu_device *dev, const char 
 	p->hdr = base;
 	p->total = (uint64_t)st.st_size;
 	p->dead_after_ns = (uint64_t)(dead_after_ms ? dead_after_ms : WIRE_DEAD_DEFAULT_MS) * 1000000u;
-	p->pid_checkable = p->hdr->owner_pidns != 0 && p->hdr->owner_pidns == pidns_inode();
+	/* From the header copy h: a pid is checked only in the same pid
+	 * namespace and only when it names one process (> 0). */
+	if (h.owner_pidns != 0 && h.owner_pidns == pidns_inode() && h.owner_pid > 0 && h.owner_pid <= 0x7fffffffu)
+		p->owner_pid = (pid_t)h.owner_pid;
 	*out = p;
 	return MARROW_OK;
 }
@@ -686,7 +768,7 @@ MARROW_API int marrow_emu_wire_peer_alive(struct marrow_emu_wire_peer *p, int *a
 	if (p == NULL || alive == NULL)
 		return marrow_fail(MARROW_EINVAL, "marrow_emu_wire_peer_alive: NULL argument");
 	*alive = peer_alive(p, emu_now_ns()) &&
-		 !(p->pid_checkable && kill((pid_t)p->hdr->owner_pid, 0) != 0 && errno == ESRCH);
+		 !(p->owner_pid > 0 && kill(p->owner_pid, 0) != 0 && errno == ESRCH);
 	return MARROW_OK;
 }
 

@@ -110,7 +110,7 @@ class GdaServeGpuTest {
         }
     }
 
-    /** What one native call returned; msg is marrow_last_error() of the calling thread when rc != 0. */
+    /** What one native call returned; msg is the library's last error (marrow_<library>_last_error) of the calling thread when rc != 0. */
     record Res(int rc, String msg, long itersDone, long posts, long doorbells, long cqes, long peerPosts,
                long payloadErrors, int status, int failIter, long[] samplesNs) {
         static Res read(int rc, NativeLib lib, MemorySegment r, long[] samples) {

@@ -23,10 +23,30 @@ public final class ShmWire implements AutoCloseable {
     private final MemorySegment handle;
     private final String name;
     private boolean closed;
+    /**
+     * Removes the segment's name when the JVM exits on SIGTERM/SIGINT before
+     * {@link #close()}: a rank killed while it waits for its peer would
+     * otherwise leave /dev/shm/marrow-wire-* behind (marrow_emu_wire_unlink).
+     */
+    private final Thread unlinkAtExit;
 
     private ShmWire(MemorySegment handle, String name) {
         this.handle = handle;
         this.name = name;
+        this.unlinkAtExit = new Thread(this::unlinkName, "marrow-wire-unlink");
+        Runtime.getRuntime().addShutdownHook(unlinkAtExit);
+    }
+
+    /** The shutdown hook: never races close(), which frees the handle. */
+    private synchronized void unlinkName() {
+        if (closed) {
+            return;
+        }
+        try {
+            int ignored = (int) EmuFfi.WIRE_UNLINK.invokeExact(handle);
+        } catch (Throwable t) {
+            // exiting anyway: the next marrow_emu_wire_create removes what is left
+        }
     }
 
     static ShmWire create(MemorySegment dev, long heapBytes) {
@@ -96,11 +116,16 @@ public final class ShmWire implements AutoCloseable {
     }
 
     @Override
-    public void close() {
+    public synchronized void close() {
         if (closed) {
             return;
         }
         closed = true;
+        try {
+            Runtime.getRuntime().removeShutdownHook(unlinkAtExit);
+        } catch (IllegalStateException shuttingDown) {
+            // the hook runs, sees closed and does nothing
+        }
         try {
             EmuFfi.LIB.check((int) EmuFfi.WIRE_CLOSE.invokeExact(handle), "marrow_emu_wire_close");
         } catch (Throwable t) {

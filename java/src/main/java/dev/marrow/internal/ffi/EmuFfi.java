@@ -90,6 +90,7 @@ public final class EmuFfi {
     public static final MethodHandle WIRE_UNEXPORT_MR = h("marrow_emu_wire_unexport_mr", I_PP);
     public static final MethodHandle WIRE_EXPORT_QP = h("marrow_emu_wire_export_qp", I_PP);
     public static final MethodHandle WIRE_UNEXPORT_QP = h("marrow_emu_wire_unexport_qp", I_PP);
+    public static final MethodHandle WIRE_UNLINK = h("marrow_emu_wire_unlink", I_P);
     public static final MethodHandle WIRE_CLOSE = h("marrow_emu_wire_close", I_P);
     public static final MethodHandle WIRE_ATTACH = h("marrow_emu_wire_attach",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT, ADDRESS));

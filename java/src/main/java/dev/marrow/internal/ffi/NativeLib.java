@@ -43,7 +43,8 @@ public final class NativeLib {
         this.component = component;
         this.lookup = lookup;
         this.abiVersion = handle("marrow_abi_version", FunctionDescriptor.of(JAVA_INT));
-        this.lastError = handle("marrow_last_error", FunctionDescriptor.of(ADDRESS));
+        // Each library's own message buffer under its own name (marrow_abi.h).
+        this.lastError = handle("marrow_" + component + "_last_error", FunctionDescriptor.of(ADDRESS));
         this.abiQuery = handle("marrow_abi_query", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
         this.statusName = handle("marrow_status_name", FunctionDescriptor.of(ADDRESS, JAVA_INT));
     }
