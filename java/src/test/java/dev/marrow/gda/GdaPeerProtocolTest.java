@@ -2,6 +2,7 @@
 package dev.marrow.gda;
 
 import dev.marrow.api.NativeException;
+import dev.marrow.mlx5.JobToken;
 import dev.marrow.mlx5.PeerAddress;
 import dev.marrow.mlx5.PeerExchange;
 import dev.marrow.mlx5.PeerExchangeException;
@@ -39,6 +40,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class GdaPeerProtocolTest {
     static final Duration T = Duration.ofSeconds(5);
     static final Duration BOUND = Duration.ofSeconds(30);
+    /** Both sides of every session here: no token file of the user's is touched. */
+    static final JobToken TOKEN = JobToken.random("test");
     static final GdaSetup SETUP = GdaSetup.defaults(Target.CUDA).withNic(Nic.MLX5)
             .withMlx5(Mlx5Options.defaults().withPeer(PeerAddress.parse("node2:7000"), null));
 
@@ -109,7 +112,7 @@ class GdaPeerProtocolTest {
     /** Runs the responder's loop on a thread against an initiator script on this one. */
     static <T> T session(FakeResponder r, List<String> log, Function<PeerExchange, T> initiator,
                          CompletableFuture<Integer>[] servedOut) {
-        try (PeerExchange.Listener l = PeerExchange.bind(0)) {
+        try (PeerExchange.Listener l = PeerExchange.bind(PeerAddress.listen(null, 0), TOKEN)) {
             int port = l.port();
             CompletableFuture<Integer> server = CompletableFuture.supplyAsync(() -> {
                 try (PeerExchange x = l.accept(T)) {
@@ -117,7 +120,7 @@ class GdaPeerProtocolTest {
                 }
             });
             servedOut[0] = server;
-            try (PeerExchange x = PeerExchange.open(PeerAddress.parse("127.0.0.1:" + port), T)) {
+            try (PeerExchange x = PeerExchange.open(PeerAddress.parse("127.0.0.1:" + port), T, TOKEN)) {
                 return initiator.apply(x);
             }
         }
@@ -276,6 +279,7 @@ class GdaPeerProtocolTest {
                 try (ServerSocket raw = new ServerSocket(0)) {
                     CompletableFuture<Void> responder = CompletableFuture.runAsync(() -> {
                         try (Socket s = raw.accept()) {
+                            PeerExchange.answerHello(s, TOKEN, T);
                             // reads the RUN, then (1) says READY, or (0) says nothing; then dies
                             s.getInputStream().readNBytes(4 + 8 + GdaPeerProtocol.RUN_LEN);
                             if (when == 1) {
@@ -289,7 +293,7 @@ class GdaPeerProtocolTest {
                             throw new RuntimeException(e);
                         }
                     });
-                    try (PeerExchange x = PeerExchange.connect("127.0.0.1", raw.getLocalPort(), T)) {
+                    try (PeerExchange x = PeerExchange.connect("127.0.0.1", raw.getLocalPort(), T, TOKEN)) {
                         PeerExchangeException e = assertThrows(PeerExchangeException.class, () -> GdaPeerProtocol
                                 .initiate(x, 1, spec(Experiment.ISSUE, 8), s -> GdaPeerProtocol.LocalOutcome
                                         .of(fakeRun(s))));
@@ -307,13 +311,16 @@ class GdaPeerProtocolTest {
         try (ServerSocket raw = new ServerSocket(0)) {
             CompletableFuture<Socket> held = CompletableFuture.supplyAsync(() -> {
                 try {
-                    return raw.accept();
+                    Socket s = raw.accept();
+                    PeerExchange.answerHello(s, TOKEN, T); // then silent
+                    return s;
                 } catch (Exception e) {
                     throw new RuntimeException(e);
                 }
             });
             assertTimeoutPreemptively(BOUND, () -> {
-                try (PeerExchange x = PeerExchange.connect("127.0.0.1", raw.getLocalPort(), Duration.ofMillis(300))) {
+                try (PeerExchange x = PeerExchange.connect("127.0.0.1", raw.getLocalPort(), Duration.ofMillis(300),
+                        TOKEN)) {
                     PeerExchangeException e = assertThrows(PeerExchangeException.class, () -> GdaPeerProtocol
                             .initiate(x, 1, spec(Experiment.ISSUE, 8), s -> {
                                 throw new AssertionError("must not run before READY");
@@ -329,7 +336,8 @@ class GdaPeerProtocolTest {
     @Test
     void anInitiatorThatDiesLeavesTheResponderWithAnErrorNotAHang() {
         assertTimeoutPreemptively(BOUND, () -> {
-            try (Arena a = Arena.ofShared(); PeerExchange.Listener l = PeerExchange.bind(0)) {
+            try (Arena a = Arena.ofShared();
+                 PeerExchange.Listener l = PeerExchange.bind(PeerAddress.listen(null, 0), TOKEN)) {
                 FakeResponder r = new FakeResponder(a.allocate(64, 64));
                 CompletableFuture<Integer> server = CompletableFuture.supplyAsync(() -> {
                     try (PeerExchange x = l.accept(T)) {
@@ -337,6 +345,7 @@ class GdaPeerProtocolTest {
                     }
                 });
                 try (Socket s = new Socket("127.0.0.1", l.port())) {
+                    PeerExchange.sendHello(s, TOKEN, T);
                     s.getOutputStream().write(PeerMessages.encode(PeerMessages.TYPE_GDA_RUN,
                             GdaPeerProtocol.encodeRun(1, spec(Experiment.ISSUE, 8))));
                     s.getOutputStream().flush();
@@ -352,7 +361,8 @@ class GdaPeerProtocolTest {
     @Test
     void aRunFromAnotherVersionIsRefusedWithTheReason() {
         assertTimeoutPreemptively(BOUND, () -> {
-            try (Arena a = Arena.ofShared(); PeerExchange.Listener l = PeerExchange.bind(0)) {
+            try (Arena a = Arena.ofShared();
+                 PeerExchange.Listener l = PeerExchange.bind(PeerAddress.listen(null, 0), TOKEN)) {
                 FakeResponder r = new FakeResponder(a.allocate(64, 64));
                 CompletableFuture<Integer> server = CompletableFuture.supplyAsync(() -> {
                     try (PeerExchange x = l.accept(T)) {
@@ -360,6 +370,7 @@ class GdaPeerProtocolTest {
                     }
                 });
                 try (Socket s = new Socket("127.0.0.1", l.port())) {
+                    PeerExchange.sendHello(s, TOKEN, T);
                     byte[] f = PeerMessages.encode(PeerMessages.TYPE_GDA_RUN,
                             GdaPeerProtocol.encodeRun(1, spec(Experiment.ISSUE, 8)));
                     f[4 + 5] = 1; // version 1: before the run control existed
@@ -588,7 +599,7 @@ class GdaPeerProtocolTest {
     @Test
     void aResponderWithoutEnginesRefusesTheLongerRunCleanly() {
         assertTimeoutPreemptively(BOUND, () -> {
-            try (PeerExchange.Listener l = PeerExchange.bind(0)) {
+            try (PeerExchange.Listener l = PeerExchange.bind(PeerAddress.listen(null, 0), TOKEN)) {
                 CompletableFuture<Integer> old = CompletableFuture.supplyAsync(() -> {
                     try (PeerExchange x = l.accept(T)) {
                         byte[] run = x.receiveMessage(PeerMessages.TYPE_GDA_RUN, "RUN");
@@ -600,7 +611,7 @@ class GdaPeerProtocolTest {
                         return run.length;
                     }
                 });
-                try (PeerExchange x = PeerExchange.open(PeerAddress.parse("127.0.0.1:" + l.port()), T)) {
+                try (PeerExchange x = PeerExchange.open(PeerAddress.parse("127.0.0.1:" + l.port()), T, TOKEN)) {
                     GdaRunSpec s = loadedSpec();
                     PeerExchangeException e = assertThrows(PeerExchangeException.class, () ->
                             GdaPeerProtocol.initiateLoaded(x, 1, s, LOADED, () -> { }, p -> fakeLoaded(s)));
@@ -616,7 +627,7 @@ class GdaPeerProtocolTest {
     /** session() for any Responder. */
     static <T> T sessionOf(GdaPeerProtocol.Responder r, List<String> log, Function<PeerExchange, T> initiator,
                            CompletableFuture<Integer>[] servedOut) {
-        try (PeerExchange.Listener l = PeerExchange.bind(0)) {
+        try (PeerExchange.Listener l = PeerExchange.bind(PeerAddress.listen(null, 0), TOKEN)) {
             int port = l.port();
             CompletableFuture<Integer> server = CompletableFuture.supplyAsync(() -> {
                 try (PeerExchange x = l.accept(T)) {
@@ -624,7 +635,7 @@ class GdaPeerProtocolTest {
                 }
             });
             servedOut[0] = server;
-            try (PeerExchange x = PeerExchange.open(PeerAddress.parse("127.0.0.1:" + port), T)) {
+            try (PeerExchange x = PeerExchange.open(PeerAddress.parse("127.0.0.1:" + port), T, TOKEN)) {
                 return initiator.apply(x);
             }
         }
