@@ -23,7 +23,7 @@ import java.util.Set;
  * <ol>
  *   <li>{@value #ENV}: the same value exported to both sides (two nodes without a shared home);</li>
  *   <li>a file of 64 hex digits, mode 0600 and owned by this user, named per job
- *       ({@link #jobName}) in a per-user directory ({@link #directory}). The listening side creates
+ *       ({@link #jobName}) in ~/.marrow ({@link #directory}). The listening side creates
  *       it with a random 256-bit value when absent; the connecting side waits for it to appear.</li>
  * </ol>
  */
@@ -35,6 +35,13 @@ public final class JobToken {
 
     private final byte[] key;
     private final String source;
+
+    /** The connecting side waited its whole bound and no token file appeared (no listener ran yet?). */
+    public static final class Missing extends PeerExchangeException {
+        Missing(String message) {
+            super(message);
+        }
+    }
 
     private JobToken(byte[] key, String source) {
         this.key = key.clone();
@@ -93,7 +100,7 @@ public final class JobToken {
                     return t;
                 }
                 if (System.nanoTime() >= deadlineNanos) {
-                    throw new PeerExchangeException("no job token: " + ENV + " is not set and " + file
+                    throw new Missing("no job token: " + ENV + " is not set and " + file
                             + " did not appear (the listening side creates it); on two nodes without a shared "
                             + "home export " + ENV + " with the same value to both sides");
                 }
@@ -108,16 +115,12 @@ public final class JobToken {
     }
 
     /**
-     * The per-user directory of token files: ~/.marrow when a launcher names
-     * a job (two nodes of one job may share that home), else
-     * $XDG_RUNTIME_DIR/marrow when that is a directory (one host), else ~/.marrow.
+     * The per-user directory of token files: ~/.marrow. Not $XDG_RUNTIME_DIR:
+     * it is node-local, and launchers carry the submitting shell's value to
+     * nodes where it names another or no directory; two nodes of one job see
+     * one file only through a shared home.
      */
     static Path directory(Map<String, String> env) {
-        String xdg = env.get("XDG_RUNTIME_DIR");
-        if (jobName(env).equals("default") && xdg != null && !xdg.isBlank() && Path.of(xdg).isAbsolute()
-                && Files.isDirectory(Path.of(xdg))) {
-            return Path.of(xdg, "marrow");
-        }
         String home = env.getOrDefault("HOME", System.getProperty("user.home"));
         return Path.of(home, ".marrow");
     }

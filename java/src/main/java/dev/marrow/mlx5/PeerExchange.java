@@ -245,7 +245,14 @@ public final class PeerExchange implements AutoCloseable {
     /** Connects, token from the environment (waiting for its file within the timeout). */
     public static PeerExchange connect(String host, int port, Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
-        return connect(host, port, timeout, JobToken.resolve(System.getenv(), false, deadline), deadline);
+        JobToken token;
+        try {
+            token = JobToken.resolve(System.getenv(), false, deadline);
+        } catch (JobToken.Missing e) { // most likely nobody listens yet: say it as a failed connect does
+            throw new PeerExchangeException("could not connect to peer " + host + ":" + port + " within " + timeout
+                    + " (is the other side running with --peer :" + port + "?): " + e.getMessage(), e);
+        }
+        return connect(host, port, timeout, token, deadline);
     }
 
     /**

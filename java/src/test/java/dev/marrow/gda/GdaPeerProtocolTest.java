@@ -306,6 +306,48 @@ class GdaPeerProtocolTest {
         }
     }
 
+    /**
+     * Finding 8: the responder dies during the run; this side's run fails with a transport error
+     * (the wire's view of the dead peer). The error keeps its status but says the responder went away.
+     */
+    @Test
+    void aResponderThatDiesDuringTheRunIsNamedNextToTheLocalError() {
+        assertTimeoutPreemptively(BOUND, () -> {
+            try (ServerSocket raw = new ServerSocket(0)) {
+                CompletableFuture<Void> responder = CompletableFuture.runAsync(() -> {
+                    try (Socket s = raw.accept()) {
+                        PeerExchange.answerHello(s, TOKEN, T);
+                        s.getInputStream().readNBytes(4 + 8 + GdaPeerProtocol.RUN_LEN);
+                        OutputStream o = s.getOutputStream();
+                        o.write(PeerMessages.encode(PeerMessages.TYPE_GDA_READY,
+                                GdaPeerProtocol.encodeReady(1, true, "")));
+                        o.flush();
+                    } catch (Exception e) {
+                        throw new RuntimeException(e);
+                    } // and dies: the connection closes
+                });
+                try (PeerExchange x = PeerExchange.connect("127.0.0.1", raw.getLocalPort(), T, TOKEN)) {
+                    NativeException e = assertThrows(NativeException.class, () -> GdaPeerProtocol.initiate(x, 1,
+                            spec(Experiment.PUT_COMPLETION, 8), s -> {
+                                try {
+                                    responder.get(5, TimeUnit.SECONDS); // the peer is gone before the run fails
+                                } catch (Exception ex) {
+                                    throw new RuntimeException(ex);
+                                }
+                                throw new NativeException(-5, "EIO", "marrow_gda_cpu_run",
+                                        "initiator got an error CQE, syndrome 0x15");
+                            }));
+                    String m = e.getMessage();
+                    assertEquals(-5, e.status(), m);
+                    assertTrue(m.contains("syndrome 0x15"), m);
+                    assertTrue(m.contains("exchange with the responder failed") && m.contains(x.peerName()), m);
+                    assertTrue(m.contains("closed the connection") || m.contains("peer gone"), m);
+                    assertTrue(m.contains("last received: READY for run 1"), m);
+                }
+            }
+        });
+    }
+
     @Test
     void aSilentResponderTimesOut() throws Exception {
         try (ServerSocket raw = new ServerSocket(0)) {
