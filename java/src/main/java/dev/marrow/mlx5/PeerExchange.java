@@ -385,7 +385,7 @@ public final class PeerExchange implements AutoCloseable {
             return "no hello within the handshake bound";
         }
         if (e.getCause() instanceof EOFException) {
-            return "it closed the connection: " + e.getMessage();
+            return "it closed the connection before completing the handshake";
         }
         return e instanceof PeerExchangeException ? e.getMessage() : e.toString();
     }
