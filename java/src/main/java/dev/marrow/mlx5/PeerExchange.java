@@ -9,6 +9,7 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.PushbackInputStream;
 import java.net.ConnectException;
 import java.net.Inet6Address;
 import java.net.InetAddress;
@@ -58,7 +59,8 @@ public final class PeerExchange implements AutoCloseable {
 
     private final Socket socket;
     private final String peerName;
-    private final InputStream in;
+    /** Pushback: {@link #peerClosed} may read one byte of a frame that is already there. */
+    private final PushbackInputStream in;
     private final OutputStream out;
     private int barrierSeq;
     private String lastSent = "the handshake";
@@ -71,7 +73,7 @@ public final class PeerExchange implements AutoCloseable {
         this.peerName = socket.getRemoteSocketAddress().toString();
         socket.setTcpNoDelay(true);
         socket.setSoTimeout(millis(timeout));
-        this.in = socket.getInputStream();
+        this.in = new PushbackInputStream(socket.getInputStream(), 1);
         this.out = socket.getOutputStream();
     }
 
@@ -619,6 +621,34 @@ public final class PeerExchange implements AutoCloseable {
 
     public String peerName() {
         return peerName;
+    }
+
+    /**
+     * Whether the peer has closed or reset the connection, looked at without
+     * waiting for it (1 ms): a caller whose own work failed (a transport
+     * error CQE) can say that the peer process is gone. A byte already there
+     * stays unread. False while the peer is alive but silent, and when its
+     * host vanished without closing (no FIN arrives).
+     */
+    public boolean peerClosed() {
+        try {
+            int was = socket.getSoTimeout();
+            try {
+                socket.setSoTimeout(1);
+                int b = in.read();
+                if (b < 0) {
+                    return true;
+                }
+                in.unread(b);
+                return false;
+            } catch (SocketTimeoutException alive) {
+                return false;
+            } finally {
+                socket.setSoTimeout(was);
+            }
+        } catch (IOException e) { // reset, or the socket is closed
+            return true;
+        }
     }
 
     @Override

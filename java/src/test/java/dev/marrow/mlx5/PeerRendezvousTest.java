@@ -247,6 +247,33 @@ class PeerRendezvousTest {
     }
 
     @Test
+    void peerClosedLooksWithoutWaitingAndLosesNoByte() {
+        assertTimeoutPreemptively(BOUND, () -> {
+            try (PeerExchange.Listener l = PeerExchange.bind(PeerAddress.listen(null, 0), TOKEN)) {
+                CompletableFuture<PeerExchange> other = CompletableFuture.supplyAsync(
+                        () -> PeerExchange.connect("127.0.0.1", l.port(), T, TOKEN));
+                try (PeerExchange x = l.accept(T)) {
+                    PeerExchange o = other.get(10, TimeUnit.SECONDS);
+                    long t0 = System.nanoTime();
+                    assertTrue(!x.peerClosed(), "alive and silent");
+                    assertTrue(System.nanoTime() - t0 < 1_000_000_000L);
+                    o.sendMessage(PeerMessages.TYPE_WIRE, "w".getBytes(StandardCharsets.UTF_8), "wire name");
+                    Thread.sleep(100);
+                    assertTrue(!x.peerClosed(), "a frame waiting to be read");
+                    assertEquals("w", new String(x.receiveMessage(PeerMessages.TYPE_WIRE, "wire name"),
+                            StandardCharsets.UTF_8), "the probe lost a byte of the frame");
+                    o.close();
+                    long end = System.nanoTime() + 5_000_000_000L;
+                    while (!x.peerClosed() && System.nanoTime() < end) {
+                        Thread.sleep(20);
+                    }
+                    assertTrue(x.peerClosed(), "closed");
+                }
+            }
+        });
+    }
+
+    @Test
     void theHandshakeNeverCarriesTheToken() throws Exception {
         byte[] key = "a-job-token-that-must-not-travel".getBytes(StandardCharsets.UTF_8);
         JobToken t = JobToken.of(key, "test");
