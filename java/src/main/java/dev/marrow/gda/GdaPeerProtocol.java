@@ -17,7 +17,7 @@ import java.util.function.Function;
 
 /**
  * Run control of a two-host mini-gda session, over the TCP {@link PeerExchange}
- * (frames of {@link PeerMessages}, version 2). Per run:
+ * (frames of {@link PeerMessages}; the run control since its version 2). Per run:
  * <pre>
  *   initiator                          responder
  *   RUN {seq, spec}          -------&gt;   decode; refuse (READY !ok, why) or zero its inbox

@@ -321,8 +321,8 @@ public final class PeerExchange implements AutoCloseable {
             throw new PeerExchangeException("no hello reply from " + peer + " within " + timeout + " (a listener "
                     + "busy with another connection, stuck, or no Marrow listener)"
                     + dump("hello reply", peer, t0, timeout.toMillis()), e);
-        } catch (PeerExchangeException e) {
-            if (e.getCause() instanceof EOFException) {
+        } catch (PeerExchangeException | SocketException e) { // EOF, or a reset: the listener dropped this side
+            if (e.getCause() instanceof EOFException || e instanceof SocketException) {
                 throw new PeerExchangeException("the listener at " + peer + " closed the connection during the "
                         + "handshake: it refused this side's hello (the two sides' job tokens differ: "
                         + JobToken.ENV + " or the token file, this side's from " + token.source() + "; or they run "
