@@ -441,6 +441,8 @@ public final class ProxyCommand {
             if (peer != null) {
                 peer.end();
             }
+            } catch (RuntimeException e) { // a dead responder: say so next to the transport error
+                throw peer == null ? e : peer.explain(e);
             } finally {
                 if (peer != null) {
                     peer.close();
@@ -558,6 +560,8 @@ public final class ProxyCommand {
                 if (peer != null) {
                     peer.end();
                 }
+            } catch (RuntimeException e) { // a dead responder: say so next to the transport error
+                throw peer == null ? e : peer.explain(e);
             } finally {
                 if (peer != null) {
                     peer.close();

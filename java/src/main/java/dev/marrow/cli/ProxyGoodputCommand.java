@@ -210,6 +210,8 @@ final class ProxyGoodputCommand implements Callable<Integer> {
         if (peer != null) {
             peer.end();
         }
+        } catch (RuntimeException e) { // a dead responder: say so next to the transport error
+            throw peer == null ? e : peer.explain(e);
         } finally {
             if (peer != null) {
                 peer.close();

@@ -195,6 +195,8 @@ final class ProxyLoadedCommand implements Callable<Integer> {
         if (peer != null) {
             peer.end();
         }
+        } catch (RuntimeException e) { // a dead responder: say so next to the transport error
+            throw peer == null ? e : peer.explain(e);
         } finally {
             if (peer != null) {
                 peer.close();

@@ -17,7 +17,7 @@ import java.util.function.Function;
 
 /**
  * Run control of a two-host mini-gda session, over the TCP {@link PeerExchange}
- * (frames of {@link PeerMessages}, version 2). Per run:
+ * (frames of {@link PeerMessages}; the run control since its version 2). Per run:
  * <pre>
  *   initiator                          responder
  *   RUN {seq, spec}          -------&gt;   decode; refuse (READY !ok, why) or zero its inbox
@@ -450,16 +450,15 @@ public final class GdaPeerProtocol {
         } catch (RuntimeException e) {
             o = LocalOutcome.failed(e);
         }
-        x.sendMessage(PeerMessages.TYPE_GDA_DONE, encodeDone(new Done(seq, o.status(), o.itersDone())),
-                "DONE " + seq);
         Report rep;
-        try {
+        try { // a responder that died mid-run makes the DONE fail too (broken pipe): both are the peer's story
+            x.sendMessage(PeerMessages.TYPE_GDA_DONE, encodeDone(new Done(seq, o.status(), o.itersDone())),
+                    "DONE " + seq);
             rep = decodeReport(x.receiveMessage(PeerMessages.TYPE_GDA_REPORT, "REPORT of run " + seq));
             step(seq, rep.seq(), "REPORT");
         } catch (PeerExchangeException e) {
-            if (o.error() != null) { // the local failure is the first error; the lost report comes second
-                o.error().addSuppressed(e);
-                throw o.error();
+            if (o.error() != null) {
+                throw withPeerLoss(o.error(), e);
             }
             throw e;
         }
@@ -533,9 +532,8 @@ public final class GdaPeerProtocol {
                 step(seq, engines.seq(), "ENGINES");
             }
         } catch (PeerExchangeException e) {
-            if (error != null) { // the local failure is the first error; the lost report comes second
-                error.addSuppressed(e);
-                throw error;
+            if (error != null) {
+                throw withPeerLoss(error, e);
             }
             throw e;
         }
@@ -675,6 +673,21 @@ public final class GdaPeerProtocol {
                 : ", background on " + placed.backgroundEngineThreads() + " thread(s)"
                 + (placed.probeEngineAlone() ? ", none on the answering QP's" : ", some on the answering QP's"))));
         return true;
+    }
+
+    /**
+     * This side's run failed and then the exchange did too (the responder
+     * died or went silent): the local error alone (e.g. an error CQE's
+     * syndrome) would not say that the peer is gone, so its message gets the
+     * exchange's (what was awaited from whom, the last step of each side).
+     * A native failure keeps its type and status (the CLI's finding/exit logic).
+     */
+    static RuntimeException withPeerLoss(RuntimeException local, PeerExchangeException lost) {
+        String more = "; then the exchange with the responder failed: " + lost.getMessage().split("\n", 2)[0];
+        RuntimeException r = local instanceof NativeException n ? n.withMore(more)
+                : new PeerExchangeException(local.getMessage() + more, local);
+        r.addSuppressed(lost);
+        return r;
     }
 
     static String describe(GdaRunSpec s) {

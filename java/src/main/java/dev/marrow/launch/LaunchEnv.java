@@ -59,9 +59,14 @@ public record LaunchEnv(String source, int rank, int size, String masterHost, in
         return rank == 0;
     }
 
-    /** Rank 0 listens on the port, rank 1 connects to the master host. */
+    /**
+     * Rank 0 listens on the master host's address (it runs there: loopback
+     * when that is 127.0.0.1, the node's interface on two nodes; never every
+     * interface unless the name is not one of this host's addresses,
+     * docs/design/two-process.md section 12); rank 1 connects to it.
+     */
     public PeerAddress peerAddress() {
-        return rank == 0 ? new PeerAddress(null, port) : new PeerAddress(masterHost, port);
+        return rank == 0 ? PeerAddress.listen(masterHost, port) : new PeerAddress(masterHost, port);
     }
 
     /** What the result records about how the pair was started. */

@@ -22,18 +22,30 @@ import java.nio.ByteBuffer;
  *           (two processes of one host, docs/design/two-process.md)
  *   ENV     (type 8): the sender's environment header as JSON, UTF-8 (the initiator's
  *           result carries both sides')
+ *   9..12   the two-process mini-proxy and gda loaded (see the constants)
+ *   HELLO       (type 13, 72-byte body; connecting side first): nonce_c[32],
+ *               HMAC-SHA256(token, "MRW5 hello" | version u16 | nonce_c)
+ *   HELLO_REPLY (type 14, 72-byte body; listener, only once HELLO's MAC checked): nonce_s[32],
+ *               HMAC-SHA256(token, "MRW5 reply" | version u16 | nonce_c | nonce_s)
+ *   HELLO_PROOF (type 15, 40-byte body; connecting side):
+ *               HMAC-SHA256(token, "MRW5 proof" | version u16 | nonce_c | nonce_s)
  * </pre>
- * A version bump changes the whole format: peers must run the same version.
+ * The three HELLO frames open every connection (docs/design/two-process.md
+ * section 12): each side proves it knows the job's {@link JobToken} without
+ * sending it, and the listener sends nothing at all before the first MAC
+ * checks; until PROOF checks, frames longer than {@link #HELLO_MAX_BODY} are
+ * refused. A version bump changes the whole format: peers must run the same version.
  * Version 2 added the mini-gda run control (a version-1 peer could connect
  * but not serve runs, so it is refused at the first message). Version 3 added
- * WIRE and ENV: a version-2 peer would not send them.
+ * WIRE and ENV: a version-2 peer would not send them. Version 4 added the
+ * HELLO handshake: a version-3 peer's first frame (INFO) is dropped by the listener.
  */
 public final class PeerMessages {
     private PeerMessages() {
     }
 
     public static final int MAGIC = 0x4d525735; // "MRW5"
-    public static final int VERSION = 3;
+    public static final int VERSION = 4;
     public static final int TYPE_INFO = 1;
     public static final int TYPE_BARRIER = 2;
     public static final int TYPE_GDA_RUN = 3;
@@ -49,7 +61,15 @@ public final class PeerMessages {
     public static final int TYPE_GDA_STREAMS = 11;
     /** gda loaded across two processes: the responder's engine placement (docs/design/two-process.md section 11). */
     public static final int TYPE_GDA_ENGINES = 12;
+    /** The handshake (docs/design/two-process.md section 12). */
+    public static final int TYPE_HELLO = 13;
+    public static final int TYPE_HELLO_REPLY = 14;
+    public static final int TYPE_HELLO_PROOF = 15;
     static final int HEADER = 8;
+    /** Nonces and MACs of the handshake: 32 bytes each. */
+    static final int HELLO_FIELD = 32;
+    /** Frames of a peer not yet authenticated: at most a HELLO's (nonce and MAC). */
+    static final int HELLO_MAX_BODY = HEADER + 2 * HELLO_FIELD;
     static final int INFO_BODY = HEADER + 48;
     static final int BARRIER_BODY = HEADER + 4;
     /** Larger claims are refused before anything is allocated. */
@@ -155,11 +175,16 @@ public final class PeerMessages {
      * ends early as {@link PeerExchangeException}.
      */
     static byte[] readFrame(InputStream in, String what) throws IOException {
+        return readFrame(in, what, MAX_BODY);
+    }
+
+    /** As above with a tighter cap (a peer not yet authenticated: {@link #HELLO_MAX_BODY}). */
+    static byte[] readFrame(InputStream in, String what, int maxBody) throws IOException {
         byte[] len = readFully(in, 4, what + " length");
         int n = ByteBuffer.wrap(len).getInt();
-        if (n < HEADER || n > MAX_BODY) {
+        if (n < HEADER || n > maxBody) {
             throw new PeerExchangeException("peer announced a " + what + " of " + Integer.toUnsignedString(n)
-                    + " bytes; frames are " + HEADER + ".." + MAX_BODY + " (is another program on that port?)");
+                    + " bytes; frames are " + HEADER + ".." + maxBody + " (is another program on that port?)");
         }
         return readFully(in, n, what);
     }

@@ -10,6 +10,7 @@ import dev.marrow.api.softnic.QueuePair;
 import dev.marrow.api.softnic.ShmWire;
 import dev.marrow.api.softnic.SoftNic;
 import dev.marrow.gda.PeerEnvironment;
+import dev.marrow.mlx5.JobToken;
 import dev.marrow.mlx5.PeerAddress;
 import dev.marrow.mlx5.PeerExchange;
 import dev.marrow.mlx5.PeerInfo;
@@ -57,13 +58,35 @@ public final class ProxyPeer implements AutoCloseable {
         this.address = address;
     }
 
-    /** Connects (HOST:PORT, the initiator) or listens (:PORT, the responder). */
+    /** Connects (HOST:PORT, the initiator) or listens (:PORT, the responder); the job token from the environment. */
     public static ProxyPeer open(PeerAddress addr, Duration timeout) {
         return new ProxyPeer(PeerExchange.open(addr, timeout), addr);
     }
 
+    /** As above with a token in hand (tests). */
+    public static ProxyPeer open(PeerAddress addr, Duration timeout, JobToken token) {
+        return new ProxyPeer(PeerExchange.open(addr, timeout, token), addr);
+    }
+
     public String peerName() {
         return exchange.peerName();
+    }
+
+    /**
+     * A failure of this side's run, with the peer's fate added when its
+     * process has closed the connection: a dead responder shows up first as
+     * the transport's error (an error CQE, TRANSPORT_RETRY_EXC), which alone
+     * does not say that the other process is gone. Only a native failure
+     * gets the words (it keeps its type and status); any other e is returned
+     * as it is (its type decides the exit code; an exchange failure names the peer).
+     */
+    public RuntimeException explain(RuntimeException e) {
+        if (!exchange.peerClosed()) {
+            return e;
+        }
+        String more = "; the peer process at " + peerName() + " has closed the connection (it exited or died: its "
+                + "own output says why)";
+        return e instanceof NativeException n ? n.withMore(more) : e;
     }
 
     /** The other process's environment header (after the first session). */

@@ -2,6 +2,7 @@
 package dev.marrow.gda;
 
 import dev.marrow.api.NativeException;
+import dev.marrow.mlx5.JobToken;
 import dev.marrow.mlx5.PeerAddress;
 import dev.marrow.mlx5.PeerExchange;
 import dev.marrow.mlx5.PeerExchangeException;
@@ -39,6 +40,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class GdaPeerProtocolTest {
     static final Duration T = Duration.ofSeconds(5);
     static final Duration BOUND = Duration.ofSeconds(30);
+    /** Both sides of every session here: no token file of the user's is touched. */
+    static final JobToken TOKEN = JobToken.random("test");
     static final GdaSetup SETUP = GdaSetup.defaults(Target.CUDA).withNic(Nic.MLX5)
             .withMlx5(Mlx5Options.defaults().withPeer(PeerAddress.parse("node2:7000"), null));
 
@@ -109,7 +112,7 @@ class GdaPeerProtocolTest {
     /** Runs the responder's loop on a thread against an initiator script on this one. */
     static <T> T session(FakeResponder r, List<String> log, Function<PeerExchange, T> initiator,
                          CompletableFuture<Integer>[] servedOut) {
-        try (PeerExchange.Listener l = PeerExchange.bind(0)) {
+        try (PeerExchange.Listener l = PeerExchange.bind(PeerAddress.listen(null, 0), TOKEN)) {
             int port = l.port();
             CompletableFuture<Integer> server = CompletableFuture.supplyAsync(() -> {
                 try (PeerExchange x = l.accept(T)) {
@@ -117,7 +120,7 @@ class GdaPeerProtocolTest {
                 }
             });
             servedOut[0] = server;
-            try (PeerExchange x = PeerExchange.open(PeerAddress.parse("127.0.0.1:" + port), T)) {
+            try (PeerExchange x = PeerExchange.open(PeerAddress.parse("127.0.0.1:" + port), T, TOKEN)) {
                 return initiator.apply(x);
             }
         }
@@ -276,6 +279,7 @@ class GdaPeerProtocolTest {
                 try (ServerSocket raw = new ServerSocket(0)) {
                     CompletableFuture<Void> responder = CompletableFuture.runAsync(() -> {
                         try (Socket s = raw.accept()) {
+                            PeerExchange.answerHello(s, TOKEN, T);
                             // reads the RUN, then (1) says READY, or (0) says nothing; then dies
                             s.getInputStream().readNBytes(4 + 8 + GdaPeerProtocol.RUN_LEN);
                             if (when == 1) {
@@ -289,7 +293,7 @@ class GdaPeerProtocolTest {
                             throw new RuntimeException(e);
                         }
                     });
-                    try (PeerExchange x = PeerExchange.connect("127.0.0.1", raw.getLocalPort(), T)) {
+                    try (PeerExchange x = PeerExchange.connect("127.0.0.1", raw.getLocalPort(), T, TOKEN)) {
                         PeerExchangeException e = assertThrows(PeerExchangeException.class, () -> GdaPeerProtocol
                                 .initiate(x, 1, spec(Experiment.ISSUE, 8), s -> GdaPeerProtocol.LocalOutcome
                                         .of(fakeRun(s))));
@@ -302,18 +306,63 @@ class GdaPeerProtocolTest {
         }
     }
 
+    /**
+     * Finding 8: the responder dies during the run; this side's run fails with a transport error
+     * (the wire's view of the dead peer). The error keeps its status but says the responder went away.
+     */
+    @Test
+    void aResponderThatDiesDuringTheRunIsNamedNextToTheLocalError() {
+        assertTimeoutPreemptively(BOUND, () -> {
+            try (ServerSocket raw = new ServerSocket(0)) {
+                CompletableFuture<Void> responder = CompletableFuture.runAsync(() -> {
+                    try (Socket s = raw.accept()) {
+                        PeerExchange.answerHello(s, TOKEN, T);
+                        s.getInputStream().readNBytes(4 + 8 + GdaPeerProtocol.RUN_LEN);
+                        OutputStream o = s.getOutputStream();
+                        o.write(PeerMessages.encode(PeerMessages.TYPE_GDA_READY,
+                                GdaPeerProtocol.encodeReady(1, true, "")));
+                        o.flush();
+                    } catch (Exception e) {
+                        throw new RuntimeException(e);
+                    } // and dies: the connection closes
+                });
+                try (PeerExchange x = PeerExchange.connect("127.0.0.1", raw.getLocalPort(), T, TOKEN)) {
+                    NativeException e = assertThrows(NativeException.class, () -> GdaPeerProtocol.initiate(x, 1,
+                            spec(Experiment.PUT_COMPLETION, 8), s -> {
+                                try {
+                                    responder.get(5, TimeUnit.SECONDS); // the peer is gone before the run fails
+                                } catch (Exception ex) {
+                                    throw new RuntimeException(ex);
+                                }
+                                throw new NativeException(-5, "EIO", "marrow_gda_cpu_run",
+                                        "initiator got an error CQE, syndrome 0x15");
+                            }));
+                    String m = e.getMessage();
+                    assertEquals(-5, e.status(), m);
+                    assertTrue(m.contains("syndrome 0x15"), m);
+                    assertTrue(m.contains("exchange with the responder failed") && m.contains(x.peerName()), m);
+                    assertTrue(m.contains("closed the connection") || m.contains("peer gone"), m);
+                    assertTrue(m.contains("last received: READY for run 1"), m);
+                }
+            }
+        });
+    }
+
     @Test
     void aSilentResponderTimesOut() throws Exception {
         try (ServerSocket raw = new ServerSocket(0)) {
             CompletableFuture<Socket> held = CompletableFuture.supplyAsync(() -> {
                 try {
-                    return raw.accept();
+                    Socket s = raw.accept();
+                    PeerExchange.answerHello(s, TOKEN, T); // then silent
+                    return s;
                 } catch (Exception e) {
                     throw new RuntimeException(e);
                 }
             });
             assertTimeoutPreemptively(BOUND, () -> {
-                try (PeerExchange x = PeerExchange.connect("127.0.0.1", raw.getLocalPort(), Duration.ofMillis(300))) {
+                try (PeerExchange x = PeerExchange.connect("127.0.0.1", raw.getLocalPort(), Duration.ofMillis(300),
+                        TOKEN)) {
                     PeerExchangeException e = assertThrows(PeerExchangeException.class, () -> GdaPeerProtocol
                             .initiate(x, 1, spec(Experiment.ISSUE, 8), s -> {
                                 throw new AssertionError("must not run before READY");
@@ -329,7 +378,8 @@ class GdaPeerProtocolTest {
     @Test
     void anInitiatorThatDiesLeavesTheResponderWithAnErrorNotAHang() {
         assertTimeoutPreemptively(BOUND, () -> {
-            try (Arena a = Arena.ofShared(); PeerExchange.Listener l = PeerExchange.bind(0)) {
+            try (Arena a = Arena.ofShared();
+                 PeerExchange.Listener l = PeerExchange.bind(PeerAddress.listen(null, 0), TOKEN)) {
                 FakeResponder r = new FakeResponder(a.allocate(64, 64));
                 CompletableFuture<Integer> server = CompletableFuture.supplyAsync(() -> {
                     try (PeerExchange x = l.accept(T)) {
@@ -337,6 +387,7 @@ class GdaPeerProtocolTest {
                     }
                 });
                 try (Socket s = new Socket("127.0.0.1", l.port())) {
+                    PeerExchange.sendHello(s, TOKEN, T);
                     s.getOutputStream().write(PeerMessages.encode(PeerMessages.TYPE_GDA_RUN,
                             GdaPeerProtocol.encodeRun(1, spec(Experiment.ISSUE, 8))));
                     s.getOutputStream().flush();
@@ -352,7 +403,8 @@ class GdaPeerProtocolTest {
     @Test
     void aRunFromAnotherVersionIsRefusedWithTheReason() {
         assertTimeoutPreemptively(BOUND, () -> {
-            try (Arena a = Arena.ofShared(); PeerExchange.Listener l = PeerExchange.bind(0)) {
+            try (Arena a = Arena.ofShared();
+                 PeerExchange.Listener l = PeerExchange.bind(PeerAddress.listen(null, 0), TOKEN)) {
                 FakeResponder r = new FakeResponder(a.allocate(64, 64));
                 CompletableFuture<Integer> server = CompletableFuture.supplyAsync(() -> {
                     try (PeerExchange x = l.accept(T)) {
@@ -360,6 +412,7 @@ class GdaPeerProtocolTest {
                     }
                 });
                 try (Socket s = new Socket("127.0.0.1", l.port())) {
+                    PeerExchange.sendHello(s, TOKEN, T);
                     byte[] f = PeerMessages.encode(PeerMessages.TYPE_GDA_RUN,
                             GdaPeerProtocol.encodeRun(1, spec(Experiment.ISSUE, 8)));
                     f[4 + 5] = 1; // version 1: before the run control existed
@@ -588,7 +641,7 @@ class GdaPeerProtocolTest {
     @Test
     void aResponderWithoutEnginesRefusesTheLongerRunCleanly() {
         assertTimeoutPreemptively(BOUND, () -> {
-            try (PeerExchange.Listener l = PeerExchange.bind(0)) {
+            try (PeerExchange.Listener l = PeerExchange.bind(PeerAddress.listen(null, 0), TOKEN)) {
                 CompletableFuture<Integer> old = CompletableFuture.supplyAsync(() -> {
                     try (PeerExchange x = l.accept(T)) {
                         byte[] run = x.receiveMessage(PeerMessages.TYPE_GDA_RUN, "RUN");
@@ -600,7 +653,7 @@ class GdaPeerProtocolTest {
                         return run.length;
                     }
                 });
-                try (PeerExchange x = PeerExchange.open(PeerAddress.parse("127.0.0.1:" + l.port()), T)) {
+                try (PeerExchange x = PeerExchange.open(PeerAddress.parse("127.0.0.1:" + l.port()), T, TOKEN)) {
                     GdaRunSpec s = loadedSpec();
                     PeerExchangeException e = assertThrows(PeerExchangeException.class, () ->
                             GdaPeerProtocol.initiateLoaded(x, 1, s, LOADED, () -> { }, p -> fakeLoaded(s)));
@@ -616,7 +669,7 @@ class GdaPeerProtocolTest {
     /** session() for any Responder. */
     static <T> T sessionOf(GdaPeerProtocol.Responder r, List<String> log, Function<PeerExchange, T> initiator,
                            CompletableFuture<Integer>[] servedOut) {
-        try (PeerExchange.Listener l = PeerExchange.bind(0)) {
+        try (PeerExchange.Listener l = PeerExchange.bind(PeerAddress.listen(null, 0), TOKEN)) {
             int port = l.port();
             CompletableFuture<Integer> server = CompletableFuture.supplyAsync(() -> {
                 try (PeerExchange x = l.accept(T)) {
@@ -624,7 +677,7 @@ class GdaPeerProtocolTest {
                 }
             });
             servedOut[0] = server;
-            try (PeerExchange x = PeerExchange.open(PeerAddress.parse("127.0.0.1:" + port), T)) {
+            try (PeerExchange x = PeerExchange.open(PeerAddress.parse("127.0.0.1:" + port), T, TOKEN)) {
                 return initiator.apply(x);
             }
         }

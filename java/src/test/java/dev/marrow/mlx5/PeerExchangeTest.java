@@ -21,6 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class PeerExchangeTest {
     static final Duration T = Duration.ofSeconds(5);
     static final Duration BOUND = Duration.ofSeconds(20);
+    static final JobToken TOKEN = JobToken.random("test");
 
     static PeerInfo info(int qpn, int link) {
         byte[] gid = new byte[16];
@@ -35,7 +36,7 @@ class PeerExchangeTest {
     void twoThreadsExchangeAndMeetAtBarriers() throws Exception {
         assertTimeoutPreemptively(BOUND, () -> {
             PeerInfo a = info(0x111, 2), b = info(0x222, 2);
-            try (PeerExchange.Listener l = PeerExchange.bind(0)) {
+            try (PeerExchange.Listener l = PeerExchange.bind(PeerAddress.listen(null, 0), TOKEN)) {
                 int port = l.port();
                 CompletableFuture<PeerInfo> server = CompletableFuture.supplyAsync(() -> {
                     try (PeerExchange x = l.accept(T)) {
@@ -46,7 +47,7 @@ class PeerExchangeTest {
                     }
                 });
                 PeerInfo got;
-                try (PeerExchange x = PeerExchange.open(PeerAddress.parse("127.0.0.1:" + port), T)) {
+                try (PeerExchange x = PeerExchange.open(PeerAddress.parse("127.0.0.1:" + port), T, TOKEN)) {
                     got = x.exchange(b);
                     x.barrier();
                     x.barrier();
@@ -146,7 +147,7 @@ class PeerExchangeTest {
             assertTimeoutPreemptively(BOUND, () -> {
                 // The reset may arrive while connecting or while exchanging: both must be clear errors.
                 PeerExchangeException e = assertThrows(PeerExchangeException.class, () -> {
-                    try (PeerExchange x = PeerExchange.connect("127.0.0.1", raw.getLocalPort(), T)) {
+                    try (PeerExchange x = PeerExchange.connect("127.0.0.1", raw.getLocalPort(), T, TOKEN)) {
                         peer.get(5, TimeUnit.SECONDS);
                         x.exchange(info(0x888, 1));
                     }
@@ -163,13 +164,16 @@ class PeerExchangeTest {
         try (ServerSocket raw = new ServerSocket(0)) {
             CompletableFuture<Socket> held = CompletableFuture.supplyAsync(() -> {
                 try {
-                    return raw.accept(); // accepts, then says nothing
+                    Socket s = raw.accept();
+                    PeerExchange.answerHello(s, TOKEN, T); // then says nothing
+                    return s;
                 } catch (Exception e) {
                     throw new RuntimeException(e);
                 }
             });
             assertTimeoutPreemptively(BOUND, () -> {
-                try (PeerExchange x = PeerExchange.connect("127.0.0.1", raw.getLocalPort(), Duration.ofMillis(300))) {
+                try (PeerExchange x = PeerExchange.connect("127.0.0.1", raw.getLocalPort(), Duration.ofMillis(300),
+                        TOKEN)) {
                     PeerExchangeException e = assertThrows(PeerExchangeException.class, () -> x.exchange(info(0x666, 1)));
                     assertTrue(e.getMessage().contains("no peer info from") && e.getMessage().contains("within"),
                             e.getMessage());
@@ -187,8 +191,9 @@ class PeerExchangeTest {
                 port = s.getLocalPort(); // free again once closed
             }
             int p = port;
-            assertMsg(() -> PeerExchange.connect("127.0.0.1", p, Duration.ofMillis(400)), "could not connect to peer");
-            try (PeerExchange.Listener l = PeerExchange.bind(0)) {
+            assertMsg(() -> PeerExchange.connect("127.0.0.1", p, Duration.ofMillis(400), TOKEN),
+                    "could not connect to peer");
+            try (PeerExchange.Listener l = PeerExchange.bind(PeerAddress.listen(null, 0), TOKEN)) {
                 assertMsg(() -> l.accept(Duration.ofMillis(200)), "no peer connected to port");
             }
         });
@@ -201,6 +206,13 @@ class PeerExchangeTest {
         assertTrue(PeerAddress.parse(":7000").listens());
         assertEquals(new PeerAddress("fe80::1", 7000), PeerAddress.parse("[fe80::1]:7000"));
         assertEquals("[fe80::1]:7000", PeerAddress.parse("[fe80::1]:7000").toString());
+        // the wildcard listens (nobody connects to it); a bare :port listens on loopback only
+        for (String any : new String[] {"*:7000", "0.0.0.0:7000", "[::]:7000"}) {
+            assertEquals(PeerAddress.listen(PeerAddress.ANY, 7000), PeerAddress.parse(any));
+        }
+        assertEquals("*:7000", PeerAddress.parse("*:7000").toString());
+        assertEquals(":7000", PeerAddress.parse(":7000").toString());
+        assertEquals("listening on node1:7000", PeerAddress.listen("node1", 7000).toString());
         assertMsg(() -> PeerAddress.parse("node7"), "host:port");
         assertMsg(() -> PeerAddress.parse("node7:x"), "host:port");
         assertMsg(() -> PeerAddress.parse("node7:70000"), "1..65535");
@@ -213,6 +225,7 @@ class PeerExchangeTest {
         try (ServerSocket raw = new ServerSocket(0)) {
             CompletableFuture<Void> peer = CompletableFuture.runAsync(() -> {
                 try (Socket s = raw.accept()) {
+                    PeerExchange.answerHello(s, TOKEN, T);
                     // Read our frame first: closing on unread data would send RST instead of FIN.
                     s.getInputStream().readNBytes(4 + 56);
                     script.accept(s.getOutputStream());
@@ -221,7 +234,7 @@ class PeerExchangeTest {
                     throw new RuntimeException(e);
                 }
             });
-            try (PeerExchange x = PeerExchange.connect("127.0.0.1", raw.getLocalPort(), T)) {
+            try (PeerExchange x = PeerExchange.connect("127.0.0.1", raw.getLocalPort(), T, TOKEN)) {
                 PeerExchangeException e = assertThrows(PeerExchangeException.class, () -> x.exchange(info(0x777, 1)));
                 peer.get(5, TimeUnit.SECONDS);
                 return e;

@@ -22,6 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class PeerExchangeTimeoutDumpTest {
     static final Duration BOUND = Duration.ofMillis(300);
+    static final JobToken TOKEN = JobToken.random("test");
 
     private static void withinBound(Map<String, Object> d, long tookNs, String msg) {
         long elapsed = (Long) d.get("elapsed_ms");
@@ -35,13 +36,15 @@ class PeerExchangeTimeoutDumpTest {
         try (ServerSocket raw = new ServerSocket(0)) {
             CompletableFuture<Socket> held = CompletableFuture.supplyAsync(() -> {
                 try {
-                    return raw.accept(); // accepts, then says nothing
+                    Socket s = raw.accept();
+                    PeerExchange.answerHello(s, TOKEN, Duration.ofSeconds(5)); // then says nothing
+                    return s;
                 } catch (Exception e) {
                     throw new RuntimeException(e);
                 }
             });
             assertTimeoutPreemptively(Duration.ofSeconds(20), () -> {
-                try (PeerExchange x = PeerExchange.connect("127.0.0.1", raw.getLocalPort(), BOUND)) {
+                try (PeerExchange x = PeerExchange.connect("127.0.0.1", raw.getLocalPort(), BOUND, TOKEN)) {
                     long t0 = System.nanoTime();
                     PeerExchangeException e = assertThrows(PeerExchangeException.class, () -> x.barrier());
                     long took = System.nanoTime() - t0;
@@ -59,14 +62,14 @@ class PeerExchangeTimeoutDumpTest {
     @Test
     void nobodyConnectingSaysWhichPort() {
         assertTimeoutPreemptively(Duration.ofSeconds(20), () -> {
-            try (PeerExchange.Listener l = PeerExchange.bind(0)) {
+            try (PeerExchange.Listener l = PeerExchange.bind(PeerAddress.listen(null, 0), TOKEN)) {
                 int port = l.port();
                 long t0 = System.nanoTime();
                 PeerExchangeException e = assertThrows(PeerExchangeException.class, () -> l.accept(BOUND));
                 long took = System.nanoTime() - t0;
                 Map<String, Object> d = TimeoutDump.parse(e.getMessage());
                 assertEquals("connection", d.get("waited_for"), e.getMessage());
-                assertEquals(":" + port, d.get("peer"));
+                assertEquals("127.0.0.1:" + port, d.get("peer")); // the loopback address it listened on
                 withinBound(d, took, e.getMessage());
             }
         });

@@ -38,6 +38,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * A failure prints the seed and case number; the case replays from them.
  */
 class PeerMessagesFuzzTest {
+    static final JobToken TOKEN = JobToken.random("test");
     static final long SEED = 0x6d61_7272_6f77L;
     static final int CASES = 4000;
     static final Duration BOUND = Duration.ofSeconds(10);
@@ -267,18 +268,20 @@ class PeerMessagesFuzzTest {
             for (int c = 0; c < 16; c++) {
                 byte[] s = mutate(valid[r.nextInt(valid.length)], r, valid);
                 boolean stall = c % 4 == 0; // keep the connection open: the read must time out, not hang
-                try (PeerExchange.Listener l = PeerExchange.bind(0)) {
+                try (PeerExchange.Listener l = PeerExchange.bind(PeerAddress.listen(null, 0), TOKEN)
+                        .warnings(w -> { })) {
                     int port = l.port();
                     CompletableFuture<Void> peer = CompletableFuture.runAsync(() -> {
                         try (Socket sock = new Socket("127.0.0.1", port)) {
+                            PeerExchange.sendHello(sock, TOKEN, Duration.ofSeconds(5)); // the garbage comes after it
                             OutputStream o = sock.getOutputStream();
                             o.write(s);
                             o.flush();
                             if (stall) {
                                 Thread.sleep(t.toMillis() * 2);
                             }
-                        } catch (IOException | InterruptedException e) {
-                            // the test side may close first: fine
+                        } catch (IOException | InterruptedException | PeerExchangeException e) {
+                            // the test side may close first (or give up on a slow handshake): fine
                         }
                     });
                     try (PeerExchange x = l.accept(t)) {
