@@ -38,6 +38,8 @@ public final class JsonLinesReader implements Closeable, Iterator<Map<String, Ob
     private final InputStream in;
     private final int maxLine;
     private final ByteArrayOutputStream buf = new ByteArrayOutputStream(256);
+    private final java.nio.charset.CharsetDecoder utf8 = StandardCharsets.UTF_8.newDecoder()
+            .onMalformedInput(CodingErrorAction.REPORT).onUnmappableCharacter(CodingErrorAction.REPORT);
     private final byte[] chunk = new byte[64 * 1024];
     private int pos;
     private int lim;
@@ -168,9 +170,7 @@ public final class JsonLinesReader implements Closeable, Iterator<Map<String, Ob
             throw new UncheckedIOException("cannot read " + name + ": " + OsReason.of(e), e);
         }
         try {
-            return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(ByteBuffer.wrap(buf.toByteArray())).toString();
+            return utf8.decode(ByteBuffer.wrap(buf.toByteArray())).toString();
         } catch (CharacterCodingException e) {
             throw new IllegalArgumentException(name + ":" + lineNo + ": not UTF-8 text: not a marrow result file", e);
         }
