@@ -95,7 +95,9 @@ public final class RecordSink {
                     temp = tempFor(dest.path());
                     ch = wrap.apply(Files.newByteChannel(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE));
                 }
-                case SPECIAL -> ch = wrap.apply(Files.newByteChannel(dest.path(), StandardOpenOption.WRITE));
+                // APPEND: /dev/stderr redirected with 2>> must not be written from offset 0
+                case SPECIAL -> ch = wrap.apply(Files.newByteChannel(dest.path(), StandardOpenOption.WRITE,
+                        StandardOpenOption.APPEND));
                 case STDOUT -> {
                 }
             }
