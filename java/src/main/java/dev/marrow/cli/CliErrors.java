@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.cli;
 
+import dev.marrow.results.RecordSink;
 import picocli.CommandLine;
 
 import java.util.concurrent.Callable;
@@ -25,10 +26,26 @@ public final class CliErrors {
         return ExitCodes.of(ex);
     }
 
-    /** Installs the handler and the exit-code mapping on a command line. */
+    /**
+     * Installs the handler and the exit-code mapping on a command line, and
+     * ends any output a command left open: a failed run's records are kept
+     * under the file's name with a "failed" footer (docs/design/records.md).
+     */
     public static CommandLine install(CommandLine cl) {
         cl.setExitCodeExceptionMapper(ExitCodes::of);
         cl.setExecutionExceptionHandler(CliErrors::report);
+        CommandLine.IExecutionStrategy run = new CommandLine.RunLast();
+        cl.setExecutionStrategy(parse -> {
+            try {
+                int code = run.execute(parse);
+                RecordSink.finishOpenedBy(Thread.currentThread(), RecordSink.Status.COMPLETE, null);
+                return code;
+            } catch (RuntimeException e) {
+                Throwable cause = e instanceof CommandLine.ExecutionException && e.getCause() != null ? e.getCause() : e;
+                RecordSink.finishOpenedBy(Thread.currentThread(), RecordSink.Status.FAILED, cause.getMessage());
+                throw e;
+            }
+        });
         return cl;
     }
 

@@ -257,7 +257,7 @@ public final class GdaCommand {
                     + (setup.nic() == Nic.SOFTNIC && !setup.deviceEngine() ? 1 : 0); // the device engine is a GPU kernel
             CpuBudget.check(spinning, "initiator, peer, NIC engine", spec.commandLine().getErr());
             setup = setup.withPollMode(CpuBudget.pollMode(SoftNic.PollMode.HOT, spinning));
-            List<ResultRecord> records = new ArrayList<>();
+            List<ResultRecord> records = out.records(); // streamed: each record written as its point completes
             boolean allValid = true;
             // Fresh queues per point: an error CQE moves the QP to ERR, and the unsafe
             // orderings can produce one (or lose a doorbell); such a row is recorded

@@ -172,7 +172,7 @@ final class GdaGoodputCommand implements Callable<Integer> {
         GdaSetup setup = GdaSetup.defaults(target).withEngineCpu(engineCpu).withCudaDevice(cudaDevice)
                 .withPollMode(CpuBudget.pollMode(SoftNic.PollMode.HOT, spinning))
                 .withBufferBytes(Math.max(1L << 20, Math.max(4, 2L * qps) * slotBytes));
-        List<ResultRecord> records = new ArrayList<>();
+        List<ResultRecord> records = out.records(); // streamed: each record written as its point completes
         List<Double> gbs = new ArrayList<>();
         List<Integer> done = new ArrayList<>();
         boolean allValid = true;
@@ -265,7 +265,7 @@ final class GdaGoodputCommand implements Callable<Integer> {
             Backend.CUDA.ensureAvailability(); // exit 77 before any warning about host threads
         }
         CpuBudget.check(p.spinning(), "posters, NIC engine", spec.commandLine().getErr());
-        List<ResultRecord> records = new ArrayList<>();
+        List<ResultRecord> records = out.records(); // streamed: each record written as its point completes
         List<Double> gbs = new ArrayList<>();
         List<Integer> done = new ArrayList<>();
         boolean allValid = true;

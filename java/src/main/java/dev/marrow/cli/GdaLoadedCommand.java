@@ -199,7 +199,7 @@ final class GdaLoadedCommand implements Callable<Integer> {
         checkEngineFlags();
         GdaLoaded.ProbeEngine probePlacement = probeEngine();
         int engines = engine.engineThreads;
-        List<ResultRecord> records = new ArrayList<>();
+        List<ResultRecord> records = out.records(); // streamed: each record written as its point completes
         boolean allValid = true;
         RunProgress progress = out.progress("gda loaded", (long) bgs.size() * queues.size());
         run:

@@ -221,7 +221,7 @@ final class GdaRateCommand implements Callable<Integer> {
         }
         int spinning = spinning(points.getFirst());
         CpuBudget.check(spinning, "posters, NIC engine, doorbell thread", spec.commandLine().getErr());
-        List<ResultRecord> records = new ArrayList<>();
+        List<ResultRecord> records = out.records(); // streamed: each record written as its point completes
         boolean allValid = true;
         RunProgress progress = out.progress("gda rate", (long) points.size() * repeats);
         for (RateSpec p : points) {

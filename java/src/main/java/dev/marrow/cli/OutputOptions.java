@@ -1,51 +1,162 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.cli;
 
+import dev.marrow.results.Destination;
 import dev.marrow.results.Environment;
 import dev.marrow.results.OutputFormat;
+import dev.marrow.results.RecordSink;
 import dev.marrow.results.ResultRecord;
-import dev.marrow.results.ResultWriter;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.time.Instant;
+import java.util.AbstractList;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
-/** --format and --output (and {@link RunOptions}), shared by every measuring command. */
+/**
+ * --format and --output (and {@link RunOptions}), shared by every measuring
+ * command. The destination is checked when the command first asks for the
+ * format (before anything runs); a command that streams takes its record
+ * list from {@link #records()}, whose add() writes each record as its point
+ * completes (docs/design/records.md); {@link #emit} ends the output.
+ */
 public final class OutputOptions {
     @Option(names = "--format", defaultValue = "table", converter = CliNames.Formats.class,
             completionCandidates = CliNames.Formats.class,
-            description = "table, json (JSON lines: header + one record per point) or csv. Default: ${DEFAULT-VALUE}")
+            description = "table, json (JSON lines: header, one record per point as it completes, footer; "
+                    + "docs/design/records.md) or csv. Default: ${DEFAULT-VALUE}")
     OutputFormat format;
 
-    @Option(names = {"--output", "-o"}, description = "Write to this file instead of stdout (never overwrites: adds .N)")
+    @Option(names = {"--output", "-o"}, paramLabel = "FILE",
+            description = "Write to FILE instead of stdout (- : stdout; /dev/null and other special files are "
+                    + "written as they are). Checked before the run; written as .FILE.partial-PID beside it and "
+                    + "named FILE when the run ends, fails or is interrupted. Never replaces a file: if FILE exists, "
+                    + "the first free name.N.ext is used (run.jsonl -> run.1.jsonl, run.2.jsonl, ...)")
     Path output;
 
     @Mixin
     RunOptions run;
 
+    @Spec(Spec.Target.MIXEE)
+    CommandSpec mixee;
+
+    private Destination dest;
+    private Instant started;
+    private RunProgress progress;
+    private RecordSink sink;
+    private Streamed streamed;
+
     /** Progress and the --max-seconds deadline of a run of `steps` points or repetitions. */
     RunProgress progress(String task, long steps) {
-        return run.start(task, steps);
+        progress = run.start(task, steps);
+        return progress;
     }
 
+    /** The format; the first call checks --output (IllegalArgumentException naming the path and the reason). */
     public OutputFormat format() {
+        if (dest == null) {
+            started = Instant.now();
+            dest = Destination.check(output);
+        }
         return format;
     }
 
-    public void emit(List<ResultRecord> records, PrintWriter out, PrintWriter err) {
-        emit(records, out, err, java.util.Map.of());
+    /** The command line as typed after "marrow" (empty when it cannot be known). */
+    List<String> argv() {
+        List<String> a = new ArrayList<>(List.of("marrow"));
+        try {
+            a.addAll(mixee.root().commandLine().getParseResult().originalArgs());
+        } catch (RuntimeException e) {
+            // a command run on its own (tests): only its name
+            a.add(mixee.name());
+        }
+        return a;
     }
 
-    /** peerEnv: the other process's environment header (two processes or hosts), under "peer" in ours. */
-    public void emit(List<ResultRecord> records, PrintWriter out, PrintWriter err, java.util.Map<String, Object> peerEnv) {
-        OutputFormat f = format();
-        java.util.Map<String, Object> env = new java.util.LinkedHashMap<>(Environment.capture());
+    private Map<String, Object> env(Map<String, Object> peerEnv) {
+        Map<String, Object> env = new LinkedHashMap<>(Environment.capture(argv()));
+        env.put("start_time", started.toString());
         if (!peerEnv.isEmpty()) {
             env.put("peer", peerEnv);
         }
-        String text = ResultWriter.render(f, records, env);
-        ResultWriter.emit(text, output, out, err);
+        return env;
+    }
+
+    private RecordSink open(PrintWriter out, PrintWriter err, Map<String, Object> peerEnv) {
+        format();
+        return RecordSink.open(dest, format, RecordSink.header(env(peerEnv)), out, err);
+    }
+
+    /**
+     * Opens the output now (header first) and returns the run's record list:
+     * each add() writes its record at once, whole lines, tagged truncated=true
+     * when --max-seconds has ended the run by then. For commands whose
+     * records are final when added (never changed, removed or reordered).
+     */
+    List<ResultRecord> records() {
+        if (mixee == null) {
+            throw new IllegalStateException("records() needs the command's spec");
+        }
+        sink = open(mixee.commandLine().getOut(), mixee.commandLine().getErr(), Map.of());
+        streamed = new Streamed();
+        return streamed;
+    }
+
+    public void emit(List<ResultRecord> records, PrintWriter out, PrintWriter err) {
+        emit(records, out, err, Map.of());
+    }
+
+    /**
+     * Ends the output: for a streamed list, the footer and the file's name;
+     * otherwise the whole list at once, written as a stream would be.
+     * peerEnv: the other process's environment header (two processes or
+     * hosts), under "peer" in ours.
+     */
+    public void emit(List<ResultRecord> records, PrintWriter out, PrintWriter err, Map<String, Object> peerEnv) {
+        RecordSink s;
+        if (records == streamed && sink != null) {
+            s = sink;
+        } else {
+            s = open(out, err, peerEnv);
+            for (ResultRecord r : records) {
+                s.write(r);
+            }
+        }
+        Map<String, Object> extra = new LinkedHashMap<>();
+        if (progress != null) {
+            extra.put("truncated", progress.truncated());
+        }
+        s.finish(RecordSink.Status.COMPLETE, null, extra);
+    }
+
+    /** A record list that writes each record when it is added. */
+    private final class Streamed extends AbstractList<ResultRecord> {
+        private final List<ResultRecord> list = new ArrayList<>();
+
+        @Override
+        public boolean add(ResultRecord r) {
+            if (progress != null && progress.truncated()) {
+                r.param("truncated", true);
+            }
+            sink.write(r);
+            return list.add(r);
+        }
+
+        @Override
+        public ResultRecord get(int i) {
+            return list.get(i);
+        }
+
+        @Override
+        public int size() {
+            return list.size();
+        }
     }
 }

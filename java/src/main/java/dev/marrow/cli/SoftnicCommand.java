@@ -162,7 +162,7 @@ public final class SoftnicCommand {
                 }
             }
             Backend.SOFTNIC.ensureAvailability();
-            List<ResultRecord> records = new ArrayList<>();
+            List<ResultRecord> records = out.records(); // streamed: each record written as its point completes
             RunProgress progress = out.progress("softnic rate", (long) batches.length * repeats);
             boolean parallel = producers > 1 || engineThreads > 1 || producerCpus != null;
             if (parallel) {
@@ -276,7 +276,7 @@ public final class SoftnicCommand {
                 throw new IllegalArgumentException("--iters must be >= 1 and --warmup >= 0");
             }
             Backend.SOFTNIC.ensureAvailability();
-            List<ResultRecord> records = new ArrayList<>();
+            List<ResultRecord> records = out.records(); // streamed: each record written as its point completes
             // The timed iterations run in chunks so that --max-seconds can end the run between two native
             // calls; every sample is one independent put+completion, so chunking leaves them unchanged. Chunks
             // aim at CHUNK_TARGET_NS each (the first is small: idle polling can make an iteration slow).

@@ -2,11 +2,8 @@
 package dev.marrow.dsm;
 
 import dev.marrow.report.Charts;
-import tools.jackson.databind.json.JsonMapper;
+import dev.marrow.results.JsonLinesReader;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -24,27 +21,20 @@ public final class DsmPlots {
     private DsmPlots() {
     }
 
-    private static final JsonMapper JSON = JsonMapper.builder().build();
-
     /** The records (not the header) of a JSON-lines result file. */
-    @SuppressWarnings("unchecked")
     public static List<Map<String, Object>> read(Path jsonl) {
         List<Map<String, Object>> rows = new ArrayList<>();
-        try {
-            for (String line : Files.readAllLines(jsonl)) {
-                if (line.isBlank()) {
-                    continue;
-                }
-                Map<String, Object> m = JSON.readValue(line, Map.class);
+        // one line at a time through the bounded reader (docs/design/records.md)
+        try (JsonLinesReader r = JsonLinesReader.open(jsonl, false)) {
+            while (r.hasNext()) {
+                Map<String, Object> m = r.next();
                 if ("result".equals(m.get("record"))) {
                     rows.add(m);
                 }
             }
-        } catch (tools.jackson.core.JacksonException | java.nio.charset.CharacterCodingException e) {
-            // bad input (not JSON lines, not UTF-8): a usage error (exit 2), not a failed run
+        } catch (IllegalArgumentException e) {
+            // bad input (not JSON lines, not UTF-8, not a regular file): a usage error (exit 2), not a failed run
             throw new IllegalArgumentException(jsonl + ": not DSM result JSON lines: " + e.getMessage(), e);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read " + jsonl, e);
         }
         return rows;
     }

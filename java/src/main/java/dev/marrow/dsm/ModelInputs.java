@@ -1,12 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.dsm;
 
-import tools.jackson.databind.json.JsonMapper;
+import dev.marrow.results.JsonLinesReader;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.CharacterCodingException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,28 +18,19 @@ public final class ModelInputs {
     private ModelInputs() {
     }
 
-    private static final JsonMapper JSON = JsonMapper.builder().build();
-
     /** Reads path; IllegalArgumentException naming what is missing. */
     public static ModelPredictions fromJsonl(Path path) {
         List<Map<String, Object>> rows = new ArrayList<>();
-        try {
-            for (String line : Files.readAllLines(path)) {
-                if (line.isBlank()) {
-                    continue;
-                }
-                @SuppressWarnings("unchecked")
-                Map<String, Object> m = JSON.readValue(line, Map.class);
+        // one line at a time through the bounded reader (docs/design/records.md)
+        try (JsonLinesReader r = JsonLinesReader.open(path, false)) {
+            while (r.hasNext()) {
+                Map<String, Object> m = r.next();
                 if ("result".equals(m.get("record"))) {
                     rows.add(m);
                 }
             }
-        } catch (CharacterCodingException e) { // bad input, not an I/O failure
-            throw new IllegalArgumentException(path + " is not a JSON-lines result file (not UTF-8 text)", e);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read " + path, e);
-        } catch (RuntimeException e) {
-            throw new IllegalArgumentException(path + " is not a JSON-lines result file: " + e.getMessage(), e);
+        } catch (IllegalArgumentException e) { // bad input, not an I/O failure
+            throw new IllegalArgumentException(path + " is not a JSON-lines result file (" + e.getMessage() + ")", e);
         }
         return fromRows(rows, path.toString());
     }

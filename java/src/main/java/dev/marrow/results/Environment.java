@@ -22,10 +22,22 @@ public final class Environment {
     }
 
     public static Map<String, Object> capture() {
+        return capture(java.util.List.of());
+    }
+
+    /**
+     * As {@link #capture()}, with the command line that produced the records
+     * (argv, as nccl-tests records it) after start_time; the end time is in
+     * the footer record (docs/design/records.md).
+     */
+    public static Map<String, Object> capture(java.util.List<String> argv) {
         Map<String, Object> env = new LinkedHashMap<>();
         env.put("marrow_version", version());
         provenance(env);
         env.put("start_time", Instant.now().toString());
+        if (!argv.isEmpty()) {
+            env.put("argv", argv);
+        }
         env.put("host", hostName());
         env.put("os", System.getProperty("os.name") + " " + System.getProperty("os.version") + " " + System.getProperty("os.arch"));
         env.put("cpu_model", cpuModel());

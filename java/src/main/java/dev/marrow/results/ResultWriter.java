@@ -3,13 +3,9 @@ package dev.marrow.results;
 
 import tools.jackson.databind.json.JsonMapper;
 
-import java.io.IOException;
 import java.io.PrintWriter;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -19,6 +15,8 @@ import java.util.Set;
  * Renders result records as JSON lines (a header line with the environment,
  * then one line per record), CSV (flattened records, stable column order) or
  * a fixed-width table. Emulated results are labelled as such in every format.
+ * These render a finished list at once; a run streams through
+ * {@link RecordSink} instead (docs/design/records.md).
  */
 public final class ResultWriter {
     public static final String SCHEMA = "marrow.result/1";
@@ -37,11 +35,7 @@ public final class ResultWriter {
 
     public static String json(List<ResultRecord> records, Map<String, Object> env) {
         StringBuilder sb = new StringBuilder();
-        Map<String, Object> header = new LinkedHashMap<>();
-        header.put("record", "header");
-        header.put("schema", SCHEMA);
-        header.put("env", env);
-        sb.append(JSON.writeValueAsString(header)).append('\n');
+        sb.append(JSON.writeValueAsString(RecordSink.header(env))).append('\n');
         for (ResultRecord r : records) {
             sb.append(JSON.writeValueAsString(r.flat())).append('\n');
         }
@@ -70,9 +64,7 @@ public final class ResultWriter {
             sb.append(emulated ? "  [EMULATED NIC: software emulator, not hardware]" : "  [hardware]").append('\n');
         }
         if (env != null) {
-            sb.append("# host ").append(env.get("host")).append(", cpu ").append(env.get("cpu_model"))
-                    .append(", git ").append(env.get("git_sha"))
-                    .append(Boolean.TRUE.equals(env.get("git_dirty")) ? " (dirty tree)" : "").append('\n');
+            sb.append(hostLine(env));
         }
         List<String> cols = new ArrayList<>(columns(records));
         cols.removeAll(List.of("record", "experiment"));
@@ -93,21 +85,29 @@ public final class ResultWriter {
                 w[i] = Math.max(w[i], row.get(i).length());
             }
         }
-        appendRow(sb, cols, w);
+        sb.append(row(cols, w)).append('\n');
         for (List<String> row : rows) {
-            appendRow(sb, row, w);
+            sb.append(row(row, w)).append('\n');
         }
         return sb.toString();
     }
 
-    private static void appendRow(StringBuilder sb, List<String> cells, int[] w) {
+    /** The table's second comment line: where and from what the numbers came. */
+    static String hostLine(Map<String, Object> env) {
+        return "# host " + env.get("host") + ", cpu " + env.get("cpu_model") + ", git " + env.get("git_sha")
+                + (Boolean.TRUE.equals(env.get("git_dirty")) ? " (dirty tree)" : "") + "\n";
+    }
+
+    /** One table row, each cell right-aligned to its width (a wider cell pushes the rest of its row). */
+    static String row(List<String> cells, int[] w) {
+        StringBuilder sb = new StringBuilder();
         for (int i = 0; i < cells.size(); i++) {
             if (i > 0) {
                 sb.append("  ");
             }
             sb.append(String.format("%" + w[i] + "s", cells.get(i)));
         }
-        sb.append('\n');
+        return sb.toString();
     }
 
     private static List<String> columns(List<ResultRecord> records) {
@@ -118,7 +118,7 @@ public final class ResultWriter {
         return new ArrayList<>(cols);
     }
 
-    private static String csvCell(Object v) {
+    static String csvCell(Object v) {
         if (v == null) {
             return "";
         }
@@ -130,42 +130,14 @@ public final class ResultWriter {
     }
 
     /**
-     * Writes text to path without ever replacing an existing file: if path
-     * exists, the first free "name.N.ext" is used. Returns the path written.
+     * Writes text to path (null: stdout) as {@link RecordSink} writes a run:
+     * checked first, through a temporary file, never replacing an existing
+     * file (the first free "name.N.ext"). Returns the file written, or null
+     * for stdout or a special file.
      */
-    public static Path writeNew(Path path, String text) {
-        Path target = path;
-        String name = path.getFileName().toString();
-        int dot = name.lastIndexOf('.');
-        String stem = dot > 0 ? name.substring(0, dot) : name;
-        String ext = dot > 0 ? name.substring(dot) : "";
-        for (int i = 1; Files.exists(target); i++) {
-            target = path.resolveSibling(stem + "." + i + ext);
-        }
-        try {
-            if (target.getParent() != null) {
-                Files.createDirectories(target.getParent());
-            }
-            Files.writeString(target, text, java.nio.file.StandardOpenOption.CREATE_NEW);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot write " + target, e);
-        }
-        return target;
-    }
-
-    /** Prints to out, or writes a new file (and says where on err) when output is given. */
-    public static void emit(String text, Path output, PrintWriter out, PrintWriter err) {
-        if (output == null) {
-            out.print(text);
-            out.flush();
-            return;
-        }
-        Path written = writeNew(output, text);
-        if (!written.equals(output)) {
-            err.println("marrow: " + output + " exists; wrote " + written + " instead (never overwrites)");
-        } else {
-            err.println("marrow: wrote " + written);
-        }
-        err.flush();
+    public static Path emit(String text, Path output, PrintWriter out, PrintWriter err) {
+        RecordSink s = RecordSink.open(Destination.check(output), null, Map.of(), out, err);
+        s.writeText(text);
+        return s.finish(RecordSink.Status.COMPLETE, null, Map.of());
     }
 }

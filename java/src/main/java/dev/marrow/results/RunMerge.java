@@ -34,7 +34,7 @@ public final class RunMerge {
     private RunMerge() {
     }
 
-    /** Parses JSON lines; returns the result records (header records dropped). */
+    /** Parses JSON lines; returns the result records (header, footer and other record kinds dropped). */
     public static List<Map<String, Object>> results(String jsonLines) {
         List<Map<String, Object>> out = new ArrayList<>();
         for (String line : jsonLines.split("\n")) {
@@ -43,11 +43,106 @@ public final class RunMerge {
             }
             @SuppressWarnings("unchecked")
             Map<String, Object> m = JSON.readValue(line, LinkedHashMap.class);
-            if (!"header".equals(m.get("record"))) {
+            if (isResult(m)) {
                 out.add(m);
             }
         }
         return out;
+    }
+
+    /** A result record: "record":"result", or no "record" at all (bare records of the C benches). */
+    static boolean isResult(Map<String, Object> m) {
+        Object kind = m.get("record");
+        return kind == null || "result".equals(kind);
+    }
+
+    /**
+     * The streaming merge: reads the runs side by side, one point at a time,
+     * so memory holds one record per run whatever the files' size and time
+     * is linear in the records (docs/design/records.md). The runs' readers
+     * stay open; the caller closes them.
+     */
+    public static final class Lockstep {
+        private final List<JsonLinesReader> runs;
+        private Map<String, Object> header;
+        private List<Map<String, Object>> pending;
+        private long k;
+
+        /** Reads the first point of every run (and run 1's header, which comes before it). */
+        public Lockstep(List<JsonLinesReader> runs) {
+            if (runs.isEmpty()) {
+                throw new IllegalArgumentException("no runs to merge");
+            }
+            this.runs = runs;
+            pending = readPoint();
+            if (pending == null) {
+                throw new IllegalArgumentException(runs.getFirst().name() + " holds no result records (did that run fail?)");
+            }
+        }
+
+        /** Run 1's header record (null when it has none). */
+        public Map<String, Object> header() {
+            return header;
+        }
+
+        /** The next merged point, or null after the last. */
+        public Map<String, Object> next() {
+            if (pending == null) {
+                return null;
+            }
+            Map<String, Object> m = mergePoint((int) k, pending);
+            k++;
+            pending = readPoint();
+            return m;
+        }
+
+        /** The k-th result of every run; null when all ended; refuses runs that end apart. */
+        private List<Map<String, Object>> readPoint() {
+            List<Map<String, Object>> point = new ArrayList<>(runs.size());
+            for (int i = 0; i < runs.size(); i++) {
+                point.add(nextResult(runs.get(i), i == 0));
+            }
+            long ended = point.stream().filter(java.util.Objects::isNull).count();
+            if (ended == 0) {
+                return point;
+            }
+            if (ended < runs.size() || k == 0) {
+                long[] counts = new long[runs.size()];
+                for (int i = 0; i < runs.size(); i++) {
+                    counts[i] = k + (point.get(i) == null ? 0 : 1);
+                    while (point.get(i) != null && nextResult(runs.get(i), false) != null) {
+                        counts[i]++;
+                    }
+                }
+                for (int i = 0; i < runs.size(); i++) {
+                    if (counts[i] == 0) {
+                        throw new IllegalArgumentException(runs.get(i).name()
+                                + " holds no result records (did that run fail?)");
+                    }
+                }
+                for (int i = 1; i < runs.size(); i++) {
+                    if (counts[i] != counts[0]) {
+                        throw new IllegalArgumentException("run " + (i + 1) + " (" + runs.get(i).name() + ") has "
+                                + counts[i] + " result records, run 1 has " + counts[0]
+                                + ": not runs of one command (or one was cut short)");
+                    }
+                }
+            }
+            return null;
+        }
+
+        private Map<String, Object> nextResult(JsonLinesReader r, boolean first) {
+            while (r.hasNext()) {
+                Map<String, Object> m = r.next();
+                if (isResult(m)) {
+                    return m;
+                }
+                if (first && k == 0 && header == null && "header".equals(m.get("record"))) {
+                    header = m;
+                }
+            }
+            return null;
+        }
     }
 
     /** The first header line of a run's output, or null. */

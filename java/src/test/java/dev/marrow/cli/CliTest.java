@@ -68,8 +68,12 @@ class CliTest {
                 "--repeats", "2", "--poll", "idle", "--format", "json");
         assertEquals(0, r.code(), r.err());
         String[] lines = r.out().strip().split("\n");
-        assertEquals(2, lines.length, r.out());
+        assertEquals(3, lines.length, r.out()); // header, the record, footer (docs/design/records.md)
         JsonMapper m = JsonMapper.builder().build();
+        JsonNode footer = m.readTree(lines[2]);
+        assertEquals("footer", footer.get("record").asString());
+        assertEquals("complete", footer.get("status").asString());
+        assertEquals(1, footer.get("records").asInt());
         JsonNode header = m.readTree(lines[0]);
         assertEquals("header", header.get("record").asString());
         assertTrue(header.get("env").has("cpu_model") && header.get("env").has("git_sha"));

@@ -107,8 +107,8 @@ class ClockSweepCliTest {
         assertTrue(c.calls.isEmpty(), "--fit-only never touches the controller");
         JsonMapper m = JsonMapper.builder().build();
         String[] lines = r.out().strip().split("\n");
-        assertEquals(3, lines.length, r.out()); // header + issue + putc
-        for (int i = 1; i < lines.length; i++) {
+        assertEquals(4, lines.length, r.out()); // header + issue + putc + footer
+        for (int i = 1; i < lines.length - 1; i++) {
             JsonNode n = m.readTree(lines[i]);
             assertEquals("gda.clock_sweep.fit", n.get("experiment").asString());
             assertTrue(n.get("fitted").asBoolean());

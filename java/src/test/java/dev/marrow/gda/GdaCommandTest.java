@@ -35,7 +35,7 @@ class GdaCommandTest {
         Out r = run("gda", "latency", "--target", "cpu", "--iters", "50", "--warmup", "5", "--format", "json");
         assertEquals(0, r.exit(), r.err());
         String[] lines = r.out().strip().split("\n");
-        assertEquals(2, lines.length, r.out());
+        assertEquals(3, lines.length, r.out()); // header, the record, footer
         assertTrue(lines[0].contains("\"record\":\"header\""), lines[0]);
         assertTrue(lines[1].contains("\"hardware\":false") && lines[1].contains("\"experiment\":\"gda.latency\""), lines[1]);
         for (String k : new String[] {"issue_p50_ns", "putc_p99_ns", "rtt_min_ns", "rtt_max_ns", "\"warmup\":5", "\"iters\":50"}) {

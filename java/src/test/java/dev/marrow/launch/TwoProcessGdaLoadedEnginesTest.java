@@ -51,7 +51,7 @@ class TwoProcessGdaLoadedEnginesTest {
         assertEquals(0, await(r0, 120, dir, "rank0"), read(dir, "rank0.err"));
         assertEquals(0, await(r1, 30, dir, "rank1"), read(dir, "rank1.err"));
         String[] lines = read(dir, "result.json").strip().split("\n");
-        assertEquals(2, lines.length, String.join("\n", lines)); // header + the reserved point
+        assertEquals(3, lines.length, String.join("\n", lines)); // header + the reserved point + footer
         JsonNode rec = JsonMapper.builder().build().readTree(lines[1]);
         JsonNode p = rec; // records are flat: parameters and metrics side by side
         JsonNode m = rec;

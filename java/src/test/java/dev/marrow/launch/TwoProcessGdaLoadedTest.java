@@ -57,10 +57,10 @@ class TwoProcessGdaLoadedTest {
                     .filter(f -> f.startsWith("result")).toList(), "exactly one result file, rank 0's");
         }
         String[] lines = read(dir, "result.json").strip().split("\n");
-        assertEquals(4, lines.length, String.join("\n", lines)); // header + idle, shared 1, reserved 1
+        assertEquals(5, lines.length, String.join("\n", lines)); // header + idle, shared 1, reserved 1 + footer
         assertTrue(lines[0].contains("\"peer\":{") && lines[0].contains("\"host\""),
                 "the header carries the responder's environment: " + lines[0]);
-        for (int i = 1; i < lines.length; i++) {
+        for (int i = 1; i < lines.length - 1; i++) {
             String rec = lines[i];
             for (String k : new String[] {"\"experiment\":\"gda.loaded\"", "\"processes\":2", "\"hardware\":false",
                     "\"gpu_hardware\":false", "\"nic_hardware\":false", "\"role\":\"initiator\"",

@@ -59,7 +59,7 @@ class TwoProcessProxyTest {
                     .filter(f -> f.startsWith("result")).toList(), "exactly one result file, the initiator's");
         }
         String[] lines = read(dir, "result.json").strip().split("\n");
-        assertEquals(1 + records, lines.length, String.join("\n", lines));
+        assertEquals(2 + records, lines.length, String.join("\n", lines));
         assertTrue(lines[0].contains("\"peer\":{") && lines[0].contains("\"host\""),
                 "the header carries the responder's environment: " + lines[0]);
         String rec = lines[1];

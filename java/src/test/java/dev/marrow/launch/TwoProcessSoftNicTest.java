@@ -109,7 +109,7 @@ class TwoProcessSoftNicTest {
             assertEquals(List.of("result.json"), results, "exactly one result file, the initiator's");
         }
         String[] lines = read(dir, "result.json").strip().split("\n");
-        assertEquals(2, lines.length, lines[0]);
+        assertEquals(3, lines.length, lines[0]); // header, the record, footer
         assertTrue(lines[0].contains("\"peer\":{") && lines[0].contains("\"host\""),
                 "the header carries the responder's environment: " + lines[0]);
         String rec = lines[1];

@@ -64,11 +64,12 @@ class ResultsTest {
     }
 
     @Test
-    void writeNewNeverReplacesAFile(@TempDir Path tmp) throws Exception {
+    void emitNeverReplacesAFile(@TempDir Path tmp) throws Exception {
         Path p = tmp.resolve("r.jsonl");
-        assertEquals(p, ResultWriter.writeNew(p, "one"));
-        assertEquals(tmp.resolve("r.1.jsonl"), ResultWriter.writeNew(p, "two"));
-        assertEquals(tmp.resolve("r.2.jsonl"), ResultWriter.writeNew(p, "three"));
+        java.io.PrintWriter w = new java.io.PrintWriter(java.io.Writer.nullWriter());
+        assertEquals(p, ResultWriter.emit("one", p, w, w));
+        assertEquals(tmp.resolve("r.1.jsonl"), ResultWriter.emit("two", p, w, w));
+        assertEquals(tmp.resolve("r.2.jsonl"), ResultWriter.emit("three", p, w, w));
         assertEquals("one", Files.readString(p));
         assertEquals("three", Files.readString(tmp.resolve("r.2.jsonl")));
     }

@@ -2,7 +2,10 @@
 package dev.marrow.results;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 
@@ -90,5 +93,67 @@ class RunMergeTest {
         assertTrue(RunMerge.measured("throughput_loss"));
         assertTrue(!RunMerge.measured("iters"));
         assertTrue(!RunMerge.measured("size_bytes"));
+    }
+
+    static JsonLinesReader reader(Path dir, String name, String text) throws Exception {
+        Path f = dir.resolve(name);
+        Files.writeString(f, text);
+        return JsonLinesReader.open(f, false);
+    }
+
+    /** A run of n small points, as a file: header, n results, footer. */
+    static Path bigRun(Path dir, String name, int n, long base) throws Exception {
+        Path f = dir.resolve(name);
+        try (java.io.BufferedWriter w = Files.newBufferedWriter(f)) {
+            w.write("{\"record\":\"header\",\"schema\":\"marrow.result/1\",\"env\":{\"host\":\"" + name + "\"}}\n");
+            for (int k = 0; k < n; k++) {
+                w.write("{\"record\":\"result\",\"experiment\":\"e\",\"backend\":\"b\",\"hardware\":false,\"k\":" + k
+                        + ",\"t_ns\":" + (base + k) + "}\n");
+            }
+            w.write("{\"record\":\"footer\",\"records\":" + n + "}\n");
+        }
+        return f;
+    }
+
+    @Test
+    void theStreamingMergeReadsOnePointAheadAndKeepsRunOnesHeader(@TempDir Path tmp) throws Exception {
+        int n = 50_000; // merge-runs over 2 x 200k records in a small heap: OutputCliTest
+        List<JsonLinesReader> rs = List.of(JsonLinesReader.open(bigRun(tmp, "a.jsonl", n, 100), false),
+                JsonLinesReader.open(bigRun(tmp, "b.jsonl", n, 300), false),
+                JsonLinesReader.open(bigRun(tmp, "c.jsonl", n, 200), false));
+        RunMerge.Lockstep m = new RunMerge.Lockstep(rs);
+        assertEquals("a.jsonl", ((Map<?, ?>) m.header().get("env")).get("host"));
+        // after the first point: every reader has read its header and one record, nothing more
+        Map<String, Object> first = m.next();
+        assertEquals(200L, first.get("t_ns"));
+        assertEquals(100L, first.get("t_ns_min"));
+        assertEquals(300L, first.get("t_ns_max"));
+        for (JsonLinesReader r : rs) {
+            assertEquals(3, r.lineNumber(), "streaming: the reader holds the next point only");
+        }
+        long count = 1;
+        Map<String, Object> last = first;
+        for (Map<String, Object> p = m.next(); p != null; p = m.next()) {
+            last = p;
+            count++;
+        }
+        assertEquals(n, count);
+        assertEquals(200L + n - 1, last.get("t_ns"));
+        assertEquals(n - 1, last.get("k"), "the footer is not a point");
+        rs.forEach(JsonLinesReader::close);
+    }
+
+    @Test
+    void theStreamingMergeRefusesRunsThatEndApart(@TempDir Path tmp) throws Exception {
+        String full = run(1000, true, 10000, "a");
+        String cut = full.lines().limit(2).reduce("", (x, y) -> x + y + "\n");
+        RunMerge.Lockstep m = new RunMerge.Lockstep(List.of(reader(tmp, "1.jsonl", full), reader(tmp, "2.jsonl", cut)));
+        // the first point is merged, and reading the second finds run 2 at its end
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, m::next);
+        assertEquals("run 2 (" + tmp.resolve("2.jsonl") + ") has 1 result records, run 1 has 2: not runs of one "
+                + "command (or one was cut short)", e.getMessage());
+        IllegalArgumentException none = assertThrows(IllegalArgumentException.class, () -> new RunMerge.Lockstep(
+                List.of(reader(tmp, "3.jsonl", full), reader(tmp, "4.jsonl", "{\"record\":\"header\"}\n"))));
+        assertEquals(tmp.resolve("4.jsonl") + " holds no result records (did that run fail?)", none.getMessage());
     }
 }

@@ -110,10 +110,19 @@ public final class NativeLoader {
         return extractFrom(NativeLoader.class.getClassLoader(), Path.of(work));
     }
 
+    /** Extraction folders are named PREFIX + owner pid + "-" + random, and hold LOCK, locked while the owner lives. */
+    static final String PREFIX = "marrow-native-";
+    static final String LOCK = ".owner.lock";
+    /** Held for the JVM's life: the lock on our folder's LOCK file (released by the kernel when we die). */
+    private static java.nio.channels.FileChannel ownerLock;
+
     /**
      * Copies the manifest and every library it lists from the class loader's
      * META-INF/native/&lt;platform&gt;/ into a fresh 0700 directory under base
      * (one directory for the whole set, so $ORIGIN lookups between them work).
+     * The folder is marked with our pid and a lock held until we exit; the
+     * shutdown hook removes it, and a JVM killed with SIGKILL leaves it for
+     * the next run's {@link #sweepStale} (docs/design/records.md, "Leftovers").
      */
     public static Path extractFrom(ClassLoader cl, Path base) {
         NativeManifest m;
@@ -126,8 +135,10 @@ public final class NativeLoader {
         m = NativeManifest.read(in);
         try {
             Files.createDirectories(base);
-            Path dir = Files.createTempDirectory(base, "marrow-native-",
+            sweepStale(base);
+            Path dir = Files.createTempDirectory(base, PREFIX + ProcessHandle.current().pid() + "-",
                     PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            lockOwner(dir);
             copy(cl, MANIFEST, dir);
             for (String c : m.components()) {
                 copy(cl, "libmarrow_" + c + ".so", dir);
@@ -137,6 +148,84 @@ public final class NativeLoader {
         } catch (IOException e) {
             throw new MarrowException("cannot extract native libraries: " + e.getMessage()
                     + " (set -Dmarrow.native.workdir to a writable, exec-mounted directory)", e);
+        }
+    }
+
+    private static synchronized void lockOwner(Path dir) throws IOException {
+        java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(dir.resolve(LOCK),
+                java.nio.file.StandardOpenOption.CREATE_NEW, java.nio.file.StandardOpenOption.WRITE);
+        ch.lock();
+        // kept open (and referenced) for the JVM's life: closing it would release the lock
+        ownerLock = ch;
+    }
+
+    /**
+     * Removes the extraction folders under base that our user owns and whose
+     * owner is gone: the pid in the name is not running, or (the pid reused
+     * by another process) nobody holds the folder's lock. Folders of live
+     * owners, of other users and without a pid in the name are left alone.
+     * Best effort: returns the folders removed.
+     */
+    static java.util.List<Path> sweepStale(Path base) {
+        java.util.List<Path> removed = new java.util.ArrayList<>();
+        java.nio.file.attribute.UserPrincipal me;
+        try {
+            me = base.getFileSystem().getUserPrincipalLookupService()
+                    .lookupPrincipalByName(System.getProperty("user.name"));
+        } catch (IOException | UnsupportedOperationException e) {
+            return removed;
+        }
+        long self = ProcessHandle.current().pid();
+        try (java.nio.file.DirectoryStream<Path> ds = Files.newDirectoryStream(base, PREFIX + "*")) {
+            for (Path d : ds) {
+                long pid = ownerPid(d.getFileName().toString());
+                if (pid < 0 || pid == self || !Files.isDirectory(d, java.nio.file.LinkOption.NOFOLLOW_LINKS)
+                        || !me.equals(Files.getOwner(d, java.nio.file.LinkOption.NOFOLLOW_LINKS))) {
+                    continue;
+                }
+                if (ProcessHandle.of(pid).isEmpty() || lockFree(d)) {
+                    deleteQuietly(d);
+                    if (!Files.exists(d, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                        removed.add(d);
+                    }
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // best effort: a leftover folder is only disk space
+        }
+        return removed;
+    }
+
+    /** The owner pid in "marrow-native-PID-RANDOM", or -1 (folders of older versions carry none). */
+    static long ownerPid(String name) {
+        String rest = name.substring(PREFIX.length());
+        int dash = rest.indexOf('-');
+        if (dash <= 0) {
+            return -1;
+        }
+        try {
+            return Long.parseLong(rest.substring(0, dash));
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    /** True when the folder's lock can be taken (its pid now belongs to some other process). */
+    private static boolean lockFree(Path d) {
+        Path lock = d.resolve(LOCK);
+        if (!Files.isRegularFile(lock, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            return false; // being created right now, or not ours to judge
+        }
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(lock,
+                java.nio.file.StandardOpenOption.WRITE)) {
+            java.nio.channels.FileLock l = ch.tryLock();
+            if (l == null) {
+                return false;
+            }
+            l.release();
+            return true;
+        } catch (IOException | java.nio.channels.OverlappingFileLockException e) {
+            return false;
         }
     }
 

@@ -32,7 +32,8 @@ class GdaRateCommandTest {
         Out r = run("gda", "rate", "--threads", "4", "--publication", "lock", "--batch", "4", "--messages", "400",
                 "--warmup", "40", "--format", "json");
         assertEquals(0, r.exit(), r.err());
-        String rec = r.out().strip().lines().reduce((a, b) -> b).orElseThrow();
+        String rec = r.out().strip().lines().filter(l -> l.contains("\"record\":\"result\""))
+                .reduce((a, b) -> b).orElseThrow();
         for (String k : new String[] {"\"experiment\":\"gda.rate\"", "\"hardware\":false", "\"exactly_once\":true",
                 "\"payload_errors\":0", "\"doorbells_per_msg\":0.25", "\"emu_wqe_rdma_write\":1760", "limited_by",
                 "ns_per_msg_per_thread", "sq_full_wait_ns", "engine_busy_ratio"}) {
