@@ -315,15 +315,12 @@ public final class GdaCommand {
 
         /**
          * Sizes and counts a run cannot finish in bounded time, or an mlx5 WRITE cannot carry, are
-         * usage errors before anything opens (docs/design/cli-errors.md): a pointer WRITE carries at
-         * most 2^31 - 1 bytes, the buffers must fit a quarter of the memory, and every iteration
+         * usage errors before anything opens (docs/design/cli-errors.md): the buffers must fit a
+         * quarter of the memory, and every iteration
          * copies --size bytes (--size 99999999 x 11,000 iterations is a terabyte).
          */
         private void requireBounded() {
-            if (payload == Payload.POINTER && size > RunBounds.MLX5_MAX_MESSAGE) {
-                throw new IllegalArgumentException("--size " + size + " with --payload pointer must be 1.."
-                        + RunBounds.MLX5_MAX_MESSAGE + " (an mlx5 WRITE's message limit)");
-            }
+            // a pointer WRITE's 2^31 - 1 byte limit (docs/design/mlx5-queue-formats.md) is --size's int range
             long buffer = Math.max(64 * 1024, ((long) size + 4095) / 4096 * 4096);
             if (buffer > RunBounds.maxBufferBytes()) {
                 throw new IllegalArgumentException("--size " + size + " needs a " + buffer + "-byte buffer, more than "

@@ -320,6 +320,8 @@ final class GdaGoodputCommand implements Callable<Integer> {
         if (engineCpu >= 0 && engine.engineCpus != null) {
             throw new IllegalArgumentException("--engine-cpu and --engine-cpus both given: give one");
         }
+        CpuBudget.checkCpus("--engine-cpu", engineCpu);
+        CpuBudget.checkCpus("--engine-cpus", engine.engineCpus);
         if (engineCpu >= 0 && engine.engineThreads != 1) {
             throw new IllegalArgumentException("--engine-cpu pins one engine thread; with --engine-threads "
                     + engine.engineThreads + " give --engine-cpus (one CPU per thread)");

@@ -140,6 +140,8 @@ final class GdaLoadedCommand implements Callable<Integer> {
                         + "give one of them");
             }
         }
+        CpuBudget.checkCpus("--engine-cpu", engineCpu);
+        CpuBudget.checkCpus("--engine-cpus", engine.engineCpus);
         probeEngine();
     }
 

@@ -26,9 +26,6 @@ final class RunBounds {
      */
     static final long MAX_BYTES_PER_RUN = 64L << 30;
 
-    /** Largest pointer (non-inline) WRITE of one WQE: 2^31 - 1 bytes (docs/design/mlx5-queue-formats.md). */
-    static final long MLX5_MAX_MESSAGE = (1L << 31) - 1;
-
     /**
      * Buffer memory one run may allocate: a quarter of the physical memory, at most 16 GiB (a
      * --size of 1 MiB over 32 rings of 1024 slots asked for 64 GiB and died in OutOfMemoryError).
@@ -45,7 +42,7 @@ final class RunBounds {
      */
     static String applyDefault(OutputOptions out, long points) {
         if (out.run.maxSeconds != null) {
-            return "--max-seconds " + out.run.maxSeconds;
+            return "--max-seconds";
         }
         double s = (double) DEFAULT_SECONDS_PER_POINT * Math.max(1, points);
         out.run.maxSeconds = s;
