@@ -168,7 +168,8 @@ class CliErrorContractTest {
     @Test
     void everyBoundedCommandStatesItsDefaultBoundInItsHelp() {
         for (String[] cmd : new String[][] {{"softnic", "rate"}, {"softnic", "latency"}, {"proxy", "rate"},
-                {"proxy", "latency"}, {"gda", "rate"}, {"gda", "latency"}}) {
+                {"proxy", "latency"}, {"gda", "rate"}, {"gda", "latency"}, {"gda", "goodput"}, {"gda", "loaded"},
+                {"proxy", "goodput"}, {"proxy", "loaded"}}) {
             CliTest.Run r = CliTest.run(cmd[0], cmd[1], "--help");
             assertEquals(0, r.code());
             assertTrue(r.out().replaceAll("\\s+", " ").contains("without --max-seconds no new point or repeat starts"
