@@ -588,29 +588,32 @@ public final class ProxyCommand {
             return peerVerdict(peerFailed, spec);
         }
 
-        /** Most workers and rings per point: the proxy library's worker limit, and rings the buffers can hold. */
-        static final int MAX_WORKERS = 64;
-        static final int MAX_RINGS = 1024;
+        /** The proxy library's limits (marrow_proxy.h), read from it: one fact, in C. */
+        private static int limit(String cName) {
+            return dev.marrow.internal.ffi.NativeLib.shared("host").intConstant(cName);
+        }
 
         /**
          * Up front, before anything is built: thread and ring counts in range, and the buffers and bytes
          * a point needs within what this machine can allocate and copy in bounded time (docs/design/cli-errors.md).
          */
         private void validateLayout(int[] ts, int[] rs) {
+            int maxWorkers = limit("MARROW_PROXY_maxWorkers");
+            int maxRings = limit("MARROW_PROXY_maxRings");
             for (int t : ts) {
-                if (t < 1 || t > MAX_WORKERS) {
-                    throw new IllegalArgumentException("--workers " + t + " must be 1.." + MAX_WORKERS);
+                if (t < 1 || t > maxWorkers) {
+                    throw new IllegalArgumentException("--workers " + t + " must be 1.." + maxWorkers);
                 }
             }
             int maxR = 1;
             for (int r : ringsPerWorker != null ? new int[] {ringsPerWorker * java.util.Arrays.stream(ts).max().orElse(1)} : rs) {
-                if (r < 1 || r > MAX_RINGS) {
-                    throw new IllegalArgumentException("--rings " + r + " must be 1.." + MAX_RINGS);
+                if (r < 1 || r > maxRings) {
+                    throw new IllegalArgumentException("--rings " + r + " must be 1.." + maxRings);
                 }
                 maxR = Math.max(maxR, r);
             }
-            if (producers < 0 || producers > MAX_RINGS) {
-                throw new IllegalArgumentException("--producers " + producers + " must be 0.." + MAX_RINGS);
+            if (producers < 0 || producers > maxRings) {
+                throw new IllegalArgumentException("--producers " + producers + " must be 0.." + maxRings);
             }
             RunBounds.requireBytes("--size", size, "--messages + --warmup", messages + warmup);
             long need = MiniProxy.bufferBytes(maxR, common.logSlots, size);
