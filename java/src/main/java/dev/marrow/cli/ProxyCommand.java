@@ -598,8 +598,8 @@ public final class ProxyCommand {
          * a point needs within what this machine can allocate and copy in bounded time (docs/design/cli-errors.md).
          */
         private void validateLayout(int[] ts, int[] rs) {
-            int maxWorkers = limit("MARROW_PROXY_maxWorkers");
-            int maxRings = limit("MARROW_PROXY_maxRings");
+            int maxWorkers = limit("MARROW_PROXY_MAX_WORKERS");
+            int maxRings = limit("MARROW_PROXY_MAX_RINGS");
             for (int t : ts) {
                 if (t < 1 || t > maxWorkers) {
                     throw new IllegalArgumentException("--workers " + t + " must be 1.." + maxWorkers);
