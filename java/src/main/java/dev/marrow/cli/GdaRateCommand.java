@@ -224,7 +224,6 @@ final class GdaRateCommand implements Callable<Integer> {
             requireBounded(p);
         }
         CpuBudget.checkCpus("--engine-cpus", engine.engineCpus);
-        CpuBudget.checkCpus("--doorbell-cpu", doorbellCpu);
         int spinning = spinning(points.getFirst());
         CpuBudget.check(spinning, "posters, NIC engine, doorbell thread", spec.commandLine().getErr());
         String bound = RunBounds.applyDefault(out, (long) points.size() * repeats);
