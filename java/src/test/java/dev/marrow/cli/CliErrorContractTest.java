@@ -59,7 +59,7 @@ class CliErrorContractTest {
     @Test
     void anUnknownCommandIsAUsageErrorEvenWithHelp() {
         assertUsage(a("nosuch", "--help"), "unknown command 'nosuch'");
-        assertUsage(a("paper", "--help"), "unknown command 'paper'");
+        assertUsage(a("figures", "--help"), "unknown command 'figures'");
         assertUsage(a("softnic", "nosuch", "--help"), "unknown command 'nosuch'");
     }
 
