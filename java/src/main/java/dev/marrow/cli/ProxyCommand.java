@@ -3,6 +3,7 @@ package dev.marrow.cli;
 
 import dev.marrow.api.Backend;
 import dev.marrow.api.softnic.SoftNic;
+import dev.marrow.gda.GdaSetup;
 import dev.marrow.proxy.GpuProducers;
 import dev.marrow.proxy.Handoff;
 import dev.marrow.proxy.LatencySamples;
@@ -260,6 +261,7 @@ public final class ProxyCommand {
                 throw new IllegalArgumentException("--precondition-seconds must be 0.." + (int) MAX_PRECONDITION_SECONDS
                         + ", not " + preconditionSeconds);
             }
+            GdaSetup.requireLogSq(logSq, "--log-sq"); // else the CQ sized from it fails, naming log_cqe_cnt
             CpuBudget.checkCpus("--engine-cpu", engineCpu);
             CpuBudget.checkCpus("--cpus", cpus);
             if (producer == CliNames.Producer.CUDA) {

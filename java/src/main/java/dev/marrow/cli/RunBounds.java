@@ -42,6 +42,9 @@ final class RunBounds {
      */
     static String applyDefault(OutputOptions out, long points) {
         if (out.run.maxSeconds != null) {
+            if (!(out.run.maxSeconds > 0)) { // RunOptions says the same later; before any warning or set-up here
+                throw new IllegalArgumentException("--max-seconds must be > 0, not " + out.run.maxSeconds);
+            }
             return "--max-seconds";
         }
         double s = (double) DEFAULT_SECONDS_PER_POINT * Math.max(1, points);

@@ -165,8 +165,8 @@ public final class SoftnicCommand {
             boolean parallel = producers > 1 || engineThreads > 1 || producerCpus != null;
             // the producers (or the rig's posting thread) and the engine threads all spin
             int spinning = (parallel ? producers : 1) + (parallel ? engineThreads : 1);
-            CpuBudget.warn(spinning, "producers, NIC engine", spec.commandLine().getErr());
             String bound = RunBounds.applyDefault(out, (long) batches.length * repeats);
+            CpuBudget.warn(spinning, "producers, NIC engine", spec.commandLine().getErr());
             List<ResultRecord> records = new ArrayList<>();
             RunProgress progress = out.progress("softnic rate", (long) batches.length * repeats);
             if (parallel) {
@@ -284,8 +284,8 @@ public final class SoftnicCommand {
             }
             Backend.SOFTNIC.ensureAvailability();
             int spinning = 2; // the posting and polling thread, the engine thread
-            CpuBudget.warn(spinning, "poster, NIC engine", spec.commandLine().getErr());
             String bound = RunBounds.applyDefault(out, 1);
+            CpuBudget.warn(spinning, "poster, NIC engine", spec.commandLine().getErr());
             List<ResultRecord> records = new ArrayList<>();
             // The timed iterations run in chunks so that --max-seconds can end the run between two native
             // calls; every sample is one independent put+completion, so chunking leaves them unchanged. Chunks

@@ -143,6 +143,10 @@ class CliErrorContractTest {
     void logSqIsBlamedForItsOwnRange() {
         CliTest.Run r = assertUsage(a("softnic", "rate", "--log-sq", "31"), "--log-sq", "1..15");
         assertFalse(r.err().contains("--batch"), r.err());
+        r = assertUsage(a("proxy", "rate", "--log-sq", "31", "--messages", "100", "--warmup", "0"), "--log-sq", "1..15");
+        assertFalse(r.err().contains("log_cqe_cnt") || r.err().contains("warning"), r.err());
+        r = assertUsage(a("softnic", "rate", "--max-seconds", "-1"), "--max-seconds must be > 0");
+        assertFalse(r.err().contains("warning"), "refused before the CPU check: " + r.err());
     }
 
     @Test
