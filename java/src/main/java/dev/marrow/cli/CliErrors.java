@@ -88,8 +88,8 @@ public final class CliErrors {
         String first = what.isEmpty() ? "?" : what.getFirst();
         List<String> suggest = u.getSuggestions();
         String hint = suggest.isEmpty() ? "" : " (did you mean " + String.join(" or ", suggest) + "?)";
-        if (!first.startsWith("-") && !cmd.getSubcommands().isEmpty()) {
-            return "unknown command '" + first + "'" + hint + "; commands: "
+        if (!first.startsWith("-") && !cmd.getSubcommands().isEmpty()) { // every name beats a spelling guess
+            return "unknown command '" + first + "'; commands: "
                     + String.join(", ", cmd.getSubcommands().keySet());
         }
         return (first.startsWith("-") ? "unknown option '" : "unexpected argument '") + first + "'" + hint;

@@ -258,7 +258,7 @@ final class GdaRateCommand implements Callable<Integer> {
             }
             rs.sort(Comparator.comparingDouble(RateResult::rateMmsgPerSec));
             RateResult mid = rs.get(rs.size() / 2);
-            ResultRecord rec = RateRecords.record(mid).param("repeats", repeats);
+            ResultRecord rec = RateRecords.record(mid).param("repeats", repeats).metric("repeats_done", rs.size());
             if (p.experiment() == RateExperiment.RATE) {
                 rec.metric("rate_min_mmsg_s", ResultRecord.round(rs.getFirst().rateMmsgPerSec(), 3))
                         .metric("rate_max_mmsg_s", ResultRecord.round(rs.getLast().rateMmsgPerSec(), 3));
