@@ -79,6 +79,8 @@ public final class GdaCommand {
                     + "this one of two ranks running the same command: rank 0 listens at MASTER_PORT (Slurm: the "
                     + "first host of the step) and initiates, rank 1 connects and responds; only rank 0 writes "
                     + "the result, which carries both sides' environment headers.",
+                    "Limits: --payload pointer --size up to 2^31 - 1 (mlx5), the buffer within a quarter of the "
+                            + "memory, --size x (--iters + --warmup) at most 64 GiB. " + RunBounds.HELP,
                     "--preset NAME (marrow presets list): a GPU-submitted library's choices (ordering; QPs per "
                     + "peer, completion scope, doorbell batch and publication must be what this command does: one "
                     + "QP, one thread, a doorbell per WQE, else the preset is refused with the knob named). "
@@ -227,6 +229,7 @@ public final class GdaCommand {
             if (responderDelayUs > 0 && peer != null) {
                 throw new IllegalArgumentException("--responder-delay-us is supported on one host only");
             }
+            requireBounded();
             Nic theNic = nic;
             if (nicSms != null && placement != Placement.GPU) {
                 throw new IllegalArgumentException("--nic-sms applies to --placement gpu (the software NIC's device "
@@ -263,6 +266,7 @@ public final class GdaCommand {
             // orderings can produce one (or lose a doorbell); such a row is recorded
             // (valid=false) and the sweep goes on.
             List<Point> points = points();
+            String bound = RunBounds.applyDefault(out, points.size());
             RunProgress progress = out.progress("gda latency", (long) points.size() * exps.size());
             for (Point p : points) {
                 if (progress.expired()) {
@@ -298,6 +302,7 @@ public final class GdaCommand {
                 records.add(rec);
             }
             progress.close();
+            CliErrors.requireRecords(records, progress, points.size() + " point(s)", bound);
             progress.tag(records);
             out.emit(records, spec.commandLine().getOut(), spec.commandLine().getErr());
             if (!allValid) {
@@ -306,6 +311,24 @@ public final class GdaCommand {
                 return ExitCodes.FAILED;
             }
             return ExitCodes.OK;
+        }
+
+        /**
+         * Sizes and counts a run cannot finish in bounded time, or an mlx5 WRITE cannot carry, are
+         * usage errors before anything opens (docs/design/cli-errors.md): the buffers must fit a
+         * quarter of the memory, and every iteration
+         * copies --size bytes (--size 99999999 x 11,000 iterations is a terabyte).
+         */
+        private void requireBounded() {
+            // a pointer WRITE's 2^31 - 1 byte limit (docs/design/mlx5-queue-formats.md) is --size's int range
+            long buffer = Math.max(64 * 1024, ((long) size + 4095) / 4096 * 4096);
+            if (buffer > RunBounds.maxBufferBytes()) {
+                throw new IllegalArgumentException("--size " + size + " needs a " + buffer + "-byte buffer, more than "
+                        + "the " + RunBounds.maxBufferBytes() + " this machine allows (a quarter of its memory, at most "
+                        + "16 GiB)");
+            }
+            RunBounds.requireBytes("--size", size, "--iters + --warmup", (long) iters + warmup);
+            CpuBudget.checkCpus("--engine-cpu", engineCpu);
         }
 
         /**

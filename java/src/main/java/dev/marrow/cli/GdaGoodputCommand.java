@@ -49,7 +49,7 @@ import java.util.concurrent.Callable;
                 "--preset NAME (marrow presets list): a GPU-submitted library's ordering (--ordering); goodput posts "
                         + "from one thread through one QP with a doorbell per WQE, so a preset needing more QPs, "
                         + "batched doorbells or warp publication is refused with the knob named. Explicit flags "
-                        + "override the preset; records carry \"preset\"."})
+                        + "override the preset; records carry \"preset\".", RunBounds.HELP})
 final class GdaGoodputCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -176,6 +176,7 @@ final class GdaGoodputCommand implements Callable<Integer> {
         List<Double> gbs = new ArrayList<>();
         List<Integer> done = new ArrayList<>();
         boolean allValid = true;
+        String bound = RunBounds.applyDefault(out, sz.size());
         RunProgress progress = out.progress(singleOp ? "gda goodput --single-op" : "gda goodput", sz.size());
         try (MiniGda g = singleOp ? MiniGda.open(setup) : null;
              GoodputQueues q = singleOp ? null : GoodputQueues.open(target, cudaDevice, qps, engine.engineThreads,
@@ -244,6 +245,7 @@ final class GdaGoodputCommand implements Callable<Integer> {
             tagProvenance(s);
             records.add(s);
         }
+        CliErrors.requireRecords(records, progress, sz.size() + " size point(s)", bound);
         progress.tag(records);
         out.emit(records, spec.commandLine().getOut(), spec.commandLine().getErr());
         if (!allValid) {
@@ -269,6 +271,7 @@ final class GdaGoodputCommand implements Callable<Integer> {
         List<Double> gbs = new ArrayList<>();
         List<Integer> done = new ArrayList<>();
         boolean allValid = true;
+        String bound = RunBounds.applyDefault(out, sz.size());
         RunProgress progress = out.progress("gda goodput --posters", sz.size());
         try {
             for (int size : sz) {
@@ -298,6 +301,7 @@ final class GdaGoodputCommand implements Callable<Integer> {
             tagProvenance(s);
             records.add(s);
         }
+        CliErrors.requireRecords(records, progress, sz.size() + " size point(s)", bound);
         progress.tag(records);
         out.emit(records, spec.commandLine().getOut(), spec.commandLine().getErr());
         if (!allValid) {
@@ -320,6 +324,8 @@ final class GdaGoodputCommand implements Callable<Integer> {
         if (engineCpu >= 0 && engine.engineCpus != null) {
             throw new IllegalArgumentException("--engine-cpu and --engine-cpus both given: give one");
         }
+        CpuBudget.checkCpus("--engine-cpu", engineCpu);
+        CpuBudget.checkCpus("--engine-cpus", engine.engineCpus);
         if (engineCpu >= 0 && engine.engineThreads != 1) {
             throw new IllegalArgumentException("--engine-cpu pins one engine thread; with --engine-threads "
                     + engine.engineThreads + " give --engine-cpus (one CPU per thread)");

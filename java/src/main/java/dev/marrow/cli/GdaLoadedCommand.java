@@ -45,7 +45,7 @@ import java.util.concurrent.Callable;
                         + "inbox; rank 1 answers the probe and runs the same background toward rank 0 on CPU threads "
                         + "(both endpoints loaded); each side checks the other's bytes in its inbox; only rank 0 writes a result "
                         + "(docs/design/two-process.md section 11). --engine-threads, --engine-cpus and --probe-engine "
-                        + "govern each side's own software NIC; rank 0's record carries both sides' placement."})
+                        + "govern each side's own software NIC; rank 0's record carries both sides' placement.", RunBounds.HELP})
 final class GdaLoadedCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -140,6 +140,8 @@ final class GdaLoadedCommand implements Callable<Integer> {
                         + "give one of them");
             }
         }
+        CpuBudget.checkCpus("--engine-cpu", engineCpu);
+        CpuBudget.checkCpus("--engine-cpus", engine.engineCpus);
         probeEngine();
     }
 
@@ -201,6 +203,7 @@ final class GdaLoadedCommand implements Callable<Integer> {
         int engines = engine.engineThreads;
         List<ResultRecord> records = out.records(); // streamed: each record written as its point completes
         boolean allValid = true;
+        String bound = RunBounds.applyDefault(out, (long) bgs.size() * queues.size());
         RunProgress progress = out.progress("gda loaded", (long) bgs.size() * queues.size());
         run:
         for (String qn : queues) {
@@ -287,6 +290,7 @@ final class GdaLoadedCommand implements Callable<Integer> {
             }
         }
         progress.close();
+        CliErrors.requireRecords(records, progress, bgs.size() * queues.size() + " point(s)", bound);
         progress.tag(records);
         out.emit(records, spec.commandLine().getOut(), spec.commandLine().getErr());
         if (!allValid) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.cli;
 
+import dev.marrow.api.NativeException;
 import dev.marrow.gda.Ordering;
 import dev.marrow.gda.Payload;
 import dev.marrow.gda.Target;
@@ -58,7 +59,9 @@ import java.util.concurrent.Callable;
                         + "qps_per_peer (--qps), doorbell_batch (--batch), publication (warp-cooperative: "
                         + "--publication warp), completion_scope (qp/used-qp/all-qps: --scope per-qp/used-qp/all-qp); "
                         + "a value with no equivalent is refused with the knob named. Explicit flags override the "
-                        + "preset; records carry \"preset\"."})
+                        + "preset; records carry \"preset\".",
+                "Limits: with --target cpu at most 8 poster threads per CPU (at least 64); --size x threads x "
+                        + "(--messages + --warmup) at most 64 GiB per run. " + RunBounds.HELP})
 final class GdaRateCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -218,26 +221,44 @@ final class GdaRateCommand implements Callable<Integer> {
         List<RateSpec> points = points();
         for (RateSpec p : points) {
             p.validate(); // every point before the first run: a bad flag is a usage error
+            requireBounded(p);
         }
+        CpuBudget.checkCpus("--engine-cpus", engine.engineCpus);
         int spinning = spinning(points.getFirst());
         CpuBudget.check(spinning, "posters, NIC engine, doorbell thread", spec.commandLine().getErr());
+        String bound = RunBounds.applyDefault(out, (long) points.size() * repeats);
         List<ResultRecord> records = out.records(); // streamed: each record written as its point completes
         boolean allValid = true;
         RunProgress progress = out.progress("gda rate", (long) points.size() * repeats);
+        int cut = 0;
         for (RateSpec p : points) {
             if (progress.expired()) {
                 break;
             }
             RateSpec run = p.withRun(p.ordering(), progress.capTimeoutNs(p.timeoutNs()), p.cudaDevice())
                     .withIdlePoll(CpuBudget.oversubscribed(spinning(p)));
+            boolean capped = run.timeoutNs() < p.timeoutNs();
             List<RateResult> rs = new ArrayList<>();
-            for (int i = 0; i < repeats; i++) {
-                rs.add(GdaRate.run(run));
+            for (int i = 0; i < repeats && !progress.expired(); i++) {
+                try {
+                    rs.add(GdaRate.run(run));
+                } catch (NativeException e) {
+                    if (!(e.isTimeout() && capped)) {
+                        throw e;
+                    }
+                    // the wait ran out of the run's time, not of --timeout-ms: the bound cut this point
+                    progress.markTruncated();
+                    cut++;
+                    break;
+                }
                 progress.step();
+            }
+            if (rs.isEmpty()) {
+                break;
             }
             rs.sort(Comparator.comparingDouble(RateResult::rateMmsgPerSec));
             RateResult mid = rs.get(rs.size() / 2);
-            ResultRecord rec = RateRecords.record(mid).param("repeats", repeats);
+            ResultRecord rec = RateRecords.record(mid).param("repeats", repeats).metric("repeats_done", rs.size());
             if (p.experiment() == RateExperiment.RATE) {
                 rec.metric("rate_min_mmsg_s", ResultRecord.round(rs.getFirst().rateMmsgPerSec(), 3))
                         .metric("rate_max_mmsg_s", ResultRecord.round(rs.getLast().rateMmsgPerSec(), 3));
@@ -248,6 +269,12 @@ final class GdaRateCommand implements Callable<Integer> {
             records.add(rec);
         }
         progress.close();
+        if (cut > 0) {
+            spec.commandLine().getErr().println("marrow: " + bound + " cut " + (records.size() < points.size()
+                    ? "the run at point " + (records.size() + 1) + " of " + points.size() : "the last point's repeats")
+                    + ": its waits were capped by the time left (a timeout of the bound, not a lost doorbell)");
+        }
+        CliErrors.requireRecords(records, progress, points.size() + " point(s)", bound);
         progress.tag(records);
         out.emit(records, spec.commandLine().getOut(), spec.commandLine().getErr());
         if (!allValid) {
@@ -258,11 +285,33 @@ final class GdaRateCommand implements Callable<Integer> {
         return ExitCodes.OK;
     }
 
-    /** Busy threads on this host: CPU posters (cpu target), engine threads (softnic), the doorbell thread. */
-    private static int spinning(RateSpec p) {
-        int posters = p.target() == Target.CPU ? (p.publication() == Publication.WARP && p.experiment() == RateExperiment.RATE
+    /**
+     * What a point may ask of this machine, refused up front (docs/design/cli-errors.md): CPU poster
+     * threads far beyond the CPUs do not end in bounded time (4,096 on 2 CPUs ran for minutes), nor do
+     * payload bytes beyond what a run may copy.
+     */
+    private static void requireBounded(RateSpec p) {
+        int posters = posters(p);
+        if (p.target() == Target.CPU && posters > CpuBudget.maxCpuPosters()) {
+            throw new IllegalArgumentException("--blocks " + p.blocks() + " x --threads " + p.threads() + " = "
+                    + posters + " CPU poster threads with --target cpu: must be 1.." + CpuBudget.maxCpuPosters()
+                    + " on this process's " + CpuBudget.cpusAvailable() + " CPUs (8 per CPU, at least 64)");
+        }
+        long msgs = p.experiment() == RateExperiment.RATE ? (long) p.totalThreads() * (p.messages() + p.warmup())
+                : p.messages() + p.warmup();
+        RunBounds.requireBytes("--size", p.size(), "threads x (--messages + --warmup)", msgs);
+    }
+
+    /** CPU poster threads (cpu target), or 0. */
+    private static int posters(RateSpec p) {
+        return p.target() == Target.CPU ? (p.publication() == Publication.WARP && p.experiment() == RateExperiment.RATE
                 ? p.blocks() * ((p.threads() + 31) / 32) : p.totalThreads()
                 + (p.scope() == CompletionScope.SIGNAL && p.experiment() == RateExperiment.SCOPE ? 1 : 0)) : 0;
+    }
+
+    /** Busy threads on this host: CPU posters (cpu target), engine threads (softnic), the doorbell thread. */
+    private static int spinning(RateSpec p) {
+        int posters = posters(p);
         return posters + (p.nic() == RateNic.SOFTNIC ? p.engineThreads() : 0)
                 + (p.doorbell() == DoorbellMode.HOST ? 1 : 0);
     }

@@ -5,7 +5,14 @@ import dev.marrow.results.Environment;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
-/** Entry point of scripts/marrow. Only main() calls System.exit. */
+/**
+ * Entry point of scripts/marrow. Only main() calls System.exit. Every exit
+ * code and error line follows one contract, docs/design/cli-errors.md:
+ * usage errors exit 2 with one line and "see 'marrow CMD --help'", an
+ * unavailable backend 77, any other failure 1 with its cause, a run with no
+ * record 1; no stack trace (Errors included) without -Dmarrow.debug=true.
+ * {@link CliErrors} implements it.
+ */
 @Command(name = "marrow", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         description = "Dissects GPU-initiated communication: mini-gda, mini-proxy, the software NIC and DSM.",
         subcommands = {DoctorCommand.class, QuickstartCommand.class, SoftnicCommand.class, DsmCommand.class, GdaCommand.class,

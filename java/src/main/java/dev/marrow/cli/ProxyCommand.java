@@ -3,6 +3,7 @@ package dev.marrow.cli;
 
 import dev.marrow.api.Backend;
 import dev.marrow.api.softnic.SoftNic;
+import dev.marrow.gda.GdaSetup;
 import dev.marrow.proxy.GpuProducers;
 import dev.marrow.proxy.Handoff;
 import dev.marrow.proxy.LatencySamples;
@@ -260,6 +261,9 @@ public final class ProxyCommand {
                 throw new IllegalArgumentException("--precondition-seconds must be 0.." + (int) MAX_PRECONDITION_SECONDS
                         + ", not " + preconditionSeconds);
             }
+            GdaSetup.requireLogSq(logSq, "--log-sq"); // else the CQ sized from it fails, naming log_cqe_cnt
+            CpuBudget.checkCpus("--engine-cpu", engineCpu);
+            CpuBudget.checkCpus("--cpus", cpus);
             if (producer == CliNames.Producer.CUDA) {
                 Backend.CUDA.ensureAvailability();
             }
@@ -316,7 +320,7 @@ public final class ProxyCommand {
                     "  putc  = enqueue start -> the ring's completion counter covers it;",
                     "  rtt   = enqueue start -> PE 1's reply (through ring 1) lands in PE 0's flag.",
                     "Timed in C (CLOCK_MONOTONIC_RAW) or in the kernel (clock64, calibrated against %%globaltimer).",
-                    "Statistic: nearest-rank percentiles over --iters samples after --warmup."})
+                    "Statistic: nearest-rank percentiles over --iters samples after --warmup.", RunBounds.HELP})
     static final class Latency implements Callable<Integer> {
         /** The knobs of proxy latency (docs/design/presets.md). */
         static PresetRules presetRules(Latency l) {
@@ -379,6 +383,7 @@ public final class ProxyCommand {
             int spinning = (common.producer == CliNames.Producer.CPU ? 1 : 0) + workers + common.engineThreads + 1;
             CpuBudget.check(spinning, "producer, workers, NIC engine, responder", spec.commandLine().getErr());
             long minBuffer = 2L * (8192 + 8L * (iters + warmup)) + 8192;
+            String bound = RunBounds.applyDefault(out, handoff.handoffs.size());
             RunProgress progress = out.progress("proxy latency", handoff.handoffs.size());
             ProxyPeer peer = common.openPeer(addr, spec);
             boolean rtt = peer == null; // the round trip's responder thread lives in this process only
@@ -449,6 +454,7 @@ public final class ProxyCommand {
                 }
             }
             progress.close();
+            CliErrors.requireRecords(records, progress, handoff.handoffs.size() + " handoff point(s)", bound);
             progress.tag(records);
             out.emit(records, spec.commandLine().getOut(), spec.commandLine().getErr(),
                     peer != null ? peer.peerEnvironment() : Map.of());
@@ -469,7 +475,9 @@ public final class ProxyCommand {
             description = {"Message rate of 8-byte WRITEs: many producer threads, many outstanding requests.",
                     "Timed: first enqueue -> last completion seen (C: CLOCK_MONOTONIC_RAW; cuda: %%globaltimer).",
                     "Per point: M msg/s, mean chain length, posts/s and empty-poll ratio of the workers.",
-                    "--sweep: T in {1,2,4,8} x B in {1,2,4,8,16,32} x R in {1,8,32} (points with R < T skipped)."})
+                    "--sweep: T in {1,2,4,8} x B in {1,2,4,8,16,32} x R in {1,8,32} (points with R < T skipped).",
+                    "Limits: --workers 1..64, --rings 1..1024, --size x (--messages + --warmup) at most 64 GiB and "
+                            + "the buffers within a quarter of the memory (at most 16 GiB). " + RunBounds.HELP})
     static final class Rate implements Callable<Integer> {
         /** The knobs of proxy rate (docs/design/presets.md); rings per worker scale R with every T. */
         static PresetRules presetRules(Rate r) {
@@ -532,6 +540,7 @@ public final class ProxyCommand {
             int[] ts = sweep ? new int[] {1, 2, 4, 8} : workers;
             int[] bs = sweep ? new int[] {1, 2, 4, 8, 16, 32} : batches;
             int[] rs = sweep ? new int[] {1, 8, 32} : rings;
+            validateLayout(ts, rs);
             List<ResultRecord> records = new ArrayList<>();
             List<int[]> points = new ArrayList<>();
             for (int t : ts) {
@@ -544,6 +553,12 @@ public final class ProxyCommand {
                     }
                 }
             }
+            if (points.isEmpty()) { // every T exceeds every R: nothing would run
+                throw new IllegalArgumentException("no point to run: every --rings value is below its --workers (each "
+                        + "worker owns at least one ring): --workers " + java.util.Arrays.stream(ts).min().orElse(0)
+                        + " needs --rings >= " + java.util.Arrays.stream(ts).min().orElse(0));
+            }
+            String bound = RunBounds.applyDefault(out, (long) handoff.handoffs.size() * points.size());
             RunProgress progress = out.progress("proxy rate", (long) handoff.handoffs.size() * points.size());
             peer = common.openPeer(addr, spec);
             try {
@@ -568,6 +583,7 @@ public final class ProxyCommand {
                 }
             }
             progress.close();
+            CliErrors.requireRecords(records, progress, points.size() * handoff.handoffs.size() + " point(s)", bound);
             progress.tag(records);
             if (records.stream().anyMatch(x -> Boolean.TRUE.equals(x.params().get("cpu_oversubscribed")))) {
                 CpuBudget.check(Runtime.getRuntime().availableProcessors() + 1,
@@ -576,6 +592,45 @@ public final class ProxyCommand {
             out.emit(records, spec.commandLine().getOut(), spec.commandLine().getErr(),
                     peer != null ? peer.peerEnvironment() : Map.of());
             return peerVerdict(peerFailed, spec);
+        }
+
+        /** The proxy library's limits (marrow_proxy.h), read from it: one fact, in C. */
+        private static int limit(String cName) {
+            return dev.marrow.internal.ffi.NativeLib.shared("host").intConstant(cName);
+        }
+
+        /**
+         * Up front, before anything is built: thread and ring counts in range, and the buffers and bytes
+         * a point needs within what this machine can allocate and copy in bounded time (docs/design/cli-errors.md).
+         */
+        private void validateLayout(int[] ts, int[] rs) {
+            int maxWorkers = limit("MARROW_PROXY_MAX_WORKERS");
+            int maxRings = limit("MARROW_PROXY_MAX_RINGS");
+            for (int t : ts) {
+                if (t < 1 || t > maxWorkers) {
+                    throw new IllegalArgumentException("--workers " + t + " must be 1.." + maxWorkers);
+                }
+            }
+            int maxR = 1;
+            for (int r : ringsPerWorker != null ? new int[] {ringsPerWorker * java.util.Arrays.stream(ts).max().orElse(1)} : rs) {
+                if (r < 1 || r > maxRings) {
+                    throw new IllegalArgumentException("--rings " + r + " must be 1.." + maxRings);
+                }
+                maxR = Math.max(maxR, r);
+            }
+            if (producers < 0 || producers > maxRings) {
+                throw new IllegalArgumentException("--producers " + producers + " must be 0.." + maxRings);
+            }
+            RunBounds.requireBytes("--size", size, "--messages + --warmup", messages + warmup);
+            long need = MiniProxy.bufferBytes(maxR, common.logSlots, size);
+            long max = RunBounds.maxBufferBytes();
+            if (need > max) {
+                long perByte = Math.max(1, need / size);
+                throw new IllegalArgumentException("--size " + size + " needs " + need + " bytes of buffers at --rings "
+                        + maxR + " and --log-slots " + common.logSlots + ", more than the " + max + " this machine "
+                        + "allows (a quarter of its memory, at most 16 GiB): --size must be 8.." + Math.max(8, max / perByte / 8 * 8)
+                        + " here (or lower --rings / --log-slots)");
+            }
         }
 
         /** Two processes: the connection to the responder (null in one process), and whether a session failed. */

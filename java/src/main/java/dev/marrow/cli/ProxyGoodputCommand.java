@@ -40,7 +40,7 @@ import java.util.concurrent.Callable;
                         + "goodput lacks is refused with the knob named. Explicit flags override the preset; "
                         + "records carry \"preset\".",
                 "--peer or a launcher's environment: the WRITEs land in a second process's inbox (software NIC, "
-                        + "shared-memory wire; docs/design/two-process.md section 9); the responder counts them."})
+                        + "shared-memory wire; docs/design/two-process.md section 9); the responder counts them.", RunBounds.HELP})
 final class ProxyGoodputCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -127,6 +127,7 @@ final class ProxyGoodputCommand implements Callable<Integer> {
         List<Double> gbs = new ArrayList<>();
         List<Integer> done = new ArrayList<>();
         boolean allValid = true;
+        String bound = RunBounds.applyDefault(out, sz.size());
         RunProgress progress = out.progress("proxy goodput", sz.size());
         ProxyPeer peer = common.openPeer(addr, spec);
         try {
@@ -222,6 +223,7 @@ final class ProxyGoodputCommand implements Callable<Integer> {
             records.add(GoodputMath.summary("proxy.goodput", records.getFirst().backend(), wire, done, gbs,
                     records.getFirst()));
         }
+        CliErrors.requireRecords(records, progress, sz.size() + " size point(s)", bound);
         progress.tag(records);
         out.emit(records, spec.commandLine().getOut(), spec.commandLine().getErr(),
                 peer != null ? peer.peerEnvironment() : Map.of());

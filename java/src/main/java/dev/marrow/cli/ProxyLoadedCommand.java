@@ -36,7 +36,7 @@ import java.util.concurrent.Callable;
                 "--preset NAME (marrow presets list): a proxy library's workers (--workers) and batch (--batch), "
                         + "as proxy latency takes them for the probe; producers are CPU threads and the probe's PE "
                         + "has one ring, so a preset with a GPU producer or other rings is refused with the knob "
-                        + "named. Explicit flags override the preset; every record carries \"preset\"."})
+                        + "named. Explicit flags override the preset; every record carries \"preset\".", RunBounds.HELP})
 final class ProxyLoadedCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -117,6 +117,7 @@ final class ProxyLoadedCommand implements Callable<Integer> {
             return common.serve(addr, out, spec);
         }
         List<ResultRecord> records = new ArrayList<>();
+        String bound = RunBounds.applyDefault(out, (long) bgs.size() * queues.size());
         RunProgress progress = out.progress("proxy loaded", (long) bgs.size() * queues.size());
         ProxyPeer peer = common.openPeer(addr, spec);
         boolean peerFailed = false;
@@ -203,6 +204,7 @@ final class ProxyLoadedCommand implements Callable<Integer> {
             }
         }
         progress.close();
+        CliErrors.requireRecords(records, progress, bgs.size() * queues.size() + " point(s)", bound);
         progress.tag(records);
         out.emit(records, spec.commandLine().getOut(), spec.commandLine().getErr(),
                 peer != null ? peer.peerEnvironment() : Map.of());

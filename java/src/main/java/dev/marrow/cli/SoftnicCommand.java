@@ -6,6 +6,7 @@ import dev.marrow.api.softnic.LoopbackRig;
 import dev.marrow.api.softnic.SoftNic;
 import dev.marrow.api.softnic.SoftNicBench;
 import dev.marrow.api.softnic.SoftNicCounters;
+import dev.marrow.gda.GdaSetup;
 import dev.marrow.results.ResultRecord;
 import dev.marrow.results.Stats;
 import picocli.CommandLine.Command;
@@ -58,6 +59,7 @@ public final class SoftnicCommand {
             if (timeoutMs <= 0) {
                 throw new IllegalArgumentException("--timeout-ms must be positive");
             }
+            CpuBudget.checkCpus("--engine-cpu", engineCpu);
             options();
         }
 
@@ -69,7 +71,9 @@ public final class SoftnicCommand {
     @Command(name = "rate", mixinStandardHelpOptions = true,
             description = {"Message rate of RDMA WRITEs from CPU producer threads (--producers, one QP each; the software NIC runs --engine-threads engine threads).",
                     "Timed: from the first WQE of the timed region (the common start of all producers) to the CQE of the last WQE, in C (CLOCK_MONOTONIC_RAW).",
-                    "Excluded: set-up and the warm-up messages. Statistic: median over --repeats runs (min and max also reported)."})
+                    "Excluded: set-up and the warm-up messages. Statistic: median over --repeats runs (min and max also reported).",
+                    "Limits: --log-sq 1..15, --batch 1..2^log-sq/4, --size x (--messages + --warmup) at most 64 GiB per run. "
+                            + RunBounds.HELP})
     static final class Rate implements Callable<Integer> {
         @Spec
         CommandSpec spec;
@@ -122,14 +126,8 @@ public final class SoftnicCommand {
             if (engineCpus != null && common.engineCpu != -1) {
                 throw new IllegalArgumentException("give --engine-cpus or --engine-cpu, not both");
             }
-            for (int[] l : new int[][] {producerCpus == null ? new int[0] : producerCpus,
-                    engineCpus == null ? new int[0] : engineCpus}) {
-                for (int c : l) {
-                    if (c < -1) {
-                        throw new IllegalArgumentException("CPU " + c + " in --producer-cpus/--engine-cpus (use -1 for not pinned)");
-                    }
-                }
-            }
+            CpuBudget.checkCpus("--producer-cpus", producerCpus);
+            CpuBudget.checkCpus("--engine-cpus", engineCpus);
         }
 
         /** The pinning as run, recorded in every result. */
@@ -155,6 +153,8 @@ public final class SoftnicCommand {
                 throw new IllegalArgumentException("--producers and --engine-threads must be 1..64");
             }
             validatePinning();
+            GdaSetup.requireLogSq(logSq, "--log-sq"); // before --batch, whose range it sets
+            RunBounds.requireBytes("--size", common.size, "--messages + --warmup", messages + warmup);
             for (int b : batches) {
                 if (b < 1 || b > (1 << logSq) / 4) {
                     throw new IllegalArgumentException("--batch " + b + " must be 1.." + (1 << logSq) / 4
@@ -162,9 +162,13 @@ public final class SoftnicCommand {
                 }
             }
             Backend.SOFTNIC.ensureAvailability();
+            boolean parallel = producers > 1 || engineThreads > 1 || producerCpus != null;
+            // the producers (or the rig's posting thread) and the engine threads all spin
+            int spinning = (parallel ? producers : 1) + (parallel ? engineThreads : 1);
+            String bound = RunBounds.applyDefault(out, (long) batches.length * repeats);
+            CpuBudget.warn(spinning, "producers, NIC engine", spec.commandLine().getErr());
             List<ResultRecord> records = out.records(); // streamed: each record written as its point completes
             RunProgress progress = out.progress("softnic rate", (long) batches.length * repeats);
-            boolean parallel = producers > 1 || engineThreads > 1 || producerCpus != null;
             if (parallel) {
                 SoftNic.Options o = common.options().withEngineThreads(engineThreads);
                 try (SoftNic nic = SoftNic.open(o)) {
@@ -188,8 +192,10 @@ public final class SoftnicCommand {
                 }
             }
             progress.close();
+            records.forEach(r -> CpuBudget.tag(r, spinning));
+            CliErrors.requireRecords(records, progress, batches.length + " batch point(s)", bound);
             if (progress.truncated()) {
-                spec.commandLine().getErr().println("marrow: --max-seconds reached: " + records.size() + " of "
+                spec.commandLine().getErr().println("marrow: " + bound + " reached: " + records.size() + " of "
                         + batches.length + " batch point(s) have a record (truncated=true, repeats_done says how many "
                         + "repeats each ran)");
             }
@@ -253,7 +259,8 @@ public final class SoftnicCommand {
     @Command(name = "latency", mixinStandardHelpOptions = true,
             description = {"Put+completion latency of one signaled RDMA WRITE from a CPU thread.",
                     "Timed: post start (WQE build) to the CQE seen by the poller, per iteration, in C (CLOCK_MONOTONIC_RAW).",
-                    "Excluded: set-up and --warmup iterations. Statistic: nearest-rank percentiles over --iters samples."})
+                    "Excluded: set-up and --warmup iterations. Statistic: nearest-rank percentiles over --iters samples.",
+                    RunBounds.HELP})
     static final class Latency implements Callable<Integer> {
         @Spec
         CommandSpec spec;
@@ -276,6 +283,9 @@ public final class SoftnicCommand {
                 throw new IllegalArgumentException("--iters must be >= 1 and --warmup >= 0");
             }
             Backend.SOFTNIC.ensureAvailability();
+            int spinning = 2; // the posting and polling thread, the engine thread
+            String bound = RunBounds.applyDefault(out, 1);
+            CpuBudget.warn(spinning, "poster, NIC engine", spec.commandLine().getErr());
             List<ResultRecord> records = out.records(); // streamed: each record written as its point completes
             // The timed iterations run in chunks so that --max-seconds can end the run between two native
             // calls; every sample is one independent put+completion, so chunking leaves them unchanged. Chunks
@@ -306,8 +316,10 @@ public final class SoftnicCommand {
                             .latency("putc", Stats.of(concat(parts, done))));
                 }
             }
+            records.forEach(r -> CpuBudget.tag(r, spinning));
+            CliErrors.requireRecords(records, progress, iters + " iteration(s)", bound);
             if (progress.truncated()) {
-                spec.commandLine().getErr().println("marrow: --max-seconds reached after " + done + " of " + iters
+                spec.commandLine().getErr().println("marrow: " + bound + " reached after " + done + " of " + iters
                         + " iterations (truncated=true)");
             }
             progress.tag(records);

@@ -63,8 +63,10 @@ public final class CudaFfi {
             MemorySegment s = CStruct.allocate(a, PROBE_INFO);
             int rc = (int) H.PROBE.invokeExact(s);
             if (rc != 0) {
-                return new MarrowException(H.LIB.lastError().isEmpty() ? "marrow_cuda_probe: " + H.LIB.statusName(rc)
-                        : H.LIB.lastError());
+                String text = H.LIB.lastError().isEmpty() ? "marrow_cuda_probe: " + H.LIB.statusName(rc)
+                        : H.LIB.lastError();
+                return new MarrowException(describeFailure(text, getInt(s, PROBE_INFO, "cuda_error"),
+                        getInt(s, PROBE_INFO, "driver_version"), hasNvidiaDeviceNodes()));
             }
             return getInt(s, PROBE_INFO, "device_count") > 0 ? null : new MarrowException("no CUDA device is visible");
         } catch (ExceptionInInitializerError e) {
@@ -72,6 +74,32 @@ public final class CudaFfi {
         } catch (Throwable t) {
             return t;
         }
+    }
+
+    /** cudaErrorInsufficientDriver and cudaErrorNoDevice (cuda_runtime_api.h's cudaError_t). */
+    static final int CUDA_ERROR_INSUFFICIENT_DRIVER = 35;
+    static final int CUDA_ERROR_NO_DEVICE = 100;
+
+    /**
+     * The probe's failure in words. Without a driver the CUDA runtime reports "driver version is
+     * insufficient" (it reads a missing libcuda.so.1 as version 0), which sends a user looking for a
+     * driver upgrade on a machine that has no GPU: when libcuda.so.1 did not load (driver version 0)
+     * or no /dev/nvidia* node exists, the cause is said plainly and CUDA's text follows.
+     */
+    static String describeFailure(String cudaText, int cudaError, int driverVersion, boolean deviceNodes) {
+        boolean driverMissing = driverVersion == 0;
+        if ((cudaError == CUDA_ERROR_INSUFFICIENT_DRIVER || cudaError == CUDA_ERROR_NO_DEVICE)
+                && (driverMissing || !deviceNodes)) {
+            return "no NVIDIA driver/GPU found (" + (driverMissing ? "libcuda.so.1 not loadable" : "libcuda.so.1 loads")
+                    + (deviceNodes ? "" : "; no /dev/nvidia* device node") + "); CUDA runtime said: " + cudaText;
+        }
+        return cudaText;
+    }
+
+    /** Whether the kernel exposes an NVIDIA GPU (/dev/nvidia0, /dev/nvidia1, ...). */
+    static boolean hasNvidiaDeviceNodes() {
+        java.io.File[] f = new java.io.File("/dev").listFiles((d, n) -> n.matches("nvidia[0-9]+"));
+        return f != null && f.length > 0;
     }
 
     /** Driver and runtime versions as "13.0"-style strings. */

@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.marrow.cli;
+
+/**
+ * Every run ends in bounded time (docs/design/cli-errors.md): work a run could
+ * not finish in bounded time is refused up front, and without --max-seconds a
+ * run still has a deadline scaled to its points. The deadline is the one
+ * --max-seconds sets ({@link RunOptions}: no new point or repeat starts after
+ * it, native waits are capped by what is left), so a run it cuts is marked
+ * truncated=true and says which bound cut it.
+ */
+final class RunBounds {
+    private RunBounds() {
+    }
+
+    /** The default deadline per point (or per repeat of one); stated in each bounded command's help. */
+    static final int DEFAULT_SECONDS_PER_POINT = 120;
+
+    /** Help text of the default, one sentence. */
+    static final String HELP = "Bounded: without --max-seconds no new point or repeat starts after "
+            + DEFAULT_SECONDS_PER_POINT + " s x points; a run cut so is truncated=true, one with no record exits 1.";
+
+    /**
+     * Bytes one run may copy (payload x messages): at the emulator's few GB/s a run of more would not
+     * end in minutes (--size 1 MiB x 5,000,000 messages is 5 TB).
+     */
+    static final long MAX_BYTES_PER_RUN = 64L << 30;
+
+    /**
+     * Buffer memory one run may allocate: a quarter of the physical memory, at most 16 GiB (a
+     * --size of 1 MiB over 32 rings of 1024 slots asked for 64 GiB and died in OutOfMemoryError).
+     */
+    static long maxBufferBytes() {
+        long phys = java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+                instanceof com.sun.management.OperatingSystemMXBean os ? os.getTotalMemorySize() : 0;
+        return phys > 0 ? Math.min(16L << 30, phys / 4) : 16L << 30;
+    }
+
+    /**
+     * Sets the default deadline when --max-seconds is not given (points: points x repeats the run may
+     * start) and returns what bounds the run, in words, for the messages of a cut run.
+     */
+    static String applyDefault(OutputOptions out, long points) {
+        if (out.run.maxSeconds != null) {
+            if (!(out.run.maxSeconds > 0)) { // RunOptions says the same later; before any warning or set-up here
+                throw new IllegalArgumentException("--max-seconds must be > 0, not " + out.run.maxSeconds);
+            }
+            return "--max-seconds";
+        }
+        double s = (double) DEFAULT_SECONDS_PER_POINT * Math.max(1, points);
+        out.run.maxSeconds = s;
+        return "the default bound of " + (long) s + " s (" + DEFAULT_SECONDS_PER_POINT + " s x " + Math.max(1, points)
+                + " point(s); --max-seconds sets another)";
+    }
+
+    /** size x count bytes must stay within {@link #MAX_BYTES_PER_RUN}: else a usage error naming both flags. */
+    static void requireBytes(String sizeFlag, long size, String countFlag, long count) {
+        if (size > 0 && count > 0 && size > MAX_BYTES_PER_RUN / count) {
+            throw new IllegalArgumentException(sizeFlag + " " + size + " x " + countFlag + " " + count + " = "
+                    + human((double) size * count) + " copied per run, more than the " + human(MAX_BYTES_PER_RUN)
+                    + " a run may copy: at " + sizeFlag + " " + size + ", " + countFlag + " must be 1.."
+                    + Math.max(1, MAX_BYTES_PER_RUN / size) + " (or lower " + sizeFlag + ")");
+        }
+    }
+
+    private static String human(double bytes) {
+        String[] u = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+        int i = 0;
+        while (bytes >= 1024 && i < u.length - 1) {
+            bytes /= 1024;
+            i++;
+        }
+        return (bytes == Math.rint(bytes) ? String.valueOf((long) bytes) : String.format("%.1f", bytes)) + " " + u[i];
+    }
+}
