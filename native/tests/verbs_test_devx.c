@@ -755,8 +755,23 @@ static void recovery_resets_and_reconnects(void)
 		      "recovery transition %d has the first connect's box", i);
 	for (int i = 0; i < 8; i++)
 		CHECK(dbr_mem[i] == 0, "QP DBR byte %d = 0x%02x after RESET (SQ restarts at 0)", i, dbr_mem[i]);
-	CHECK(memcmp(dbr_mem + DEVX_CQ_DBR_OFFSET, cq_dbr, 8) == 0, "the CQ doorbell record is not touched");
+	CHECK(memcmp(dbr_mem + DEVX_CQ_DBR_OFFSET, cq_dbr, 8) == 0 && q.drained == 0,
+	      "no CQE left behind: the CQ doorbell record is not touched (%u drained)", q.drained);
 	CHECK(q.state == IBV_QPS_RTS, "state %d", q.state);
+	/* CQEs the QP left behind (an error CQE, two flushes) at consumer index
+	 * 261 = slot 5 of lap 1 (owner 1): stepped over, the index goes to 264
+	 * where a lap-0 leftover (owner 0) is not of this lap and stops the walk */
+	q.state = IBV_QPS_ERR;
+	dbr_mem[DEVX_CQ_DBR_OFFSET + 0] = 0; dbr_mem[DEVX_CQ_DBR_OFFSET + 1] = 0;
+	dbr_mem[DEVX_CQ_DBR_OFFSET + 2] = 0x01; dbr_mem[DEVX_CQ_DBR_OFFSET + 3] = 0x05;
+	cq_mem[5 * 64 + 63] = 0xd1;  /* requester error CQE, owner 1 */
+	cq_mem[6 * 64 + 63] = 0xd1;
+	cq_mem[7 * 64 + 63] = 0xd1;
+	cq_mem[8 * 64 + 63] = 0x00;  /* owner 0: last lap's */
+	CHECK(devx_qp_recover(&q) == MARROW_OK, "recover after an error: %s", marrow_last_error());
+	CHECK(q.drained == 3 && dbr_mem[DEVX_CQ_DBR_OFFSET + 2] == 0x01 && dbr_mem[DEVX_CQ_DBR_OFFSET + 3] == 0x08,
+	      "three leftover CQEs stepped over: %u drained, CQ index 0x%02x%02x (want 0x108)", q.drained,
+	      dbr_mem[DEVX_CQ_DBR_OFFSET + 2], dbr_mem[DEVX_CQ_DBR_OFFSET + 3]);
 	/* a refused 2RST leaves the doorbell record alone and says so */
 	memset(dbr_mem, 0x33, 8);
 	fail_at = ncalls;

@@ -78,7 +78,9 @@ static int f_obj_modify(struct mlx5dv_devx_obj *o, const void *in, size_t inlen,
 	return 0;
 }
 
-static int to_gpu(void *ctx, void *dst, const void *src, size_t n)
+static uint8_t cq_ring[64 * 4];
+
+static int copy_fn(void *ctx, void *dst, const void *src, size_t n)
 {
 	(void)ctx;
 	memcpy(dst, src, n);
@@ -114,7 +116,11 @@ static void setup(int link_layer)
 	gq.q.spec.caps.max_rd_atomic = 16;
 	gq.q.spec.caps.max_dest_rd_atomic = 8;
 	gq.q.spec.dbr.addr = dbr;
-	gq.q.spec.copy.to_gpu = to_gpu;
+	gq.q.spec.cq.addr = cq_ring;
+	gq.q.spec.log_cqe_cnt = 2;
+	devx_cq_image(cq_ring, 4);
+	gq.q.spec.copy.to_gpu = copy_fn;
+	gq.q.spec.copy.from_gpu = copy_fn;
 	nbox = 0;
 }
 
@@ -260,7 +266,7 @@ static void reset_then_connect_recovers(void)
 	CHECK(marrow_mlx5_gpu_qp_connect(&gq, &p, &k) == MARROW_OK, "connect: %s", marrow_last_error());
 	CHECK(marrow_mlx5_gpu_qp_connect(&gq, &p, &k) == MARROW_EINVAL, "connect from RTS is refused");
 	gq.q.state = IBV_QPS_ERR;
-	memset(dbr, 0x5a, sizeof(dbr));
+	memset(dbr, 0x5a, sizeof(dbr)); /* CQ consumer index 0x5a5a5a: slot 2 of 4, lap 0 of its bit 2 */
 	CHECK(marrow_mlx5_gpu_qp_reset(&gq) == MARROW_OK, "reset: %s", marrow_last_error());
 	CHECK(nbox == 4 && box_len[3] == PRM_2RST_QP_IN_BYTES && prm_get32(boxes[3], PRM_IN_OPCODE) == PRM_OP_2RST_QP &&
 	      prm_get32(boxes[3], PRM_2RST_QP_QPN) == 0xa51, "2RST_QP of QP 0xa51 (%d boxes)", nbox);

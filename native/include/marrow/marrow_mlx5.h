@@ -306,9 +306,11 @@ MARROW_API int marrow_mlx5_gpu_qp_connect(struct marrow_mlx5_gpu_qp *qp,
  * again (ERR -> RST -> INIT -> RTR -> RTS, as marrow_mlx5_qp_reset does for
  * a verbs QP). The SQ restarts at WQEBB counter 0: the QP doorbell record is
  * cleared (through mem->to_gpu) and the caller's producer index must restart
- * at 0 too. The CQ is not reset: its consumer index goes on, and every CQE
- * of the QP (flush errors included) must be consumed before the reset. No
- * WQE may be outstanding. docs/design/mlx5-queue-formats.md §7.4.
+ * at 0 too. The CQ is not reset: CQEs the QP left unconsumed (its error and
+ * flush CQEs) are stepped over by advancing the CQ doorbell record's
+ * consumer index, from which the caller resumes its own (see
+ * marrow_mlx5_gpu_qp_indexes). No kernel may be using the queues meanwhile.
+ * docs/design/mlx5-queue-formats.md §7.4.
  */
 MARROW_API int marrow_mlx5_gpu_qp_reset(struct marrow_mlx5_gpu_qp *qp);
 /* Host-side resume: SQ producer counter and CQ consumer index from the

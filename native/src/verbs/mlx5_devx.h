@@ -132,6 +132,7 @@ struct devx_qp {
 	struct mlx5dv_devx_obj *cq, *qp;
 	uint32_t cqn, qpn;
 	int state;               /* enum ibv_qp_state as the commands left it */
+	uint32_t drained;        /* CQEs the last devx_qp_reset consumed on the poller's behalf */
 	/* the last devx_qp_connect's arguments, for devx_qp_recover */
 	struct {
 		int valid;
@@ -193,12 +194,14 @@ int devx_qp_connect(struct devx_qp *q, uint32_t port, uint32_t access,
 		    const struct prm_rtr_args *a, const struct prm_rts_args *r);
 
 /*
- * 2RST_QP from any state (ERR after an error CQE, say), then the QP doorbell
- * record is cleared through spec.copy: after RESET the SQ starts again at
- * WQE counter 0, as a fresh QP. The CQ is not touched: its consumer index
- * goes on, and every CQE the QP produced (flush errors included) must have
- * been consumed before. What the caller resets: its SQ producer index (to 0);
- * not its CQ consumer index. docs/design/mlx5-queue-formats.md §7.4.
+ * 2RST_QP from any state (ERR after an error CQE, say), then, through
+ * spec.copy: the QP doorbell record is cleared (after RESET the SQ starts
+ * again at WQE counter 0, as a fresh QP), and the CQEs the QP left behind
+ * (error and flush CQEs no poller consumed) are stepped over by advancing
+ * the CQ doorbell record's consumer index (q->drained says how many). The
+ * CQ itself is not reset. What the caller resets: its SQ producer index, to
+ * 0; its CQ consumer index is resumed from the CQ doorbell record.
+ * docs/design/mlx5-queue-formats.md §7.4.
  */
 int devx_qp_reset(struct devx_qp *q);
 

@@ -547,6 +547,41 @@ int devx_qp_connect(struct devx_qp *q, uint32_t port, uint32_t access,
 	return rc;
 }
 
+/*
+ * The QP's last CQEs (the error CQE and the flushed WQEs' ones) that no
+ * poller consumed: walked from the CQ doorbell record's consumer index
+ * while a slot holds a valid CQE of the current lap (§4.3), and the index
+ * is advanced past them, so that the next session's poller, which resumes
+ * from that record, starts at the first CQE of the new connection.
+ */
+static int drain_cq(struct devx_qp *q)
+{
+	const struct devx_gpu_copy *c = &q->spec.copy;
+	uint32_t n = 1u << q->spec.log_cqe_cnt, w, ci, k = 0;
+	uint8_t *rec = (uint8_t *)q->spec.dbr.addr + DEVX_CQ_DBR_OFFSET;
+	uint8_t op_own;
+
+	if (c->from_gpu(c->ctx, &w, rec, 4) != 0)
+		return marrow_fail(MARROW_EIO, "devx: reading the CQ doorbell record of CQ 0x%x failed", q->cqn);
+	ci = mx_be32toh(w) & 0xffffffu;
+	for (; k < n; k++, ci++) {
+		const uint8_t *slot = (const uint8_t *)q->spec.cq.addr + (size_t)(ci & (n - 1)) * CQE64;
+
+		if (c->from_gpu(c->ctx, &op_own, slot + CQE64 - 1, 1) != 0)
+			return marrow_fail(MARROW_EIO, "devx: reading CQE %u of CQ 0x%x failed", ci, q->cqn);
+		if ((op_own >> 4) == (CQE_OP_OWN_INVALID >> 4) ||
+		    (op_own & 1u) != ((ci >> q->spec.log_cqe_cnt) & 1u))
+			break;
+	}
+	q->drained = k;
+	if (k == 0)
+		return MARROW_OK;
+	w = mx_htobe32(ci & 0xffffffu);
+	if (c->to_gpu(c->ctx, rec, &w, 4) != 0)
+		return marrow_fail(MARROW_EIO, "devx: advancing the CQ doorbell record of CQ 0x%x failed", q->cqn);
+	return MARROW_OK;
+}
+
 int devx_qp_reset(struct devx_qp *q)
 {
 	uint8_t zero[8] = {0};
@@ -562,7 +597,7 @@ int devx_qp_reset(struct devx_qp *q)
 				sizeof(zero)) != 0)
 		return marrow_fail(MARROW_EIO, "devx: QP 0x%x is in RESET but clearing its doorbell record in GPU "
 				   "memory failed", q->qpn);
-	return MARROW_OK;
+	return drain_cq(q);
 }
 
 int devx_qp_recover(struct devx_qp *q)
