@@ -95,10 +95,11 @@ static void gpu_qp_caps(const struct verbs_syms *s, struct marrow_mlx5_device *d
 			 "affinity", marrow_last_error());
 		marrow_clear_error();
 	}
+	/* not read: ibv_query_device's numbers (the same caps), else the ABI's old bound 16 */
 	if (c->max_rd_atomic == 0)
-		c->max_rd_atomic = d->dattr.max_qp_init_rd_atom > 0 ? (uint32_t)d->dattr.max_qp_init_rd_atom : 1;
+		c->max_rd_atomic = d->dattr.max_qp_init_rd_atom > 0 ? (uint32_t)d->dattr.max_qp_init_rd_atom : 16;
 	if (c->max_dest_rd_atomic == 0)
-		c->max_dest_rd_atomic = d->dattr.max_qp_rd_atom > 0 ? (uint32_t)d->dattr.max_qp_rd_atom : 1;
+		c->max_dest_rd_atomic = d->dattr.max_qp_rd_atom > 0 ? (uint32_t)d->dattr.max_qp_rd_atom : 16;
 }
 
 static void note_add(struct devx_qp *q, const char *what)
