@@ -9,8 +9,11 @@
  * (devx_qp_open) then frees the GPU memory;
  * missing entry points give the "unavailable" reason; the dma-buf and
  * BlueFlame fallbacks leave a note; host-side resume reads the DBRs through
- * the copy callback. "GPU memory" here is host memory behind that callback.
- * Needs no NIC.
+ * the copy callback; the caps queries and what they decide (ts_format, depth
+ * caps, LAG port in RST2INIT), the 32-bit EQ number in CREATE_CQ, and reset /
+ * recovery (2RST_QP, the first connect's boxes again, the QP doorbell record
+ * cleared, leftover CQEs stepped over). "GPU memory" here is host memory
+ * behind that callback. Needs no NIC.
  */
 #include <fcntl.h>
 #include <stdio.h>
