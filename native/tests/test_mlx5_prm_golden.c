@@ -79,7 +79,7 @@ enum { CQC = 0x80, QPC = 0xc0, ADS = 0xc0 + 0xc0 };
 static void create_cq(void)
 {
 	uint8_t in[PRM_CREATE_CQ_IN_BYTES];
-	struct prm_cq_args a = {.log_cqe_cnt = 10, .uar_page = 0x123456, .eqn = 0x5a, .cq_umem_id = 0xa1b2c3d4,
+	struct prm_cq_args a = {.log_cqe_cnt = 10, .uar_page = 0x123456, .eqn = 0x1235a, .cq_umem_id = 0xa1b2c3d4,
 				.cq_umem_offset = 0x1122334455667788ull, .dbr_umem_id = 0x0badf00d,
 				.dbr_offset = 0x40, .collapsed = 1, .overrun_ignore = 1};
 	const struct fact f[] = {
@@ -91,7 +91,8 @@ static void create_cq(void)
 		{"cqc.dbr_umem_id", CQC + 0x20, 32, 0x0badf00d},
 		{"cqc.log_cq_size", CQC + 0x63, 5, 10},
 		{"cqc.uar_page", CQC + 0x68, 24, 0x123456},
-		{"cqc.c_eqn", CQC + 0xb8, 8, 0x5a},
+		/* c_eqn_or_apu_element: the whole word (the old c_eqn was its low byte) */
+		{"cqc.c_eqn_or_apu_element", CQC + 0xa0, 32, 0x1235a},
 		{"cqc.log_page_size", CQC + 0xc3, 5, 0},
 		{"cqc.dbr_addr", CQC + 0x1c0, 64, 0x40},
 		{"cq_umem_offset", 0x280, 64, 0x1122334455667788ull},
@@ -114,13 +115,15 @@ static void create_qp(void)
 	uint8_t in[PRM_CREATE_QP_IN_BYTES];
 	struct prm_qp_args a = {.pd = 0x00beef, .log_sq_wqebb_cnt = 8, .uar_page = 0x654321, .cqn_snd = 0x000401,
 				.cqn_rcv = 0x000402, .user_index = 0x77, .wq_umem_id = 0x01020304,
-				.wq_umem_offset = 0x1000, .dbr_umem_id = 0x05060708, .dbr_offset = 0x80};
+				.wq_umem_offset = 0x1000, .dbr_umem_id = 0x05060708, .dbr_offset = 0x80,
+				.ts_format = 1};
 	const struct fact f[] = {
 		{"opcode", 0x00, 16, 0x500},
 		{"qpc.st", QPC + 0x08, 8, 0},
 		{"qpc.pm_state", QPC + 0x13, 2, 3},
 		{"qpc.pd", QPC + 0x28, 24, 0x00beef},
 		{"qpc.log_sq_size", QPC + 0x51, 4, 8},
+		{"qpc.ts_format", QPC + 0x58, 2, 1},
 		{"qpc.uar_page", QPC + 0x68, 24, 0x654321},
 		{"qpc.user_index", QPC + 0x88, 24, 0x77},
 		{"qpc.log_page_size", QPC + 0xa3, 5, 0},
@@ -150,6 +153,7 @@ static void modify(void)
 		{"opcode", 0x00, 16, 0x502},
 		{"qpn", 0x48, 24, 0x1234},
 		{"qpc.pm_state", QPC + 0x13, 2, 3},
+		{"qpc.lag_tx_port_affinity", QPC + 0x04, 4, 2},
 		{"qpc.ads.vhca_port_num", ADS + 0x128, 8, 1},
 		{"qpc.rre", QPC + 0x490, 1, 0},
 		{"qpc.rwe", QPC + 0x491, 1, 1},
@@ -157,14 +161,14 @@ static void modify(void)
 	};
 
 	CHECK(sizeof(in) == 272, "modify_qp_in is 0x880 bits");
-	prm_rst2init(in, 0x1234, 1, 0, 1, 0);
+	prm_rst2init(in, &(struct prm_init_args){.qpn = 0x1234, .port = 1, .rwe = 1, .lag_tx_port = 2});
 	check_facts("rst2init_qp_in", in, sizeof(in), init, sizeof(init) / sizeof(init[0]));
 
 	struct prm_rtr_args r = {.qpn = 0x1234, .remote_qpn = 0x5678, .mtu = 5, .rq_psn = 0xabcdef, .min_rnr_timer = 12,
 				 .log_rra_max = 4, .port = 1, .roce = 1,
 				 .rgid = {0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0x02, 0x11, 0x22, 0xff, 0xfe, 0x33, 0x44, 0x55},
 				 .rmac = {0x02, 0x11, 0x22, 0x33, 0x44, 0x55}, .hop_limit = 64, .sgid_index = 3,
-				 .udp_sport = 0xc000};
+				 .udp_sport = 0xc000, .sl = 5, .traffic_class = 0x6a, .roce_v2 = 1};
 	const struct fact rtr[] = {
 		{"opcode", 0x00, 16, 0x503},
 		{"qpn", 0x48, 24, 0x1234},
@@ -175,7 +179,12 @@ static void modify(void)
 		{"qpc.min_rnr_nak", QPC + 0x4a3, 5, 12},
 		{"qpc.log_rra_max", QPC + 0x488, 3, 4},
 		{"qpc.ads.vhca_port_num", ADS + 0x128, 8, 1},
-		{"qpc.ads.grh", ADS + 0x28, 1, 1},
+		/* RoCE: grh stays 0 (the kernel sets it on InfiniBand only); the
+		 * priority goes to eth_prio, the traffic class to tclass and dscp */
+		{"qpc.ads.grh", ADS + 0x28, 1, 0},
+		{"qpc.ads.eth_prio", ADS + 0x121, 3, 5},
+		{"qpc.ads.tclass", ADS + 0x64, 8, 0x6a},
+		{"qpc.ads.dscp", ADS + 0x10a, 6, 0x6a >> 2},
 		{"qpc.ads.hop_limit", ADS + 0x58, 8, 64},
 		{"qpc.ads.src_addr_index", ADS + 0x48, 8, 3},
 		{"qpc.ads.udp_sport", ADS + 0x110, 16, 0xc000},
@@ -219,6 +228,51 @@ static void modify(void)
 	};
 	prm_rtr2rts(in, &s);
 	check_facts("rtr2rts_qp_in", in, sizeof(in), rts, sizeof(rts) / sizeof(rts[0]));
+
+	/* qp_2rst_in: 0x80 bits, opcode and qpn */
+	uint8_t rst[PRM_2RST_QP_IN_BYTES];
+	const struct fact rst_f[] = {
+		{"opcode", 0x00, 16, 0x50a},
+		{"qpn", 0x48, 24, 0xabcdef},
+	};
+	CHECK(sizeof(rst) == 16, "qp_2rst_in is 0x80 bits");
+	prm_2rst(rst, 0xabcdef);
+	check_facts("qp_2rst_in", rst, sizeof(rst), rst_f, sizeof(rst_f) / sizeof(rst_f[0]));
+}
+
+/* QUERY_HCA_CAP / QUERY_LAG: the inputs, and the capability fields read
+ * back at their offsets (cmd_hca_cap, roce_cap, lagc of mlx5_ifc.h). */
+static void queries(void)
+{
+	uint8_t in[PRM_QUERY_IN_BYTES];
+	const struct fact gen[] = {{"opcode", 0x00, 16, 0x100}, {"op_mod", 0x30, 16, 1}};
+	const struct fact roce[] = {{"opcode", 0x00, 16, 0x100}, {"op_mod", 0x30, 16, (4 << 1) | 1}};
+	const struct fact lag[] = {{"opcode", 0x00, 16, 0x842}};
+	static const struct {
+		const char *name;
+		uint32_t off, width, macro_off, macro_width;
+	} cap[] = {
+		{"log_max_ra_req_qp", 0x14a, 6, PRM_CAP_LOG_MAX_RA_REQ_QP},
+		{"log_max_ra_res_qp", 0x15a, 6, PRM_CAP_LOG_MAX_RA_RES_QP},
+		{"roce", 0x21d, 1, PRM_CAP_ROCE},
+		{"lag_tx_port_affinity", 0x278, 1, PRM_CAP_LAG_TX_PORT_AFFINITY},
+		{"num_lag_ports", 0x27c, 4, PRM_CAP_NUM_LAG_PORTS},
+		{"sq_ts_format", 0x440, 2, PRM_CAP_SQ_TS_FORMAT},
+		{"roce_cap.qp_ts_format", 0x1e, 2, PRM_ROCE_CAP_QP_TS_FORMAT},
+		{"query_lag_out.ctx.lag_state (from the output's start)", 0x40 + 0x1d, 3, PRM_QUERY_LAG_STATE},
+	};
+
+	prm_query_hca_cap(in, PRM_HCA_CAP_GENERAL);
+	check_facts("query_hca_cap_in (general)", in, sizeof(in), gen, 2);
+	prm_query_hca_cap(in, PRM_HCA_CAP_ROCE);
+	check_facts("query_hca_cap_in (RoCE)", in, sizeof(in), roce, 2);
+	prm_query_lag(in);
+	check_facts("query_lag_in", in, sizeof(in), lag, 1);
+	CHECK(PRM_HCA_CAP_OUT == 0x80, "the capability starts at bit 0x80 of query_hca_cap_out");
+	for (size_t i = 0; i < sizeof(cap) / sizeof(cap[0]); i++)
+		CHECK(cap[i].off == cap[i].macro_off && cap[i].width == cap[i].macro_width,
+		      "%s at (0x%x, %u), mlx5_prm.h says (0x%x, %u)", cap[i].name, cap[i].off, cap[i].width,
+		      cap[i].macro_off, cap[i].macro_width);
 }
 
 static void output_fields(void)
@@ -237,6 +291,7 @@ int main(void)
 	create_cq();
 	create_qp();
 	modify();
+	queries();
 	output_fields();
 	if (failures) {
 		printf("test_mlx5_prm_golden: %d check(s) failed\n", failures);

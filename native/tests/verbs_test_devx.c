@@ -9,8 +9,11 @@
  * (devx_qp_open) then frees the GPU memory;
  * missing entry points give the "unavailable" reason; the dma-buf and
  * BlueFlame fallbacks leave a note; host-side resume reads the DBRs through
- * the copy callback. "GPU memory" here is host memory behind that callback.
- * Needs no NIC.
+ * the copy callback; the caps queries and what they decide (ts_format, depth
+ * caps, LAG port in RST2INIT), the 32-bit EQ number in CREATE_CQ, and reset /
+ * recovery (2RST_QP, the first connect's boxes again, the QP doorbell record
+ * cleared, leftover CQEs stepped over). "GPU memory" here is host memory
+ * behind that callback. Needs no NIC.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -39,8 +42,8 @@ static int ncalls;
 static int fail_at = -1;        /* index of the call that fails; -1: none */
 static int nc_refused;          /* alloc_uar(NC) fails */
 static int uar_refused;         /* alloc_uar fails for every kind */
-static uint8_t cmds[8][PRM_MODIFY_QP_IN_BYTES];
-static size_t cmd_len[8];
+static uint8_t cmds[16][PRM_MODIFY_QP_IN_BYTES];
+static size_t cmd_len[16];
 static int ncmds;
 static struct mlx5dv_devx_umem umems[3];
 static int nu;
@@ -48,6 +51,7 @@ static struct mlx5dv_devx_umem_in last_umem_in;
 static struct mlx5dv_devx_uar uar_obj = {.page_id = 0x00abcd};
 static int objs[2]; /* fake objects: address only */
 static int nobj;
+static uint32_t fake_eqn = 0x17;
 
 static int step(const char *fmt, unsigned v)
 {
@@ -111,13 +115,13 @@ static int f_query_eqn(struct ibv_context *c, uint32_t vector, uint32_t *eqn)
 	(void)c;
 	if (step("query_eqn:%u", vector))
 		return EINVAL;
-	*eqn = 0x17;
+	*eqn = fake_eqn;
 	return 0;
 }
 
 static void record(const void *in, size_t len)
 {
-	if (ncmds < 8 && len <= sizeof(cmds[0])) {
+	if (ncmds < 16 && len <= sizeof(cmds[0])) {
 		memcpy(cmds[ncmds], in, len);
 		cmd_len[ncmds++] = len;
 	}
@@ -165,11 +169,42 @@ static int f_init_obj(struct mlx5dv_obj *o, uint64_t t)
 	return 0;
 }
 
+/* QUERY_HCA_CAP / QUERY_LAG: answers written at the PRM's bit offsets as
+ * numbers (mlx5_ifc.h's cmd_hca_cap, roce_cap, lagc), not with the macros
+ * under test. */
+static uint32_t cap_ra_req = 4, cap_ra_res = 3, cap_sq_ts = 1, cap_roce = 1, cap_roce_ts = 2;
+static uint32_t cap_lag_ports, cap_lag_aff, lag_state_reply;
+static int general_fails;
+
+static int f_general_cmd(struct ibv_context *c, const void *in, size_t inlen, void *out, size_t outlen)
+{
+	unsigned op = prm_get32(in, 0x00, 16), op_mod = prm_get32(in, 0x30, 16);
+
+	(void)c;
+	record(in, inlen);
+	memset(out, 0, outlen);
+	if (step("general:%x", op << 8 | op_mod) || general_fails)
+		return EIO;
+	if (op == 0x100 && op_mod == 1) {          /* general device caps, current */
+		prm_set(out, 0x80 + 0x14a, 6, cap_ra_req);
+		prm_set(out, 0x80 + 0x15a, 6, cap_ra_res);
+		prm_set(out, 0x80 + 0x21d, 1, cap_roce);
+		prm_set(out, 0x80 + 0x278, 1, cap_lag_aff);
+		prm_set(out, 0x80 + 0x27c, 4, cap_lag_ports);
+		prm_set(out, 0x80 + 0x440, 2, cap_sq_ts);
+	} else if (op == 0x100 && op_mod == 9) {   /* RoCE caps (type 4), current */
+		prm_set(out, 0x80 + 0x1e, 2, cap_roce_ts);
+	} else if (op == 0x842) {
+		prm_set(out, 0x40 + 0x1d, 3, lag_state_reply);
+	}
+	return 0;
+}
+
 static const struct devx_fns fake = {
 	.open_device = f_open, .umem_reg = f_umem_reg, .umem_reg_ex = f_umem_reg_ex,
 	.umem_dereg = f_umem_dereg, .alloc_uar = f_alloc_uar, .free_uar = f_free_uar,
 	.obj_create = f_obj_create, .obj_modify = f_obj_modify, .obj_destroy = f_obj_destroy,
-	.query_eqn = f_query_eqn, .init_obj = f_init_obj,
+	.query_eqn = f_query_eqn, .init_obj = f_init_obj, .general_cmd = f_general_cmd,
 };
 
 /* "GPU memory": host pages behind the copy callbacks. */
@@ -198,6 +233,10 @@ static void reset_fake(void)
 	ncalls = ncmds = nu = nobj = copies = 0;
 	fail_at = -1;
 	nc_refused = uar_refused = 0;
+	fake_eqn = 0x17;
+	cap_ra_req = 4, cap_ra_res = 3, cap_sq_ts = 1, cap_roce = 1, cap_roce_ts = 2;
+	cap_lag_ports = cap_lag_aff = lag_state_reply = 0;
+	general_fails = 0;
 	memset(calls, 0, sizeof(calls));
 	memset(cq_mem, 0x5a, sizeof(cq_mem));
 	memset(dbr_mem, 0x5a, sizeof(dbr_mem));
@@ -262,7 +301,7 @@ static void commands_are_exact(void)
 	CHECK(devx_qp_connect(&q, 1, IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ, &rtr, &rts) == MARROW_OK,
 	      "connect: %s", marrow_last_error());
 	CHECK(ncmds == 5 && q.state == IBV_QPS_RTS, "three modify commands (%d), state %d", ncmds, q.state);
-	prm_rst2init(want, 0xa51, 1, 1, 1, 0);
+	prm_rst2init(want, &(struct prm_init_args){.qpn = 0xa51, .port = 1, .rre = 1, .rwe = 1});
 	CHECK(memcmp(cmds[2], want, PRM_MODIFY_QP_IN_BYTES) == 0, "RST2INIT bytes");
 	rtr.qpn = 0xa51;
 	prm_init2rtr(want, &rtr);
@@ -343,7 +382,10 @@ static void connect_failure_names_the_step(void)
 	fail_at = ncalls + 1; /* RST2INIT passes, INIT2RTR fails */
 	CHECK(devx_qp_connect(&q, 1, 0, &rtr, &rts) == MARROW_EIO, "INIT2RTR failure is reported");
 	CHECK(strstr(marrow_last_error(), "INIT2RTR_QP on QP 0xa51") != NULL, "message: %s", marrow_last_error());
-	CHECK(q.state == IBV_QPS_INIT, "state stays INIT (%d)", q.state);
+	/* as the verbs path: back to RESET (2RST_QP) so that connect may run again */
+	CHECK(strcmp(calls[ncalls - 1], "obj_modify:50a") == 0 && q.state == IBV_QPS_RESET,
+	      "after the failure: %s, state %d", calls[ncalls - 1], q.state);
+	CHECK(devx_qp_connect(&q, 1, 0, &rtr, &rts) == MARROW_OK, "connect again: %s", marrow_last_error());
 	CHECK(devx_qp_destroy(&q) == MARROW_OK, "destroy after a failed connect");
 }
 
@@ -505,7 +547,7 @@ static void open_lays_out_and_tears_down_in_order(void)
 	uint8_t *start;
 
 	reset_mem();
-	CHECK(devx_qp_open(&fake, &ops, (struct ibv_context *)&objs, 0xbeef, 8, 8, &q) == MARROW_OK, "open: %s",
+	CHECK(devx_qp_open(&fake, &ops, (struct ibv_context *)&objs, 0xbeef, 8, 8, NULL, &q) == MARROW_OK, "open: %s",
 	      marrow_last_error());
 	devx_mem_layout(8, 8, &l);
 	CHECK(l.cq_off == 16384 && l.dbr_off == 32768 && l.total == 36864, "layout %zu %zu %zu", l.cq_off, l.dbr_off,
@@ -554,7 +596,7 @@ static void open_failures_free_the_memory_last(void)
 			uar_refused = 1; /* NC and BF both refused */
 		else
 			fail_at = k;
-		CHECK(devx_qp_open(&fake, &ops, (struct ibv_context *)&objs, 1, 8, 8, &q) != MARROW_OK,
+		CHECK(devx_qp_open(&fake, &ops, (struct ibv_context *)&objs, 1, 8, 8, NULL, &q) != MARROW_OK,
 		      "step %d fails", k);
 		CHECK(mem_frees == 1 && strcmp(calls[ncalls - 1], "mem_free:1") == 0,
 		      "step %d: the memory is freed, last (%s)", k, calls[ncalls - 1]);
@@ -563,18 +605,18 @@ static void open_failures_free_the_memory_last(void)
 	}
 	reset_mem();
 	mem_alloc_fails = 1;
-	CHECK(devx_qp_open(&fake, &ops, (struct ibv_context *)&objs, 1, 8, 8, &q) == MARROW_ENOMEM &&
+	CHECK(devx_qp_open(&fake, &ops, (struct ibv_context *)&objs, 1, 8, 8, NULL, &q) == MARROW_ENOMEM &&
 	      strstr(marrow_last_error(), "out of GPU memory") && ncalls == 1,
 	      "a refused allocation is reported and nothing else is called: %s", marrow_last_error());
 	reset_mem();
 	f.obj_modify = NULL;
-	CHECK(devx_qp_open(&f, &ops, (struct ibv_context *)&objs, 1, 8, 8, &q) == MARROW_ENODEV && ncalls == 0,
+	CHECK(devx_qp_open(&f, &ops, (struct ibv_context *)&objs, 1, 8, 8, NULL, &q) == MARROW_ENODEV && ncalls == 0,
 	      "no DevX: ENODEV before any GPU memory is taken (%d calls): %s", ncalls, marrow_last_error());
 	reset_mem();
-	CHECK(devx_qp_open(&fake, &ops, (struct ibv_context *)&objs, 1, 16, 8, &q) == MARROW_EINVAL && ncalls == 0,
+	CHECK(devx_qp_open(&fake, &ops, (struct ibv_context *)&objs, 1, 16, 8, NULL, &q) == MARROW_EINVAL && ncalls == 0,
 	      "log_sq 16 refused before allocating");
 	ops.size = 8;
-	CHECK(devx_qp_open(&fake, &ops, (struct ibv_context *)&objs, 1, 8, 8, &q) == MARROW_EINVAL, "short ops");
+	CHECK(devx_qp_open(&fake, &ops, (struct ibv_context *)&objs, 1, 8, 8, NULL, &q) == MARROW_EINVAL, "short ops");
 }
 
 /* No dma-buf export: umems from device pointers, and the note says so. */
@@ -585,15 +627,159 @@ static void open_without_dmabuf_notes_peer_memory(void)
 
 	reset_mem();
 	dmabuf_refused = 1;
-	CHECK(devx_qp_open(&fake, &ops, (struct ibv_context *)&objs, 1, 8, 8, &q) == MARROW_OK, "open: %s",
+	CHECK(devx_qp_open(&fake, &ops, (struct ibv_context *)&objs, 1, 8, 8, NULL, &q) == MARROW_OK, "open: %s",
 	      marrow_last_error());
 	CHECK(strncmp(calls[3], "umem_reg:", 9) == 0, "device-pointer umems: %s", calls[3]);
 	CHECK(strstr(q.note, "dma-buf export refused") && strstr(q.note, "peer-memory"), "note: %s", q.note);
 	CHECK(devx_qp_destroy(&q) == MARROW_OK && mem_frees == 1, "destroy frees the memory");
 	reset_mem();
 	ops.dmabuf_fd = NULL;
-	CHECK(devx_qp_open(&fake, &ops, (struct ibv_context *)&objs, 1, 8, 8, &q) == MARROW_OK &&
+	CHECK(devx_qp_open(&fake, &ops, (struct ibv_context *)&objs, 1, 8, 8, NULL, &q) == MARROW_OK &&
 	      strstr(q.note, "no dma-buf export"), "no exporter: note '%s'", q.note);
+	devx_qp_destroy(&q);
+}
+
+/* ---- the value defects of part 4 (docs/design/mlx5-queue-formats.md §7.3, §7.4) ---- */
+
+/* CREATE_CQ names the EQ in the 32-bit c_eqn_or_apu_element (an EQN above
+ * 255 survives); CREATE_QP's ts_format is the one the caps chose. */
+static void cq_eqn_is_wide_and_ts_format_follows_the_caps(void)
+{
+	struct devx_qp_spec s = spec(0);
+	struct devx_qp q;
+
+	reset_fake();
+	fake_eqn = 0x1a7;
+	s.caps.ts_format = PRM_TS_FORMAT_DEFAULT;
+	CHECK(devx_qp_create(&fake, &s, &q) == MARROW_OK, "create: %s", marrow_last_error());
+	CHECK(prm_get32(cmds[0], PRM_CREATE_CQ_CTX + PRM_CQC_C_EQN_OR_APU_ELEMENT) == 0x1a7,
+	      "cqc.c_eqn_or_apu_element 0x%x, want the EQN 0x1a7 whole",
+	      prm_get32(cmds[0], PRM_CREATE_CQ_CTX + PRM_CQC_C_EQN_OR_APU_ELEMENT));
+	CHECK(prm_get32(cmds[1], PRM_CREATE_QP_QPC + PRM_QPC_TS_FORMAT) == PRM_TS_FORMAT_DEFAULT,
+	      "qpc.ts_format %u, want DEFAULT (1) as the caps said",
+	      prm_get32(cmds[1], PRM_CREATE_QP_QPC + PRM_QPC_TS_FORMAT));
+	devx_qp_destroy(&q);
+}
+
+static void caps_decide_ts_format_depths_and_lag(void)
+{
+	struct devx_caps c;
+
+	/* the kernel's rule: free-running where offered, else the default */
+	CHECK(devx_pick_ts_format(0) == 0 && devx_pick_ts_format(2) == 0 && devx_pick_ts_format(1) == 1,
+	      "ts rule: cap 0 -> %u, 2 -> %u, 1 -> %u", devx_pick_ts_format(0), devx_pick_ts_format(2),
+	      devx_pick_ts_format(1));
+	reset_fake();
+	CHECK(devx_caps_query(&fake, (struct ibv_context *)&objs, 1, &c) == MARROW_OK, "query: %s",
+	      marrow_last_error());
+	CHECK(ncmds == 2 && prm_get32(cmds[0], 0x00, 16) == 0x100 && prm_get32(cmds[0], 0x30, 16) == 1 &&
+	      prm_get32(cmds[1], 0x30, 16) == 9, "RoCE port: general caps (op_mod 1) then RoCE caps (op_mod 9); "
+	      "%d commands", ncmds);
+	CHECK(c.max_rd_atomic == 16 && c.max_dest_rd_atomic == 8, "depth caps %u / %u, want 2^4 / 2^3",
+	      c.max_rd_atomic, c.max_dest_rd_atomic);
+	CHECK(c.ts_format == PRM_TS_FORMAT_FREE_RUNNING && c.lag_ports == 0, "RoCE qp_ts_format 2: free-running "
+	      "(%u); no LAG (%u)", c.ts_format, c.lag_ports);
+	reset_fake();
+	CHECK(devx_caps_query(&fake, (struct ibv_context *)&objs, 0, &c) == MARROW_OK && ncmds == 1 &&
+	      c.ts_format == PRM_TS_FORMAT_DEFAULT, "InfiniBand port: sq_ts_format 1 (real-time only) -> DEFAULT "
+	      "(%u), %d commands", c.ts_format, ncmds);
+	reset_fake();
+	cap_lag_ports = 2;
+	cap_lag_aff = 1;
+	CHECK(devx_caps_query(&fake, (struct ibv_context *)&objs, 1, &c) == MARROW_OK && c.lag_ports == 2 &&
+	      ncmds == 2, "LAG by capability: %u ports, %d commands (no QUERY_LAG)", c.lag_ports, ncmds);
+	reset_fake();
+	cap_lag_ports = 2;
+	lag_state_reply = 1;
+	CHECK(devx_caps_query(&fake, (struct ibv_context *)&objs, 1, &c) == MARROW_OK && c.lag_ports == 2 &&
+	      ncmds == 3 && prm_get32(cmds[2], 0x00, 16) == 0x842, "LAG by QUERY_LAG state: %u ports", c.lag_ports);
+	reset_fake();
+	cap_lag_ports = 2;
+	CHECK(devx_caps_query(&fake, (struct ibv_context *)&objs, 1, &c) == MARROW_OK && c.lag_ports == 0,
+	      "two LAG ports but not bonded: no affinity (%u)", c.lag_ports);
+	reset_fake();
+	general_fails = 1;
+	CHECK(devx_caps_query(&fake, (struct ibv_context *)&objs, 1, &c) == MARROW_EIO &&
+	      strstr(marrow_last_error(), "QUERY_HCA_CAP") && c.max_rd_atomic == 0, "refused query: %s",
+	      marrow_last_error());
+	struct devx_fns f = fake;
+	f.general_cmd = NULL;
+	CHECK(devx_caps_query(&f, (struct ibv_context *)&objs, 1, &c) == MARROW_ENOSYS, "no general_cmd");
+}
+
+/* On bonded ports RST2INIT names the LAG port (1-based); elsewhere 0. */
+static void lag_port_in_rst2init(void)
+{
+	struct prm_rtr_args rtr = {.remote_qpn = 0x777, .mtu = 3, .port = 1};
+	struct prm_rts_args rts = {.ack_timeout = 14};
+
+	for (uint32_t lag = 0; lag <= 2; lag += 2) {
+		struct devx_qp_spec s = spec(0);
+		struct devx_qp q;
+
+		reset_fake();
+		s.caps.lag_ports = lag;
+		CHECK(devx_qp_create(&fake, &s, &q) == MARROW_OK, "create: %s", marrow_last_error());
+		CHECK(devx_qp_connect(&q, 1, IBV_ACCESS_REMOTE_WRITE, &rtr, &rts) == MARROW_OK, "connect: %s",
+		      marrow_last_error());
+		uint32_t got = prm_get32(cmds[2], PRM_MODIFY_QP_QPC + PRM_QPC_LAG_TX_PORT_AFFINITY);
+		CHECK(got == (lag ? 1 + 0xa51 % 2 : 0), "lag_ports %u: qpc.lag_tx_port_affinity %u", lag, got);
+		devx_qp_destroy(&q);
+	}
+}
+
+/* ERR -> RST -> INIT -> RTR -> RTS: 2RST_QP, then the same three boxes; the
+ * QP doorbell record restarts at 0, the CQ's is left alone. */
+static void recovery_resets_and_reconnects(void)
+{
+	struct devx_qp_spec s = spec(0);
+	struct devx_qp q;
+	struct prm_rtr_args rtr = {.remote_qpn = 0x777, .mtu = 3, .rq_psn = 0x1234, .port = 1, .roce = 1,
+				   .rgid = {0xfe, 0x80}, .rmac = {1, 2, 3, 4, 5, 6}, .hop_limit = 64, .sl = 3};
+	struct prm_rts_args rts = {.sq_psn = 0x4321, .ack_timeout = 14, .retry_cnt = 7, .rnr_retry = 6};
+	uint8_t cq_dbr[8];
+
+	reset_fake();
+	CHECK(devx_qp_create(&fake, &s, &q) == MARROW_OK, "create: %s", marrow_last_error());
+	CHECK(devx_qp_recover(&q) == MARROW_EINVAL, "recover before any connect is refused");
+	CHECK(devx_qp_connect(&q, 1, IBV_ACCESS_REMOTE_WRITE, &rtr, &rts) == MARROW_OK, "connect: %s",
+	      marrow_last_error());
+	q.state = IBV_QPS_ERR; /* an error CQE moved it */
+	memset(dbr_mem, 0x33, 8);             /* SQ and RQ counters moved */
+	memset(dbr_mem + DEVX_CQ_DBR_OFFSET, 0x44, 8);
+	memcpy(cq_dbr, dbr_mem + DEVX_CQ_DBR_OFFSET, 8);
+	CHECK(devx_qp_recover(&q) == MARROW_OK, "recover: %s", marrow_last_error());
+	CHECK(ncmds == 9, "2RST + three transitions after create and connect: %d commands", ncmds);
+	CHECK(cmd_len[5] == PRM_2RST_QP_IN_BYTES && prm_get32(cmds[5], PRM_IN_OPCODE) == PRM_OP_2RST_QP &&
+	      prm_get32(cmds[5], PRM_2RST_QP_QPN) == 0xa51, "2RST_QP box: len %zu opcode 0x%x qpn 0x%x", cmd_len[5],
+	      prm_get32(cmds[5], PRM_IN_OPCODE), prm_get32(cmds[5], PRM_2RST_QP_QPN));
+	for (int i = 0; i < 3; i++)
+		CHECK(memcmp(cmds[6 + i], cmds[2 + i], PRM_MODIFY_QP_IN_BYTES) == 0,
+		      "recovery transition %d has the first connect's box", i);
+	for (int i = 0; i < 8; i++)
+		CHECK(dbr_mem[i] == 0, "QP DBR byte %d = 0x%02x after RESET (SQ restarts at 0)", i, dbr_mem[i]);
+	CHECK(memcmp(dbr_mem + DEVX_CQ_DBR_OFFSET, cq_dbr, 8) == 0 && q.drained == 0,
+	      "no CQE left behind: the CQ doorbell record is not touched (%u drained)", q.drained);
+	CHECK(q.state == IBV_QPS_RTS, "state %d", q.state);
+	/* CQEs the QP left behind (an error CQE, two flushes) at consumer index
+	 * 261 = slot 5 of lap 1 (owner 1): stepped over, the index goes to 264
+	 * where a lap-0 leftover (owner 0) is not of this lap and stops the walk */
+	q.state = IBV_QPS_ERR;
+	dbr_mem[DEVX_CQ_DBR_OFFSET + 0] = 0; dbr_mem[DEVX_CQ_DBR_OFFSET + 1] = 0;
+	dbr_mem[DEVX_CQ_DBR_OFFSET + 2] = 0x01; dbr_mem[DEVX_CQ_DBR_OFFSET + 3] = 0x05;
+	cq_mem[5 * 64 + 63] = 0xd1;  /* requester error CQE, owner 1 */
+	cq_mem[6 * 64 + 63] = 0xd1;
+	cq_mem[7 * 64 + 63] = 0xd1;
+	cq_mem[8 * 64 + 63] = 0x00;  /* owner 0: last lap's */
+	CHECK(devx_qp_recover(&q) == MARROW_OK, "recover after an error: %s", marrow_last_error());
+	CHECK(q.drained == 3 && dbr_mem[DEVX_CQ_DBR_OFFSET + 2] == 0x01 && dbr_mem[DEVX_CQ_DBR_OFFSET + 3] == 0x08,
+	      "three leftover CQEs stepped over: %u drained, CQ index 0x%02x%02x (want 0x108)", q.drained,
+	      dbr_mem[DEVX_CQ_DBR_OFFSET + 2], dbr_mem[DEVX_CQ_DBR_OFFSET + 3]);
+	/* a refused 2RST leaves the doorbell record alone and says so */
+	memset(dbr_mem, 0x33, 8);
+	fail_at = ncalls;
+	CHECK(devx_qp_reset(&q) == MARROW_EIO && strstr(marrow_last_error(), "2RST_QP on QP 0xa51") &&
+	      dbr_mem[0] == 0x33, "refused 2RST: %s", marrow_last_error());
 	devx_qp_destroy(&q);
 }
 
@@ -609,6 +795,10 @@ int main(void)
 	open_lays_out_and_tears_down_in_order();
 	open_failures_free_the_memory_last();
 	open_without_dmabuf_notes_peer_memory();
+	cq_eqn_is_wide_and_ts_format_follows_the_caps();
+	caps_decide_ts_format_depths_and_lag();
+	lag_port_in_rst2init();
+	recovery_resets_and_reconnects();
 	if (failures) {
 		printf("verbs_test_devx: %d failure(s)\n", failures);
 		return 1;

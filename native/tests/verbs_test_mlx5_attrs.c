@@ -52,6 +52,7 @@ static struct mlx5_local_end ib_local(void)
 	struct mlx5_local_end l = {
 		.port = 1, .link_layer = 1, .active_mtu = 5, .sgid_index = 0,
 		.psn = 0x123456, .access = 1 | 2 | 4,
+		.max_rd_atomic = 16, .max_dest_rd_atomic = 16,
 	};
 	return l;
 }
@@ -85,7 +86,7 @@ static void test_defaults(void)
 	CHECK(marrow_mlx5_conn_params_default(&k) == MARROW_EINVAL, "small size accepted");
 	k = defaults();
 	CHECK(k.size == sizeof(k) && k.timeout == 14 && k.retry_cnt == 7 && k.rnr_retry == 6 &&
-	      k.path_mtu == 0 && k.hop_limit == 64 && k.max_rd_atomic == 1, "defaults %u %u %u",
+	      k.path_mtu == 0 && k.hop_limit == 64 && k.max_rd_atomic == 0 && k.max_dest_rd_atomic == 0, "defaults %u %u %u",
 	      k.timeout, k.retry_cnt, k.rnr_retry);
 }
 
@@ -117,7 +118,8 @@ static void test_rtr_ib(void)
 	CHECK(a.qp_state == IBV_QPS_RTR && a.dest_qp_num == 0x1a2b3 && a.rq_psn == 0xabcdef, "RTR ids");
 	CHECK(a.path_mtu == IBV_MTU_1024, "mtu = min(local 4096, peer 1024), got %d", a.path_mtu);
 	CHECK(a.ah_attr.dlid == 7 && a.ah_attr.port_num == 1 && a.ah_attr.is_global == 0, "IB AV without GRH");
-	CHECK(a.max_dest_rd_atomic == 1 && a.min_rnr_timer == 12, "rd atomic / rnr timer");
+	CHECK(a.max_dest_rd_atomic == 16 && a.min_rnr_timer == 12, "rd atomic (default 16) / rnr timer: %u",
+	      a.max_dest_rd_atomic);
 
 	/* A GID alone does not force a GRH on IB while the LID routes... */
 	p.gid[0] = 0xfe;
@@ -193,7 +195,7 @@ static void test_rts(void)
 	CHECK(mlx5_build_qp_attr(IBV_QPS_RTS, &l, NULL, &k, &a, &mask) == MARROW_OK, "%s", marrow_last_error());
 	CHECK(mask == REF_RTS_MASK, "RTS mask 0x%x", mask);
 	CHECK(a.qp_state == IBV_QPS_RTS && a.sq_psn == 0x123456 && a.timeout == 14 && a.retry_cnt == 7 &&
-	      a.rnr_retry == 6 && a.max_rd_atomic == 1, "RTS attr");
+	      a.rnr_retry == 6 && a.max_rd_atomic == 16, "RTS attr");
 }
 
 static void test_psn_qpn_masks(void)
@@ -290,6 +292,35 @@ static void test_bad_input(void)
 	k.flags = 0x80;
 	CHECK(mlx5_build_qp_attr(IBV_QPS_INIT, &l, &p, &k, &a, &mask) == MARROW_EINVAL && ERR_HAS("flags"),
 	      "unknown flags");
+	/* the shared checker's depth rule: 1..cap, rounded down, default 16 clamped */
+	k = defaults();
+	k.max_rd_atomic = 32;
+	CHECK(mlx5_build_qp_attr(IBV_QPS_RTS, &l, &p, &k, &a, &mask) == MARROW_EINVAL &&
+	      ERR_HAS("max_rd_atomic 32 outside 1..16"), "max_rd_atomic 32: %s", marrow_last_error());
+	k = defaults();
+	k.max_dest_rd_atomic = 17;
+	CHECK(mlx5_build_qp_attr(IBV_QPS_RTR, &l, &p, &k, &a, &mask) == MARROW_EINVAL &&
+	      ERR_HAS("max_dest_rd_atomic 17 outside 1..16"), "max_dest_rd_atomic 17: %s", marrow_last_error());
+	k = defaults();
+	k.max_rd_atomic = 3;
+	k.max_dest_rd_atomic = 3;
+	CHECK(mlx5_build_qp_attr(IBV_QPS_RTS, &l, &p, &k, &a, &mask) == MARROW_OK && a.max_rd_atomic == 2,
+	      "requester depth 3 rounds down to 2: %u", a.max_rd_atomic);
+	CHECK(mlx5_build_qp_attr(IBV_QPS_RTR, &l, &p, &k, &a, &mask) == MARROW_OK && a.max_dest_rd_atomic == 2,
+	      "responder depth 3 rounds down to 2: %u", a.max_dest_rd_atomic);
+	k = defaults();
+	l.max_rd_atomic = 8;
+	l.max_dest_rd_atomic = 4;
+	CHECK(mlx5_build_qp_attr(IBV_QPS_RTS, &l, &p, &k, &a, &mask) == MARROW_OK && a.max_rd_atomic == 8,
+	      "default depth clamped to the requester cap 8: %u", a.max_rd_atomic);
+	CHECK(mlx5_build_qp_attr(IBV_QPS_RTR, &l, &p, &k, &a, &mask) == MARROW_OK && a.max_dest_rd_atomic == 4,
+	      "default depth clamped to the responder cap 4: %u", a.max_dest_rd_atomic);
+	l = ib_local();
+	l.link_layer = 2;
+	k = defaults();
+	k.sl = 8;
+	CHECK(mlx5_build_qp_attr(IBV_QPS_RTS, &l, &p, &k, &a, &mask) == MARROW_EINVAL &&
+	      ERR_HAS("sl 8 outside 0..7 on RoCE"), "sl 8 on RoCE: %s", marrow_last_error());
 }
 
 static void test_pick_gid(void)

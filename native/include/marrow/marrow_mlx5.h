@@ -105,15 +105,16 @@ struct marrow_mlx5_conn_params {
 	uint32_t size;              /* sizeof(*this) */
 	uint32_t comp_mask;         /* 0 */
 	uint32_t path_mtu;          /* enum ibv_mtu; 0 = min(local active, peer's) */
-	uint32_t sl;                /* service level 0..15 */
+	uint32_t sl;                /* service level 0..15 (IB); RoCE: the Ethernet priority 0..7 */
 	uint32_t traffic_class;     /* GRH traffic class 0..255 */
 	uint32_t hop_limit;         /* GRH hop limit 1..255 */
 	uint32_t timeout;           /* ACK timeout 4.096 us * 2^t, 1..31 (0 = wait forever: refused) */
 	uint32_t retry_cnt;         /* 0..7 */
 	uint32_t rnr_retry;         /* 0..7 (7 = retry forever: refused, see .c) */
 	uint32_t min_rnr_timer;     /* 0..31 */
-	uint32_t max_rd_atomic;     /* outstanding READ/atomic as requester, 0..16 */
-	uint32_t max_dest_rd_atomic;/* as responder, 0..16 */
+	uint32_t max_rd_atomic;     /* outstanding READ/atomic as requester: 1..the device's cap, rounded
+				     * down to a power of two; 0 = the default, 16 clamped to the cap */
+	uint32_t max_dest_rd_atomic;/* as responder: 1..the device's cap, as above; 0 = 16 clamped */
 	uint32_t flags;             /* enum marrow_mlx5_conn_flags */
 	uint32_t reserved;          /* 0 */
 };
@@ -125,7 +126,8 @@ enum marrow_mlx5_conn_flags {
 };
 
 /* Fills *out with the defaults (timeout 14 = 67 ms, retry 7, rnr_retry 6,
- * path_mtu 0 = negotiated, hop_limit 64, rd_atomic 1). out->size must be set. */
+ * path_mtu 0 = negotiated, hop_limit 64, rd_atomic 0 = 16 clamped to the
+ * device's caps, as NVSHMEM's IBGDA uses 16). out->size must be set. */
 MARROW_API int marrow_mlx5_conn_params_default(struct marrow_mlx5_conn_params *out);
 
 /*
@@ -287,13 +289,30 @@ MARROW_API int marrow_mlx5_gpu_qp_open(struct marrow_mlx5_device *dev,
 MARROW_API int marrow_mlx5_gpu_qp_local_info(struct marrow_mlx5_gpu_qp *qp,
 					     const struct marrow_mlx5_mr *mr,
 					     struct marrow_mlx5_peer_info *out);
-/* RST2INIT, INIT2RTR, RTR2RTS as DevX commands (params NULL = defaults).
+/* RST2INIT, INIT2RTR, RTR2RTS as DevX commands (params NULL = defaults),
+ * after the same parameter checks as marrow_mlx5_qp_connect (every value
+ * out of range is refused with MARROW_EINVAL, naming it and its range).
  * RoCE: the destination MAC comes from the peer's GID (link-local: its
- * interface id; otherwise an address handle the kernel resolves).
- * InfiniBand with a GRH is refused (MARROW_ENOSYS): only the LID path is encoded. */
+ * interface id; otherwise an address handle the kernel resolves); sl goes
+ * to the Ethernet priority, traffic_class to the traffic class and (RoCE v2)
+ * the DSCP. InfiniBand with a GRH is refused (MARROW_ENOSYS): only the LID
+ * path is encoded. On failure the QP is put back into RESET (best effort). */
 MARROW_API int marrow_mlx5_gpu_qp_connect(struct marrow_mlx5_gpu_qp *qp,
 					  const struct marrow_mlx5_peer_info *peer,
 					  const struct marrow_mlx5_conn_params *params);
+/*
+ * Back to RESET from any state (ERR after an error CQE, say) with the
+ * 2RST_QP command, so that marrow_mlx5_gpu_qp_connect brings the QP to RTS
+ * again (ERR -> RST -> INIT -> RTR -> RTS, as marrow_mlx5_qp_reset does for
+ * a verbs QP). The SQ restarts at WQEBB counter 0: the QP doorbell record is
+ * cleared (through mem->to_gpu) and the caller's producer index must restart
+ * at 0 too. The CQ is not reset: CQEs the QP left unconsumed (its error and
+ * flush CQEs) are stepped over by advancing the CQ doorbell record's
+ * consumer index, from which the caller resumes its own (see
+ * marrow_mlx5_gpu_qp_indexes). No kernel may be using the queues meanwhile.
+ * docs/design/mlx5-queue-formats.md §7.4.
+ */
+MARROW_API int marrow_mlx5_gpu_qp_reset(struct marrow_mlx5_gpu_qp *qp);
 /* Host-side resume: SQ producer counter and CQ consumer index from the
  * doorbell records in GPU memory (through mem->from_gpu). */
 MARROW_API int marrow_mlx5_gpu_qp_indexes(struct marrow_mlx5_gpu_qp *qp, uint32_t *sq_pi, uint32_t *cq_ci);

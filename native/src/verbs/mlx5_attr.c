@@ -14,6 +14,7 @@
 
 #define PSN_MASK 0xffffffu
 #define QPN_MASK 0xffffffu
+#define MLX5_RD_ATOMIC_DEFAULT 16u /* NVSHMEM's IBGDA depth */
 
 MARROW_API int marrow_mlx5_conn_params_default(struct marrow_mlx5_conn_params *out)
 {
@@ -32,9 +33,29 @@ MARROW_API int marrow_mlx5_conn_params_default(struct marrow_mlx5_conn_params *o
 	 * ever did: keep every wait bounded. */
 	out->rnr_retry = 6;
 	out->min_rnr_timer = 12;
-	out->max_rd_atomic = 1;
-	out->max_dest_rd_atomic = 1;
+	/* 0: the default depth, 16 (NVSHMEM's) clamped to the device's caps at
+	 * connect (marrow_mlx5.h; docs/design/mlx5-queue-formats.md §5.5). */
+	out->max_rd_atomic = 0;
+	out->max_dest_rd_atomic = 0;
 	return MARROW_OK;
+}
+
+uint32_t mlx5_log2_floor(uint32_t v)
+{
+	uint32_t l = 0;
+
+	while (v >> (l + 1))
+		l++;
+	return l;
+}
+
+uint32_t mlx5_rd_atomic_depth(uint32_t v, uint32_t cap)
+{
+	if (v == 0)
+		v = MLX5_RD_ATOMIC_DEFAULT < cap ? MLX5_RD_ATOMIC_DEFAULT : cap;
+	if (v > cap)
+		v = cap;
+	return v ? 1u << mlx5_log2_floor(v) : 0;
 }
 
 int mlx5_gid_is_zero(const uint8_t gid[16])
@@ -139,11 +160,14 @@ int mlx5_pick_mtu(const struct mlx5_local_end *local, const struct marrow_mlx5_p
 	return MARROW_OK;
 }
 
-/* Range checks of the knobs; one message per bad field. */
-static int check_params(const struct marrow_mlx5_conn_params *p)
+/* Range checks of the knobs against this end; one message per bad field. */
+static int check_params(const struct mlx5_local_end *l, const struct marrow_mlx5_conn_params *p)
 {
-	if (p->sl > 15)
-		return marrow_fail(MARROW_EINVAL, "sl %u outside 0..15", p->sl);
+	int roce = l->link_layer == IBV_LINK_LAYER_ETHERNET;
+
+	if (p->sl > (roce ? 7u : 15u))
+		return marrow_fail(MARROW_EINVAL, "sl %u outside 0..%u%s", p->sl, roce ? 7 : 15,
+				   roce ? " on RoCE (it is the 3-bit Ethernet priority)" : "");
 	if (p->traffic_class > 255)
 		return marrow_fail(MARROW_EINVAL, "traffic_class %u outside 0..255", p->traffic_class);
 	if (p->hop_limit < 1 || p->hop_limit > 255)
@@ -158,9 +182,15 @@ static int check_params(const struct marrow_mlx5_conn_params *p)
 				   p->rnr_retry);
 	if (p->min_rnr_timer > 31)
 		return marrow_fail(MARROW_EINVAL, "min_rnr_timer %u outside 0..31", p->min_rnr_timer);
-	if (p->max_rd_atomic > 16 || p->max_dest_rd_atomic > 16)
-		return marrow_fail(MARROW_EINVAL, "max_rd_atomic %u / max_dest_rd_atomic %u outside 0..16",
-				   p->max_rd_atomic, p->max_dest_rd_atomic);
+	if (l->max_rd_atomic == 0 || l->max_dest_rd_atomic == 0)
+		return marrow_fail(MARROW_EINVAL, "the device reports no read/atomic depth (requester %u, "
+				   "responder %u)", l->max_rd_atomic, l->max_dest_rd_atomic);
+	if (p->max_rd_atomic > l->max_rd_atomic)
+		return marrow_fail(MARROW_EINVAL, "max_rd_atomic %u outside 1..%u (the device's requester depth; "
+				   "0 = the default)", p->max_rd_atomic, l->max_rd_atomic);
+	if (p->max_dest_rd_atomic > l->max_dest_rd_atomic)
+		return marrow_fail(MARROW_EINVAL, "max_dest_rd_atomic %u outside 1..%u (the device's responder "
+				   "depth; 0 = the default)", p->max_dest_rd_atomic, l->max_dest_rd_atomic);
 	if (p->flags & ~(uint32_t)MARROW_MLX5_CONN_FORCE_GRH)
 		return marrow_fail(MARROW_EINVAL, "unknown conn flags 0x%x", p->flags);
 	return MARROW_OK;
@@ -174,7 +204,7 @@ static int check_local(const struct mlx5_local_end *l)
 		return marrow_fail(MARROW_EINVAL, "local link layer %u is neither 1 (IB) nor 2 (Ethernet)",
 				   l->link_layer);
 	if (l->psn & ~PSN_MASK)
-		return marrow_fail(MARROW_EINVAL, "local PSN 0x%x exceeds 24 bits", l->psn);
+		return marrow_fail(MARROW_EINVAL, "local PSN 0x%x outside 0..0xffffff (24 bits)", l->psn);
 	return MARROW_OK;
 }
 
@@ -183,10 +213,10 @@ static int check_peer(const struct mlx5_local_end *l, const struct marrow_mlx5_p
 	if (p->size < sizeof(*p))
 		return marrow_fail(MARROW_EINVAL, "peer info size %u < sizeof %zu", p->size, sizeof(*p));
 	if (p->qpn <= 1 || (p->qpn & ~QPN_MASK))
-		return marrow_fail(MARROW_EINVAL, "peer QPN 0x%x is not a 24-bit QP number (0 and 1 are special)",
-				   p->qpn);
+		return marrow_fail(MARROW_EINVAL, "peer QPN 0x%x outside 0x2..0xffffff (24 bits; 0 and 1 are the "
+				   "special QPs)", p->qpn);
 	if (p->psn & ~PSN_MASK)
-		return marrow_fail(MARROW_EINVAL, "peer PSN 0x%x exceeds 24 bits", p->psn);
+		return marrow_fail(MARROW_EINVAL, "peer PSN 0x%x outside 0..0xffffff (24 bits)", p->psn);
 	if (p->link_layer != l->link_layer)
 		return marrow_fail(MARROW_EINVAL,
 				   "link layers differ: local %s, peer %s (IB and RoCE ports cannot connect)",
@@ -203,32 +233,57 @@ static int check_peer(const struct mlx5_local_end *l, const struct marrow_mlx5_p
 	return MARROW_OK;
 }
 
+int mlx5_conn_check(const struct mlx5_local_end *l, const struct marrow_mlx5_peer_info *p,
+		    const struct marrow_mlx5_conn_params *k, struct mlx5_conn_resolved *out)
+{
+	int rc;
+
+	if (l == NULL || p == NULL || k == NULL || out == NULL)
+		return marrow_fail(MARROW_EINVAL, "mlx5_conn_check: NULL argument");
+	memset(out, 0, sizeof(*out));
+	rc = check_local(l);
+	if (rc == MARROW_OK)
+		rc = check_params(l, k);
+	if (rc == MARROW_OK)
+		rc = check_peer(l, p);
+	if (rc == MARROW_OK)
+		rc = mlx5_pick_mtu(l, p, k, &out->mtu);
+	if (rc)
+		return rc;
+	out->grh = mlx5_needs_grh(l, p, k);
+	if (out->grh) {
+		if (l->sgid_index < 0 || l->sgid_index > 255)
+			return marrow_fail(MARROW_EINVAL, "GRH needed but local GID index %d outside 0..255",
+					   l->sgid_index);
+		if (mlx5_gid_is_zero(p->gid))
+			return marrow_fail(MARROW_EINVAL, "GRH requested but the peer sent no GID");
+	}
+	out->rd_atomic = mlx5_rd_atomic_depth(k->max_rd_atomic, l->max_rd_atomic);
+	out->dest_rd_atomic = mlx5_rd_atomic_depth(k->max_dest_rd_atomic, l->max_dest_rd_atomic);
+	return MARROW_OK;
+}
+
 static int build_rtr(const struct mlx5_local_end *l, const struct marrow_mlx5_peer_info *p,
 		     const struct marrow_mlx5_conn_params *k, struct ibv_qp_attr *a, int *mask)
 {
-	enum ibv_mtu mtu;
-	int rc = check_peer(l, p);
+	struct mlx5_conn_resolved r;
+	int rc = mlx5_conn_check(l, p, k, &r);
 
-	if (rc == MARROW_OK)
-		rc = mlx5_pick_mtu(l, p, k, &mtu);
 	if (rc)
 		return rc;
 	a->qp_state = IBV_QPS_RTR;
-	a->path_mtu = mtu;
+	a->path_mtu = r.mtu;
 	a->dest_qp_num = p->qpn;
 	a->rq_psn = p->psn;
-	a->max_dest_rd_atomic = (uint8_t)k->max_dest_rd_atomic;
+	/* A power of two already: the kernel's rounding (down before Linux 6.12's
+	 * fix, up after) leaves it as it is, so both paths program the same depth. */
+	a->max_dest_rd_atomic = (uint8_t)r.dest_rd_atomic;
 	a->min_rnr_timer = (uint8_t)k->min_rnr_timer;
 	a->ah_attr.dlid = (uint16_t)p->lid;
 	a->ah_attr.sl = (uint8_t)k->sl;
 	a->ah_attr.src_path_bits = 0;
 	a->ah_attr.port_num = l->port;
-	if (mlx5_needs_grh(l, p, k)) {
-		if (l->sgid_index < 0 || l->sgid_index > 255)
-			return marrow_fail(MARROW_EINVAL, "GRH needed but local GID index %d is invalid",
-					   l->sgid_index);
-		if (mlx5_gid_is_zero(p->gid))
-			return marrow_fail(MARROW_EINVAL, "GRH requested but the peer sent no GID");
+	if (r.grh) {
 		a->ah_attr.is_global = 1;
 		memcpy(a->ah_attr.grh.dgid.raw, p->gid, 16);
 		a->ah_attr.grh.sgid_index = (uint8_t)l->sgid_index;
@@ -254,7 +309,7 @@ int mlx5_build_qp_attr(enum ibv_qp_state target, const struct mlx5_local_end *lo
 	*mask = 0;
 	rc = check_local(local);
 	if (rc == MARROW_OK)
-		rc = check_params(params);
+		rc = check_params(local, params);
 	if (rc)
 		return rc;
 	switch (target) {
@@ -277,7 +332,7 @@ int mlx5_build_qp_attr(enum ibv_qp_state target, const struct mlx5_local_end *lo
 		attr->retry_cnt = (uint8_t)params->retry_cnt;
 		attr->rnr_retry = (uint8_t)params->rnr_retry;
 		attr->sq_psn = local->psn;
-		attr->max_rd_atomic = (uint8_t)params->max_rd_atomic;
+		attr->max_rd_atomic = (uint8_t)mlx5_rd_atomic_depth(params->max_rd_atomic, local->max_rd_atomic);
 		*mask = IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
 			IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC;
 		return MARROW_OK;

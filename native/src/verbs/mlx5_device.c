@@ -102,6 +102,7 @@ static int mlx5_choose_gid(const struct verbs_syms *s, struct marrow_mlx5_device
 			return marrow_fail(MARROW_EINVAL, "%s port %u: GID index %d outside [0, %d)",
 					   d->name, d->port, want, pa->gid_tbl_len);
 		d->gid_index = want;
+		d->gid_roce_v2 = pa->link_layer == IBV_LINK_LAYER_ETHERNET && mlx5_gid_is_v2(d->name, d->port, want);
 		return MARROW_OK;
 	}
 	if (pa->link_layer != IBV_LINK_LAYER_ETHERNET) {
@@ -115,6 +116,7 @@ static int mlx5_choose_gid(const struct verbs_syms *s, struct marrow_mlx5_device
 		v2[i] = mlx5_gid_is_v2(d->name, d->port, i);
 	}
 	d->gid_index = mlx5_pick_gid(n, gids, v2);
+	d->gid_roce_v2 = d->gid_index >= 0 && v2[d->gid_index];
 	if (d->gid_index < 0)
 		return marrow_fail(MARROW_EINVAL, "%s port %u (RoCE) has no populated GID: "
 				   "give the netdev an IP address", d->name, d->port);

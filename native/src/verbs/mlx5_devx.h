@@ -83,8 +83,38 @@ enum {
 	DEVX_PAGE = 4096,
 };
 
+/*
+ * What the device's capabilities decide for a QP (QUERY_HCA_CAP, QUERY_LAG;
+ * docs/design/mlx5-queue-formats.md §7.3). All zero = free-running
+ * timestamps, no LAG affinity, depths unknown.
+ */
+struct devx_caps {
+	uint32_t ts_format;          /* qpc.ts_format of CREATE_QP (PRM_TS_FORMAT_*) */
+	uint32_t lag_ports;          /* > 1: LAG active, RST2INIT names a port 1..lag_ports; 0: none */
+	uint32_t max_rd_atomic;      /* 2^log_max_ra_req_qp; 0 = not read */
+	uint32_t max_dest_rd_atomic; /* 2^log_max_ra_res_qp; 0 = not read */
+};
+
+/* The kernel's rule (mlx5_ib, RC QPs): free-running where the capability
+ * offers it, else the device default. ts_cap is PRM_TS_CAP_*. */
+uint32_t devx_pick_ts_format(uint32_t ts_cap);
+
+/*
+ * Pure: caps from a QUERY_HCA_CAP(general) output, the RoCE one (NULL when
+ * not read: InfiniBand port, or no RoCE caps) and QUERY_LAG's lag_state.
+ * ts capability: the RoCE caps' qp_ts_format on a RoCE port, else the general
+ * sq_ts_format. LAG: num_lag_ports > 1 and (lag_tx_port_affinity or lag_state).
+ */
+void devx_caps_parse(const uint8_t *gen_out, const uint8_t *roce_out, uint32_t lag_state, struct devx_caps *c);
+
+/* Issues those queries through f->general_cmd (eth_port: the QP's port is
+ * RoCE). MARROW_ENOSYS without general_cmd, MARROW_EIO when the general
+ * query fails (message with status/syndrome); *c is all zero then. */
+int devx_caps_query(const struct devx_fns *f, struct ibv_context *ctx, int eth_port, struct devx_caps *c);
+
 struct devx_qp_spec {
 	struct ibv_context *ctx; /* opened with MLX5DV_CONTEXT_FLAGS_DEVX */
+	struct devx_caps caps;   /* from devx_caps_query (or zero) */
 	uint32_t pdn;            /* mlx5dv_pd.pdn */
 	uint32_t log_sq_wqebb_cnt;
 	uint32_t log_cqe_cnt;
@@ -102,6 +132,14 @@ struct devx_qp {
 	struct mlx5dv_devx_obj *cq, *qp;
 	uint32_t cqn, qpn;
 	int state;               /* enum ibv_qp_state as the commands left it */
+	uint32_t drained;        /* CQEs the last devx_qp_reset consumed on the poller's behalf */
+	/* the last devx_qp_connect's arguments, for devx_qp_recover */
+	struct {
+		int valid;
+		uint32_t port, access;
+		struct prm_rtr_args rtr;
+		struct prm_rts_args rts;
+	} conn;
 	char note[160];          /* fallbacks taken (BF UAR, peer-memory umem); "" if none */
 	/* devx_qp_open only: the allocation behind sq/cq/dbr, freed after everything else */
 	struct marrow_mlx5_gpu_mem_ops mem;
@@ -111,6 +149,7 @@ struct devx_qp {
 /* Pure command builders: what the runtime passes to obj_create / obj_modify. */
 void devx_cmd_create_cq(const struct devx_qp *q, uint8_t in[PRM_CREATE_CQ_IN_BYTES]);
 void devx_cmd_create_qp(const struct devx_qp *q, uint8_t in[PRM_CREATE_QP_IN_BYTES]);
+/* RST2INIT; on LAG (caps.lag_ports > 1) lag_tx_port_affinity = 1 + qpn % lag_ports. */
 void devx_cmd_rst2init(const struct devx_qp *q, uint32_t port, uint32_t access, uint8_t in[PRM_MODIFY_QP_IN_BYTES]);
 
 /* The CQ ring's first image: every CQE invalid and owned by software. */
@@ -141,15 +180,34 @@ void devx_mem_layout(uint32_t log_sq_wqebb_cnt, uint32_t log_cqe_cnt, struct dev
  * the DevX objects, and *q holds nothing.
  */
 int devx_qp_open(const struct devx_fns *f, const struct marrow_mlx5_gpu_mem_ops *ops, struct ibv_context *ctx,
-		 uint32_t pdn, uint32_t log_sq_wqebb_cnt, uint32_t log_cqe_cnt, struct devx_qp *q);
+		 uint32_t pdn, uint32_t log_sq_wqebb_cnt, uint32_t log_cqe_cnt, const struct devx_caps *caps,
+		 struct devx_qp *q);
 
 /* RoCE: the MAC behind a link-local GID (fe80::/64 with a modified EUI-64
  * interface id); 0 on success, -1 when the GID is not of that form. */
 int devx_mac_from_link_local_gid(const uint8_t gid[16], uint8_t mac[6]);
 
-/* RST2INIT, INIT2RTR (a), RTR2RTS (r); on failure the message names the step. */
+/* RST2INIT, INIT2RTR (a), RTR2RTS (r) from RESET; on failure the message
+ * names the step and the QP is put back into RESET (best effort: 2RST_QP),
+ * so connect may run again. The arguments are kept for devx_qp_recover. */
 int devx_qp_connect(struct devx_qp *q, uint32_t port, uint32_t access,
 		    const struct prm_rtr_args *a, const struct prm_rts_args *r);
+
+/*
+ * 2RST_QP from any state (ERR after an error CQE, say), then, through
+ * spec.copy: the QP doorbell record is cleared (after RESET the SQ starts
+ * again at WQE counter 0, as a fresh QP), and the CQEs the QP left behind
+ * (error and flush CQEs no poller consumed) are stepped over by advancing
+ * the CQ doorbell record's consumer index (q->drained says how many). The
+ * CQ itself is not reset. What the caller resets: its SQ producer index, to
+ * 0; its CQ consumer index is resumed from the CQ doorbell record.
+ * docs/design/mlx5-queue-formats.md §7.4.
+ */
+int devx_qp_reset(struct devx_qp *q);
+
+/* Recovery: devx_qp_reset, then devx_qp_connect with the last connect's
+ * arguments (ERR -> RST -> INIT -> RTR -> RTS). MARROW_EINVAL if never connected. */
+int devx_qp_recover(struct devx_qp *q);
 
 /* QP, CQ, the DBR, CQ and SQ umems, the UAR, then (devx_qp_open) the GPU
  * memory. Returns the first failure but releases everything all the same. */

@@ -79,6 +79,37 @@ static int gpu_qp_args(const char *fn, struct marrow_mlx5_device *d, const struc
 	return marrow_mlx5_devx_check(d);
 }
 
+/* The capabilities that shape the QP (devx_caps_query) for the device's
+ * port; when they cannot be read the QP keeps the zero caps (free-running
+ * timestamps, no LAG affinity, the verbs depths) and the note says why. */
+static void gpu_qp_caps(const struct verbs_syms *s, struct marrow_mlx5_device *d, struct devx_caps *c,
+			char *note, size_t note_len)
+{
+	struct ibv_port_attr pa;
+	int eth;
+
+	memset(&pa, 0, sizeof(pa));
+	eth = s->query_port(d->ctx, d->port, &pa) == 0 && pa.link_layer == IBV_LINK_LAYER_ETHERNET;
+	if (devx_caps_query(&s->devx, d->ctx, eth, c) != MARROW_OK) {
+		snprintf(note, note_len, "HCA caps not read (%.80s): free-running timestamps, no LAG port "
+			 "affinity", marrow_last_error());
+		marrow_clear_error();
+	}
+	/* not read: ibv_query_device's numbers (the same caps), else the ABI's old bound 16 */
+	if (c->max_rd_atomic == 0)
+		c->max_rd_atomic = d->dattr.max_qp_init_rd_atom > 0 ? (uint32_t)d->dattr.max_qp_init_rd_atom : 16;
+	if (c->max_dest_rd_atomic == 0)
+		c->max_dest_rd_atomic = d->dattr.max_qp_rd_atom > 0 ? (uint32_t)d->dattr.max_qp_rd_atom : 16;
+}
+
+static void note_add(struct devx_qp *q, const char *what)
+{
+	size_t n = strlen(q->note);
+
+	if (what[0] != '\0')
+		snprintf(q->note + n, sizeof(q->note) - n, "%s%s", n ? "; " : "", what);
+}
+
 /* After g->q was created (rc): the views, the note and *out; on failure g goes. */
 static int gpu_qp_finish(struct marrow_mlx5_device *d, const struct marrow_mlx5_qp_attr *a,
 			 struct marrow_mlx5_gpu_qp *g, int rc, struct marrow_mlx5_gpu_qp **out,
@@ -136,6 +167,7 @@ MARROW_API int marrow_mlx5_gpu_qp_create(struct marrow_mlx5_device *d, const str
 	const struct verbs_syms *s;
 	struct marrow_mlx5_gpu_qp *g;
 	struct devx_qp_spec spec;
+	char caps_note[160] = "";
 	int rc = gpu_qp_args("marrow_mlx5_gpu_qp_create", d, a, m, out, v, cv);
 
 	if (rc)
@@ -158,10 +190,14 @@ MARROW_API int marrow_mlx5_gpu_qp_create(struct marrow_mlx5_device *d, const str
 		return MARROW_ENOMEM;
 	pthread_mutex_lock(&d->lock);
 	rc = pd_number(s, d, &spec.pdn);
-	if (rc == MARROW_OK)
+	if (rc == MARROW_OK) {
+		gpu_qp_caps(s, d, &spec.caps, caps_note, sizeof(caps_note));
 		rc = devx_qp_create(&s->devx, &spec, &g->q);
-	if (rc == MARROW_OK)
+	}
+	if (rc == MARROW_OK) {
+		note_add(&g->q, caps_note);
 		d->n_qp++;
+	}
 	pthread_mutex_unlock(&d->lock);
 	return gpu_qp_finish(d, a, g, rc, out, v, cv, note, note_len);
 }
@@ -173,6 +209,8 @@ MARROW_API int marrow_mlx5_gpu_qp_open(struct marrow_mlx5_device *d, const struc
 {
 	const struct verbs_syms *s;
 	struct marrow_mlx5_gpu_qp *g;
+	struct devx_caps caps;
+	char caps_note[160] = "";
 	uint32_t pdn = 0;
 	int rc = gpu_qp_args("marrow_mlx5_gpu_qp_open", d, a, ops, out, v, cv);
 
@@ -183,10 +221,14 @@ MARROW_API int marrow_mlx5_gpu_qp_open(struct marrow_mlx5_device *d, const struc
 		return MARROW_ENOMEM;
 	pthread_mutex_lock(&d->lock);
 	rc = pd_number(s, d, &pdn);
-	if (rc == MARROW_OK)
-		rc = devx_qp_open(&s->devx, ops, d->ctx, pdn, a->log_sq_wqebb_cnt, a->log_cqe_cnt, &g->q);
-	if (rc == MARROW_OK)
+	if (rc == MARROW_OK) {
+		gpu_qp_caps(s, d, &caps, caps_note, sizeof(caps_note));
+		rc = devx_qp_open(&s->devx, ops, d->ctx, pdn, a->log_sq_wqebb_cnt, a->log_cqe_cnt, &caps, &g->q);
+	}
+	if (rc == MARROW_OK) {
+		note_add(&g->q, caps_note);
 		d->n_qp++;
+	}
 	pthread_mutex_unlock(&d->lock);
 	return gpu_qp_finish(d, a, g, rc, out, v, cv, note, note_len);
 }
@@ -212,10 +254,17 @@ MARROW_API int marrow_mlx5_gpu_qp_indexes(struct marrow_mlx5_gpu_qp *g, uint32_t
 	return devx_qp_read_indexes(&g->q, sq_pi, cq_ci);
 }
 
+/* The local end with the depth caps this QP was created under (HCA caps). */
 static int port_end(const struct verbs_syms *s, struct marrow_mlx5_gpu_qp *g, struct mlx5_local_end *le,
 		    struct ibv_port_attr *pa)
 {
-	return mlx5_port_end(s, g->dev, g->psn, g->access, le, pa);
+	int rc = mlx5_port_end(s, g->dev, g->psn, g->access, le, pa);
+
+	if (rc == MARROW_OK) {
+		le->max_rd_atomic = g->q.spec.caps.max_rd_atomic;
+		le->max_dest_rd_atomic = g->q.spec.caps.max_dest_rd_atomic;
+	}
+	return rc;
 }
 
 MARROW_API int marrow_mlx5_gpu_qp_local_info(struct marrow_mlx5_gpu_qp *g, const struct marrow_mlx5_mr *mr,
@@ -294,13 +343,44 @@ static int roce_mac(const struct verbs_syms *s, struct marrow_mlx5_gpu_qp *g, co
 	return MARROW_OK;
 }
 
-static uint32_t log2_ceil(uint32_t n)
+/*
+ * The DevX connection arguments from the checked parameters (pure; r from
+ * mlx5_conn_check). RoCE: destination GID and MAC, hop limit, source GID
+ * index, UDP source port, traffic class, and the priority the verbs path
+ * gets from the kernel: eth_prio = sl, dscp = traffic class >> 2 on a RoCE
+ * v2 GID. InfiniBand: LID and sl. Depths as log2 of the resolved powers of
+ * two. docs/design/mlx5-queue-formats.md §6.1.
+ */
+void mlx5_devx_conn_args(const struct mlx5_local_end *le, const struct marrow_mlx5_peer_info *peer,
+			 const struct marrow_mlx5_conn_params *k, const struct mlx5_conn_resolved *r,
+			 uint32_t local_qpn, int roce_v2, struct prm_rtr_args *rtr, struct prm_rts_args *rts)
 {
-	uint32_t l = 0;
-
-	while ((1u << l) < n)
-		l++;
-	return l;
+	memset(rtr, 0, sizeof(*rtr));
+	rtr->remote_qpn = peer->qpn;
+	rtr->mtu = (uint32_t)r->mtu; /* enum ibv_mtu and the PRM's MTU code agree: 1 = 256 .. 5 = 4096 */
+	rtr->rq_psn = peer->psn;
+	rtr->min_rnr_timer = k->min_rnr_timer;
+	rtr->log_rra_max = mlx5_log2_floor(r->dest_rd_atomic);
+	rtr->port = le->port;
+	rtr->sl = k->sl;
+	if (le->link_layer == IBV_LINK_LAYER_ETHERNET) {
+		rtr->roce = 1;
+		rtr->roce_v2 = roce_v2 ? 1 : 0;
+		memcpy(rtr->rgid, peer->gid, 16);
+		rtr->hop_limit = k->hop_limit;
+		rtr->traffic_class = k->traffic_class;
+		rtr->sgid_index = (uint32_t)le->sgid_index;
+		/* Our choice: a fixed RoCE v2 source port per QP pair, in the dynamic range. */
+		rtr->udp_sport = 0xc000u | ((local_qpn ^ peer->qpn) & 0x3fffu);
+	} else {
+		rtr->rlid = peer->lid & 0xffffu;
+	}
+	memset(rts, 0, sizeof(*rts));
+	rts->sq_psn = le->psn;
+	rts->ack_timeout = k->timeout;
+	rts->retry_cnt = k->retry_cnt;
+	rts->rnr_retry = k->rnr_retry;
+	rts->log_sra_max = mlx5_log2_floor(r->rd_atomic);
 }
 
 MARROW_API int marrow_mlx5_gpu_qp_connect(struct marrow_mlx5_gpu_qp *g, const struct marrow_mlx5_peer_info *peer,
@@ -308,11 +388,11 @@ MARROW_API int marrow_mlx5_gpu_qp_connect(struct marrow_mlx5_gpu_qp *g, const st
 {
 	const struct verbs_syms *s = verbs_syms_get();
 	struct marrow_mlx5_conn_params k;
+	struct mlx5_conn_resolved r;
 	struct prm_rtr_args rtr;
 	struct prm_rts_args rts;
 	struct mlx5_local_end le;
 	struct ibv_port_attr pa;
-	enum ibv_mtu mtu;
 	int rc;
 
 	if (g == NULL || peer == NULL || peer->size < sizeof(*peer))
@@ -328,38 +408,31 @@ MARROW_API int marrow_mlx5_gpu_qp_connect(struct marrow_mlx5_gpu_qp *g, const st
 	}
 	pthread_mutex_lock(&g->dev->lock);
 	rc = port_end(s, g, &le, &pa);
+	/* The same checker as the verbs path: nothing out of range reaches the device. */
 	if (rc == MARROW_OK)
-		rc = mlx5_pick_mtu(&le, peer, &k, &mtu);
-	memset(&rtr, 0, sizeof(rtr));
-	rtr.remote_qpn = peer->qpn & 0xffffffu;
-	rtr.mtu = (uint32_t)mtu; /* enum ibv_mtu and the PRM's MTU code agree: 1 = 256 .. 5 = 4096 */
-	rtr.rq_psn = peer->psn & 0xffffffu;
-	rtr.min_rnr_timer = k.min_rnr_timer;
-	rtr.log_rra_max = log2_ceil(k.max_dest_rd_atomic);
-	rtr.port = g->dev->port;
-	if (rc == MARROW_OK && le.link_layer == IBV_LINK_LAYER_ETHERNET) {
-		rtr.roce = 1;
-		memcpy(rtr.rgid, peer->gid, 16);
-		rtr.hop_limit = k.hop_limit;
-		rtr.sgid_index = (uint32_t)g->dev->gid_index;
-		/* Our choice: a fixed RoCE v2 source port per QP pair, in the dynamic range. */
-		rtr.udp_sport = 0xc000u | ((g->q.qpn ^ peer->qpn) & 0x3fffu);
-		rc = roce_mac(s, g, peer->gid, k.hop_limit, rtr.rmac);
-	} else if (rc == MARROW_OK) {
-		if (mlx5_needs_grh(&le, peer, &k))
-			rc = marrow_fail(MARROW_ENOSYS, "marrow_mlx5_gpu_qp_connect: InfiniBand with a GRH is not "
-					 "encoded for DevX (LID path only)");
-		rtr.rlid = peer->lid & 0xffffu;
-		rtr.sl = k.sl & 0xfu;
+		rc = mlx5_conn_check(&le, peer, &k, &r);
+	if (rc == MARROW_OK && r.grh && le.link_layer != IBV_LINK_LAYER_ETHERNET)
+		rc = marrow_fail(MARROW_ENOSYS, "marrow_mlx5_gpu_qp_connect: InfiniBand with a GRH is not "
+				 "encoded for DevX (LID path only)");
+	if (rc == MARROW_OK) {
+		mlx5_devx_conn_args(&le, peer, &k, &r, g->q.qpn, g->dev->gid_roce_v2, &rtr, &rts);
+		if (rtr.roce)
+			rc = roce_mac(s, g, peer->gid, k.hop_limit, rtr.rmac);
 	}
-	memset(&rts, 0, sizeof(rts));
-	rts.sq_psn = g->psn;
-	rts.ack_timeout = k.timeout;
-	rts.retry_cnt = k.retry_cnt;
-	rts.rnr_retry = k.rnr_retry;
-	rts.log_sra_max = log2_ceil(k.max_rd_atomic);
 	if (rc == MARROW_OK)
 		rc = devx_qp_connect(&g->q, g->dev->port, g->access, &rtr, &rts);
+	pthread_mutex_unlock(&g->dev->lock);
+	return rc;
+}
+
+MARROW_API int marrow_mlx5_gpu_qp_reset(struct marrow_mlx5_gpu_qp *g)
+{
+	int rc;
+
+	if (g == NULL)
+		return marrow_fail(MARROW_EINVAL, "marrow_mlx5_gpu_qp_reset: NULL QP");
+	pthread_mutex_lock(&g->dev->lock);
+	rc = devx_qp_reset(&g->q);
 	pthread_mutex_unlock(&g->dev->lock);
 	return rc;
 }

@@ -65,6 +65,7 @@ void devx_cmd_create_qp(const struct devx_qp *q, uint8_t in[PRM_CREATE_QP_IN_BYT
 		.wq_umem_offset = 0,
 		.dbr_umem_id = q->dbr_umem->umem_id,
 		.dbr_offset = DEVX_QP_DBR_OFFSET,
+		.ts_format = q->spec.caps.ts_format,
 	};
 
 	prm_create_qp(in, &a);
@@ -73,8 +74,45 @@ void devx_cmd_create_qp(const struct devx_qp *q, uint8_t in[PRM_CREATE_QP_IN_BYT
 void devx_cmd_rst2init(const struct devx_qp *q, uint32_t port, uint32_t access,
 		       uint8_t in[PRM_MODIFY_QP_IN_BYTES])
 {
-	prm_rst2init(in, q->qpn, port, access & IBV_ACCESS_REMOTE_READ, access & IBV_ACCESS_REMOTE_WRITE,
-		     access & IBV_ACCESS_REMOTE_ATOMIC);
+	struct prm_init_args a = {
+		.qpn = q->qpn,
+		.port = port,
+		.rre = access & IBV_ACCESS_REMOTE_READ,
+		.rwe = access & IBV_ACCESS_REMOTE_WRITE,
+		.rae = access & IBV_ACCESS_REMOTE_ATOMIC,
+		/* The kernel picks the LAG port round-robin per context; ours
+		 * spreads QPs by number, and a recovered QP keeps its port. */
+		.lag_tx_port = q->spec.caps.lag_ports > 1 ? 1 + q->qpn % q->spec.caps.lag_ports : 0,
+	};
+
+	prm_rst2init(in, &a);
+}
+
+uint32_t devx_pick_ts_format(uint32_t ts_cap)
+{
+	return ts_cap == PRM_TS_CAP_FREE_RUNNING || ts_cap == PRM_TS_CAP_FREE_RUNNING_AND_REAL_TIME ?
+	       PRM_TS_FORMAT_FREE_RUNNING : PRM_TS_FORMAT_DEFAULT;
+}
+
+/* 2^log of a 6-bit capability, kept within what the 8-bit verbs depths hold. */
+static uint32_t pow2_cap(uint32_t log)
+{
+	return 1u << (log < 8 ? log : 7);
+}
+
+void devx_caps_parse(const uint8_t *gen, const uint8_t *roce, uint32_t lag_state, struct devx_caps *c)
+{
+	const uint32_t b = PRM_HCA_CAP_OUT;
+	uint32_t lag_ports = prm_get32(gen, b + PRM_CAP_NUM_LAG_PORTS);
+	uint32_t ts_cap = roce != NULL ? prm_get32(roce, b + PRM_ROCE_CAP_QP_TS_FORMAT) :
+			  prm_get32(gen, b + PRM_CAP_SQ_TS_FORMAT);
+
+	memset(c, 0, sizeof(*c));
+	c->ts_format = devx_pick_ts_format(ts_cap);
+	c->max_rd_atomic = pow2_cap(prm_get32(gen, b + PRM_CAP_LOG_MAX_RA_REQ_QP));
+	c->max_dest_rd_atomic = pow2_cap(prm_get32(gen, b + PRM_CAP_LOG_MAX_RA_RES_QP));
+	if (lag_ports > 1 && (prm_get32(gen, b + PRM_CAP_LAG_TX_PORT_AFFINITY) || lag_state != 0))
+		c->lag_ports = lag_ports;
 }
 
 void devx_cq_image(uint8_t *ring, uint32_t cqe_cnt)
@@ -177,6 +215,51 @@ static struct mlx5dv_devx_obj *obj_create(struct devx_qp *q, const char *what, c
 	}
 	*id = prm_get32(out, PRM_OUT_OBJ_ID);
 	return o;
+}
+
+static int general(const struct devx_fns *f, struct ibv_context *ctx, const char *what, const uint8_t *in,
+		   uint8_t *out, size_t outlen)
+{
+	int err;
+
+	memset(out, 0, outlen);
+	errno = 0;
+	err = f->general_cmd(ctx, in, PRM_QUERY_IN_BYTES, out, outlen);
+	if (err || prm_get32(out, PRM_OUT_STATUS) != 0)
+		return cmd_fail(what, err ? err : (errno ? errno : EIO), out);
+	return MARROW_OK;
+}
+
+int devx_caps_query(const struct devx_fns *f, struct ibv_context *ctx, int eth_port, struct devx_caps *c)
+{
+	uint8_t gen[PRM_QUERY_HCA_CAP_OUT_BYTES], roce[PRM_QUERY_HCA_CAP_OUT_BYTES]; /* 8 KiB of stack: a control call */
+	uint8_t in[PRM_QUERY_IN_BYTES], lag[PRM_QUERY_LAG_OUT_BYTES];
+	uint32_t lag_state = 0;
+	int have_roce = 0, rc;
+
+	memset(c, 0, sizeof(*c));
+	if (f->general_cmd == NULL)
+		return marrow_fail(MARROW_ENOSYS, "devx: libmlx5 lacks mlx5dv_devx_general_cmd (no QUERY_HCA_CAP)");
+	prm_query_hca_cap(in, PRM_HCA_CAP_GENERAL);
+	rc = general(f, ctx, "QUERY_HCA_CAP(general)", in, gen, sizeof(gen));
+	if (rc)
+		return rc;
+	if (eth_port && prm_get32(gen, PRM_HCA_CAP_OUT + PRM_CAP_ROCE)) {
+		prm_query_hca_cap(in, PRM_HCA_CAP_ROCE);
+		have_roce = general(f, ctx, "QUERY_HCA_CAP(RoCE)", in, roce, sizeof(roce)) == MARROW_OK;
+	}
+	/* Bonded ports without the static affinity capability: ask the LAG
+	 * state (as rdma-core's mlx5dv_query_qp_lag_port does); a refusal
+	 * counts as not bonded. */
+	if (prm_get32(gen, PRM_HCA_CAP_OUT + PRM_CAP_NUM_LAG_PORTS) > 1 &&
+	    !prm_get32(gen, PRM_HCA_CAP_OUT + PRM_CAP_LAG_TX_PORT_AFFINITY)) {
+		prm_query_lag(in);
+		if (general(f, ctx, "QUERY_LAG", in, lag, sizeof(lag)) == MARROW_OK)
+			lag_state = prm_get32(lag, PRM_QUERY_LAG_STATE);
+	}
+	devx_caps_parse(gen, have_roce ? roce : NULL, lag_state, c);
+	marrow_clear_error();
+	return MARROW_OK;
 }
 
 /* Releases whatever q holds, newest first; the first failure is returned. */
@@ -312,7 +395,8 @@ static struct devx_gpu_buf buf_in(uint8_t *start, size_t off, size_t len, int fd
 }
 
 int devx_qp_open(const struct devx_fns *f, const struct marrow_mlx5_gpu_mem_ops *ops, struct ibv_context *ctx,
-		 uint32_t pdn, uint32_t log_sq_wqebb_cnt, uint32_t log_cqe_cnt, struct devx_qp *q)
+		 uint32_t pdn, uint32_t log_sq_wqebb_cnt, uint32_t log_cqe_cnt, const struct devx_caps *caps,
+		 struct devx_qp *q)
 {
 	struct devx_mem_layout l;
 	struct devx_qp_spec spec;
@@ -353,6 +437,8 @@ int devx_qp_open(const struct devx_fns *f, const struct marrow_mlx5_gpu_mem_ops 
 		fd = -1;
 	memset(&spec, 0, sizeof(spec));
 	spec.ctx = ctx;
+	if (caps != NULL)
+		spec.caps = *caps;
 	spec.pdn = pdn;
 	spec.log_sq_wqebb_cnt = log_sq_wqebb_cnt;
 	spec.log_cqe_cnt = log_cqe_cnt;
@@ -396,14 +482,14 @@ int devx_mac_from_link_local_gid(const uint8_t gid[16], uint8_t mac[6])
 	return 0;
 }
 
-static int modify(struct devx_qp *q, const char *what, const uint8_t *in, int next)
+static int modify(struct devx_qp *q, const char *what, const uint8_t *in, size_t inlen, int next)
 {
 	uint8_t out[PRM_OUT_BYTES];
 	int err;
 
 	memset(out, 0, sizeof(out));
 	errno = 0;
-	err = q->f->obj_modify(q->qp, in, PRM_MODIFY_QP_IN_BYTES, out, sizeof(out));
+	err = q->f->obj_modify(q->qp, in, inlen, out, sizeof(out));
 	if (err || prm_get32(out, PRM_OUT_STATUS) != 0) {
 		char step[64];
 
@@ -412,6 +498,15 @@ static int modify(struct devx_qp *q, const char *what, const uint8_t *in, int ne
 	}
 	q->state = next;
 	return MARROW_OK;
+}
+
+/* 2RST_QP alone: the QP context goes back to RESET. */
+static int to_reset(struct devx_qp *q)
+{
+	uint8_t in[PRM_2RST_QP_IN_BYTES];
+
+	prm_2rst(in, q->qpn);
+	return modify(q, "2RST_QP", in, sizeof(in), IBV_QPS_RESET);
 }
 
 int devx_qp_connect(struct devx_qp *q, uint32_t port, uint32_t access,
@@ -426,16 +521,94 @@ int devx_qp_connect(struct devx_qp *q, uint32_t port, uint32_t access,
 		return marrow_fail(MARROW_EINVAL, "devx: connect needs a QP in RESET (state %d)", q->state);
 	rtr.qpn = q->qpn;
 	rts.qpn = q->qpn;
+	q->conn.valid = 1;
+	q->conn.port = port;
+	q->conn.access = access;
+	q->conn.rtr = rtr;
+	q->conn.rts = rts;
 	devx_cmd_rst2init(q, port, access, in);
-	rc = modify(q, "RST2INIT_QP", in, IBV_QPS_INIT);
+	rc = modify(q, "RST2INIT_QP", in, sizeof(in), IBV_QPS_INIT);
 	if (rc == MARROW_OK) {
 		prm_init2rtr(in, &rtr);
-		rc = modify(q, "INIT2RTR_QP", in, IBV_QPS_RTR);
+		rc = modify(q, "INIT2RTR_QP", in, sizeof(in), IBV_QPS_RTR);
 	}
 	if (rc == MARROW_OK) {
 		prm_rtr2rts(in, &rts);
-		rc = modify(q, "RTR2RTS_QP", in, IBV_QPS_RTS);
+		rc = modify(q, "RTR2RTS_QP", in, sizeof(in), IBV_QPS_RTS);
 	}
+	if (rc != MARROW_OK && q->state != IBV_QPS_RESET) {
+		char why[400];
+
+		/* Back to RESET so that connect may run again; the first error stands. */
+		snprintf(why, sizeof(why), "%s", marrow_last_error());
+		to_reset(q);
+		rc = marrow_fail(rc, "%s", why);
+	}
+	return rc;
+}
+
+/*
+ * The QP's last CQEs (the error CQE and the flushed WQEs' ones) that no
+ * poller consumed: walked from the CQ doorbell record's consumer index
+ * while a slot holds a valid CQE of the current lap (§4.3), and the index
+ * is advanced past them, so that the next session's poller, which resumes
+ * from that record, starts at the first CQE of the new connection.
+ */
+static int drain_cq(struct devx_qp *q)
+{
+	const struct devx_gpu_copy *c = &q->spec.copy;
+	uint32_t n = 1u << q->spec.log_cqe_cnt, w, ci, k = 0;
+	uint8_t *rec = (uint8_t *)q->spec.dbr.addr + DEVX_CQ_DBR_OFFSET;
+	uint8_t op_own;
+
+	if (c->from_gpu(c->ctx, &w, rec, 4) != 0)
+		return marrow_fail(MARROW_EIO, "devx: reading the CQ doorbell record of CQ 0x%x failed", q->cqn);
+	ci = mx_be32toh(w) & 0xffffffu;
+	for (; k < n; k++, ci++) {
+		const uint8_t *slot = (const uint8_t *)q->spec.cq.addr + (size_t)(ci & (n - 1)) * CQE64;
+
+		if (c->from_gpu(c->ctx, &op_own, slot + CQE64 - 1, 1) != 0)
+			return marrow_fail(MARROW_EIO, "devx: reading CQE %u of CQ 0x%x failed", ci, q->cqn);
+		if ((op_own >> 4) == (CQE_OP_OWN_INVALID >> 4) ||
+		    (op_own & 1u) != ((ci >> q->spec.log_cqe_cnt) & 1u))
+			break;
+	}
+	q->drained = k;
+	if (k == 0)
+		return MARROW_OK;
+	w = mx_htobe32(ci & 0xffffffu);
+	if (c->to_gpu(c->ctx, rec, &w, 4) != 0)
+		return marrow_fail(MARROW_EIO, "devx: advancing the CQ doorbell record of CQ 0x%x failed", q->cqn);
+	return MARROW_OK;
+}
+
+int devx_qp_reset(struct devx_qp *q)
+{
+	uint8_t zero[8] = {0};
+	int rc;
+
+	if (q == NULL || q->f == NULL || q->qp == NULL)
+		return marrow_fail(MARROW_EINVAL, "devx: reset of a QP that holds nothing");
+	rc = to_reset(q);
+	if (rc)
+		return rc;
+	/* RESET restarts the SQ at WQE counter 0; a fresh QP's record is 0. */
+	if (q->spec.copy.to_gpu(q->spec.copy.ctx, (uint8_t *)q->spec.dbr.addr + DEVX_QP_DBR_OFFSET, zero,
+				sizeof(zero)) != 0)
+		return marrow_fail(MARROW_EIO, "devx: QP 0x%x is in RESET but clearing its doorbell record in GPU "
+				   "memory failed", q->qpn);
+	return drain_cq(q);
+}
+
+int devx_qp_recover(struct devx_qp *q)
+{
+	int rc;
+
+	if (q == NULL || !q->conn.valid)
+		return marrow_fail(MARROW_EINVAL, "devx: recover of a QP that was never connected");
+	rc = devx_qp_reset(q);
+	if (rc == MARROW_OK)
+		rc = devx_qp_connect(q, q->conn.port, q->conn.access, &q->conn.rtr, &q->conn.rts);
 	return rc;
 }
 

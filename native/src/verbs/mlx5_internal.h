@@ -21,6 +21,17 @@ struct mlx5_local_end {
 	int sgid_index;         /* GID index used as the GRH source */
 	uint32_t psn;           /* start PSN of our SQ */
 	uint32_t access;        /* qp_access_flags */
+	/* the device's read/atomic depth caps: requester (ibv max_qp_init_rd_atom,
+	 * HCA cap 2^log_max_ra_req_qp) and responder (max_qp_rd_atom, 2^log_max_ra_res_qp) */
+	uint32_t max_rd_atomic, max_dest_rd_atomic;
+};
+
+/* What the connect-parameter checker settled on (mlx5_conn_check). */
+struct mlx5_conn_resolved {
+	enum ibv_mtu mtu;
+	uint32_t rd_atomic;      /* requester depth: a power of two within the cap */
+	uint32_t dest_rd_atomic; /* responder depth: a power of two within the cap */
+	int grh;                 /* the connection carries a GRH */
 };
 
 struct marrow_mlx5_device {
@@ -31,6 +42,7 @@ struct marrow_mlx5_device {
 	uint8_t port;
 	int gid_index;
 	struct ibv_device_attr dattr;
+	int gid_roce_v2;        /* RoCE: gid_index is a RoCE v2 GID (DSCP applies) */
 	int devx;               /* ctx opened with MLX5DV_CONTEXT_FLAGS_DEVX */
 	char devx_why[256];     /* why not, when devx == 0 */
 	int n_qp;               /* live QPs and MRs: close refuses while > 0 */
@@ -62,6 +74,29 @@ int mlx5_build_qp_attr(enum ibv_qp_state target, const struct mlx5_local_end *lo
 		       const struct marrow_mlx5_peer_info *peer,
 		       const struct marrow_mlx5_conn_params *params,
 		       struct ibv_qp_attr *attr, int *mask);
+
+/*
+ * The one connect-parameter checker of both paths (verbs: mlx5_build_qp_attr;
+ * DevX: marrow_mlx5_gpu_qp_connect): every knob, the local end and the
+ * peer's info are range-checked before anything reaches the device, each
+ * refusal naming the parameter, its value and its range (MARROW_EINVAL);
+ * on success *out holds the MTU, the depths and the GRH choice.
+ * docs/design/mlx5-queue-formats.md §5.5.
+ */
+int mlx5_conn_check(const struct mlx5_local_end *local, const struct marrow_mlx5_peer_info *peer,
+		    const struct marrow_mlx5_conn_params *params, struct mlx5_conn_resolved *out);
+
+/* A read/atomic depth as the QP gets it: 0 = the default (16) clamped to cap;
+ * otherwise v rounded down to a power of two (v <= cap is checked before). */
+uint32_t mlx5_rd_atomic_depth(uint32_t v, uint32_t cap);
+uint32_t mlx5_log2_floor(uint32_t v); /* 0 for 0 and 1 */
+
+struct prm_rtr_args;
+struct prm_rts_args;
+/* The DevX INIT2RTR / RTR2RTS arguments from checked parameters (mlx5_devx_api.c). */
+void mlx5_devx_conn_args(const struct mlx5_local_end *le, const struct marrow_mlx5_peer_info *peer,
+			 const struct marrow_mlx5_conn_params *k, const struct mlx5_conn_resolved *r,
+			 uint32_t local_qpn, int roce_v2, struct prm_rtr_args *rtr, struct prm_rts_args *rts);
 
 /* Whether this connection carries a GRH (see marrow_mlx5_qp_connect). */
 int mlx5_needs_grh(const struct mlx5_local_end *local,

@@ -34,6 +34,9 @@ enum {
 	PRM_OP_RST2INIT_QP = 0x502,
 	PRM_OP_INIT2RTR_QP = 0x503,
 	PRM_OP_RTR2RTS_QP = 0x504,
+	PRM_OP_2RST_QP = 0x50a,
+	PRM_OP_QUERY_HCA_CAP = 0x100,
+	PRM_OP_QUERY_LAG = 0x842,
 };
 
 /* ---- sizes in bytes (without trailing page-address lists) ------------------ */
@@ -45,6 +48,10 @@ enum {
 	PRM_CREATE_QP_IN_BYTES = 0x880 / 8,  /* 272 */
 	PRM_MODIFY_QP_IN_BYTES = 0x880 / 8,  /* 272: rst2init / init2rtr / rtr2rts */
 	PRM_OUT_BYTES = 0x80 / 8,            /* 16: status, syndrome, object id */
+	PRM_2RST_QP_IN_BYTES = 0x80 / 8,     /* 16: header and qpn only */
+	PRM_QUERY_IN_BYTES = 0x80 / 8,       /* 16: query_hca_cap_in, query_lag_in */
+	PRM_QUERY_HCA_CAP_OUT_BYTES = 0x80 / 8 + 0x8000 / 8, /* header + the capability union */
+	PRM_QUERY_LAG_OUT_BYTES = 0x80 / 8,  /* header + the 64-bit LAG context */
 };
 
 /* A field: bit offset from the start of its structure, width in bits. */
@@ -72,7 +79,9 @@ enum {
 #define PRM_CQC_DBR_UMEM_ID PRM_F(0x20, 32)
 #define PRM_CQC_LOG_CQ_SIZE PRM_F(0x63, 5)
 #define PRM_CQC_UAR_PAGE PRM_F(0x68, 24)
-#define PRM_CQC_C_EQN PRM_F(0xb8, 8)
+/* The completion EQ: c_eqn_or_apu_element, the whole word (the old 8-bit
+ * c_eqn at 0xb8 is its low byte; EQ numbers above 255 need the word). */
+#define PRM_CQC_C_EQN_OR_APU_ELEMENT PRM_F(0xa0, 32)
 #define PRM_CQC_LOG_PAGE_SIZE PRM_F(0xc3, 5) /* log2(page) - 12 */
 #define PRM_CQC_DBR_ADDR PRM_F(0x1c0, 64)    /* with a DBR umem: offset into it */
 
@@ -88,6 +97,7 @@ enum {
 #define PRM_MODIFY_QP_QPC 0xc0
 /* qpc (the QP context) */
 #define PRM_QPC_STATE PRM_F(0x00, 4)
+#define PRM_QPC_LAG_TX_PORT_AFFINITY PRM_F(0x04, 4) /* 1-based LAG port; 0 = none */
 #define PRM_QPC_ST PRM_F(0x08, 8)              /* 0 = RC */
 #define PRM_QPC_PM_STATE PRM_F(0x13, 2)        /* 3 = migrated */
 #define PRM_QPC_PD PRM_F(0x28, 24)
@@ -97,6 +107,7 @@ enum {
 #define PRM_QPC_LOG_RQ_STRIDE PRM_F(0x4d, 3)
 #define PRM_QPC_NO_SQ PRM_F(0x50, 1)
 #define PRM_QPC_LOG_SQ_SIZE PRM_F(0x51, 4)     /* log2 of the SQ in WQEBBs */
+#define PRM_QPC_TS_FORMAT PRM_F(0x58, 2)       /* PRM_TS_FORMAT_* */
 #define PRM_QPC_UAR_PAGE PRM_F(0x68, 24)
 #define PRM_QPC_USER_INDEX PRM_F(0x88, 24)
 #define PRM_QPC_LOG_PAGE_SIZE PRM_F(0xa3, 5)
@@ -130,11 +141,46 @@ enum {
 #define PRM_ADS_TCLASS PRM_F(0x64, 8)
 #define PRM_ADS_FLOW_LABEL PRM_F(0x6c, 20)
 #define PRM_ADS_RGID 0x80                      /* 16 bytes */
+#define PRM_ADS_DSCP PRM_F(0x10a, 6)           /* RoCE v2: IP DSCP = traffic class >> 2 */
 #define PRM_ADS_UDP_SPORT PRM_F(0x110, 16)
-#define PRM_ADS_SL PRM_F(0x124, 4)
+#define PRM_ADS_ETH_PRIO PRM_F(0x121, 3)       /* RoCE: VLAN priority (PCP) = sl */
+#define PRM_ADS_SL PRM_F(0x124, 4)             /* InfiniBand service level */
 #define PRM_ADS_VHCA_PORT_NUM PRM_F(0x128, 8)
 #define PRM_ADS_RMAC_47_32 PRM_F(0x130, 16)
 #define PRM_ADS_RMAC_31_0 PRM_F(0x140, 32)
+
+/* qp_2rst_in (same layout as qp_2err_in) */
+#define PRM_2RST_QP_QPN PRM_F(0x48, 24)
+
+/* query_hca_cap_in / _out: op_mod = (capability type << 1) | 1 (current values);
+ * the capability starts at bit 0x80 of the output. */
+#define PRM_QUERY_OP_MOD PRM_F(0x30, 16)
+#define PRM_HCA_CAP_OUT 0x80
+/* cmd_hca_cap (type 0, general device), relative to the capability */
+#define PRM_CAP_LOG_MAX_RA_REQ_QP PRM_F(0x14a, 6) /* requester read/atomic depth, log2 */
+#define PRM_CAP_LOG_MAX_RA_RES_QP PRM_F(0x15a, 6) /* responder read/atomic depth, log2 */
+#define PRM_CAP_ROCE PRM_F(0x21d, 1)              /* RoCE caps (type 4) exist */
+#define PRM_CAP_LAG_TX_PORT_AFFINITY PRM_F(0x278, 1)
+#define PRM_CAP_NUM_LAG_PORTS PRM_F(0x27c, 4)
+#define PRM_CAP_SQ_TS_FORMAT PRM_F(0x440, 2)      /* PRM_TS_CAP_* */
+/* roce_cap (type 4), relative to the capability */
+#define PRM_ROCE_CAP_QP_TS_FORMAT PRM_F(0x1e, 2)  /* PRM_TS_CAP_* */
+/* query_lag_out: the LAG context at 0x40 */
+#define PRM_QUERY_LAG_STATE PRM_F(0x40 + 0x1d, 3) /* non-zero: the ports are bonded */
+
+enum {
+	PRM_HCA_CAP_GENERAL = 0x0,
+	PRM_HCA_CAP_ROCE = 0x4,
+	PRM_HCA_CAP_CUR = 0x1,
+	/* what the capability says the QP timestamps can be */
+	PRM_TS_CAP_FREE_RUNNING = 0x0,
+	PRM_TS_CAP_REAL_TIME = 0x1,
+	PRM_TS_CAP_FREE_RUNNING_AND_REAL_TIME = 0x2,
+	/* qpc.ts_format */
+	PRM_TS_FORMAT_FREE_RUNNING = 0x0,
+	PRM_TS_FORMAT_DEFAULT = 0x1,
+	PRM_TS_FORMAT_REAL_TIME = 0x2,
+};
 
 enum {
 	PRM_QPC_ST_RC = 0x0,
@@ -200,7 +246,7 @@ static inline void prm_create_cq(void *in, const struct prm_cq_args *a)
 	prm_set_at(in, PRM_CREATE_CQ_CTX, PRM_CQC_DBR_UMEM_ID, a->dbr_umem_id);
 	prm_set_at(in, PRM_CREATE_CQ_CTX, PRM_CQC_LOG_CQ_SIZE, a->log_cqe_cnt);
 	prm_set_at(in, PRM_CREATE_CQ_CTX, PRM_CQC_UAR_PAGE, a->uar_page);
-	prm_set_at(in, PRM_CREATE_CQ_CTX, PRM_CQC_C_EQN, a->eqn);
+	prm_set_at(in, PRM_CREATE_CQ_CTX, PRM_CQC_C_EQN_OR_APU_ELEMENT, a->eqn);
 	prm_set_at(in, PRM_CREATE_CQ_CTX, PRM_CQC_LOG_PAGE_SIZE, 0);   /* 4 KiB pages */
 	prm_set_at(in, PRM_CREATE_CQ_CTX, PRM_CQC_DBR_ADDR, a->dbr_offset);
 	prm_set(in, PRM_CREATE_CQ_UMEM_OFFSET, a->cq_umem_offset);
@@ -219,6 +265,7 @@ struct prm_qp_args {
 	uint64_t wq_umem_offset;
 	uint32_t dbr_umem_id;
 	uint64_t dbr_offset;       /* byte offset of the QP DBR (2 x BE32) in its umem */
+	uint32_t ts_format;        /* PRM_TS_FORMAT_*, from the caps (devx_pick_ts_format) */
 };
 
 static inline void prm_create_qp(void *in, const struct prm_qp_args *a)
@@ -231,6 +278,7 @@ static inline void prm_create_qp(void *in, const struct prm_qp_args *a)
 	prm_set_at(in, q, PRM_QPC_PM_STATE, PRM_QPC_PM_STATE_MIGRATED);
 	prm_set_at(in, q, PRM_QPC_PD, a->pd);
 	prm_set_at(in, q, PRM_QPC_LOG_SQ_SIZE, a->log_sq_wqebb_cnt);
+	prm_set_at(in, q, PRM_QPC_TS_FORMAT, a->ts_format);
 	prm_set_at(in, q, PRM_QPC_RQ_TYPE, PRM_QPC_RQ_TYPE_ZERO_SIZE);
 	prm_set_at(in, q, PRM_QPC_UAR_PAGE, a->uar_page);
 	prm_set_at(in, q, PRM_QPC_USER_INDEX, a->user_index);
@@ -245,26 +293,37 @@ static inline void prm_create_qp(void *in, const struct prm_qp_args *a)
 	prm_set(in, PRM_CREATE_QP_WQ_UMEM_VALID, 1);
 }
 
-/* RST2INIT: port, pkey index 0, remote rights (write; read and atomics on request). */
-static inline void prm_rst2init(void *in, uint32_t qpn, uint32_t port, uint32_t rre, uint32_t rwe, uint32_t rae)
+/* RST2INIT: port, pkey index 0, remote rights (write; read and atomics on
+ * request) and, on bonded ports, the LAG port the QP sends from. */
+struct prm_init_args {
+	uint32_t qpn, port;
+	uint32_t rre, rwe, rae;
+	uint32_t lag_tx_port;      /* 1..num_lag_ports where LAG is active; 0 = leave unset */
+};
+
+static inline void prm_rst2init(void *in, const struct prm_init_args *a)
 {
 	const uint32_t q = PRM_MODIFY_QP_QPC;
 
 	memset(in, 0, PRM_MODIFY_QP_IN_BYTES);
 	prm_set(in, PRM_IN_OPCODE, PRM_OP_RST2INIT_QP);
-	prm_set(in, PRM_MODIFY_QP_QPN, qpn);
+	prm_set(in, PRM_MODIFY_QP_QPN, a->qpn);
 	prm_set_at(in, q, PRM_QPC_PM_STATE, PRM_QPC_PM_STATE_MIGRATED);
-	prm_set_at(in, q + PRM_QPC_PRI_PATH, PRM_ADS_VHCA_PORT_NUM, port);
-	prm_set_at(in, q, PRM_QPC_RRE, rre ? 1 : 0);
-	prm_set_at(in, q, PRM_QPC_RWE, rwe ? 1 : 0);
-	prm_set_at(in, q, PRM_QPC_RAE, rae ? 1 : 0);
-	if (rae)
+	prm_set_at(in, q, PRM_QPC_LAG_TX_PORT_AFFINITY, a->lag_tx_port);
+	prm_set_at(in, q + PRM_QPC_PRI_PATH, PRM_ADS_VHCA_PORT_NUM, a->port);
+	prm_set_at(in, q, PRM_QPC_RRE, a->rre ? 1 : 0);
+	prm_set_at(in, q, PRM_QPC_RWE, a->rwe ? 1 : 0);
+	prm_set_at(in, q, PRM_QPC_RAE, a->rae ? 1 : 0);
+	if (a->rae)
 		prm_set_at(in, q, PRM_QPC_ATOMIC_MODE, PRM_QPC_ATOMIC_MODE_UP_TO_8B);
 }
 
 /* INIT2RTR. RoCE: the destination GID and MAC (an address handle's
- * content), hop limit, source GID index, UDP source port; InfiniBand: the
- * destination LID (grh 0). */
+ * content), hop limit, traffic class, source GID index, UDP source port and
+ * the priority (eth_prio = sl, dscp = traffic class >> 2 on RoCE v2); the
+ * grh bit stays 0 on RoCE, as the kernel's address-path setup leaves it.
+ * InfiniBand: the destination LID and the service level (grh 0).
+ * docs/design/mlx5-queue-formats.md §6.1. */
 struct prm_rtr_args {
 	uint32_t qpn, remote_qpn;
 	uint32_t mtu;              /* PRM code: 1 = 256 B .. 5 = 4096 B */
@@ -272,10 +331,13 @@ struct prm_rtr_args {
 	uint32_t min_rnr_timer;    /* IB RNR timer code */
 	uint32_t log_rra_max;      /* responder RDMA read / atomic depth, log2 */
 	uint32_t port;
-	uint32_t roce;             /* 1: GRH with rgid/rmac; 0: IB, rlid */
+	uint32_t roce;             /* 1: RoCE, rgid/rmac; 0: InfiniBand, rlid */
 	uint8_t rgid[16];
 	uint8_t rmac[6];
-	uint32_t hop_limit, sgid_index, udp_sport, rlid, sl;
+	uint32_t hop_limit, sgid_index, udp_sport, rlid;
+	uint32_t sl;               /* IB: ads.sl (4 bits); RoCE: ads.eth_prio (3 bits) */
+	uint32_t traffic_class;    /* RoCE: ads.tclass */
+	uint32_t roce_v2;          /* RoCE v2 GID: ads.dscp = traffic_class >> 2 */
 };
 
 static inline void prm_init2rtr(void *in, const struct prm_rtr_args *a)
@@ -293,8 +355,11 @@ static inline void prm_init2rtr(void *in, const struct prm_rtr_args *a)
 	prm_set_at(in, q, PRM_QPC_LOG_RRA_MAX, a->log_rra_max);
 	prm_set_at(in, p, PRM_ADS_VHCA_PORT_NUM, a->port);
 	if (a->roce) {
-		prm_set_at(in, p, PRM_ADS_GRH, 1);
 		prm_set_at(in, p, PRM_ADS_HOP_LIMIT, a->hop_limit);
+		prm_set_at(in, p, PRM_ADS_TCLASS, a->traffic_class);
+		prm_set_at(in, p, PRM_ADS_ETH_PRIO, a->sl);
+		if (a->roce_v2)
+			prm_set_at(in, p, PRM_ADS_DSCP, a->traffic_class >> 2);
 		prm_set_at(in, p, PRM_ADS_SRC_ADDR_INDEX, a->sgid_index);
 		prm_set_at(in, p, PRM_ADS_UDP_SPORT, a->udp_sport);
 		memcpy((uint8_t *)in + (p + PRM_ADS_RGID) / 8, a->rgid, 16);
@@ -327,6 +392,28 @@ static inline void prm_rtr2rts(void *in, const struct prm_rts_args *a)
 	prm_set_at(in, q, PRM_QPC_RNR_RETRY, a->rnr_retry);
 	prm_set_at(in, q, PRM_QPC_LOG_SRA_MAX, a->log_sra_max);
 	prm_set_at(in, q + PRM_QPC_PRI_PATH, PRM_ADS_ACK_TIMEOUT, a->ack_timeout);
+}
+
+/* 2RST_QP: any state -> RESET (the QP keeps its number, CQ and buffers). */
+static inline void prm_2rst(void *in, uint32_t qpn)
+{
+	memset(in, 0, PRM_2RST_QP_IN_BYTES);
+	prm_set(in, PRM_IN_OPCODE, PRM_OP_2RST_QP);
+	prm_set(in, PRM_2RST_QP_QPN, qpn);
+}
+
+/* QUERY_HCA_CAP of one capability type, current values. */
+static inline void prm_query_hca_cap(void *in, uint32_t cap_type)
+{
+	memset(in, 0, PRM_QUERY_IN_BYTES);
+	prm_set(in, PRM_IN_OPCODE, PRM_OP_QUERY_HCA_CAP);
+	prm_set(in, PRM_QUERY_OP_MOD, (cap_type << 1) | PRM_HCA_CAP_CUR);
+}
+
+static inline void prm_query_lag(void *in)
+{
+	memset(in, 0, PRM_QUERY_IN_BYTES);
+	prm_set(in, PRM_IN_OPCODE, PRM_OP_QUERY_LAG);
 }
 
 #endif /* MARROW_MLX5_PRM_H */

@@ -264,6 +264,10 @@ int mlx5_port_end(const struct verbs_syms *s, struct marrow_mlx5_device *d, uint
 	le->sgid_index = d->gid_index;
 	le->psn = psn;
 	le->access = access;
+	/* mlx5_ib reports 2^log_max_ra_req_qp / 2^log_max_ra_res_qp here; a
+	 * device that reports nothing keeps the bound the ABI had, 16 */
+	le->max_rd_atomic = d->dattr.max_qp_init_rd_atom > 0 ? (uint32_t)d->dattr.max_qp_init_rd_atom : 16;
+	le->max_dest_rd_atomic = d->dattr.max_qp_rd_atom > 0 ? (uint32_t)d->dattr.max_qp_rd_atom : 16;
 	return MARROW_OK;
 }
 

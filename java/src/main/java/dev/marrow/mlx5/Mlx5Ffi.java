@@ -85,6 +85,7 @@ public final class Mlx5Ffi {
                 ADDRESS);
         static final MethodHandle GPU_QP_INDEXES = h("marrow_mlx5_gpu_qp_indexes", JAVA_INT, ADDRESS, ADDRESS,
                 ADDRESS);
+        static final MethodHandle GPU_QP_RESET = h("marrow_mlx5_gpu_qp_reset", JAVA_INT, ADDRESS);
 
         private static NativeLib load() {
             NativeLib lib = L.VERBS;

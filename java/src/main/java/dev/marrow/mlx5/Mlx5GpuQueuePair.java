@@ -107,11 +107,18 @@ public final class Mlx5GpuQueuePair implements HardwareQueuePair {
         Mlx5Ffi.connect(Mlx5Ffi.V.GPU_QP_CONNECT, "marrow_mlx5_gpu_qp_connect", handle, peer, params);
     }
 
-    /** Not encoded for DevX QPs (no 2RST_QP command is built): a failed run ends the session. */
+    /**
+     * Back to RESET with the 2RST_QP command (marrow_mlx5_gpu_qp_reset), so that
+     * {@link #connect} brings it to RTS again: the SQ restarts at counter 0 (its
+     * doorbell record is cleared), the CQ keeps its consumer index.
+     */
     @Override
     public void reset() {
-        throw new UnsupportedOperationException("a DevX queue pair (GPU-resident queues) is not reset after a "
-                + "failed run: no 2RST_QP command is encoded; open a new session");
+        try {
+            Mlx5Ffi.V.LIB.check((int) Mlx5Ffi.V.GPU_QP_RESET.invokeExact(handle), "marrow_mlx5_gpu_qp_reset");
+        } catch (Throwable t) {
+            throw Mlx5Ffi.rethrow(t);
+        }
     }
 
     /** The doorbell records, copied out of GPU memory (the host cannot load it). */
