@@ -133,6 +133,20 @@ public final class DocTables {
             throw new IllegalArgumentException("the --input files are not the raw files of any results doc "
                     + "(expected e.g. docs/results/h200-softnic-proxy/*.json and its run1-dbrec-triggered/*.json)");
         }
+        m.putAll(paperTables());
+        return m;
+    }
+
+    /**
+     * One table per source of the paper's reference data ({@code paper.table-3}, ...), so a page shows the
+     * paper's numbers from the one data file and never types them by hand.
+     */
+    public static Map<String, String> paperTables() {
+        Map<String, String> m = new LinkedHashMap<>();
+        PaperReferences p = PaperReferences.get();
+        for (String source : p.sources()) {
+            m.put("paper." + PaperReferences.slug(source), p.markdown(source));
+        }
         return m;
     }
 
