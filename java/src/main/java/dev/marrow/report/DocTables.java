@@ -29,9 +29,16 @@ public final class DocTables {
     /** The raw files of one doc, found among the inputs by their path ending ("folder/name.jsonl"). */
     public static final class Inputs {
         private final List<Path> paths;
+        /** Each file is read once, however many tables use it: the tables stay linear in the input size. */
+        private final Map<Path, ResultFile> read = new LinkedHashMap<>();
 
         Inputs(List<Path> paths) {
             this.paths = paths;
+        }
+
+        /** The files some table read, in first-read order: a page's manifest. */
+        List<Path> used() {
+            return List.copyOf(read.keySet());
         }
 
         boolean has(String suffix) {
@@ -53,7 +60,7 @@ public final class DocTables {
             if (p == null) {
                 throw new IllegalArgumentException("this table needs the raw file */" + suffix + " among --input");
             }
-            return ResultFile.read(p);
+            return read.computeIfAbsent(p, ResultFile::read);
         }
 
         List<Map<String, Object>> records(String suffix) {
@@ -100,7 +107,52 @@ public final class DocTables {
 
     /** Every table whose raw files are all among the inputs, by name. */
     public static Map<String, String> all(List<Path> inputs) {
+        return all(new Inputs(inputs));
+    }
+
+    /** The files the tables of these inputs read (the rest are not raw data of any table). */
+    public static List<Path> used(List<Path> inputs) {
         Inputs in = new Inputs(inputs);
+        all(in);
+        return in.used();
+    }
+
+    /**
+     * The page's manifest (block {@code manifest}): every raw file its tables read, with its sha256 and
+     * the build that wrote it (the header's git_sha, "+dirty" when git_dirty was true).
+     */
+    public static String manifest(List<Path> used) {
+        Table.Builder t = new Table.Builder("raw inputs").col("file", "sha256", "build").align("| --- | --- | --- |");
+        List<String[]> rows = new ArrayList<>();
+        for (Path p : used) {
+            String name = RawArchive.member(p);
+            if (name == null) {
+                name = p.toString().replace('\\', '/');
+                int i = name.indexOf("docs/results/");
+                name = i >= 0 ? name.substring(i + "docs/results/".length()) : name;
+            }
+            ResultFile f = ResultFile.read(p);
+            Object sha = f.env().get("git_sha");
+            String build = sha == null ? "— (no header)" : sha + (Boolean.TRUE.equals(f.env().get("git_dirty")) ? "+dirty" : "");
+            rows.add(new String[] {"`" + name + "`", sha256(p), build});
+        }
+        rows.sort(java.util.Comparator.comparing(r -> r[0]));
+        rows.forEach(r -> t.row(r));
+        return t.build().markdown();
+    }
+
+    private static String sha256(Path p) {
+        try {
+            return java.util.HexFormat.of().formatHex(
+                    java.security.MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(p)));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + p, e);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static Map<String, String> all(Inputs in) {
         Map<String, String> m = new LinkedHashMap<>();
         if (GdaLatencyDocTables.FILES.stream().allMatch(in::has)) {
             m.putAll(GdaLatencyDocTables.tables(in));
@@ -138,7 +190,8 @@ public final class DocTables {
     }
 
     /**
-     * One table per source of the paper's reference data ({@code paper.table-3}, ...), so a page shows the
+     * One table per source of the reference data of "GPU-Initiated Communication: Dissecting Down to the
+     * Bone" (and of the DSM study) ({@code paper.table-3}, ...), so a page shows the
      * paper's numbers from the one data file and never types them by hand.
      */
     public static Map<String, String> paperTables() {
@@ -160,7 +213,10 @@ public final class DocTables {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read " + doc, e);
         }
-        String updated = render(text, all(inputs), doc.toString());
+        Inputs in = new Inputs(inputs);
+        Map<String, String> tables = new LinkedHashMap<>(all(in));
+        tables.put("manifest", manifest(in.used()));
+        String updated = render(text, tables, doc.toString());
         if (updated.equals(text)) {
             return true;
         }

@@ -11,7 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The paper's numbers are one data file (paper-references.json): every table and figure the report compares
+ * The numbers of "GPU-Initiated Communication: Dissecting Down to the Bone" are one data file (paper-references.json): every table and figure the report compares
  * with is in it, library rows included, each value with its source and platform.
  */
 class PaperReferencesTest {
