@@ -32,8 +32,13 @@ public final class DocTables {
         /** Each file is read once, however many tables use it: the tables stay linear in the input size. */
         private final Map<Path, ResultFile> read = new LinkedHashMap<>();
 
-        Inputs(List<Path> paths) {
+        public Inputs(List<Path> paths) {
             this.paths = paths;
+        }
+
+        /** One input, read once (shared with the tables). */
+        ResultFile read(Path p) {
+            return this.read.computeIfAbsent(p, ResultFile::read);
         }
 
         /** The files some table read, in first-read order: a page's manifest. */
@@ -153,6 +158,17 @@ public final class DocTables {
     }
 
     static Map<String, String> all(Inputs in) {
+        Map<String, String> m = pageTables(in);
+        if (m.isEmpty()) {
+            throw new IllegalArgumentException("the --input files are not the raw files of any results doc "
+                    + "(expected e.g. docs/results/h200-softnic-proxy.tar.gz, a page's raw archive)");
+        }
+        m.putAll(paperTables());
+        return m;
+    }
+
+    /** The pages' tables these inputs give (none for files no page reads). */
+    static Map<String, String> pageTables(Inputs in) {
         Map<String, String> m = new LinkedHashMap<>();
         if (GdaLatencyDocTables.FILES.stream().allMatch(in::has)) {
             m.putAll(GdaLatencyDocTables.tables(in));
@@ -181,11 +197,6 @@ public final class DocTables {
         m.putAll(PresetLibraryDocTables.tables(in));
         m.putAll(SoftnicScalingDocTables.tables(in));
         m.putAll(TwoProcessDocTables.tables(in));
-        if (m.isEmpty()) {
-            throw new IllegalArgumentException("the --input files are not the raw files of any results doc "
-                    + "(expected e.g. docs/results/h200-softnic-proxy/*.json and its run1-dbrec-triggered/*.json)");
-        }
-        m.putAll(paperTables());
         return m;
     }
 

@@ -152,7 +152,8 @@ class ReportTest {
         assertTrue(html.contains("<td class=\"ref\">0.70</td><td class=\"ref\">4.03</td><td class=\"ref\">paper P-IB, "
                 + "Table 4</td>"), "the paper's gpu-fence row, as references");
         assertTrue(html.contains("<th class=\"ref\">paper issue <span class=\"reftag\">reference</span></th>"));
-        assertTrue(html.contains("gpu0_name"), "environment header missing");
+        assertTrue(html.contains("<details id=\"environment\">") && html.contains("NVIDIA H200"),
+                "environment (once per build) missing");
         assertTrue(html.contains("Method.</strong> `marrow gda latency`".replace("`marrow gda latency`",
                 "<code>marrow gda latency</code>")), "method text missing");
     }
