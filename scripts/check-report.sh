@@ -3,7 +3,8 @@
 # The results as data (docs/results/README.md): every page's generated tables equal what its raw
 # archive gives (report --markdown --check), then the report is built from all archives into
 # target/report (CI keeps it as an artifact) and rendered in headless Chromium: it must load, every
-# section must have a table cell, every curated section a paper cell, and no image may be broken.
+# section must have a table cell, every curated section a cell from "GPU-Initiated Communication:
+# Dissecting Down to the Bone" (or the DSM study), and no image may be broken.
 # Without Chromium it says so and skips the render, except under CI=true, where that is a failure.
 set -euo pipefail
 source "$(dirname "$0")/env.sh"

@@ -109,7 +109,7 @@ final class CuratedReport {
         return v == null ? "—" : String.valueOf(v);
     }
 
-    /** A generated markdown table as HTML; columns naming the paper or the study are reference cells. */
+    /** A generated markdown table as HTML; columns headed paper, study or reference are reference cells. */
     static String markdownTable(String md, String caption, boolean allReference) {
         List<List<String>> rows = new ArrayList<>();
         for (String line : md.split("\n")) {

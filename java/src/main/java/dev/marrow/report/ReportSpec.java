@@ -12,8 +12,8 @@ import java.util.List;
 
 /**
  * The report's sections as data ({@code report-sections.json}): one per result of "GPU-Initiated
- * Communication: Dissecting Down to the Bone" (and the DSM study's findings), each naming the paper's
- * sources and the generated page tables that hold our newest runs. No section is a Java class: a new
+ * Communication: Dissecting Down to the Bone" (and the findings of "How does Hopper distributed shared
+ * memory actually move data?"), each naming the sources and the generated page tables that hold our newest runs. No section is a Java class: a new
  * result is a new entry here.
  */
 public record ReportSpec(List<Entry> sections) {

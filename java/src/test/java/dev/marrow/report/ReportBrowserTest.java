@@ -125,7 +125,10 @@ class ReportBrowserTest {
         assertFalse(consoleLines(dom.stderr()).stream().anyMatch(l -> l.contains("report-check")));
     }
 
-    /** The report CI builds: from every committed archive, curated; no section empty, each with the paper's value. */
+    /**
+     * The report CI builds: from every committed archive, curated; no section empty, each with a value of
+     * "GPU-Initiated Communication: Dissecting Down to the Bone".
+     */
     @Test
     void curatedReportRendersWithNoEmptySection(@TempDir Path tmp) throws Exception {
         assumeTrue(chromium != null, "Chromium is not installed: run scripts/setup-report-test.sh");
