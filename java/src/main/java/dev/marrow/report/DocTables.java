@@ -94,6 +94,25 @@ public final class DocTables {
             return dirs;
         }
 
+        /**
+         * The folders directly under dir (a path ending, "h200-gpu-resident") that hold inputs, sorted: a
+         * page's runs are found in its data, never listed by name in code.
+         */
+        List<String> subfolders(String dir) {
+            java.util.TreeSet<String> names = new java.util.TreeSet<>();
+            for (Path p : paths) {
+                Path parent = p.toAbsolutePath().normalize().getParent();
+                if (parent == null || parent.getParent() == null) {
+                    continue;
+                }
+                String up = parent.getParent().toString().replace('\\', '/');
+                if (up.endsWith("/" + dir)) {
+                    names.add(parent.getFileName().toString());
+                }
+            }
+            return List.copyOf(names);
+        }
+
         /** The *.jsonl inputs directly in folder (a path ending, "h200-gda-rate/devnic"), sorted by name. */
         List<String> under(String folder) {
             List<String> names = new ArrayList<>();
@@ -179,8 +198,8 @@ public final class DocTables {
         if (DsmDocTables.FILES.stream().allMatch(in::has)) {
             m.putAll(DsmDocTables.tables(in));
         }
-        if (DsmRun2DocTables.FILES.stream().allMatch(in::has)) {
-            m.putAll(DsmRun2DocTables.tables(in));
+        if (DsmWidthSweepDocTables.FILES.stream().allMatch(in::has)) {
+            m.putAll(DsmWidthSweepDocTables.tables(in));
         }
         if (RateSections.FILES.stream().allMatch(in::has)) {
             m.putAll(RateSections.docTables(in));
@@ -192,7 +211,7 @@ public final class DocTables {
         m.putAll(GpuResidentDocTables.tables(in));
         m.putAll(MediansDocTables.tables(in));
         m.putAll(PresetRunsDocTables.tables(in));
-        m.putAll(DsmTouchAbDocTables.tables(in));
+        m.putAll(DsmTouchWordDocTables.tables(in));
         m.putAll(SoakDocTables.tables(in));
         m.putAll(PresetLibraryDocTables.tables(in));
         m.putAll(SoftnicScalingDocTables.tables(in));

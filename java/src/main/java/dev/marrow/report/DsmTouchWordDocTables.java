@@ -13,8 +13,8 @@ import java.util.Map;
  * "width-W" or "bytes-W". One row per (kind, experiment, series): the fitted
  * B/cycle (1/beta) before and after, median over a kind's processes.
  */
-final class DsmTouchAbDocTables {
-    private DsmTouchAbDocTables() {
+final class DsmTouchWordDocTables {
+    private DsmTouchWordDocTables() {
     }
 
     static final String DIR = "h200-dsm/touch-ab";

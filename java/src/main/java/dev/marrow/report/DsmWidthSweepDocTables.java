@@ -20,8 +20,8 @@ import static dev.marrow.report.Fmt.str;
  * kernel's E2 of the width call (h200-dsm/width-default.jsonl) as the control's
  * comparison. Study values come from the records' {@code reference_*} fields.
  */
-final class DsmRun2DocTables {
-    private DsmRun2DocTables() {
+final class DsmWidthSweepDocTables {
+    private DsmWidthSweepDocTables() {
     }
 
     private static final String DIR = "h200-dsm/run2/";
