@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Gets this checkout ready for one batched call to the GPU machine (docs/results/h200-run.sh), which
+# Gets this checkout ready for one batched call to the GPU machine (scripts/device-run.sh), which
 # has no Java, no Maven and no build of ours: everything it runs is built here and carried.
 #
 #   scripts/device-prep.sh build     the GPU-side helpers of phases lane9/lane9b into .jrt/bin from the
@@ -8,10 +8,6 @@
 #                                    rate drivers, sm_handoff; with SCOPE10=1 also sysmem_store_rate,
 #                                    1 MB, for scope10's phases), and the jlinked runtime into
 #                                    .jrt/jrt when it is missing
-#   scripts/device-prep.sh aside     moves docs/results/report (generated pages) and the raw result
-#                                    folders docs/results/h200-*/ out of the tree, to $MARROW_ASIDE
-#                                    (default /tmp/marrow-results-aside), for the call
-#   scripts/device-prep.sh restore   puts it back: before any `git add`, or it is committed away
 #   scripts/device-prep.sh check     exit 1 when the call would be refused or its records would not say
 #                                    what ran: a jar built from a dirty tree or from another commit
 #                                    than HEAD, natives missing from the jar, .jrt/bin older than the
@@ -24,7 +20,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
-ASIDE=${MARROW_ASIDE:-/tmp/marrow-results-aside}
 CARRY=${CARRY:-.jrt/jrt .jrt/bin java/target/marrow-cli.jar}
 [ "${JUNIT:-0}" = 1 ] && CARRY="$CARRY .jrt/junit.jar java/target/test-classes"
 LIMIT=$((60 * 1024 * 1024))   # the tool allows 64 MiB; its count is not this one
@@ -56,37 +51,8 @@ build() {
 	ls -la .jrt/bin
 }
 
-# What a call does not need and the carry limit cannot afford: the generated pages and the raw
-# result folders under docs/results (the runner and its phases stay).
-ASIDE_PATHS() { ls -d docs/results/report docs/results/h200-*/ 2>/dev/null | sed 's:/$::'; }
-
-aside() {
-	[ -d docs/results/report ] || die "docs/results/report is not here (already aside in $ASIDE?)"
-	[ -e "$ASIDE" ] && die "$ASIDE exists: restore or remove it first"
-	git diff --quiet -- docs/results && [ -z "$(git status --porcelain -- docs/results)" ] \
-		|| die "docs/results has changes: commit them first (restore checks it against HEAD)"
-	local p
-	for p in $(ASIDE_PATHS); do
-		mkdir -p "$ASIDE/$(dirname "$p")"
-		mv "$p" "$ASIDE/$p"
-	done
-	echo "device-prep: docs/results/report and the raw result folders are in $ASIDE;" \
-		"run '$0 restore' before any git add"
-}
-
-restore() {
-	[ -d "$ASIDE/docs/results" ] || die "nothing aside in $ASIDE"
-	local p
-	for p in "$ASIDE"/docs/results/*; do
-		[ -e "docs/results/$(basename "$p")" ] && die "docs/results/$(basename "$p") exists: not overwriting it"
-	done
-	for p in "$ASIDE"/docs/results/*; do
-		mv "$p" docs/results/
-	done
-	rm -r "$ASIDE"
-	[ -z "$(git status --porcelain -- docs/results)" ] || die "docs/results differs from HEAD after the restore"
-	echo "device-prep: docs/results restored, identical to HEAD"
-}
+# Nothing moves aside before a call: results are summaries plus one small archive per page
+# (docs/results/README.md), and the HTML report is a build product that is never in the tree.
 
 # Bytes of what a call sends: tracked files present, untracked files git does not ignore, the carry.
 bytes() {
@@ -117,7 +83,7 @@ check() {
 	local n; n=$(bytes)
 	printf 'device-prep: tree + carry = %d MiB of %d MiB\n' $((n / 1048576)) $((LIMIT / 1048576))
 	if [ "$n" -gt "$LIMIT" ]; then
-		echo "device-prep: over the limit; '$0 aside' moves docs/results/report and the raw result folders out"
+		echo "device-prep: over the limit: find what grew (git ls-files | xargs du -cb | sort -n | tail)"
 		bad=1
 	fi
 	[ $bad = 0 ] || exit 1
@@ -126,8 +92,6 @@ check() {
 
 case "${1:-}" in
 build) build ;;
-aside) aside ;;
-restore) restore ;;
 check) check ;;
 *) sed -n '3,/^set -euo/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac

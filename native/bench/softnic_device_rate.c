@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright (c) 2026 The Marrow authors
  *
- * The device engine's ceiling as JSON lines (docs/results/phases/devengine.sh):
+ * The device engine's ceiling as JSON lines (scripts/device-run.sh, phase family devengine):
  *   softnic_device_rate LIBMARROW_CUDA_SO NQPS NIC_SMS BATCH MSGS_PER_QP [REPEATS]
  * One line per repeat: M msg/s, SMs asked and seen, occupancy, counters.
  * It dlopens libmarrow_cuda.so by path (as Java does) and calls

@@ -2,7 +2,7 @@
  * Copyright (c) 2026 The Marrow authors
  *
  * Where the device engine's put+completion goes, as JSON lines
- * (docs/results/phases/devlat2.sh, docs/design/device-engine.md §2.1):
+ * (scripts/device-run.sh, phase family devlat2, docs/design/device-engine.md §2.1):
  *   softnic_device_stages LIBMARROW_CUDA_SO inline|pointer [ITERS] [WARMUP] [NIC_SMS]
  * One line per engine stage (median SM cycles and ns), one for the
  * initiator-visible put+completion of the same run, and one for their

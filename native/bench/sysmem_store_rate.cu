@@ -6,7 +6,7 @@
  * (mlx5_wqe.h writes every 4-byte word with its own volatile store), without
  * the rest of the posting path (no NIC, no ring space, no completions).
  * docs/results/h200-gda-rate.md uses it to name what stops the gda rate at
- * 132 SMs (phase limit3 in docs/results/phases/scope10.sh).
+ * 132 SMs (phase limit3 in scripts/device-run.sh, phase family scope10).
  *
  * usage: sysmem_store_rate BLOCKS THREADS WORDS WIDTH MSGS FENCE_EVERY [gpu] [private] [readers=N]
  *   WORDS        4-byte words per message (11: an 8-byte inline WRITE's

@@ -29,7 +29,8 @@ public final class ReportCommand implements Callable<Integer> {
     CommandSpec spec;
 
     @Option(names = {"--input", "-i"}, required = true, arity = "1..*", paramLabel = "FILE",
-            description = "Result files (JSON lines: header, then records)")
+            description = "Result files (JSON lines: header, then records), or a page's raw archive (.tar.gz of "
+                    + "them, paths relative to docs/results)")
     List<Path> inputs;
 
     @Option(names = {"--output", "-o"}, paramLabel = "DIR", description = "Directory for index.html and the PNGs")
@@ -49,6 +50,10 @@ public final class ReportCommand implements Callable<Integer> {
     @Option(names = "--tables", description = "Print every markdown table the --input files make, named, and exit")
     boolean tables;
 
+    @Option(names = "--used", description = "Print the --input files some table reads, one a line, and exit: what "
+            + "a page's raw archive must hold (docs/results/README.md)")
+    boolean used;
+
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
@@ -58,9 +63,15 @@ public final class ReportCommand implements Callable<Integer> {
                 throw new IllegalArgumentException("report: --input " + in + " is not a file");
             }
         }
+        inputs = dev.marrow.report.RawArchive.expandAll(inputs); // a page's raw .tar.gz reads as its files
         if (markdown != null && !Files.isRegularFile(markdown)) {
             throw new IllegalArgumentException("report: --markdown " + markdown + " is not a file (it names a "
                     + "results doc to regenerate in place)");
+        }
+        if (used) {
+            DocTables.used(inputs).forEach(p -> out.println(p));
+            out.flush();
+            return 0;
         }
         if (tables) {
             DocTables.all(inputs).forEach((name, text) -> out.println("<!-- marrow report: " + name + " -->\n" + text));

@@ -29,9 +29,21 @@ public final class DocTables {
     /** The raw files of one doc, found among the inputs by their path ending ("folder/name.jsonl"). */
     public static final class Inputs {
         private final List<Path> paths;
+        /** Each file is read once, however many tables use it: the tables stay linear in the input size. */
+        private final Map<Path, ResultFile> read = new LinkedHashMap<>();
 
-        Inputs(List<Path> paths) {
+        public Inputs(List<Path> paths) {
             this.paths = paths;
+        }
+
+        /** One input, read once (shared with the tables). */
+        ResultFile read(Path p) {
+            return this.read.computeIfAbsent(p, ResultFile::read);
+        }
+
+        /** The files some table read, in first-read order: a page's manifest. */
+        List<Path> used() {
+            return List.copyOf(read.keySet());
         }
 
         boolean has(String suffix) {
@@ -53,7 +65,7 @@ public final class DocTables {
             if (p == null) {
                 throw new IllegalArgumentException("this table needs the raw file */" + suffix + " among --input");
             }
-            return ResultFile.read(p);
+            return read.computeIfAbsent(p, ResultFile::read);
         }
 
         List<Map<String, Object>> records(String suffix) {
@@ -82,6 +94,25 @@ public final class DocTables {
             return dirs;
         }
 
+        /**
+         * The folders directly under dir (a path ending, "h200-gpu-resident") that hold inputs, sorted: a
+         * page's runs are found in its data, never listed by name in code.
+         */
+        List<String> subfolders(String dir) {
+            java.util.TreeSet<String> names = new java.util.TreeSet<>();
+            for (Path p : paths) {
+                Path parent = p.toAbsolutePath().normalize().getParent();
+                if (parent == null || parent.getParent() == null) {
+                    continue;
+                }
+                String up = parent.getParent().toString().replace('\\', '/');
+                if (up.endsWith("/" + dir)) {
+                    names.add(parent.getFileName().toString());
+                }
+            }
+            return List.copyOf(names);
+        }
+
         /** The *.jsonl inputs directly in folder (a path ending, "h200-gda-rate/devnic"), sorted by name. */
         List<String> under(String folder) {
             List<String> names = new ArrayList<>();
@@ -100,7 +131,63 @@ public final class DocTables {
 
     /** Every table whose raw files are all among the inputs, by name. */
     public static Map<String, String> all(List<Path> inputs) {
+        return all(new Inputs(inputs));
+    }
+
+    /** The files the tables of these inputs read (the rest are not raw data of any table). */
+    public static List<Path> used(List<Path> inputs) {
         Inputs in = new Inputs(inputs);
+        all(in);
+        return in.used();
+    }
+
+    /**
+     * The page's manifest (block {@code manifest}): every raw file its tables read, with its sha256 and
+     * the build that wrote it (the header's git_sha, "+dirty" when git_dirty was true).
+     */
+    public static String manifest(List<Path> used) {
+        Table.Builder t = new Table.Builder("raw inputs").col("file", "sha256", "build").align("| --- | --- | --- |");
+        List<String[]> rows = new ArrayList<>();
+        for (Path p : used) {
+            String name = RawArchive.member(p);
+            if (name == null) {
+                name = p.toString().replace('\\', '/');
+                int i = name.indexOf("docs/results/");
+                name = i >= 0 ? name.substring(i + "docs/results/".length()) : name;
+            }
+            ResultFile f = ResultFile.read(p);
+            Object sha = f.env().get("git_sha");
+            String build = sha == null ? "— (no header)" : sha + (Boolean.TRUE.equals(f.env().get("git_dirty")) ? "+dirty" : "");
+            rows.add(new String[] {"`" + name + "`", sha256(p), build});
+        }
+        rows.sort(java.util.Comparator.comparing(r -> r[0]));
+        rows.forEach(r -> t.row(r));
+        return t.build().markdown();
+    }
+
+    private static String sha256(Path p) {
+        try {
+            return java.util.HexFormat.of().formatHex(
+                    java.security.MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(p)));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + p, e);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static Map<String, String> all(Inputs in) {
+        Map<String, String> m = pageTables(in);
+        if (m.isEmpty()) {
+            throw new IllegalArgumentException("the --input files are not the raw files of any results doc "
+                    + "(expected e.g. docs/results/h200-softnic-proxy.tar.gz, a page's raw archive)");
+        }
+        m.putAll(paperTables());
+        return m;
+    }
+
+    /** The pages' tables these inputs give (none for files no page reads). */
+    static Map<String, String> pageTables(Inputs in) {
         Map<String, String> m = new LinkedHashMap<>();
         if (GdaLatencyDocTables.FILES.stream().allMatch(in::has)) {
             m.putAll(GdaLatencyDocTables.tables(in));
@@ -111,8 +198,8 @@ public final class DocTables {
         if (DsmDocTables.FILES.stream().allMatch(in::has)) {
             m.putAll(DsmDocTables.tables(in));
         }
-        if (DsmRun2DocTables.FILES.stream().allMatch(in::has)) {
-            m.putAll(DsmRun2DocTables.tables(in));
+        if (DsmWidthSweepDocTables.FILES.stream().allMatch(in::has)) {
+            m.putAll(DsmWidthSweepDocTables.tables(in));
         }
         if (RateSections.FILES.stream().allMatch(in::has)) {
             m.putAll(RateSections.docTables(in));
@@ -124,14 +211,24 @@ public final class DocTables {
         m.putAll(GpuResidentDocTables.tables(in));
         m.putAll(MediansDocTables.tables(in));
         m.putAll(PresetRunsDocTables.tables(in));
-        m.putAll(DsmTouchAbDocTables.tables(in));
+        m.putAll(DsmTouchWordDocTables.tables(in));
         m.putAll(SoakDocTables.tables(in));
         m.putAll(PresetLibraryDocTables.tables(in));
         m.putAll(SoftnicScalingDocTables.tables(in));
         m.putAll(TwoProcessDocTables.tables(in));
-        if (m.isEmpty()) {
-            throw new IllegalArgumentException("the --input files are not the raw files of any results doc "
-                    + "(expected e.g. docs/results/h200-softnic-proxy/*.json and its run1-dbrec-triggered/*.json)");
+        return m;
+    }
+
+    /**
+     * One table per source of the reference data of "GPU-Initiated Communication: Dissecting Down to the
+     * Bone" (and of the DSM study) ({@code paper.table-3}, ...), so a page shows the
+     * paper's numbers from the one data file and never types them by hand.
+     */
+    public static Map<String, String> paperTables() {
+        Map<String, String> m = new LinkedHashMap<>();
+        PaperReferences p = PaperReferences.get();
+        for (String source : p.sources()) {
+            m.put("paper." + PaperReferences.slug(source), p.markdown(source));
         }
         return m;
     }
@@ -146,7 +243,10 @@ public final class DocTables {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read " + doc, e);
         }
-        String updated = render(text, all(inputs), doc.toString());
+        Inputs in = new Inputs(inputs);
+        Map<String, String> tables = new LinkedHashMap<>(all(in));
+        tables.put("manifest", manifest(in.used()));
+        String updated = render(text, tables, doc.toString());
         if (updated.equals(text)) {
             return true;
         }

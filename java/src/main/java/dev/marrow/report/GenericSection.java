@@ -59,18 +59,27 @@ final class GenericSection {
             xy.write(outDir.resolve(fig));
             figs.add(new Section.Figure(fig, "goodput against message size (ours); the paper's Fig. 8 values are not "
                     + "tabulated, so no reference points."));
+        } else if (metric != null && f.records().size() > MAX_BARS) {
+            // one bar per record stops being readable long before this, and the chart library's category
+            // lookups grow with the square of the bar count: the table carries every record instead
+            notes.add("No figure: " + f.records().size() + " records are too many for a bar each (at most "
+                    + MAX_BARS + "); the table has them all.");
         } else if (metric != null) {
-            Charts.Bars b = new Charts.Bars(f.name() + ": " + metric + Provenance.tag(f.records()), "record", metric);
+            List<String> varying = varying(cols, f.records());
+            Charts.Bars b = new Charts.Bars(f.name() + ": " + metric + Provenance.tag(f.records()),
+                    varying.isEmpty() ? "record" : "variant (" + String.join(", ", varying) + ")", unitLabel(metric));
             int i = 0;
+            Set<String> labels = new java.util.HashSet<>();
             for (Map<String, Object> r : f.records()) {
                 i++;
                 if (r.get(metric) instanceof Number n) {
-                    b.ours(metric + " (ours)", "#" + i, n.doubleValue());
+                    String label = variant(r, varying, i);
+                    b.ours(metric + " (ours)", labels.add(label) ? label : label + " #" + i, n.doubleValue());
                 }
             }
             String fig = figPrefix + ".png";
             b.write(outDir.resolve(fig));
-            figs.add(new Section.Figure(fig, metric + " per record (ours); the paper has no value the report maps to it."));
+            figs.add(new Section.Figure(fig, metric + " per variant (ours); the paper has no value the report maps to it."));
         } else {
             notes.add("No figure: the records have no numeric metric.");
         }
@@ -79,21 +88,71 @@ final class GenericSection {
                 List.of(t.build()), figs);
     }
 
-    /** The first p50 latency, rate or bandwidth column; else the first numeric one. */
-    private static String headline(Set<String> cols, List<Map<String, Object>> rs) {
-        String any = null;
+    /** Most bars one figure draws (one per record). */
+    static final int MAX_BARS = 48;
+
+    /**
+     * The first p50 latency, rate or bandwidth column, or null: a column that is none of these is a
+     * parameter (a size, a count, an index) and is never plotted as if it were a result.
+     */
+    static String headline(Set<String> cols, List<Map<String, Object>> rs) {
         for (String c : cols) {
-            boolean numeric = rs.stream().anyMatch(r -> r.get(c) instanceof Number);
-            if (!numeric) {
-                continue;
-            }
-            if (c.endsWith("_p50_ns") || c.endsWith("_mmsg_s") || c.endsWith("_gb_s")) {
+            if (isMetric(c) && rs.stream().anyMatch(r -> r.get(c) instanceof Number)) {
                 return c;
             }
-            if (any == null) {
-                any = c;
+        }
+        return null;
+    }
+
+    static boolean isMetric(String c) {
+        return c.endsWith("_p50_ns") || c.endsWith("_mmsg_s") || c.endsWith("_gb_s") || c.endsWith("_gbps")
+                || c.endsWith("_p50_cycles") || c.equals("rate_mmsg_s") || c.endsWith("_per_s");
+    }
+
+    /** The value axis title with its unit, from the column's suffix. */
+    static String unitLabel(String metric) {
+        if (metric.endsWith("_ns")) {
+            return metric + " (ns)";
+        }
+        if (metric.endsWith("_cycles")) {
+            return metric + " (SM cycles)";
+        }
+        if (metric.endsWith("_mmsg_s")) {
+            return metric + " (M msg/s)";
+        }
+        if (metric.endsWith("_gb_s") || metric.endsWith("_gbps")) {
+            return metric + " (GB/s)";
+        }
+        return metric + " (per s)";
+    }
+
+    /** The parameter columns (not metrics) whose values differ between records: what tells the bars apart. */
+    static List<String> varying(Set<String> cols, List<Map<String, Object>> rs) {
+        List<String> out = new ArrayList<>();
+        for (String c : cols) {
+            if (isMetric(c) || c.endsWith("_ns") || c.endsWith("_p99") || c.equals("experiment") || c.equals("record")) {
+                continue;
+            }
+            Object first = rs.getFirst().get(c);
+            if (rs.stream().anyMatch(r -> !java.util.Objects.equals(first, r.get(c)))) {
+                out.add(c);
+            }
+            if (out.size() == 3) {
+                break;
             }
         }
-        return any;
+        return out;
+    }
+
+    /** A bar's label: its values of the varying columns ("gpu-fence, inline, 8"); "#i" when none vary. */
+    static String variant(Map<String, Object> r, List<String> varying, int i) {
+        if (varying.isEmpty()) {
+            return "#" + i;
+        }
+        List<String> v = new ArrayList<>();
+        for (String c : varying) {
+            v.add(String.valueOf(r.get(c)));
+        }
+        return String.join(", ", v);
     }
 }

@@ -37,7 +37,7 @@ final class GoodputDocTables {
         if (!in.under(SCALING).isEmpty()) {
             t.put("goodput.scaling", scaling(in));
         }
-        for (String call : POSTER_CALLS) {
+        for (String call : in.subfolders("h200-goodput").stream().filter(c -> c.startsWith("goodput2k")).toList()) {
             String dir = "h200-goodput/" + call;
             if (!in.under(dir).isEmpty()) {
                 t.put("goodput." + call, perFile(in, dir, "goodput vs size, many posters (" + call + "), GB/s",
@@ -48,8 +48,8 @@ final class GoodputDocTables {
         return t;
     }
 
-    /** Phase goodput2k, one folder per device call: many GPU posters (gda) beside the proxy. */
-    static final List<String> POSTER_CALLS = List.of("goodput2k-call6", "goodput2k-call7", "goodput2k-call9", "goodput2kb-call10");
+    // Phase goodput2k writes one folder per device call (goodput2k*): many GPU posters (gda) beside the
+    // proxy; the folders are found among the inputs.
 
     /** Phase goodput9: several QPs and engine threads on one modelled port. */
     static final String SCALING = "h200-goodput/goodput9";

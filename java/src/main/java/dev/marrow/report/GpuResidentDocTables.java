@@ -39,7 +39,10 @@ final class GpuResidentDocTables {
         if (CALLS.stream().allMatch(c -> in.has(DIR + c + "/rate.jsonl"))) {
             t.put("gpu-resident.rate", rate(in));
         }
-        for (String run : RUNS) {
+        for (String run : in.subfolders(DIR.substring(0, DIR.length() - 1))) {
+            if (CALLS.contains(run) || run.equals("medians")) {
+                continue; // the two ordering calls and the merged medians have tables of their own
+            }
             if (in.has(DIR + run + "/stages.jsonl")) {
                 t.put("gpu-resident." + run + ".stages", stages(in.records(DIR + run + "/stages.jsonl")));
             }
@@ -69,10 +72,6 @@ final class GpuResidentDocTables {
         }
         return t;
     }
-
-    /** Single-pass device-engine runs of the late session, one folder each (phases devlat and devlat2). */
-    static final List<String> RUNS = List.of("copyfix", "devlat2", "devlat3", "devlat3b", "lane9-v1", "lane9-v2",
-            "lane9-v3", "lane9-v4", "lane9-v5", "lane9-v5b", "lane9-v6", "lane10-a", "lane10-b", "lane10-c");
 
     /** native/bench/softnic_device_rate.c, one row per repeat: the engine layout as run, M msg/s, busy passes. */
     private static String benchRate(List<Map<String, Object>> recs) {

@@ -38,7 +38,11 @@ final class HtmlReport {
             .note{color:#555}code{background:#f0f0f0;padding:0 .2em}
             """;
 
-    /** Fills #report-check with what loaded and what failed; the headless test reads it from the DOM. */
+    /**
+     * Fills #report-check with what loaded and what failed, the sections with no table cell (empty) and the
+     * curated sections with no paper cell; the headless check (scripts/check-report.sh, ReportBrowserTest)
+     * reads it from the DOM.
+     */
     private static final String CHECK_SCRIPT = """
             (function(){var errs=[];
             window.addEventListener('error',function(e){errs.push(String(e.message||(e.target&&e.target.src)||e));},true);
@@ -47,10 +51,23 @@ final class HtmlReport {
             for(var i=0;i<imgs.length;i++){if(!imgs[i].complete||imgs[i].naturalWidth===0){broken.push(imgs[i].getAttribute('src'));}}
             var c=document.getElementById('report-check');c.setAttribute('data-images',imgs.length);
             c.setAttribute('data-broken',broken.join(' '));c.setAttribute('data-errors',errs.join(' | '));
+            var empty=[],noref=[],secs=document.querySelectorAll('section');
+            for(var j=0;j<secs.length;j++){var s=secs[j];if(!s.querySelector('td')){empty.push(s.id);}
+            if(s.getAttribute('data-paper')==='yes'&&!s.querySelector('td.ref')){noref.push(s.id);}}
+            c.setAttribute('data-sections',secs.length);c.setAttribute('data-empty',empty.join(' '));
+            c.setAttribute('data-noref',noref.join(' '));
             c.setAttribute('data-done','yes');});})();
             """;
 
     static String render(String title, List<ResultFile> files, List<Section> sections) {
+        return render(title, files, "", sections);
+    }
+
+    /**
+     * The page: the curated sections (one per result of the paper, {@link CuratedReport}) first, then a
+     * section per result file that no page table reads (a new run the report has no curated place for).
+     */
+    static String render(String title, List<ResultFile> files, String curated, List<Section> sections) {
         StringBuilder sb = new StringBuilder();
         sb.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>")
                 .append(Html.escape(title)).append("</title>\n<style>").append(CSS).append("</style>\n<script>")
@@ -64,14 +81,21 @@ final class HtmlReport {
                 .append("published values, <strong>not our measurements</strong>. Sections measured on the ")
                 .append("software NIC carry a red <span class=\"badge emulated\">EMULATED</span> badge and border; ")
                 .append("hardware results a green one.</p>\n");
+        sb.append(curated);
+        if (curated.isEmpty()) {
+            sb.append(CuratedReport.environment(files));
+        }
         inputs(sb, files);
-        environments(sb, files);
-        sb.append("<h2>Contents</h2>\n<ul>\n");
+        if (!sections.isEmpty()) {
+            sb.append("<h2>Other result files</h2>\n<ul>\n");
+        }
         for (Section s : sections) {
             sb.append("<li><a href=\"#").append(s.id()).append("\">").append(Html.escape(s.title())).append("</a> ")
                     .append(badge(s.provenance())).append("</li>\n");
         }
-        sb.append("</ul>\n");
+        if (!sections.isEmpty()) {
+            sb.append("</ul>\n");
+        }
         for (Section s : sections) {
             section(sb, s);
         }
@@ -92,46 +116,8 @@ final class HtmlReport {
                     Provenance.of(f.records()).label(), String.valueOf(f.env().getOrDefault("git_sha", "unknown")),
                     String.valueOf(f.env().getOrDefault("start_time", "unknown")));
         }
-        sb.append("<h2>Inputs</h2>\n").append(t.build().html());
-    }
-
-    /** The header environments, one column per distinct environment (files of one run share one). */
-    private static void environments(StringBuilder sb, List<ResultFile> files) {
-        Map<Map<String, Object>, List<String>> envs = new LinkedHashMap<>();
-        for (ResultFile f : files) {
-            envs.computeIfAbsent(f.env(), k -> new ArrayList<>()).add(f.name());
-        }
-        List<String> keys = new ArrayList<>();
-        for (Map<String, Object> e : envs.keySet()) {
-            for (String k : e.keySet()) {
-                if (!keys.contains(k)) {
-                    keys.add(k);
-                }
-            }
-        }
-        Table.Builder t = new Table.Builder("the header line of each input file (`env`); files with an identical header "
-                + "share a column").col("field");
-        int i = 0;
-        for (List<String> names : envs.values()) {
-            t.col("env " + (++i) + " (" + names.size() + " file" + (names.size() == 1 ? "" : "s") + ")");
-        }
-        List<String> used = new ArrayList<>();
-        for (List<String> names : envs.values()) {
-            used.add(String.join(", ", names));
-        }
-        List<String> first = new ArrayList<>();
-        first.add("files");
-        first.addAll(used);
-        t.row(first);
-        for (String k : keys) {
-            List<String> row = new ArrayList<>();
-            row.add(k);
-            for (Map<String, Object> e : envs.keySet()) {
-                row.add(e.containsKey(k) ? String.valueOf(e.get(k)) : "");
-            }
-            t.row(row);
-        }
-        sb.append("<h2>Environment</h2>\n").append(t.build().html());
+        sb.append("<details id=\"inputs\"><summary>Inputs: ").append(files.size()).append(" result files</summary>\n")
+                .append(t.build().html()).append("</details>\n");
     }
 
     private static void section(StringBuilder sb, Section s) {

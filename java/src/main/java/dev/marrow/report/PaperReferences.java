@@ -18,8 +18,12 @@ import java.util.Map;
  * names its table or figure; the report prints them as references only.
  */
 public final class PaperReferences {
-    /** One published value. {@code source} is a table/figure/section of the paper. */
-    public record Ref(String id, double value, String unit, String platform, String source, String what) {
+    /**
+     * One published value. {@code source} is a table/figure/section of the paper; {@code preset} names the
+     * library preset (docs/design/presets.md) whose row it is, or is null.
+     */
+    public record Ref(String id, double value, String unit, String platform, String source, String what,
+                      String preset) {
         /** "paper P-IB, Table 4" */
         public String citation() {
             return "paper " + platform + ", " + source;
@@ -63,6 +67,50 @@ public final class PaperReferences {
         return r;
     }
 
+    /** Every value of one table, figure or section ({@code source}), in file order. */
+    public java.util.List<Ref> bySource(String source) {
+        return values.values().stream().filter(r -> r.source().equals(source)).toList();
+    }
+
+    /** Every distinct source, in file order. */
+    public java.util.List<String> sources() {
+        return values.values().stream().map(Ref::source).distinct().toList();
+    }
+
+    /** The value of a source for a preset whose id ends with suffix (".putc", ".cold"), or null. */
+    public Ref forPreset(String source, String preset, String suffix) {
+        for (Ref r : values.values()) {
+            if (r.source().equals(source) && preset.equals(r.preset()) && r.id().endsWith(suffix)
+                    && r.platform().equals("P-IB")) {
+                return r;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The markdown table of one source's values, as a page embeds it (block {@code paper.SLUG}): every
+     * value with its platform, so no page types a paper number by hand.
+     */
+    public String markdown(String source) {
+        Table.Builder t = new Table.Builder(source).col("what", "platform", "paper (reference)")
+                .align("| --- | --- | --- |");
+        for (Ref r : bySource(source)) {
+            t.row(r.what(), r.platform(), number(r.value()) + " " + (r.unit().equals("us") ? "µs" : r.unit()));
+        }
+        return t.build().markdown();
+    }
+
+    /** A value as the paper prints it, without a trailing ".0". */
+    public static String number(double v) {
+        return java.math.BigDecimal.valueOf(v).stripTrailingZeros().toPlainString();
+    }
+
+    /** "Table 3" -> "table-3", "Section 4.3.3, Figure 8" -> "section-4-3-3-figure-8". */
+    public static String slug(String source) {
+        return source.toLowerCase(java.util.Locale.ROOT).replaceAll("[^a-z0-9]+", "-").replaceAll("^-|-$", "");
+    }
+
     /** The value with that id, or null when the paper has none for it. */
     public Ref find(String id) {
         return values.get(id);
@@ -77,7 +125,8 @@ public final class PaperReferences {
             Map<String, Ref> m = new LinkedHashMap<>();
             for (JsonNode v : root.get("values")) {
                 Ref r = new Ref(v.get("id").asString(), v.get("value").asDouble(), v.get("unit").asString(),
-                        v.get("platform").asString(), v.get("source").asString(), v.get("what").asString());
+                        v.get("platform").asString(), v.get("source").asString(), v.get("what").asString(),
+                        v.hasNonNull("preset") ? v.get("preset").asString() : null);
                 if (m.put(r.id(), r) != null) {
                     throw new IllegalStateException("paper-references.json: duplicate id " + r.id());
                 }

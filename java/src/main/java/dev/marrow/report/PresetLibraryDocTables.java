@@ -14,10 +14,10 @@ import static dev.marrow.report.Fmt.py;
  * presets), from the files directly in h200-presets/: {@code presets.table3}
  * (one row per gda latency record of gda-*.jsonl, put+completion in µs) and
  * {@code presets.table10} (one row per proxy rate record of proxy-*.jsonl,
- * fastest first). Presets that were refused wrote no records and have no row;
- * the library rows of "GPU-Initiated Communication: Dissecting Down to the Bone"
- * (Tables 3 and 10) are not in paper-references.json, so the doc quotes
- * them in prose beside these tables.
+ * fastest first). Presets that were refused wrote no records and have no row.
+ * Beside each of ours: the library's own row of "GPU-Initiated Communication:
+ * Dissecting Down to the Bone" (Tables 3 and 10, P-IB), read from
+ * paper-references.json by the preset's name; "—" where the paper has none.
  */
 final class PresetLibraryDocTables {
     private PresetLibraryDocTables() {
@@ -31,10 +31,11 @@ final class PresetLibraryDocTables {
         if (!gda.isEmpty()) {
             Table.Builder b = new Table.Builder("Table 3 library rows: put+completion per preset")
                     .col("preset", "ours put+c p50 (µs)", "ours p99 (µs)", "ours min / max (µs)")
-                    .align("| --- | --- | --- | --- |");
+                    .ref("paper put+c P-IB (µs)").align("| --- | --- | --- | --- | --- |");
             for (Map<String, Object> r : gda) {
                 b.row("`" + py(r.get("preset")) + "`", "**" + us3(r, "putc_p50_ns") + "**", us3(r, "putc_p99_ns"),
-                        us3(r, "putc_min_ns") + " / " + us3(r, "putc_max_ns"));
+                        us3(r, "putc_min_ns") + " / " + us3(r, "putc_max_ns"),
+                        paper("Table 3", py(r.get("preset")), ".putc"));
             }
             t.put("presets.table3", b.build().markdown());
         }
@@ -43,18 +44,25 @@ final class PresetLibraryDocTables {
             proxy.sort(Comparator.comparingDouble((Map<String, Object> r) -> Fmt.num(r, "rate_mmsg_s")).reversed());
             Table.Builder b = new Table.Builder("Table 10 / Fig. 7: proxy rate per preset")
                     .col("preset", "T", "R", "B", "producer (count)", "ours M msg/s", "posts/s (M)", "mean chain")
-                    .align("| --- | --- | --- | --- | --- | --- | --- | --- |");
+                    .ref("paper cold / warm P-IB (M msg/s)").align("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
             for (Map<String, Object> r : proxy) {
                 boolean adaptive = Fmt.str(r, "preset_knobs").contains("chaining=adaptive");
                 b.row("`" + py(r.get("preset")) + "`", py(r.get("workers")), py(r.get("rings")),
                         py(r.get("batch")) + (adaptive ? " (adaptive)" : ""),
                         py(r.get("producer")) + " (" + py(r.get("producers")) + ")",
                         "**" + py(r.get("rate_mmsg_s")) + "**", Fmt.fixed(Fmt.num(r, "posts_per_s") / 1e6, 2),
-                        py(r.get("chain_len_mean")));
+                        py(r.get("chain_len_mean")), paper("Table 10", py(r.get("preset")), ".cold") + " / "
+                                + paper("Table 10", py(r.get("preset")), ".warm"));
             }
             t.put("presets.table10", b.build().markdown());
         }
         return t;
+    }
+
+    /** The paper's value of a preset's library row, as printed, or "—" where the paper has none. */
+    private static String paper(String source, String preset, String suffix) {
+        PaperReferences.Ref r = PaperReferences.get().forPreset(source, preset, suffix);
+        return r == null ? "—" : PaperReferences.number(r.value());
     }
 
     /** ns as µs with three decimals (the nanosecond digits). */

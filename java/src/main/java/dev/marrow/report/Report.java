@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -28,12 +29,16 @@ public final class Report {
         if (inputs.isEmpty()) {
             throw new IllegalArgumentException("no --input files");
         }
+        inputs = RawArchive.expandAll(inputs);
+        DocTables.Inputs in = new DocTables.Inputs(inputs);
+        Map<String, String> tables = DocTables.pageTables(in);
+        Set<Path> used = new HashSet<>(in.used());
         List<ResultFile> files = new ArrayList<>();
         for (Path p : inputs) {
             if (!Files.isRegularFile(p)) {
                 throw new IllegalArgumentException("--input " + p + " is not a file");
             }
-            files.add(ResultFile.read(p));
+            files.add(in.read(p));
         }
         try {
             Files.createDirectories(dir);
@@ -43,8 +48,10 @@ public final class Report {
         files.sort(Comparator.comparing(ResultFile::experiment).thenComparing(f -> f.path().toString()));
         List<Section> sections = new ArrayList<>();
         Set<String> ids = new HashSet<>();
-        sections.addAll(RateSections.build(files.stream().filter(f -> RateSections.handles(f.experiment())).toList(), dir));
-        for (ResultFile f : files) {
+        ids.addAll(ReportSpec.get().sections().stream().map(ReportSpec.Entry::id).toList());
+        List<ResultFile> other = files.stream().filter(f -> !used.contains(f.path())).toList();
+        sections.addAll(RateSections.build(other.stream().filter(f -> RateSections.handles(f.experiment())).toList(), dir));
+        for (ResultFile f : other) {
             String id = uniqueId(f, ids);
             String exp = f.experiment();
             if (RateSections.handles(exp)) {
@@ -64,7 +71,8 @@ public final class Report {
         }
         Path index = dir.resolve(INDEX);
         try {
-            Files.writeString(index, HtmlReport.render(title, files, sections));
+            String curated = tables.isEmpty() ? "" : CuratedReport.body(tables, files).html();
+            Files.writeString(index, HtmlReport.render(title, files, curated, sections));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write " + index, e);
         }

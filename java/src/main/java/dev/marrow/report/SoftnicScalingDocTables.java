@@ -15,7 +15,7 @@ import java.util.Map;
  * (computed by the bench), in M msg/s with one decimal, rows by producers.
  * File names say what the record does not: a "-paired" run placed each engine
  * beside its producer; a later call's file for a producer count an earlier
- * call already ran is a repeat on a second machine (docs/results/h200-run.sh,
+ * call already ran is a repeat on a second machine (scripts/device-run.sh,
  * phase_scaling).
  */
 final class SoftnicScalingDocTables {

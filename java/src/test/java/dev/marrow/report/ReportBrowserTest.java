@@ -125,6 +125,27 @@ class ReportBrowserTest {
         assertFalse(consoleLines(dom.stderr()).stream().anyMatch(l -> l.contains("report-check")));
     }
 
+    /**
+     * The report CI builds: from every committed archive, curated; no section empty, each with a value of
+     * "GPU-Initiated Communication: Dissecting Down to the Bone".
+     */
+    @Test
+    void curatedReportRendersWithNoEmptySection(@TempDir Path tmp) throws Exception {
+        assumeTrue(chromium != null, "Chromium is not installed: run scripts/setup-report-test.sh");
+        Path index = Report.write(ReportTest.archives(), tmp.resolve("report"), "ci");
+        Run dom = chromium(tmp.resolve("c1"), index, "--dump-dom");
+        assertEquals("yes", attr(dom.stdout(), "data-done"), tail(dom));
+        assertEquals(String.valueOf(ReportSpec.get().sections().size()), attr(dom.stdout(), "data-sections"));
+        assertEquals("", attr(dom.stdout(), "data-empty"), "sections with no table cell");
+        assertEquals("", attr(dom.stdout(), "data-noref"), "sections with no paper value");
+        assertEquals("", attr(dom.stdout(), "data-broken"));
+        // the same check must name a section whose paper cells are gone
+        Path noref = index.resolveSibling("noref.html");
+        Files.writeString(noref, Files.readString(index).replace("<td class=\"ref\">", "<td>"));
+        Run bad = chromium(tmp.resolve("c2"), noref, "--dump-dom");
+        assertTrue(attr(bad.stdout(), "data-noref").startsWith("table-3"), attr(bad.stdout(), "data-noref"));
+    }
+
     static int count(String s, String needle) {
         int n = 0;
         for (int i = s.indexOf(needle); i >= 0; i = s.indexOf(needle, i + 1)) {

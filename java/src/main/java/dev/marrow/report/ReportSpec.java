@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.marrow.report;
+
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The report's sections as data ({@code report-sections.json}): one per result of "GPU-Initiated
+ * Communication: Dissecting Down to the Bone" (and the findings of "How does Hopper distributed shared
+ * memory actually move data?"), each naming the sources and the generated page tables that hold our newest runs. No section is a Java class: a new
+ * result is a new entry here.
+ */
+public record ReportSpec(List<Entry> sections) {
+    /** One section: its anchor, title, the paper's sources, the results pages it draws on, our tables. */
+    public record Entry(String id, String title, List<String> paper, List<String> pages, List<String> tables) {
+    }
+
+    public static ReportSpec get() {
+        try (InputStream in = ReportSpec.class.getResourceAsStream("report-sections.json")) {
+            if (in == null) {
+                throw new IllegalStateException("report-sections.json missing from the class path");
+            }
+            JsonNode root = JsonMapper.builder().build().readTree(in);
+            List<Entry> l = new ArrayList<>();
+            for (JsonNode s : root.get("sections")) {
+                l.add(new Entry(s.get("id").asString(), s.get("title").asString(), strings(s.get("paper")),
+                        strings(s.get("pages")), strings(s.get("tables"))));
+            }
+            return new ReportSpec(List.copyOf(l));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static List<String> strings(JsonNode a) {
+        List<String> l = new ArrayList<>();
+        a.forEach(n -> l.add(n.asString()));
+        return List.copyOf(l);
+    }
+}
