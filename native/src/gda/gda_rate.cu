@@ -88,6 +88,8 @@ __global__ void __launch_bounds__(1024) rate_kernel(rate_kargs a)
 		      : a.qp_map == MARROW_GDA_RATE_QP_PER_WARP || PUB == MARROW_GDA_RATE_PUB_WARP ? gwarp : gtid;
 	unsigned mask = __activemask();
 	gda_rate_tstats st;
+	gr_solo sv = {0, 0, 0, 0, 0, 0};
+	uint32_t sq = ~0u; /* the QP whose state sv holds (single-poster path) */
 	unsigned long long c0 = gpu_clock64();
 	int rc = MARROW_OK;
 
@@ -97,6 +99,24 @@ __global__ void __launch_bounds__(1024) rate_kernel(rate_kargs a)
 		if (rd == a.warm_rounds) {
 			c0 = gpu_clock64();
 			atomicMin(&a.out->t_start, (unsigned long long)gda_now_ns());
+		}
+		if (PUB != MARROW_GDA_RATE_PUB_WARP && c->solo) {
+			/* the stop word is an L2 round trip: read every 64 rounds, not on
+			 * each one's critical path (it only ends a run another poster failed) */
+			if ((rd & 63u) == 0u && k_stopped(a)) {
+				rc = MARROW_ECONNRESET;
+				break;
+			}
+			if (qi != sq) {
+				if (sq != ~0u)
+					gr_solo_save(c, sq, &sv);
+				gr_solo_load(c, qi, &sv);
+				sq = qi;
+			}
+			rc = gr_solo_round(c, qi, &sv, gtid, rd * a.per, a.per, &st);
+			if (rc != MARROW_OK)
+				break;
+			continue;
 		}
 		if (PUB != MARROW_GDA_RATE_PUB_WARP) {
 			if (k_stopped(a)) {
@@ -126,6 +146,8 @@ __global__ void __launch_bounds__(1024) rate_kernel(rate_kargs a)
 		if (rc != MARROW_OK)
 			break;
 	}
+	if (sq != ~0u)
+		gr_solo_save(c, sq, &sv);
 	if (rc == MARROW_OK) {
 		uint32_t nq = a.qp_map == MARROW_GDA_RATE_QP_SHARED ? a.qps : 1u;
 		for (uint32_t i = 0; i < nq && rc == MARROW_OK; i++) {
@@ -310,6 +332,8 @@ void add_stats(struct marrow_gda_rate_result *res, const struct gda_rate_tstats 
 	res->sq_full_ticks += s->sq_full_ticks;
 	res->publish_ticks += s->publish_ticks;
 	res->reap_ticks += s->reap_ticks;
+	res->fence_ticks += s->fence_ticks;
+	res->wqe_ticks += s->wqe_ticks;
 }
 
 /* Synchronous copy on the run's stream (never the legacy stream's implicit
@@ -465,6 +489,7 @@ int gda_rate_cuda_run_on(const struct marrow_gda_rate_config *cfg, const struct 
 		memset(&qs[i], 0, sizeof(qs[i]));
 		qs[i].resv = qs[i].ready = qs[i].ci = sq_ctr / p.ctx.nbb;
 		qs[i].cq_ci = mx_be32toh(cq_dbr) & 0xffffffu;
+		qs[i].cq_pi = qs[i].polled = qs[i].cq_ci;
 		host_pi[i] = qs[i].resv;
 		qpn.push_back(ep->qp->qpn);
 		last.push_back(qs[i].resv);
