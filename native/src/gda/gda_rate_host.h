@@ -48,13 +48,17 @@ static inline int gda_rate_bad(const char *fn, struct marrow_gda_rate_result *re
  * the single-poster path (gda_rate_post.h) applies: LOCK or SLOT
  * publication (under WARP a warp's lanes share the QP), and a mapping that
  * sends no two threads to one QP (SHARED only with one thread, which then
- * is the only poster of every QP). The kernels derive the QP from the
+ * is the only poster of every QP), with at most GDA_RATE_SOLO_MAX_THREADS
+ * threads per block (so the CPU executor takes the path where the kernel
+ * does). The kernels derive the QP from the
  * same unit (gr_qp_of), so this is known before the launch. */
+#define GDA_RATE_SOLO_MAX_THREADS 256u /* per block: the register budget of rate_solo_kernel (gda_rate.cu) */
+
 static inline int gda_rate_one_poster_per_qp(const struct marrow_gda_rate_config *cfg, uint32_t nthreads)
 {
 	uint32_t wpb = (cfg->threads + 31u) / 32u;
 
-	if (cfg->publication == MARROW_GDA_RATE_PUB_WARP)
+	if (cfg->publication == MARROW_GDA_RATE_PUB_WARP || cfg->threads > GDA_RATE_SOLO_MAX_THREADS)
 		return 0;
 	switch (cfg->qp_map) {
 	case MARROW_GDA_RATE_QP_SHARED:
