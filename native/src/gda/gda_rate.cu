@@ -159,10 +159,17 @@ __global__ void __launch_bounds__(GDA_RATE_SOLO_MAX_THREADS, 1) rate_solo_kernel
 	gda_rate_tstats st;
 	gr_solo sv = {0, 0, 0, 0, 0, 0};
 	uint32_t sq = ~0u; /* the QP whose state sv holds */
+	/* QP_SHARED with one thread (the only single-poster case that rotates):
+	 * each round's QP state from shared memory (~30 cycles), not a global
+	 * load/store pair that may miss L1 (an L2 round trip per round) */
+	__shared__ gr_solo ss[512];
+	const bool rotating = a.qp_map == MARROW_GDA_RATE_QP_SHARED;
 	unsigned long long c0 = gpu_clock64();
 	int rc = MARROW_OK;
 
 	memset(&st, 0, sizeof(st));
+	for (uint32_t i = 0; rotating && i < a.qps; i++)
+		gr_solo_load(c, i, &ss[i]);
 	for (unsigned long long rd = 0; rd < a.rounds; rd++) {
 		uint32_t qi = gr_qp_of(a.qp_map, a.qps, unit, rd);
 		if (rd == a.warm_rounds) {
@@ -175,7 +182,15 @@ __global__ void __launch_bounds__(GDA_RATE_SOLO_MAX_THREADS, 1) rate_solo_kernel
 			rc = MARROW_ECONNRESET;
 			break;
 		}
-		if (qi != sq) { /* once with a fixed QP; every round when one thread rotates */
+		if (rotating) { /* one thread over every QP: the states stay in shared memory */
+			sv = ss[qi];
+			rc = gr_solo_round(c, qi, &sv, gtid, rd * a.per, a.per, &st);
+			ss[qi] = sv;
+			if (rc != MARROW_OK)
+				break;
+			continue;
+		}
+		if (qi != sq) { /* once: the QP is fixed */
 			if (sq != ~0u)
 				gr_solo_save(c, sq, &sv);
 			gr_solo_load(c, qi, &sv);
@@ -186,6 +201,8 @@ __global__ void __launch_bounds__(GDA_RATE_SOLO_MAX_THREADS, 1) rate_solo_kernel
 	}
 	if (sq != ~0u)
 		gr_solo_save(c, sq, &sv);
+	for (uint32_t i = 0; rotating && i < a.qps; i++)
+		gr_solo_save(c, i, &ss[i]);
 	if (rc == MARROW_OK) {
 		uint32_t nq = a.qp_map == MARROW_GDA_RATE_QP_SHARED ? a.qps : 1u;
 		for (uint32_t i = 0; i < nq && rc == MARROW_OK; i++) {
