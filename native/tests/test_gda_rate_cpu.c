@@ -292,6 +292,80 @@ static void test_scopes(void)
 	}
 }
 
+/* The single-poster path (gda_rate_post.h): taken exactly when every QP has
+ * one poster, delivers every byte once through ring wraps and back-pressure,
+ * rings once per batch, consumes every CQE it expected (periodic reclamation
+ * skips reading the older ones, not consuming them), and attributes its time
+ * to building and publishing. PATH_SHARED forces the shared-state path. */
+static void test_single_poster(void)
+{
+	struct marrow_gda_rate_config c = base();
+	struct marrow_gda_rate_result r;
+
+	c.threads = 1;
+	c.messages = 2000; /* 2008 WQEs through a 16-WQE ring */
+	c.window = 1000;
+	r = run_rate("single poster, 1 QP, B=1, ring wrap", c, 4);
+	CHECK(r.path == MARROW_GDA_RATE_PATH_SOLO, "1 thread on 1 QP runs the single-poster path (path %u)", r.path);
+	CHECK(r.doorbells == r.posts, "B=1: one doorbell per WQE (%llu for %llu)", (unsigned long long)r.doorbells,
+	      (unsigned long long)r.posts);
+	CHECK(r.cqes == r.signaled && r.signaled == r.posts / 8, "every expected CQE consumed: cqes %llu signaled %llu",
+	      (unsigned long long)r.cqes, (unsigned long long)r.signaled);
+	CHECK(r.sq_full_waits > 0, "a 16-WQE ring makes the poster wait for space (%llu waits)",
+	      (unsigned long long)r.sq_full_waits);
+	CHECK(r.fence_ticks > 0 && r.wqe_ticks > 0, "stage counters: fence %llu wqe %llu",
+	      (unsigned long long)r.fence_ticks, (unsigned long long)r.wqe_ticks);
+
+	c.path = MARROW_GDA_RATE_PATH_SHARED;
+	r = run_rate("shared path forced, 1 QP", c, 4);
+	CHECK(r.path == MARROW_GDA_RATE_PATH_SHARED, "path shared is honoured (path %u)", r.path);
+	CHECK(r.fence_ticks > 0 && r.wqe_ticks > 0, "shared path stage counters: fence %llu wqe %llu",
+	      (unsigned long long)r.fence_ticks, (unsigned long long)r.wqe_ticks);
+
+	c = base();
+	c.threads = 1;
+	c.qps = 4;
+	c.qp_map = MARROW_GDA_RATE_QP_SHARED;
+	c.batch = 4;
+	r = run_rate("single poster rotating over 4 QPs, B=4", c, 6);
+	CHECK(r.path == MARROW_GDA_RATE_PATH_SOLO && r.doorbells == r.posts / 4, "rotation: path %u, %llu doorbells",
+	      r.path, (unsigned long long)r.doorbells);
+
+	c = base();
+	c.threads = 4;
+	c.qps = 4;
+	c.qp_map = MARROW_GDA_RATE_QP_PER_THREAD;
+	c.batch = 16;
+	c.messages = 640;
+	c.warmup = 16;
+	c.signal_period = 16;
+	c.payload = MARROW_GDA_PAYLOAD_POINTER;
+	c.msg_size = 64;
+	r = run_rate("single poster per QP, 4 QPs, B=16, pointer", c, 6);
+	CHECK(r.path == MARROW_GDA_RATE_PATH_SOLO && r.doorbells == r.posts / 16, "4x4: path %u, %llu doorbells",
+	      r.path, (unsigned long long)r.doorbells);
+	CHECK(r.cqes == r.signaled, "4x4: cqes %llu signaled %llu", (unsigned long long)r.cqes,
+	      (unsigned long long)r.signaled);
+
+	c.payload = MARROW_GDA_PAYLOAD_INLINE;
+	c.msg_size = 28; /* the largest inline WRITE of one WQEBB: 7 pattern words in registers */
+	r = run_rate("single poster, inline 28 B", c, 6);
+	CHECK(r.path == MARROW_GDA_RATE_PATH_SOLO, "inline 28: path %u", r.path);
+	c.msg_size = 124; /* 3 WQEBBs: built by the byte-wise builder, straddling the ring end */
+	r = run_rate("single poster, inline 124 B (3 WQEBBs)", c, 6);
+	CHECK(r.path == MARROW_GDA_RATE_PATH_SOLO && r.wqebbs_per_wqe == 3, "inline 124: path %u, %u WQEBBs", r.path,
+	      r.wqebbs_per_wqe);
+
+	c = base(); /* 4 threads on 1 QP: several posters, so the shared path */
+	r = run_rate("4 threads on 1 QP", c, 6);
+	CHECK(r.path == MARROW_GDA_RATE_PATH_SHARED, "4 posters on one QP take the shared path (path %u)", r.path);
+	c.publication = MARROW_GDA_RATE_PUB_WARP;
+	c.threads = 1;
+	c.batch = 1;
+	r = run_rate("warp publication, 1 lane", c, 6);
+	CHECK(r.path == MARROW_GDA_RATE_PATH_SHARED, "warp publication keeps the shared path (path %u)", r.path);
+}
+
 static void test_timeout_dump(void)
 {
 	struct marrow_gda_rate_config c = base();
@@ -308,6 +382,14 @@ static void test_timeout_dump(void)
 	CHECK(rc == MARROW_ETIMEDOUT && r.status == MARROW_ETIMEDOUT, "paused engine: rc %d", rc);
 	CHECK(strstr(marrow_last_error(), "; state:") != NULL && strstr(marrow_last_error(), "waited_for=") != NULL,
 	      "watchdog dump missing: %s", marrow_last_error());
+	/* the single-poster path waits for space without the shared state: the same bounded wait and dump */
+	c.threads = 1;
+	memset(&r, 0, sizeof(r));
+	r.size = sizeof(r);
+	rc = marrow_gda_rate_cpu_run(&c, x.ep, 1, NULL, &r);
+	CHECK(rc == MARROW_ETIMEDOUT && r.path == MARROW_GDA_RATE_PATH_SOLO && r.fail_wait == 1u /* GDA_RATE_WAIT_SPACE */,
+	      "paused engine, single poster: rc %d path %u wait %u", rc, r.path, r.fail_wait);
+	CHECK(strstr(marrow_last_error(), "waited_for=") != NULL, "single-poster dump missing: %s", marrow_last_error());
 	OK(marrow_emu_engine_pause(x.dev, 0));
 	nic_close(&x);
 }
@@ -347,6 +429,11 @@ static void test_bad_configs(void)
 	CHECK(marrow_gda_rate_cpu_run(&c, x.ep, 1, NULL, &r) == MARROW_EINVAL &&
 	      strstr(marrow_last_error(), "one slot per thread") != NULL, "slots beyond the buffer: %s",
 	      marrow_last_error());
+	c = base();
+	c.path = MARROW_GDA_RATE_PATH_SOLO; /* out only */
+	CHECK(marrow_gda_rate_cpu_run(&c, x.ep, 1, NULL, &r) == MARROW_EINVAL &&
+	      strstr(marrow_last_error(), "path must be auto or shared") != NULL, "path solo as input: %s",
+	      marrow_last_error());
 	CHECK(writes(&x) == 0, "a refused configuration posted nothing");
 	nic_close(&x);
 }
@@ -361,6 +448,7 @@ int main(void)
 	test_many_threads_one_qp();
 	test_host_doorbells();
 	test_scopes();
+	test_single_poster();
 	test_timeout_dump();
 	return t_finish("test_gda_rate_cpu");
 }

@@ -64,7 +64,8 @@ enum gda_rate_wait {
 struct gda_rate_qstate {
 	uint32_t resv, ready, ci, lock;
 	uint32_t reap, cq_ci, total, posted_db;
-	uint32_t pad[8];
+	uint32_t cq_pi, polled; /* single-poster path: CQEs expected; cq_pi at the last poll */
+	uint32_t pad[6];
 };
 
 /* What a poster needs of one QP (read-only during a run). */
@@ -97,12 +98,15 @@ struct gda_rate_ctx {
 	uint32_t spt;          /* destination slots per thread */
 	uint32_t ord, doorbell;
 	uint32_t pub, batch;
+	uint32_t solo;         /* every QP has one poster: the single-poster path (gr_solo_round) */
+	uint32_t gpu_q;        /* the queues are in GPU memory: a CQE is acquired at GPU scope */
 };
 
 /* What one poster counted, and how its failure looked. */
 struct gda_rate_tstats {
 	uint64_t posts, doorbells, signaled, cqes;
 	uint64_t sq_full_waits, sq_full_ticks, publish_ticks, reap_ticks;
+	uint64_t fence_ticks, wqe_ticks;   /* gr_ring (fence + DBR + doorbell); building the WQEs */
 	int32_t status;
 	uint32_t wait, qp, seen;     /* enum gda_rate_wait, QP index, what the wait saw last */
 	uint32_t want, cqe_opcode, cqe_syndrome, pad;
@@ -359,6 +363,7 @@ GR_FN int gr_thread_round(const struct gda_rate_ctx *c, uint32_t qi, uint32_t t,
 			  struct gda_rate_tstats *st)
 {
 	struct gda_rate_qstate *s = &c->qs[qi];
+	uint64_t t0;
 	uint32_t idx;
 	int rc;
 
@@ -380,11 +385,15 @@ GR_FN int gr_thread_round(const struct gda_rate_ctx *c, uint32_t qi, uint32_t t,
 	idx = gr_fetch_add(&s->resv, n);
 	if ((rc = gr_wait_space(c, qi, idx + n, st)) != MARROW_OK)
 		return rc;
+	t0 = gr_ticks();
 	for (uint32_t j = 0; j < n; j++)
 		gr_build(c, qi, idx + j, t, m0 + j, st);
+	st->wqe_ticks += gr_ticks() - t0;
 	if ((rc = gr_wait_ready(c, qi, idx, st)) != MARROW_OK)
 		return rc;
+	t0 = gr_ticks();
 	gr_ring(c, qi, idx + n, st);
+	st->fence_ticks += gr_ticks() - t0;
 	gr_store_rel(&s->ready, idx + n);
 	return MARROW_OK;
 }
@@ -402,10 +411,208 @@ GR_FN int gr_warp_publish(const struct gda_rate_ctx *c, uint32_t qi, uint32_t id
 			  struct gda_rate_tstats *st)
 {
 	int rc = gr_wait_ready(c, qi, idx, st);
+	uint64_t t0;
+
 	if (rc != MARROW_OK)
 		return rc;
+	t0 = gr_ticks();
 	gr_ring(c, qi, idx + n, st);
+	st->fence_ticks += gr_ticks() - t0;
 	gr_store_rel(&c->qs[qi].ready, idx + n);
+	return MARROW_OK;
+}
+
+/* ---- the single-poster path -------------------------------------------------
+ * When the QP mapping gives every QP one posting thread (known at launch:
+ * gda_rate_plan_make sets ctx.solo), nothing is shared and nothing needs an
+ * atomic: the poster keeps the QP's reservation counter, completed index,
+ * CQ consumer index and the CQEs it expects in a struct gr_solo (registers
+ * when its QP is fixed; loaded and saved around each round when one thread
+ * rotates over QPs). A round of n WQEs is: room check (no load unless the
+ * window is short), n WQEs built in registers and stored as whole 16-byte
+ * vectors per WQEBB, one gr_ring (the ordering's fence + DBR + doorbell),
+ * and a reclamation poll at most once per signaled WQE posted and only once
+ * half the window is outstanding, which reads only the newest expected CQE
+ * (send queues complete in order: its CQE retires every WQE up to it).
+ * docs/design/methods.md ("mini-gda message rate", single-poster path). */
+struct gr_solo {
+	uint32_t resv;     /* WQEs posted (free-running), == ready: rung as soon as built */
+	uint32_t ci;       /* WQEs known complete */
+	uint32_t cq_ci;    /* CQEs consumed (free-running) */
+	uint32_t cq_pi;    /* CQEs expected: signaled WQEs posted */
+	uint32_t polled;   /* cq_pi at the last poll of the newest CQE */
+	uint32_t total;    /* the QP's WQE total of the run (its last one is signaled) */
+};
+
+GR_FN void gr_solo_load(const struct gda_rate_ctx *c, uint32_t qi, struct gr_solo *v)
+{
+	const struct gda_rate_qstate *s = &c->qs[qi];
+	v->resv = s->resv;
+	v->ci = s->ci;
+	v->cq_ci = s->cq_ci;
+	v->cq_pi = s->cq_pi;
+	v->polled = s->polled;
+	v->total = s->total;
+}
+
+/* Back into the shared block: gr_drain and the failure dump read it there. */
+GR_FN void gr_solo_save(const struct gda_rate_ctx *c, uint32_t qi, const struct gr_solo *v)
+{
+	struct gda_rate_qstate *s = &c->qs[qi];
+	s->resv = v->resv;
+	s->ready = v->resv;
+	s->ci = v->ci;
+	s->cq_ci = v->cq_ci;
+	s->cq_pi = v->cq_pi;
+	s->polled = v->polled;
+}
+
+/* Consumes the CQE at CQ position pos if it is there: every CQE before it
+ * too (no one else reads this CQ). 1: consumed; 0: not yet; < 0: error CQE. */
+GR_FN int gr_solo_take(const struct gda_rate_ctx *c, uint32_t qi, struct gr_solo *v, uint32_t pos,
+		       struct gda_rate_tstats *st)
+{
+	const struct gda_rate_qdesc *q = &c->q[qi];
+	uint32_t n = 1u << q->log_cq;
+	const uint8_t *cqe = q->cq + (size_t)(pos & (n - 1u)) * MX_CQE_SIZE;
+	uint64_t v64 = gpu_ld_relaxed_sys_u64((const uint64_t *)(cqe + MX_CQE_OFF_SOP_DROP_QPN));
+	uint8_t oo = (uint8_t)(v64 >> 56);
+	uint16_t wc;
+
+	if ((oo >> 4) == MX_CQE_INVALID || (oo & 1u) != ((pos >> q->log_cq) & 1u))
+		return 0;
+	/* later stores (WQEs reusing the retired slots) stay after the CQE */
+	if (c->gpu_q)
+		gpu_fence_acquire_gpu();
+	else
+		gpu_fence_acquire_sys();
+	if ((oo >> 4) != MX_CQE_REQ) {
+		st->cqe_opcode = oo >> 4;
+		st->cqe_syndrome = mx_cqe_syndrome(cqe);
+		return gr_fail(st, MARROW_EIO, GDA_RATE_WAIT_SPACE, qi, oo >> 4, MX_CQE_REQ);
+	}
+	wc = (uint16_t)((((v64 >> 32) & 0xffu) << 8) | ((v64 >> 40) & 0xffu));
+	v->ci = v->ci + (uint32_t)(uint16_t)(wc - (uint16_t)(v->ci * c->nbb)) / c->nbb + 1u;
+	st->cqes += pos + 1u - v->cq_ci;
+	v->cq_ci = pos + 1u;
+	gpu_st_relaxed_sys_u32(&q->cq_dbrec[0], mx_htobe32(v->cq_ci & 0xffffffu));
+	return 1;
+}
+
+/* Periodic reclamation: one read of the newest expected CQE. */
+GR_FN int gr_solo_poll(const struct gda_rate_ctx *c, uint32_t qi, struct gr_solo *v, struct gda_rate_tstats *st)
+{
+	uint64_t t0 = gr_ticks();
+	int rc;
+
+	v->polled = v->cq_pi;
+	rc = gr_solo_take(c, qi, v, v->cq_pi - 1u, st);
+	st->reap_ticks += gr_ticks() - t0;
+	return rc;
+}
+
+/* Waits until WQEs [.., end) fit: the newest expected CQE first, then the
+ * oldest (each one retires K WQEs). */
+GR_FN int gr_solo_space(const struct gda_rate_ctx *c, uint32_t qi, struct gr_solo *v, uint32_t end,
+			struct gda_rate_tstats *st)
+{
+	struct gr_deadline d = {0, 0};
+	uint64_t t0 = gr_ticks();
+	uint32_t last = v->ci;
+	int rc;
+
+	st->sq_full_waits++;
+	while (end - v->ci > c->cap) {
+		if (v->cq_pi == v->cq_ci) /* nothing signaled outstanding: cannot happen with K' <= cap - n + 1 */
+			return gr_fail(st, MARROW_ETIMEDOUT, GDA_RATE_WAIT_SPACE, qi, v->ci, end - c->cap);
+		rc = gr_solo_take(c, qi, v, v->cq_pi - 1u, st);
+		if (rc == 0 && v->cq_pi - 1u != v->cq_ci)
+			rc = gr_solo_take(c, qi, v, v->cq_ci, st);
+		if (rc < 0)
+			return rc;
+		gr_progress(&d, &last, v->ci);
+		if (rc == 0 && gr_expired(&d, c->timeout_ns))
+			return gr_fail(st, MARROW_ETIMEDOUT, GDA_RATE_WAIT_SPACE, qi, v->ci, end - c->cap);
+	}
+	st->sq_full_ticks += gr_ticks() - t0;
+	return MARROW_OK;
+}
+
+/* One 16-byte store (a WQEBB quarter; the SQ is WQEBB-aligned). Weak: the
+ * ordering's fence in gr_ring publishes it. */
+GR_FN void gr_st16(uint8_t *p, uint32_t a, uint32_t b, uint32_t c, uint32_t d)
+{
+#if defined(__CUDA_ARCH__)
+	asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" :: "l"(p), "r"(a), "r"(b), "r"(c), "r"(d) : "memory");
+#else
+	uint32_t w[4] = {a, b, c, d};
+	__builtin_memcpy(p, w, sizeof(w));
+#endif
+}
+
+/* Writes WQE index idx (one WQEBB: inline <= 28 bytes or pointer) from
+ * registers: the same bytes as gr_build, four 16-byte stores. */
+GR_FN void gr_build_bb(const struct gda_rate_ctx *c, const struct gda_rate_qdesc *q, uint32_t idx, int sig,
+		       uint32_t t, uint64_t m)
+{
+	uint8_t *w = gr_wqe_at(q, idx, 0);
+	uint64_t slot = gr_slot(c, t, m);
+	uint64_t ra = c->dst_base + slot * c->stride;
+
+	gr_st16(w, mx_htobe32(((uint32_t)(uint16_t)idx << 8) | MX_OPCODE_RDMA_WRITE), mx_htobe32((q->qpn << 8) | c->ds),
+		sig ? ((uint32_t)MX_CTRL_CQ_UPDATE << 24) : 0u, 0u);
+	gr_st16(w + 16, mx_htobe32((uint32_t)(ra >> 32)), mx_htobe32((uint32_t)ra), mx_htobe32(c->rkey), 0u);
+	if (c->inl) {
+		uint64_t id = gr_msg_id(c, t, m);
+		uint32_t nw = (c->msg_size + 3u) / 4u, p[7];
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+		for (uint32_t k = 0; k < 7u; k++)
+			p[k] = k < nw ? gda_pattern_word(id, k) : 0u;
+		gr_st16(w + 32, mx_htobe32(c->msg_size | MX_INLINE_SEG_FLAG), p[0], p[1], p[2]);
+		gr_st16(w + 48, p[3], p[4], p[5], p[6]);
+	} else {
+		uint64_t sa = c->src_base + slot * c->stride;
+		gr_st16(w + 32, mx_htobe32(c->msg_size & 0x7fffffffu), mx_htobe32(c->lkey), mx_htobe32((uint32_t)(sa >> 32)),
+			mx_htobe32((uint32_t)sa));
+		gr_st16(w + 48, 0u, 0u, 0u, 0u);
+	}
+}
+
+/* One round of the single poster of QP qi: n WQEs, messages m0 .. m0+n-1
+ * of thread t, one doorbell. */
+GR_FN int gr_solo_round(const struct gda_rate_ctx *c, uint32_t qi, struct gr_solo *v, uint32_t t, uint64_t m0,
+			uint32_t n, struct gda_rate_tstats *st)
+{
+	const struct gda_rate_qdesc *q = &c->q[qi];
+	uint32_t idx = v->resv, end = idx + n, sig = 0;
+	uint64_t t0;
+	int rc;
+
+	if (end - v->ci > c->cap && (rc = gr_solo_space(c, qi, v, end, st)) != MARROW_OK)
+		return rc;
+	t0 = gr_ticks();
+	for (uint32_t j = 0; j < n; j++) {
+		int s = gr_signaled(c, idx + j, v->total);
+		if (c->nbb == 1u) {
+			gr_build_bb(c, q, idx + j, s, t, m0 + j);
+			st->posts++;
+			st->signaled += (uint64_t)s;
+		} else {
+			gr_build(c, qi, idx + j, t, m0 + j, st);
+		}
+		sig += (uint32_t)s;
+	}
+	st->wqe_ticks += gr_ticks() - t0;
+	v->cq_pi += sig;
+	v->resv = end;
+	t0 = gr_ticks();
+	gr_ring(c, qi, end, st);
+	st->fence_ticks += gr_ticks() - t0;
+	if (v->cq_pi != v->polled && v->cq_pi != v->cq_ci && 2u * (end - v->ci) > c->cap &&
+	    (rc = gr_solo_poll(c, qi, v, st)) < 0)
+		return rc;
 	return MARROW_OK;
 }
 

@@ -72,6 +72,21 @@ enum marrow_gda_rate_scope {
 	MARROW_GDA_RATE_SCOPE_SIGNAL = 3,  /* signal round trip: a peer thread echoes a word (endpoint[qps]) */
 };
 
+/* Which posting path the rate kernels take (docs/design/methods.md, "mini-gda
+ * message rate": the single-poster path). */
+enum marrow_gda_rate_path {
+	/* single-poster when every QP has at most one posting thread (known at
+	 * launch from the QP mapping: LOCK/SLOT publication, not SHARED with
+	 * several threads), else the shared-state path */
+	MARROW_GDA_RATE_PATH_AUTO = 0,
+	/* always the shared-state path (atomic reservation, ready head, reap
+	 * try-lock): the path of every run before the single-poster one */
+	MARROW_GDA_RATE_PATH_SHARED = 1,
+	/* out only: the run took the single-poster path (queue state in the
+	 * poster's registers, no atomics, amortised reclamation) */
+	MARROW_GDA_RATE_PATH_SOLO = 2,
+};
+
 /* The largest pointer WRITE the rate runners post (gda goodput --posters
  * sweeps to it): one data segment; the destination must still hold one
  * slot per posting thread. The device engine (marrow_gda_rate_devnic_run)
@@ -100,6 +115,8 @@ struct marrow_gda_rate_config {
 	uint64_t timeout_ns;      /* bound of every single wait (> 0) */
 	int32_t cuda_device;      /* CUDA ordinal (cuda runner) */
 	int32_t doorbell_cpu;     /* DB_HOST: pin the ringing thread to this CPU (-1: not pinned) */
+	uint32_t path;            /* enum marrow_gda_rate_path: AUTO or SHARED */
+	uint32_t reserved;        /* 0 */
 };
 
 struct marrow_gda_rate_result {
@@ -130,7 +147,10 @@ struct marrow_gda_rate_result {
 	uint32_t fail_qp;          /* QP index it waited on */
 	uint32_t fail_wait;        /* enum gda_rate_wait of gda_rate_post.h */
 	int32_t cuda_error;
-	uint32_t reserved;
+	uint32_t path;             /* enum marrow_gda_rate_path as run: SHARED or SOLO */
+	uint64_t fence_ticks;      /* summed: the publication (the ordering's fence, doorbell record, doorbell) */
+	uint64_t wqe_ticks;        /* summed: building and storing the WQEs (issue only: the stores drain
+				    * in the fence after them) */
 };
 
 /*

@@ -143,6 +143,83 @@ __global__ void __launch_bounds__(1024) rate_kernel(rate_kargs a)
 	a.st[gtid] = st;
 }
 
+/* The single-poster path (ctx.solo: every QP has one poster, gda_rate_post.h).
+ * A kernel of its own, bounded to GDA_RATE_SOLO_MAX_THREADS per block: under
+ * rate_kernel's __launch_bounds__(1024) (64 registers) the poster's state,
+ * the WQE words and the counters spilled to local memory (ptxas -v, sm_90);
+ * with (256) alone ptxas still kept 64 registers and spilled; (256, 1) lets
+ * it use what it needs (no spills). */
+__global__ void __launch_bounds__(GDA_RATE_SOLO_MAX_THREADS, 1) rate_solo_kernel(rate_kargs a)
+{
+	const gda_rate_ctx *c = &a.c;
+	uint32_t gtid = blockIdx.x * a.threads + threadIdx.x;
+	uint32_t unit = a.qp_map == MARROW_GDA_RATE_QP_PER_BLOCK ? blockIdx.x
+		      : a.qp_map == MARROW_GDA_RATE_QP_PER_WARP ? blockIdx.x * ((a.threads + 31u) / 32u) + threadIdx.x / 32u
+		      : gtid;
+	gda_rate_tstats st;
+	gr_solo sv = {0, 0, 0, 0, 0, 0};
+	uint32_t sq = ~0u; /* the QP whose state sv holds */
+	/* QP_SHARED with one thread (the only single-poster case that rotates):
+	 * each round's QP state from shared memory (~30 cycles), not a global
+	 * load/store pair that may miss L1 (an L2 round trip per round) */
+	__shared__ gr_solo ss[512];
+	const bool rotating = a.qp_map == MARROW_GDA_RATE_QP_SHARED;
+	unsigned long long c0 = gpu_clock64();
+	int rc = MARROW_OK;
+
+	memset(&st, 0, sizeof(st));
+	for (uint32_t i = 0; rotating && i < a.qps; i++)
+		gr_solo_load(c, i, &ss[i]);
+	for (unsigned long long rd = 0; rd < a.rounds; rd++) {
+		uint32_t qi = gr_qp_of(a.qp_map, a.qps, unit, rd);
+		if (rd == a.warm_rounds) {
+			c0 = gpu_clock64();
+			atomicMin(&a.out->t_start, (unsigned long long)gda_now_ns());
+		}
+		/* the stop word is an L2 round trip: read every 64 rounds, off most
+		 * rounds' critical path (it only ends a run another poster failed) */
+		if ((rd & 63u) == 0u && k_stopped(a)) {
+			rc = MARROW_ECONNRESET;
+			break;
+		}
+		if (rotating) { /* one thread over every QP: the states stay in shared memory */
+			sv = ss[qi];
+			rc = gr_solo_round(c, qi, &sv, gtid, rd * a.per, a.per, &st);
+			ss[qi] = sv;
+			if (rc != MARROW_OK)
+				break;
+			continue;
+		}
+		if (qi != sq) { /* once: the QP is fixed */
+			if (sq != ~0u)
+				gr_solo_save(c, sq, &sv);
+			gr_solo_load(c, qi, &sv);
+			sq = qi;
+		}
+		if ((rc = gr_solo_round(c, qi, &sv, gtid, rd * a.per, a.per, &st)) != MARROW_OK)
+			break;
+	}
+	if (sq != ~0u)
+		gr_solo_save(c, sq, &sv);
+	for (uint32_t i = 0; rotating && i < a.qps; i++)
+		gr_solo_save(c, i, &ss[i]);
+	if (rc == MARROW_OK) {
+		uint32_t nq = a.qp_map == MARROW_GDA_RATE_QP_SHARED ? a.qps : 1u;
+		for (uint32_t i = 0; i < nq && rc == MARROW_OK; i++) {
+			uint32_t qi = a.qp_map == MARROW_GDA_RATE_QP_SHARED ? i : gr_qp_of(a.qp_map, a.qps, unit, 0);
+			rc = gr_drain(c, qi, c->qs[qi].total, &st);
+		}
+	}
+	if (rc == MARROW_OK) {
+		atomicMax(&a.out->t_end, (unsigned long long)gda_now_ns());
+		a.span_cycles[gtid] = gpu_clock64() - c0;
+	} else {
+		st.status = rc;
+		*(volatile int32_t *)&a.out->stop = 1;
+	}
+	a.st[gtid] = st;
+}
+
 __global__ void scope_kernel(rate_kargs a)
 {
 	const gda_rate_ctx *c = &a.c;
@@ -292,6 +369,10 @@ int select_device(const char *fn, int dev, struct marrow_gda_rate_result *res)
 
 cudaError_t launch_rate(uint32_t pub, uint32_t blocks, uint32_t threads, const rate_kargs &a, cudaStream_t s)
 {
+	if (a.c.solo) {
+		rate_solo_kernel<<<blocks, threads, 0, s>>>(a);
+		return cudaGetLastError();
+	}
 	switch (pub) {
 	case MARROW_GDA_RATE_PUB_LOCK: rate_kernel<MARROW_GDA_RATE_PUB_LOCK><<<blocks, threads, 0, s>>>(a); break;
 	case MARROW_GDA_RATE_PUB_SLOT: rate_kernel<MARROW_GDA_RATE_PUB_SLOT><<<blocks, threads, 0, s>>>(a); break;
@@ -310,6 +391,8 @@ void add_stats(struct marrow_gda_rate_result *res, const struct gda_rate_tstats 
 	res->sq_full_ticks += s->sq_full_ticks;
 	res->publish_ticks += s->publish_ticks;
 	res->reap_ticks += s->reap_ticks;
+	res->fence_ticks += s->fence_ticks;
+	res->wqe_ticks += s->wqe_ticks;
 }
 
 /* Synchronous copy on the run's stream (never the legacy stream's implicit
@@ -465,6 +548,7 @@ int gda_rate_cuda_run_on(const struct marrow_gda_rate_config *cfg, const struct 
 		memset(&qs[i], 0, sizeof(qs[i]));
 		qs[i].resv = qs[i].ready = qs[i].ci = sq_ctr / p.ctx.nbb;
 		qs[i].cq_ci = mx_be32toh(cq_dbr) & 0xffffffu;
+		qs[i].cq_pi = qs[i].polled = qs[i].cq_ci;
 		host_pi[i] = qs[i].resv;
 		qpn.push_back(ep->qp->qpn);
 		last.push_back(qs[i].resv);
@@ -568,7 +652,8 @@ int gda_rate_cuda_run_on(const struct marrow_gda_rate_config *cfg, const struct 
 		 * first-launch load may wait for the device to be idle (cuda_host.h). */
 		static const void *const k[] = {
 			(const void *)rate_kernel<MARROW_GDA_RATE_PUB_LOCK>, (const void *)rate_kernel<MARROW_GDA_RATE_PUB_SLOT>,
-			(const void *)rate_kernel<MARROW_GDA_RATE_PUB_WARP>, (const void *)scope_kernel,
+			(const void *)rate_kernel<MARROW_GDA_RATE_PUB_WARP>, (const void *)rate_solo_kernel,
+			(const void *)scope_kernel,
 			(const void *)rate_check_kernel, (const void *)rate_stage_kernel,
 		};
 		if ((rc = marrow_cuda_preload(k, (int)(sizeof(k) / sizeof(k[0])), fn)) != MARROW_OK ||

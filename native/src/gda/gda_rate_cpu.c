@@ -69,6 +69,8 @@ static void *unit_main(void *arg)
 	const struct gda_rate_ctx *c = &r->p.ctx;
 	uint32_t per = r->p.per;
 	uint64_t t0 = gda_now_ns();
+	struct gr_solo sv = {0, 0, 0, 0, 0, 0};
+	uint32_t sq = ~0u; /* the QP whose state sv holds (single-poster path) */
 	int rc = MARROW_OK;
 
 	for (uint64_t rd = 0; rd < r->p.rounds && rc == MARROW_OK; rd++) {
@@ -83,6 +85,16 @@ static void *unit_main(void *arg)
 			rc = MARROW_ECONNRESET;
 			break;
 		}
+		if (c->solo) { /* as the kernel does (gda_rate.cu) */
+			if (qi != sq) {
+				if (sq != ~0u)
+					gr_solo_save(c, sq, &sv);
+				gr_solo_load(c, qi, &sv);
+				sq = qi;
+			}
+			rc = gr_solo_round(c, qi, &sv, u->first_thread, rd * per, per, &u->st);
+			continue;
+		}
 		if (cfg->publication != MARROW_GDA_RATE_PUB_WARP) {
 			rc = gr_thread_round(c, qi, u->first_thread, rd * per, per, &u->st);
 			continue;
@@ -94,6 +106,8 @@ static void *unit_main(void *arg)
 				gr_build(c, qi, idx + l * per + j, u->first_thread + l, rd * per + j, &u->st);
 		rc = gr_warp_publish(c, qi, idx, cfg->batch, &u->st);
 	}
+	if (sq != ~0u)
+		gr_solo_save(c, sq, &sv);
 	if (rc == MARROW_OK) {
 		uint32_t nq = cfg->qp_map == MARROW_GDA_RATE_QP_SHARED ? cfg->qps : 1u;
 		for (uint32_t i = 0; i < nq && rc == MARROW_OK; i++) {
@@ -189,6 +203,8 @@ static void add_stats(struct marrow_gda_rate_result *res, const struct gda_rate_
 	res->sq_full_ticks += s->sq_full_ticks;
 	res->publish_ticks += s->publish_ticks;
 	res->reap_ticks += s->reap_ticks;
+	res->fence_ticks += s->fence_ticks;
+	res->wqe_ticks += s->wqe_ticks;
 }
 
 MARROW_API int marrow_gda_rate_cpu_run(const struct marrow_gda_rate_config *cfg,
@@ -268,6 +284,7 @@ MARROW_API int marrow_gda_rate_cpu_run(const struct marrow_gda_rate_config *cfg,
 		qd[i].log_cq = log;
 		qs[i].resv = qs[i].ready = qs[i].ci = sq_ctr / r->p.ctx.nbb;
 		qs[i].cq_ci = mx_be32toh(e->cq->dbrec[0]) & 0xffffffu;
+		qs[i].cq_pi = qs[i].polled = qs[i].cq_ci;
 		host_pi[i] = last[i] = qs[i].resv;
 		qpn[i] = e->qp->qpn;
 		dbrec[i] = e->qp->dbrec;

@@ -44,6 +44,34 @@ static inline int gda_rate_bad(const char *fn, struct marrow_gda_rate_result *re
 	return marrow_fail(MARROW_EINVAL, "%s: %s", fn, what);
 }
 
+/* 1 when every QP has at most one posting thread for the whole run, so
+ * the single-poster path (gda_rate_post.h) applies: LOCK or SLOT
+ * publication (under WARP a warp's lanes share the QP), and a mapping that
+ * sends no two threads to one QP (SHARED only with one thread, which then
+ * is the only poster of every QP), with at most GDA_RATE_SOLO_MAX_THREADS
+ * threads per block (so the CPU executor takes the path where the kernel
+ * does). The kernels derive the QP from the
+ * same unit (gr_qp_of), so this is known before the launch. */
+#define GDA_RATE_SOLO_MAX_THREADS 256u /* per block: the register budget of rate_solo_kernel (gda_rate.cu) */
+
+static inline int gda_rate_one_poster_per_qp(const struct marrow_gda_rate_config *cfg, uint32_t nthreads)
+{
+	uint32_t wpb = (cfg->threads + 31u) / 32u;
+
+	if (cfg->publication == MARROW_GDA_RATE_PUB_WARP || cfg->threads > GDA_RATE_SOLO_MAX_THREADS)
+		return 0;
+	switch (cfg->qp_map) {
+	case MARROW_GDA_RATE_QP_SHARED:
+		return nthreads == 1u;
+	case MARROW_GDA_RATE_QP_PER_THREAD:
+		return nthreads <= cfg->qps;
+	case MARROW_GDA_RATE_QP_PER_WARP:
+		return cfg->threads == 1u && cfg->blocks * wpb <= cfg->qps;
+	default: /* PER_BLOCK */
+		return cfg->threads == 1u && cfg->blocks <= cfg->qps;
+	}
+}
+
 /* Checks cfg and the endpoints (all of the given placement: HOST for the
  * public runners, GPU for the device engine's queues); fills the plan.
  * MARROW_EINVAL names the offending field. */
@@ -74,6 +102,8 @@ static inline int gda_rate_plan_make(const char *fn, const struct marrow_gda_rat
 		return gda_rate_bad(fn, res, "scope must be all-qp, used-qp, per-qp or signal");
 	if (cfg->ordering >= GDA_ORD_COUNT)
 		return gda_rate_bad(fn, res, "ordering out of range");
+	if (cfg->path > MARROW_GDA_RATE_PATH_SHARED)
+		return gda_rate_bad(fn, res, "path must be auto or shared");
 	if (cfg->blocks < 1 || cfg->blocks > 132 || cfg->threads < 1 || cfg->threads > 1024)
 		return gda_rate_bad(fn, res, "blocks must be 1..132 and threads per block 1..1024");
 	if (cfg->qps < 1 || cfg->qps > 512)
@@ -179,6 +209,9 @@ static inline int gda_rate_plan_make(const char *fn, const struct marrow_gda_rat
 	p->ctx.timeout_ns = cfg->timeout_ns;
 	p->ctx.ord = cfg->ordering;
 	p->ctx.doorbell = cfg->doorbell;
+	p->ctx.gpu_q = placement == MARROW_GDA_PLACEMENT_GPU;
+	p->ctx.solo = !scope && cfg->path == MARROW_GDA_RATE_PATH_AUTO && gda_rate_one_poster_per_qp(cfg, p->nthreads);
+	res->path = p->ctx.solo ? MARROW_GDA_RATE_PATH_SOLO : MARROW_GDA_RATE_PATH_SHARED;
 	res->signal_period_effective = p->ctx.k;
 	res->window_effective = p->ctx.cap;
 	res->wqebbs_per_wqe = p->ctx.nbb;

@@ -3,6 +3,7 @@ package dev.marrow.cli;
 
 import dev.marrow.api.NativeException;
 import dev.marrow.gda.Ordering;
+import dev.marrow.gda.OrderingPolicy;
 import dev.marrow.gda.Payload;
 import dev.marrow.gda.Target;
 import dev.marrow.gda.rate.CompletionScope;
@@ -12,6 +13,7 @@ import dev.marrow.gda.rate.Publication;
 import dev.marrow.gda.rate.QpMapping;
 import dev.marrow.gda.rate.RateExperiment;
 import dev.marrow.gda.rate.RateNic;
+import dev.marrow.gda.rate.RatePath;
 import dev.marrow.gda.rate.RateRecords;
 import dev.marrow.gda.rate.RateResult;
 import dev.marrow.gda.rate.RateSpec;
@@ -100,10 +102,18 @@ final class GdaRateCommand implements Callable<Integer> {
             description = "--experiment scope: comma list of ${COMPLETION-CANDIDATES}. Default: ${DEFAULT-VALUE}")
     List<CompletionScope> scopes;
 
-    @Option(names = "--ordering", defaultValue = "release-sys", converter = CliNames.Orderings.class,
+    @Option(names = "--ordering", converter = CliNames.Orderings.class,
             completionCandidates = CliNames.Orderings.class,
-            description = "Ordering variant of each doorbell (docs/design/orderings.md). Default: ${DEFAULT-VALUE}")
+            description = "Ordering variant of each doorbell (docs/design/orderings.md). Default: the queues' "
+                    + "placement's, as gda latency's: gpu-fence with --nic softnic-device (GPU-resident queues), "
+                    + "release-sys otherwise")
     Ordering ordering;
+
+    @Option(names = "--rate-path", defaultValue = "auto", converter = RatePaths.class,
+            description = "auto (the single-poster path where every QP has one posting thread: no atomics, "
+                    + "amortised reaping) or shared (the shared-state path on any shape, for comparison). "
+                    + "Default: ${DEFAULT-VALUE}")
+    RatePath ratePath;
 
     @Option(names = "--blocks", split = ",", defaultValue = "1", description = "Blocks (SMs), 1..132; comma list sweeps. Default: ${DEFAULT-VALUE}")
     int[] blocks;
@@ -330,7 +340,9 @@ final class GdaRateCommand implements Callable<Integer> {
                                     .with(publication, qpMap, b, threads, q, experiment == RateExperiment.SCOPE ? 1 : bt)
                                     .withQueues(signalPeriod, window, logSq).withPayload(payload, sz)
                                     .withMessages(messages, warmup).withDoorbell(doorbell, doorbellCpu)
-                                    .withRun(ordering, timeoutMs * 1_000_000L, cudaDevice).withNicSms(nicSms));
+                                    .withRun(ordering != null ? ordering : OrderingPolicy.defaultFor(nic.placement()),
+                                            timeoutMs * 1_000_000L, cudaDevice)
+                                    .withNicSms(nicSms).withPath(ratePath));
                         }
                     }
                 }
@@ -366,6 +378,12 @@ final class GdaRateCommand implements Callable<Integer> {
     static final class Doorbells extends CliNames.FlagWords<DoorbellMode> {
         Doorbells() {
             super("--doorbell", DoorbellMode.values(), DoorbellMode::label);
+        }
+    }
+
+    static final class RatePaths extends CliNames.FlagWords<RatePath> {
+        RatePaths() {
+            super("--rate-path", new RatePath[] {RatePath.AUTO, RatePath.SHARED}, RatePath::label);
         }
     }
 

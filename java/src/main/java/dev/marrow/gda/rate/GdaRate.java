@@ -135,7 +135,8 @@ public final class GdaRate {
                 getLong(res, rl, "slots_checked"), payloadErrors, getLong(res, rl, "host_rings"),
                 getLong(res, rl, "host_polls"), getInt(res, rl, "ticks_are_cycles") != 0,
                 getInt(res, rl, "signal_period_effective"), getInt(res, rl, "window_effective"),
-                getInt(res, rl, "wqebbs_per_wqe"), scope ? samples.toArray(JAVA_LONG) : new long[0], emu,
+                getInt(res, rl, "wqebbs_per_wqe"), getLong(res, rl, "fence_ticks"), getLong(res, rl, "wqe_ticks"),
+                RatePath.ofCode(getInt(res, rl, "path")), scope ? samples.toArray(JAVA_LONG) : new long[0], emu,
                 engine);
     }
 
@@ -161,6 +162,7 @@ public final class GdaRate {
         setLong(c, cl, "timeout_ns", s.timeoutNs());
         setInt(c, cl, "cuda_device", s.cudaDevice());
         setInt(c, cl, "doorbell_cpu", s.doorbellCpu());
+        setInt(c, cl, "path", s.path().code());
         return c;
     }
 

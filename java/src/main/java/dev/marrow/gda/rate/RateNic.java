@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.gda.rate;
 
+import dev.marrow.gda.Placement;
+
 /**
  * Which NIC executes the WQEs: the software NIC's CPU engine threads, the
  * GPU-resident software NIC engine (a separate build; until it is present
@@ -20,6 +22,11 @@ public enum RateNic {
 
     public String label() {
         return label;
+    }
+
+    /** Where this NIC's queues live: the device engine's in GPU memory, the others' in host memory. */
+    public Placement placement() {
+        return this == SOFTNIC_DEVICE ? Placement.GPU : Placement.HOST;
     }
 
     /** True only for a real NIC. */

@@ -35,6 +35,7 @@ public final class RateRecords {
                 .param("batch", s.batch()).param("signal_period", s.signalPeriod()).param("window", s.window())
                 .param("payload", s.payload().label()).param("size_bytes", s.size())
                 .param("ordering", s.ordering().label()).param("doorbell", s.doorbell().label())
+                .param("rate_path", s.path().label())
                 .param("messages_per_thread", s.messages()).param("warmup_per_thread", s.warmup())
                 .param("log_sq", s.logSq()).param("engine_threads", s.engineThreads())
                 .param("engine_cpus", s.engineCpus() == null ? "none" : Arrays.toString(s.engineCpus()))
@@ -63,7 +64,14 @@ public final class RateRecords {
                     .metric("reap" + unit, r.reapTicks())
                     .metric("sq_full_share", ResultRecord.round(r.sqFullShare(), 4))
                     .metric("publish_share", ResultRecord.round(r.publishShare(), 4))
-                    .metric("limited_by", r.limitedBy());
+                    .metric("fence" + unit, r.fenceTicks())
+                    .metric("wqe" + unit, r.wqeTicks())
+                    .metric("fence_share", ResultRecord.round(r.fenceShare(), 4))
+                    .metric("wqe_share", ResultRecord.round(r.wqeShare(), 4))
+                    .metric("reap_share", ResultRecord.round(r.reapShare(), 4))
+                    .metric("limited_by", r.limitedBy())
+                    .metric("poster_stage", r.posterStage())
+                    .metric("rate_path_run", r.pathRun().label());
         }
         rec.metric("messages", r.messages()).metric("posts", r.posts()).metric("doorbells", r.doorbells())
                 .metric("doorbells_per_msg", ResultRecord.round(r.doorbellsPerMessage(), 4))

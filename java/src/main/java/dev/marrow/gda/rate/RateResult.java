@@ -6,14 +6,16 @@ import java.util.Map;
 /**
  * What one rate or scope run observed (struct marrow_gda_rate_result), the
  * software NIC's counter deltas over it, and, for scope, the latency
- * samples; deviceEngine is null unless --nic softnic-device. Ticks are GPU %clock64 cycles on the cuda target and
+ * samples; deviceEngine is null unless --nic softnic-device. fenceTicks: the posters' time in the publication
+ * (the ordering's fence, doorbell record, doorbell); wqeTicks: building and storing WQEs; pathRun: the posting
+ * path the run took (shared or solo). Ticks are GPU %clock64 cycles on the cuda target and
  * nanoseconds on the cpu target ({@link #ticksAreCycles}).
  */
 public record RateResult(RateSpec spec, long messages, long posts, long doorbells, long signaled, long cqes,
                          long elapsedNs, long sqFullWaits, long sqFullTicks, long publishTicks, long reapTicks,
                          long postTicks, long slotsChecked, long payloadErrors, long hostRings, long hostPolls,
                          boolean ticksAreCycles, int signalPeriodEffective, int windowEffective, int wqebbsPerWqe,
-                         long[] samplesNs, Map<String, Long> emuCounters, DeviceEngineUse deviceEngine) {
+                         long fenceTicks, long wqeTicks, RatePath pathRun, long[] samplesNs, Map<String, Long> emuCounters, DeviceEngineUse deviceEngine) {
 
     /** Timed messages per second, in millions (rate runs). */
     public double rateMmsgPerSec() {
@@ -37,6 +39,38 @@ public record RateResult(RateSpec spec, long messages, long posts, long doorbell
     /** Fraction of the posters' time spent on the lock or the ready head. */
     public double publishShare() {
         return postTicks <= 0 ? 0 : (double) publishTicks / postTicks;
+    }
+
+    /** Fraction of the posters' time in the publication (fence + doorbell record + doorbell). */
+    public double fenceShare() {
+        return postTicks <= 0 ? 0 : (double) fenceTicks / postTicks;
+    }
+
+    /** Fraction of the posters' time building and storing WQEs (issue: the stores drain in the fence). */
+    public double wqeShare() {
+        return postTicks <= 0 ? 0 : (double) wqeTicks / postTicks;
+    }
+
+    /** Fraction of the posters' time reaping CQEs (polls included). */
+    public double reapShare() {
+        return postTicks <= 0 ? 0 : (double) reapTicks / postTicks;
+    }
+
+    /**
+     * The poster's stage with the largest share of its time (fence, wqe, reap, sq-full, publish), or "other"
+     * when none of them holds a quarter: the loop's own work (the round's bookkeeping, the clock reads).
+     * It says where a "poster"-limited rate goes (docs/design/methods.md).
+     */
+    public String posterStage() {
+        String[] names = {"fence", "wqe", "reap", "sq-full", "publish"};
+        double[] shares = {fenceShare(), wqeShare(), reapShare(), sqFullShare(), publishShare()};
+        int best = 0;
+        for (int i = 1; i < shares.length; i++) {
+            if (shares[i] > shares[best]) {
+                best = i;
+            }
+        }
+        return shares[best] >= 0.25 ? names[best] : "other";
     }
 
     /** The software NIC engine: busy passes / all passes over the run (-1 when not a software NIC). */

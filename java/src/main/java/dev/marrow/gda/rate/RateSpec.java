@@ -19,12 +19,14 @@ import java.util.Arrays;
  * @param doorbellCpu pin the host doorbell thread to this CPU (-1: not pinned)
  * @param idlePoll    software NIC engine in idle (back-off) polling instead of hot: for oversubscribed hosts
  * @param nicSms      --nic softnic-device: SMs the device engine kernel takes
+ * @param path        auto (the single-poster path where every QP has one poster) or shared
  */
 public record RateSpec(Target target, RateNic nic, RateExperiment experiment, Publication publication,
                        QpMapping qpMapping, DoorbellMode doorbell, CompletionScope scope, Ordering ordering,
                        int blocks, int threads, int qps, int batch, int signalPeriod, int window, Payload payload,
                        int size, long messages, long warmup, long timeoutNs, int logSq, int engineThreads,
-                       int[] engineCpus, int doorbellCpu, int cudaDevice, boolean idlePoll, int nicSms) {
+                       int[] engineCpus, int doorbellCpu, int cudaDevice, boolean idlePoll, int nicSms,
+                       RatePath path) {
 
     /** The most bytes of pointer-payload slots (one per posting thread at least) a point may take, each buffer. */
     public static final long MAX_POINTER_BUFFER_BYTES = 1L << 30;
@@ -38,68 +40,75 @@ public record RateSpec(Target target, RateNic nic, RateExperiment experiment, Pu
     public static RateSpec defaults(Target target) {
         return new RateSpec(target, RateNic.SOFTNIC, RateExperiment.RATE, Publication.SLOT, QpMapping.PER_BLOCK,
                 DoorbellMode.DEVICE, CompletionScope.ALL_QP, Ordering.RELEASE_SYS, 1, 1, 1, 1, 16, 256,
-                Payload.INLINE, 8, 100_000, 10_000, 5_000_000_000L, 10, 1, null, -1, 0, false, 8);
+                Payload.INLINE, 8, 100_000, 10_000, 5_000_000_000L, 10, 1, null, -1, 0, false, 8, RatePath.AUTO);
     }
 
     public RateSpec with(Publication p, QpMapping m, int blocks, int threads, int qps, int batch) {
         return new RateSpec(target, nic, experiment, p, m, doorbell, scope, ordering, blocks, threads, qps, batch,
                 signalPeriod, window, payload, size, messages, warmup, timeoutNs, logSq, engineThreads, engineCpus,
-                doorbellCpu, cudaDevice, idlePoll, nicSms);
+                doorbellCpu, cudaDevice, idlePoll, nicSms, path);
     }
 
     public RateSpec withScope(RateExperiment e, CompletionScope s) {
         return new RateSpec(target, nic, e, publication, qpMapping, doorbell, s, ordering, blocks, threads, qps,
                 batch, signalPeriod, window, payload, size, messages, warmup, timeoutNs, logSq, engineThreads,
-                engineCpus, doorbellCpu, cudaDevice, idlePoll, nicSms);
+                engineCpus, doorbellCpu, cudaDevice, idlePoll, nicSms, path);
     }
 
     public RateSpec withMessages(long messages, long warmup) {
         return new RateSpec(target, nic, experiment, publication, qpMapping, doorbell, scope, ordering, blocks,
                 threads, qps, batch, signalPeriod, window, payload, size, messages, warmup, timeoutNs, logSq,
-                engineThreads, engineCpus, doorbellCpu, cudaDevice, idlePoll, nicSms);
+                engineThreads, engineCpus, doorbellCpu, cudaDevice, idlePoll, nicSms, path);
     }
 
     public RateSpec withQueues(int signalPeriod, int window, int logSq) {
         return new RateSpec(target, nic, experiment, publication, qpMapping, doorbell, scope, ordering, blocks,
                 threads, qps, batch, signalPeriod, window, payload, size, messages, warmup, timeoutNs, logSq,
-                engineThreads, engineCpus, doorbellCpu, cudaDevice, idlePoll, nicSms);
+                engineThreads, engineCpus, doorbellCpu, cudaDevice, idlePoll, nicSms, path);
     }
 
     public RateSpec withPayload(Payload p, int size) {
         return new RateSpec(target, nic, experiment, publication, qpMapping, doorbell, scope, ordering, blocks,
                 threads, qps, batch, signalPeriod, window, p, size, messages, warmup, timeoutNs, logSq,
-                engineThreads, engineCpus, doorbellCpu, cudaDevice, idlePoll, nicSms);
+                engineThreads, engineCpus, doorbellCpu, cudaDevice, idlePoll, nicSms, path);
     }
 
     public RateSpec withDoorbell(DoorbellMode d, int doorbellCpu) {
         return new RateSpec(target, nic, experiment, publication, qpMapping, d, scope, ordering, blocks, threads,
                 qps, batch, signalPeriod, window, payload, size, messages, warmup, timeoutNs, logSq, engineThreads,
-                engineCpus, doorbellCpu, cudaDevice, idlePoll, nicSms);
+                engineCpus, doorbellCpu, cudaDevice, idlePoll, nicSms, path);
     }
 
     public RateSpec withNic(RateNic n, int engineThreads, int[] engineCpus) {
         return new RateSpec(target, n, experiment, publication, qpMapping, doorbell, scope, ordering, blocks,
                 threads, qps, batch, signalPeriod, window, payload, size, messages, warmup, timeoutNs, logSq,
-                engineThreads, engineCpus == null ? null : engineCpus.clone(), doorbellCpu, cudaDevice, idlePoll, nicSms);
+                engineThreads, engineCpus == null ? null : engineCpus.clone(), doorbellCpu, cudaDevice, idlePoll, nicSms, path);
     }
 
     /** --nic softnic-device: the SMs its engine kernel takes. */
     public RateSpec withNicSms(int sms) {
         return new RateSpec(target, nic, experiment, publication, qpMapping, doorbell, scope, ordering, blocks,
                 threads, qps, batch, signalPeriod, window, payload, size, messages, warmup, timeoutNs, logSq,
-                engineThreads, engineCpus, doorbellCpu, cudaDevice, idlePoll, sms);
+                engineThreads, engineCpus, doorbellCpu, cudaDevice, idlePoll, sms, path);
     }
 
     public RateSpec withRun(Ordering o, long timeoutNs, int cudaDevice) {
         return new RateSpec(target, nic, experiment, publication, qpMapping, doorbell, scope, o, blocks, threads,
                 qps, batch, signalPeriod, window, payload, size, messages, warmup, timeoutNs, logSq, engineThreads,
-                engineCpus, doorbellCpu, cudaDevice, idlePoll, nicSms);
+                engineCpus, doorbellCpu, cudaDevice, idlePoll, nicSms, path);
     }
 
     public RateSpec withIdlePoll(boolean idle) {
         return new RateSpec(target, nic, experiment, publication, qpMapping, doorbell, scope, ordering, blocks,
                 threads, qps, batch, signalPeriod, window, payload, size, messages, warmup, timeoutNs, logSq,
-                engineThreads, engineCpus, doorbellCpu, cudaDevice, idle, nicSms);
+                engineThreads, engineCpus, doorbellCpu, cudaDevice, idle, nicSms, path);
+    }
+
+    /** The posting path: auto, or shared to measure the shared-state path on any shape. */
+    public RateSpec withPath(RatePath p) {
+        return new RateSpec(target, nic, experiment, publication, qpMapping, doorbell, scope, ordering, blocks,
+                threads, qps, batch, signalPeriod, window, payload, size, messages, warmup, timeoutNs, logSq,
+                engineThreads, engineCpus, doorbellCpu, cudaDevice, idlePoll, nicSms, p);
     }
 
     /** WQEs one thread posts per doorbell round (warp publication: batch / lanes). */
@@ -160,6 +169,7 @@ public record RateSpec(Target target, RateNic nic, RateExperiment experiment, Pu
         req((long) totalThreads() * (messages + warmup) < (1L << 31), "threads x (--warmup + --messages) must stay "
                 + "below 2^31 WQEs");
         req(target != Target.CPU || nic == RateNic.SOFTNIC, "--target cpu runs on --nic softnic only");
+        req(path != RatePath.SOLO, "--rate-path must be auto or shared (solo is what auto takes where it can)");
         req(nicSms >= 1 && nicSms <= 132, "--nic-sms must be 1..132, not " + nicSms);
         req(nic != RateNic.SOFTNIC_DEVICE || doorbell == DoorbellMode.DEVICE, "--nic softnic-device keeps its "
                 + "doorbell records in GPU memory: --doorbell device only");
@@ -189,6 +199,6 @@ public record RateSpec(Target target, RateNic nic, RateExperiment experiment, Pu
                 + " B=" + batch + " K=" + signalPeriod + " W=" + window + " " + payload + " " + size + " B msgs="
                 + messages + "+" + warmup + " logSq=" + logSq + " engines=" + engineThreads + " "
                 + Arrays.toString(engineCpus) + " dbcpu=" + doorbellCpu + (idlePoll ? " idle" : "") + " nicSms=" + nicSms
-                + "]";
+                + " path=" + path + "]";
     }
 }

@@ -48,6 +48,27 @@ class GdaRateCommandTest {
     }
 
     @Test
+    void onePosterPerQpTakesTheSinglePosterPathAndRecordsItsStages() {
+        Out r = run("gda", "rate", "--blocks", "2", "--qps", "2", "--batch", "4", "--messages", "400", "--warmup", "40",
+                "--format", "json");
+        assertEquals(0, r.exit(), r.err());
+        String rec = r.out().strip().lines().reduce((a, b) -> b).orElseThrow();
+        for (String k : new String[] {"\"rate_path\":\"auto\"", "\"rate_path_run\":\"solo\"", "\"exactly_once\":true",
+                "\"ordering\":\"release-sys\"", "\"doorbells_per_msg\":0.25", "fence_share", "wqe_share", "reap_share",
+                "poster_stage", "fence_ns", "wqe_ns"}) {
+            assertTrue(rec.contains(k), k + " in " + rec);
+        }
+        Out s = run("gda", "rate", "--blocks", "2", "--qps", "2", "--batch", "4", "--messages", "400", "--warmup",
+                "40", "--rate-path", "shared", "--format", "json");
+        assertEquals(0, s.exit(), s.err());
+        assertTrue(s.out().contains("\"rate_path_run\":\"shared\"") && s.out().contains("\"exactly_once\":true"),
+                s.out());
+        Out four = run("gda", "rate", "--threads", "4", "--messages", "40", "--warmup", "0", "--format", "json");
+        assertEquals(0, four.exit(), four.err());
+        assertTrue(four.out().contains("\"rate_path_run\":\"shared\""), "4 posters on one QP: " + four.out());
+    }
+
+    @Test
     void scopesSweepGivesOneLatencyRecordEach() {
         Out r = run("gda", "rate", "--experiment", "scope", "--scope", "all-qp,used-qp,per-qp,signal", "--qps", "4",
                 "--messages", "30", "--warmup", "3", "--format", "json");
