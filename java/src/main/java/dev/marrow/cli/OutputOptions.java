@@ -101,11 +101,19 @@ public final class OutputOptions {
      * records are final when added (never changed, removed or reordered).
      */
     List<ResultRecord> records() {
+        return records(r -> { });
+    }
+
+    /**
+     * As {@link #records()}, with fields every record of the run carries
+     * (e.g. the CPU budget) added by each before the record is written.
+     */
+    List<ResultRecord> records(java.util.function.Consumer<ResultRecord> each) {
         if (mixee == null) {
             throw new IllegalStateException("records() needs the command's spec");
         }
         sink = open(mixee.commandLine().getOut(), mixee.commandLine().getErr(), Map.of());
-        streamed = new Streamed();
+        streamed = new Streamed(each);
         return streamed;
     }
 
@@ -139,9 +147,15 @@ public final class OutputOptions {
     /** A record list that writes each record when it is added. */
     private final class Streamed extends AbstractList<ResultRecord> {
         private final List<ResultRecord> list = new ArrayList<>();
+        private final java.util.function.Consumer<ResultRecord> each;
+
+        Streamed(java.util.function.Consumer<ResultRecord> each) {
+            this.each = each;
+        }
 
         @Override
         public boolean add(ResultRecord r) {
+            each.accept(r);
             if (progress != null && progress.truncated()) {
                 r.param("truncated", true);
             }

@@ -167,7 +167,7 @@ public final class SoftnicCommand {
             int spinning = (parallel ? producers : 1) + (parallel ? engineThreads : 1);
             String bound = RunBounds.applyDefault(out, (long) batches.length * repeats);
             CpuBudget.warn(spinning, "producers, NIC engine", spec.commandLine().getErr());
-            List<ResultRecord> records = out.records(); // streamed: each record written as its point completes
+            List<ResultRecord> records = out.records(r -> CpuBudget.tag(r, spinning)); // streamed
             RunProgress progress = out.progress("softnic rate", (long) batches.length * repeats);
             if (parallel) {
                 SoftNic.Options o = common.options().withEngineThreads(engineThreads);
@@ -192,7 +192,6 @@ public final class SoftnicCommand {
                 }
             }
             progress.close();
-            records.forEach(r -> CpuBudget.tag(r, spinning));
             CliErrors.requireRecords(records, progress, batches.length + " batch point(s)", bound);
             if (progress.truncated()) {
                 spec.commandLine().getErr().println("marrow: " + bound + " reached: " + records.size() + " of "
@@ -286,7 +285,7 @@ public final class SoftnicCommand {
             int spinning = 2; // the posting and polling thread, the engine thread
             String bound = RunBounds.applyDefault(out, 1);
             CpuBudget.warn(spinning, "poster, NIC engine", spec.commandLine().getErr());
-            List<ResultRecord> records = out.records(); // streamed: each record written as its point completes
+            List<ResultRecord> records = out.records(r -> CpuBudget.tag(r, spinning)); // streamed
             // The timed iterations run in chunks so that --max-seconds can end the run between two native
             // calls; every sample is one independent put+completion, so chunking leaves them unchanged. Chunks
             // aim at CHUNK_TARGET_NS each (the first is small: idle polling can make an iteration slow).
@@ -316,7 +315,6 @@ public final class SoftnicCommand {
                             .latency("putc", Stats.of(concat(parts, done))));
                 }
             }
-            records.forEach(r -> CpuBudget.tag(r, spinning));
             CliErrors.requireRecords(records, progress, iters + " iteration(s)", bound);
             if (progress.truncated()) {
                 spec.commandLine().getErr().println("marrow: " + bound + " reached after " + done + " of " + iters

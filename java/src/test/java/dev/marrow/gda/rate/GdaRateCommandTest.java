@@ -52,7 +52,8 @@ class GdaRateCommandTest {
         Out r = run("gda", "rate", "--blocks", "2", "--qps", "2", "--batch", "4", "--messages", "400", "--warmup", "40",
                 "--format", "json");
         assertEquals(0, r.exit(), r.err());
-        String rec = r.out().strip().lines().reduce((a, b) -> b).orElseThrow();
+        String rec = r.out().strip().lines().filter(l -> l.contains("\"record\":\"result\"")).reduce((a, b) -> b)
+                .orElseThrow();
         for (String k : new String[] {"\"rate_path\":\"auto\"", "\"rate_path_run\":\"solo\"", "\"exactly_once\":true",
                 "\"ordering\":\"release-sys\"", "\"doorbells_per_msg\":0.25", "fence_share", "wqe_share", "reap_share",
                 "poster_stage", "fence_ns", "wqe_ns"}) {
