@@ -22,6 +22,14 @@ final class CuratedReport {
     }
 
     static Body body(Map<String, String> tables, List<ResultFile> files) {
+        return body(tables, files, null);
+    }
+
+    /**
+     * The sections; with dir, a section whose spec has a chart also gets it, drawn into dir/charts/ID.png
+     * from the chart's generated table and the paper's values (SectionChart).
+     */
+    static Body body(Map<String, String> tables, List<ResultFile> files, java.nio.file.Path dir) {
         StringBuilder sb = new StringBuilder();
         List<String> shown = new ArrayList<>();
         List<String> missing = new ArrayList<>();
@@ -61,6 +69,23 @@ final class CuratedReport {
                 secs.append(markdownTable(refs.markdown(src), src + " — " + refs.bySource(src).getFirst().platform()
                         + (refs.bySource(src).stream().map(PaperReferences.Ref::platform).distinct().count() > 1
                         ? " and others" : ""), true));
+            }
+            SectionChart chart = e.chart();
+            if (dir != null && chart != null && tables.containsKey(chart.table())) {
+                List<String> bad = chart.check();
+                if (!bad.isEmpty()) {
+                    throw new IllegalStateException("report-sections.json, chart of " + e.id() + ": "
+                            + String.join("; ", bad));
+                }
+                String png = "charts/" + e.id() + ".png";
+                String tag = prov == Provenance.EMULATED ? " — EMULATED NIC"
+                        : prov == Provenance.MIXED ? " — EMULATED NIC (mixed with hardware)" : "";
+                if (chart.write(tables.get(chart.table()), dir.resolve(png), tag)) {
+                    secs.append("<figure><img src=\"").append(png).append("\" alt=\"").append(Html.escape(chart.title()))
+                            .append("\"><figcaption>").append(Html.escape(chart.title() + tag)).append(": ours from table ")
+                            .append(Html.escape(chart.table())).append(" (filled marks and bars); the paper's values as hollow "
+                            + "black squares or dashed lines.</figcaption></figure>\n");
+                }
             }
             secs.append("<h3>Ours: newest run of each configuration</h3>\n");
             for (String t : ours) {
