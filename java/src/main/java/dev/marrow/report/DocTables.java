@@ -272,7 +272,6 @@ public final class DocTables {
         }
         m.putAll(MethodDocTables.tables(in));
         m.putAll(GoodputDocTables.tables(in));
-        m.putAll(LoadedDocTables.tables(in));
         m.putAll(KernelCostDocTables.tables(in));
         m.putAll(GpuResidentDocTables.tables(in));
         m.putAll(MediansDocTables.tables(in));
@@ -281,7 +280,6 @@ public final class DocTables {
         m.putAll(SoakDocTables.tables(in));
         m.putAll(PresetLibraryDocTables.tables(in));
         m.putAll(SoftnicScalingDocTables.tables(in));
-        m.putAll(TwoProcessDocTables.tables(in));
         return m;
     }
 
