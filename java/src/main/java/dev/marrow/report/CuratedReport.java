@@ -9,8 +9,9 @@ import java.util.TreeMap;
 /**
  * The curated report: one section per result of "GPU-Initiated Communication: Dissecting Down to the
  * Bone" (report-sections.json), each with the paper's values for its sources (paper-references.json)
- * beside our tables of the newest run of each configuration, and a link to the results page that keeps
- * the history. The environment is shown once per build. A section none of whose tables the inputs give
+ * beside our tables of the newest run of each configuration, and a link to the results page that names
+ * the commands, builds and raw inputs (earlier runs are in git history). The environment is shown once
+ * per build. A section none of whose tables the inputs give
  * is left out and named, so no section is ever empty.
  */
 final class CuratedReport {
@@ -91,12 +92,13 @@ final class CuratedReport {
             for (String t : ours) {
                 secs.append(markdownTable(tables.get(t), t, false));
             }
-            secs.append("<p class=\"history\">History, method and every earlier run: ");
+            secs.append("<p class=\"history\">Commands, builds and raw inputs: ");
             List<String> links = new ArrayList<>();
             for (String p : e.pages()) {
                 links.add("<a href=\"docs/results/" + p + ".md\">docs/results/" + p + ".md</a>");
             }
-            secs.append(String.join(", ", links)).append(" (in the repository).</p>\n</section>\n");
+            secs.append(String.join(", ", links)).append(" (in the repository; earlier runs are in its git history, "
+                    + "docs/results/README.md).</p>\n</section>\n");
         }
         toc.append("</ol></nav>\n");
         sb.append(toc).append(environment(files)).append(secs);
