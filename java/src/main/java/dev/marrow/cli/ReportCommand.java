@@ -50,8 +50,9 @@ public final class ReportCommand implements Callable<Integer> {
     @Option(names = "--tables", description = "Print every markdown table the --input files make, named, and exit")
     boolean tables;
 
-    @Option(names = "--used", description = "Print the --input files some table reads, one a line, and exit: what "
-            + "a page's raw archive must hold (docs/results/README.md)")
+    @Option(names = "--used", description = "Print the --input files some table reads, one a line (an archive's "
+            + "files by member name), and exit: what a page's raw archive must hold (docs/results/README.md). With "
+            + "--markdown DOC: only the files that DOC's marked tables need")
     boolean used;
 
     @Override
@@ -69,7 +70,11 @@ public final class ReportCommand implements Callable<Integer> {
                     + "results doc to regenerate in place)");
         }
         if (used) {
-            DocTables.used(inputs).forEach(p -> out.println(p));
+            List<Path> u = markdown != null ? DocTables.usedBy(markdown, inputs) : DocTables.used(inputs);
+            u.forEach(p -> {
+                String m = dev.marrow.report.RawArchive.member(p);
+                out.println(m != null ? m : p.toString());
+            });
             out.flush();
             return 0;
         }

@@ -210,6 +210,7 @@ public final class Charts {
         final String valueLabel;
         final Map<String, Map<String, Double>> ours = new LinkedHashMap<>();
         final Map<String, Map<String, Double>> refs = new LinkedHashMap<>();
+        final List<Level> levels = new ArrayList<>();
 
         public Bars(String title, String categoryLabel, String valueLabel) {
             this.title = title;
@@ -224,6 +225,18 @@ public final class Charts {
 
         public Bars reference(String series, String category, double value) {
             refs.computeIfAbsent(series, k -> new LinkedHashMap<>()).put(category, value);
+            return this;
+        }
+
+        /** A reference value that belongs to no one bar: a dashed black line across the plot. */
+        public Bars level(String label, double y) {
+            levels.add(new Level(label, y));
+            return this;
+        }
+
+        /** A reference series with no value yet: keeps one reference series per bar series, in order. */
+        public Bars referenceSeries(String series) {
+            refs.computeIfAbsent(series, k -> new LinkedHashMap<>());
             return this;
         }
 
@@ -268,6 +281,17 @@ public final class Charts {
                 plot.setDataset(1, r);
                 plot.setRenderer(1, rr);
                 plot.setDatasetRenderingOrder(DatasetRenderingOrder.FORWARD);
+            }
+            for (Level l : levels) {
+                ValueMarker m = new ValueMarker(l.y(), Color.BLACK, new BasicStroke(1.2f, BasicStroke.CAP_BUTT,
+                        BasicStroke.JOIN_MITER, 1f, new float[] {6f, 4f}, 0f));
+                m.setLabel(l.label());
+                m.setLabelFont(new Font(Font.SANS_SERIF, Font.PLAIN, 11));
+                m.setLabelAnchor(RectangleAnchor.TOP_LEFT);
+                m.setLabelTextAnchor(TextAnchor.BOTTOM_LEFT);
+                plot.addRangeMarker(m);
+                double top = Math.max(l.y(), val.getUpperBound());
+                val.setRange(Math.min(0, val.getLowerBound()), top * 1.12);
             }
             return styled(new JFreeChart(title, titleFont(), plot, true));
         }

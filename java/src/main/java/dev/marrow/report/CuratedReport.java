@@ -9,8 +9,9 @@ import java.util.TreeMap;
 /**
  * The curated report: one section per result of "GPU-Initiated Communication: Dissecting Down to the
  * Bone" (report-sections.json), each with the paper's values for its sources (paper-references.json)
- * beside our tables of the newest run of each configuration, and a link to the results page that keeps
- * the history. The environment is shown once per build. A section none of whose tables the inputs give
+ * beside our tables of the newest run of each configuration, and a link to the results page that names
+ * the commands, builds and raw inputs (earlier runs are in git history). The environment is shown once
+ * per build. A section none of whose tables the inputs give
  * is left out and named, so no section is ever empty.
  */
 final class CuratedReport {
@@ -22,6 +23,14 @@ final class CuratedReport {
     }
 
     static Body body(Map<String, String> tables, List<ResultFile> files) {
+        return body(tables, files, null);
+    }
+
+    /**
+     * The sections; with dir, a section whose spec has a chart also gets it, drawn into dir/charts/ID.png
+     * from the chart's generated table and the paper's values (SectionChart).
+     */
+    static Body body(Map<String, String> tables, List<ResultFile> files, java.nio.file.Path dir) {
         StringBuilder sb = new StringBuilder();
         List<String> shown = new ArrayList<>();
         List<String> missing = new ArrayList<>();
@@ -62,16 +71,34 @@ final class CuratedReport {
                         + (refs.bySource(src).stream().map(PaperReferences.Ref::platform).distinct().count() > 1
                         ? " and others" : ""), true));
             }
+            SectionChart chart = e.chart();
+            if (dir != null && chart != null && tables.containsKey(chart.table())) {
+                List<String> bad = chart.check();
+                if (!bad.isEmpty()) {
+                    throw new IllegalStateException("report-sections.json, chart of " + e.id() + ": "
+                            + String.join("; ", bad));
+                }
+                String png = "charts/" + e.id() + ".png";
+                String tag = prov == Provenance.EMULATED ? " — EMULATED NIC"
+                        : prov == Provenance.MIXED ? " — EMULATED NIC (mixed with hardware)" : "";
+                if (chart.write(tables.get(chart.table()), dir.resolve(png), tag)) {
+                    secs.append("<figure><img src=\"").append(png).append("\" alt=\"").append(Html.escape(chart.title()))
+                            .append("\"><figcaption>").append(Html.escape(chart.title() + tag)).append(": ours from table ")
+                            .append(Html.escape(chart.table())).append(" (filled marks and bars); the paper's values as hollow "
+                            + "black squares or dashed lines.</figcaption></figure>\n");
+                }
+            }
             secs.append("<h3>Ours: newest run of each configuration</h3>\n");
             for (String t : ours) {
                 secs.append(markdownTable(tables.get(t), t, false));
             }
-            secs.append("<p class=\"history\">History, method and every earlier run: ");
+            secs.append("<p class=\"history\">Commands, builds and raw inputs: ");
             List<String> links = new ArrayList<>();
             for (String p : e.pages()) {
                 links.add("<a href=\"docs/results/" + p + ".md\">docs/results/" + p + ".md</a>");
             }
-            secs.append(String.join(", ", links)).append(" (in the repository).</p>\n</section>\n");
+            secs.append(String.join(", ", links)).append(" (in the repository; earlier runs are in its git history, "
+                    + "docs/results/README.md).</p>\n</section>\n");
         }
         toc.append("</ol></nav>\n");
         sb.append(toc).append(environment(files)).append(secs);

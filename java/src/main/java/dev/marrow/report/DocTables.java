@@ -32,13 +32,25 @@ public final class DocTables {
         /** Each file is read once, however many tables use it: the tables stay linear in the input size. */
         private final Map<Path, ResultFile> read = new LinkedHashMap<>();
 
+        /** Files already read elsewhere (by path), so repeated table runs over subsets parse each file once. */
+        private final Map<Path, ResultFile> cache;
+
         public Inputs(List<Path> paths) {
+            this(paths, new java.util.HashMap<>());
+        }
+
+        Inputs(List<Path> paths, Map<Path, ResultFile> cache) {
             this.paths = paths;
+            this.cache = cache;
+        }
+
+        private ResultFile load(Path p) {
+            return read.computeIfAbsent(p, q -> cache.computeIfAbsent(q, ResultFile::read));
         }
 
         /** One input, read once (shared with the tables). */
         ResultFile read(Path p) {
-            return this.read.computeIfAbsent(p, ResultFile::read);
+            return load(p);
         }
 
         /** The files some table read, in first-read order: a page's manifest. */
@@ -65,7 +77,7 @@ public final class DocTables {
             if (p == null) {
                 throw new IllegalArgumentException("this table needs the raw file */" + suffix + " among --input");
             }
-            return read.computeIfAbsent(p, ResultFile::read);
+            return load(p);
         }
 
         List<Map<String, Object>> records(String suffix) {
@@ -142,6 +154,60 @@ public final class DocTables {
     }
 
     /**
+     * The fewest inputs that still give every marked table of doc exactly as all the inputs do: what the
+     * page's archive must hold once superseded tables have left the page (docs/results/README.md). Files no
+     * table reads go first; then, greedily, whole folders and single files whose removal changes no marked
+     * table of the page (a removal that makes a table fail or change is kept). The manifest block is left
+     * out of the comparison: it lists the inputs and so always changes.
+     */
+    public static List<Path> usedBy(Path doc, List<Path> inputs) {
+        String text;
+        try {
+            text = Files.readString(doc);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + doc, e);
+        }
+        Map<Path, ResultFile> cache = new java.util.HashMap<>();
+        Inputs first = new Inputs(inputs, cache);
+        String want = renderWithoutManifest(text, all(first), doc.toString());
+        List<Path> keep = new ArrayList<>(first.used());
+        Map<Path, List<Path>> byFolder = new java.util.TreeMap<>();
+        for (Path p : keep) {
+            byFolder.computeIfAbsent(p.toAbsolutePath().normalize().getParent(), k -> new ArrayList<>()).add(p);
+        }
+        for (List<Path> folder : byFolder.values()) {
+            tryDrop(keep, folder, text, want, cache, doc);
+        }
+        for (Path p : List.copyOf(keep)) {
+            tryDrop(keep, List.of(p), text, want, cache, doc);
+        }
+        Inputs last = new Inputs(keep, cache);
+        all(last);
+        return last.used();
+    }
+
+    private static void tryDrop(List<Path> keep, List<Path> drop, String text, String want, Map<Path, ResultFile> cache,
+            Path doc) {
+        if (!keep.containsAll(drop) || keep.size() == drop.size()) {
+            return;
+        }
+        List<Path> rest = new ArrayList<>(keep);
+        rest.removeAll(drop);
+        try {
+            if (want.equals(renderWithoutManifest(text, all(new Inputs(rest, cache)), doc.toString()))) {
+                keep.removeAll(drop);
+            }
+        } catch (RuntimeException e) { // a table that needs a dropped file: the file stays
+        }
+    }
+
+    private static String renderWithoutManifest(String text, Map<String, String> tables, String where) {
+        Map<String, String> t = new LinkedHashMap<>(tables);
+        t.put("manifest", "");
+        return render(text, t, where);
+    }
+
+    /**
      * The page's manifest (block {@code manifest}): every raw file its tables read, with its sha256 and
      * the build that wrote it (the header's git_sha, "+dirty" when git_dirty was true).
      */
@@ -206,7 +272,6 @@ public final class DocTables {
         }
         m.putAll(MethodDocTables.tables(in));
         m.putAll(GoodputDocTables.tables(in));
-        m.putAll(LoadedDocTables.tables(in));
         m.putAll(KernelCostDocTables.tables(in));
         m.putAll(GpuResidentDocTables.tables(in));
         m.putAll(MediansDocTables.tables(in));
@@ -215,7 +280,6 @@ public final class DocTables {
         m.putAll(SoakDocTables.tables(in));
         m.putAll(PresetLibraryDocTables.tables(in));
         m.putAll(SoftnicScalingDocTables.tables(in));
-        m.putAll(TwoProcessDocTables.tables(in));
         return m;
     }
 

@@ -13,8 +13,8 @@ import static dev.marrow.report.Fmt.ranged;
 /**
  * Tables of docs/results/h200-goodput.md: goodput vs size per file, each
  * file's first size at 90 % of line rate, and the single-op put+completion
- * sweep (Fig. 11). One set per pass: call 2 in h200-goodput/, call 5 in
- * h200-goodput/call5/ (names "goodput.*" and "goodput.call5.*").
+ * sweep (Fig. 11), from the pass in h200-goodput/ (names "goodput.*"; the
+ * second pass, call 5, left the page and its archive).
  */
 final class GoodputDocTables {
     private GoodputDocTables() {
@@ -24,7 +24,7 @@ final class GoodputDocTables {
             "proxy-goodput-cuda-w200", "proxy-goodput-cpu-w200", "proxy-goodput-cpu-nowire");
     static final String SINGLE_OP = "gda-singleop-cuda-w200";
     /** Folder of each pass and the prefix of its table names. */
-    static final Map<String, String> PASSES = Map.of("h200-goodput/", "goodput.", "h200-goodput/call5/", "goodput.call5.");
+    static final Map<String, String> PASSES = Map.of("h200-goodput/", "goodput.");
 
     static Map<String, String> tables(DocTables.Inputs in) {
         Map<String, String> t = new LinkedHashMap<>();

@@ -2,20 +2,17 @@
 package dev.marrow.report;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 
 import static dev.marrow.report.Fmt.lower;
 import static dev.marrow.report.Fmt.py;
 
 /**
- * Tables of docs/results/h200-gpu-resident.md (host vs GPU placement per
- * ordering, the GPU-resident size sweep, the device engine's C-bench rate;
- * calls 4 and 5 in h200-gpu-resident/call4|call5/) and the device-engine
- * table of docs/results/h200-gda-rate.md (every file of
+ * Tables of docs/results/h200-gpu-resident.md, one set per run folder found in
+ * its inputs (h200-gpu-resident/RUN/: latency, handoff, stages, rates), and the
+ * device-engine table of docs/results/h200-gda-rate.md (every file of
  * h200-gda-rate/devnic/). Times are the records' ns divided by 1000.
  */
 final class GpuResidentDocTables {
@@ -23,25 +20,13 @@ final class GpuResidentDocTables {
     }
 
     static final String DIR = "h200-gpu-resident/";
-    static final List<String> CALLS = List.of("call4", "call5");
     static final String DEVNIC = "h200-gda-rate/devnic";
 
     static Map<String, String> tables(DocTables.Inputs in) {
         Map<String, String> t = new LinkedHashMap<>();
-        for (String c : CALLS) {
-            if (in.has(DIR + c + "/gda-ordering-host.jsonl") && in.has(DIR + c + "/gda-ordering-gpu.jsonl")) {
-                t.put("gpu-resident.ordering." + c, ordering(in, DIR + c + "/"));
-            }
-        }
-        if (CALLS.stream().allMatch(c -> in.has(DIR + c + "/gda-size-gpu.jsonl"))) {
-            t.put("gpu-resident.size", size(in));
-        }
-        if (CALLS.stream().allMatch(c -> in.has(DIR + c + "/rate.jsonl"))) {
-            t.put("gpu-resident.rate", rate(in));
-        }
         for (String run : in.subfolders(DIR.substring(0, DIR.length() - 1))) {
-            if (CALLS.contains(run) || run.equals("medians")) {
-                continue; // the two ordering calls and the merged medians have tables of their own
+            if (run.equals("medians")) {
+                continue; // the merged medians have tables of their own (MediansDocTables)
             }
             if (in.has(DIR + run + "/stages.jsonl")) {
                 t.put("gpu-resident." + run + ".stages", stages(in.records(DIR + run + "/stages.jsonl")));
@@ -142,82 +127,6 @@ final class GpuResidentDocTables {
 
     static String us(Map<String, Object> r, String key) {
         return Fmt.fixed(Fmt.num(r, key) / 1000, 2);
-    }
-
-    private static String ordering(DocTables.Inputs in, String dir) {
-        Map<List<Object>, Map<String, Object>> host = new LinkedHashMap<>();
-        in.records(dir + "gda-ordering-host.jsonl").forEach(r -> host.put(Arrays.asList(r.get("ordering"), r.get("payload")), r));
-        Map<List<Object>, Map<String, Object>> gpu = new LinkedHashMap<>();
-        in.records(dir + "gda-ordering-gpu.jsonl").forEach(r -> gpu.put(Arrays.asList(r.get("ordering"), r.get("payload")), r));
-        Table.Builder b = new Table.Builder("host vs gpu placement").col("ordering", "payload", "issue p50 host / gpu",
-                "issue p99 host / gpu", "put+c p50 host / gpu", "put+c p99 host / gpu", "gpu − host put+c p50",
-                "valid host / gpu");
-        for (Map.Entry<List<Object>, Map<String, Object>> e : gpu.entrySet()) {
-            Map<String, Object> g = e.getValue();
-            Map<String, Object> h = host.get(e.getKey());
-            if (h == null) {
-                throw new IllegalArgumentException(dir + "gda-ordering-host.jsonl has no row " + e.getKey());
-            }
-            List<String> row = new ArrayList<>(List.of(py(e.getKey().get(0)), py(e.getKey().get(1))));
-            for (String k : List.of("issue_p50_ns", "issue_p99_ns", "putc_p50_ns", "putc_p99_ns")) {
-                row.add(us(h, k) + " / " + us(g, k));
-            }
-            row.add("+" + Fmt.fixed((Fmt.num(g, "putc_p50_ns") - Fmt.num(h, "putc_p50_ns")) / 1000, 2));
-            row.add(lower(h.get("valid")) + (Fmt.bool(h, "valid") ? "" : " (payload_errors " + py(h.get("payload_errors")) + ")")
-                    + " / " + lower(g.get("valid")));
-            b.row(row);
-        }
-        return b.build().markdown();
-    }
-
-    private static String size(DocTables.Inputs in) {
-        List<Map<String, Object>> a = in.records(DIR + "call4/gda-size-gpu.jsonl");
-        List<Map<String, Object>> c = in.records(DIR + "call5/gda-size-gpu.jsonl");
-        Table.Builder b = new Table.Builder("size sweep, call 4 | call 5").col("bytes", "WQEBBs", "issue p50",
-                "issue p99", "put+c p50", "put+c p99", "valid");
-        for (int i = 0; i < Math.min(a.size(), c.size()); i++) {
-            Map<String, Object> x = a.get(i);
-            Map<String, Object> y = c.get(i);
-            List<String> row = new ArrayList<>(List.of(py(x.get("size_bytes")), py(x.get("wqebbs"))));
-            for (String k : List.of("issue_p50_ns", "issue_p99_ns", "putc_p50_ns", "putc_p99_ns")) {
-                row.add(us(x, k) + " \\| " + us(y, k)); // an escaped bar: one cell holds both calls
-            }
-            row.add(String.valueOf(Fmt.bool(x, "valid") && Fmt.bool(y, "valid")));
-            b.row(row);
-        }
-        return b.build().markdown();
-    }
-
-    private static String rate(DocTables.Inputs in) {
-        Table.Builder b = new Table.Builder("softnic_device_rate").col("call", "QPs", "nic_sms", "nic_sms_distinct",
-                "repeats (M msg/s)", "median", "max", "error CQEs", "valid");
-        for (String call : CALLS) {
-            Map<List<Long>, List<Map<String, Object>>> groups = new TreeMap<>((p, q) -> p.get(0).equals(q.get(0))
-                    ? Long.compare(p.get(1), q.get(1)) : Long.compare(p.get(0), q.get(0)));
-            for (Map<String, Object> r : in.records(DIR + call + "/rate.jsonl")) {
-                groups.computeIfAbsent(List.of(Fmt.lng(r, "qps"), Fmt.lng(r, "nic_sms")), k -> new ArrayList<>()).add(r);
-            }
-            for (Map.Entry<List<Long>, List<Map<String, Object>>> e : groups.entrySet()) {
-                List<Map<String, Object>> rs = e.getValue();
-                List<Object> v = rs.stream().map(r -> r.get("rate_mmsg_s")).toList();
-                b.row(call.substring(call.length() - 1), String.valueOf(e.getKey().get(0)), String.valueOf(e.getKey().get(1)),
-                        py(rs.getFirst().get("nic_sms_distinct")), String.join(", ", v.stream().map(Fmt::py).toList()),
-                        py(median(v)), py(v.stream().max((p, q) -> Double.compare(((Number) p).doubleValue(),
-                                ((Number) q).doubleValue())).orElseThrow()),
-                        String.valueOf(rs.stream().mapToLong(r -> Fmt.lng(r, "emu_cqe_req_err")).sum()),
-                        String.valueOf(rs.stream().allMatch(r -> Fmt.bool(r, "valid"))));
-            }
-        }
-        return b.build().markdown();
-    }
-
-    /** The middle value (as the record holds it) or, for an even count, the mean of the two middle ones. */
-    static Object median(List<Object> v) {
-        List<Object> s = new ArrayList<>(v);
-        s.sort((p, q) -> Double.compare(((Number) p).doubleValue(), ((Number) q).doubleValue()));
-        int n = s.size();
-        return n % 2 == 1 ? s.get(n / 2)
-                : (((Number) s.get(n / 2 - 1)).doubleValue() + ((Number) s.get(n / 2)).doubleValue()) / 2;
     }
 
     private static String devnic(DocTables.Inputs in, String dir, List<String> names) {

@@ -71,7 +71,7 @@ public final class Report {
         }
         Path index = dir.resolve(INDEX);
         try {
-            String curated = tables.isEmpty() ? "" : CuratedReport.body(tables, files).html();
+            String curated = tables.isEmpty() ? "" : CuratedReport.body(tables, files, dir).html();
             Files.writeString(index, HtmlReport.render(title, files, curated, sections));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write " + index, e);

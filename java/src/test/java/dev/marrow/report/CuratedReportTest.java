@@ -38,7 +38,19 @@ class CuratedReportTest {
         }
         assertEquals(spec.size(), count(html, "<section "), "a section beyond the spec: the report is a gallery again");
         assertEquals(1, count(html, "id=\"environment\""), "the environment is shown once");
-        assertFalse(html.contains("<img "), "no figure is drawn from a parameter column");
+        for (ReportSpec.Entry e : spec) { // one chart where the paper has a figure, none elsewhere
+            Matcher m = Pattern.compile("<section data-paper=\"yes\" id=\"" + Pattern.quote(e.id())
+                    + "\"[^>]*>(.*?)</section>", Pattern.DOTALL).matcher(html);
+            assertTrue(m.find());
+            assertEquals(e.chart() == null ? 0 : 1, count(m.group(1), "<img "), e.id() + ": charts");
+            if (e.chart() != null) {
+                Path png = tmp.resolve("r").resolve("charts/" + e.id() + ".png");
+                assertTrue(Files.size(png) > 1000, png + ": no chart drawn");
+                assertTrue(e.chart().check().isEmpty(), e.id() + ": " + e.chart().check());
+            }
+        }
+        assertTrue(ReportSpec.get().sections().stream().filter(e -> e.chart() != null).count() >= 7,
+                "Fig. 3, 4, 6, 8, 9, 10 and the DSM curves each have a chart");
     }
 
     @Test

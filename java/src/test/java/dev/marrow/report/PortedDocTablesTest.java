@@ -56,11 +56,28 @@ class PortedDocTablesTest {
         assertEquals(committed, Files.readString(doc));
     }
 
+    /**
+     * A page that keeps fewer tables needs fewer raw files (report --used --markdown): here one table of
+     * the goodput page, whose archive holds the files of five. The files left are exactly enough: the
+     * one-table page checks as current from them alone.
+     */
+    @Test
+    void aPageNeedsOnlyTheFilesOfItsOwnTables(@TempDir Path tmp) throws Exception {
+        List<Path> all = RawArchive.expand(Path.of("..", "docs/results/h200-goodput.tar.gz"), tmp.resolve("raw"));
+        Path doc = tmp.resolve("one-table.txt");
+        Files.writeString(doc, "<!-- marrow report: goodput.scaling -->\n<!-- /marrow report -->\n");
+        DocTables.rewrite(doc, all, false);
+        List<Path> need = DocTables.usedBy(doc, all);
+        assertTrue(need.size() < DocTables.used(all).size(), "expected fewer files than all tables read: " + need);
+        assertFalse(need.isEmpty());
+        assertTrue(DocTables.rewrite(doc, need, true), "the page's table needs a file usedBy left out");
+    }
+
     @Test
     void headerlessBenchLinesAreRecords() throws Exception {
         // the C bench writes bare records: the device engine's rate table is built from them
-        ResultFile f = ResultFile.read(RESULTS.resolve("h200-gpu-resident/call4/rate.jsonl"));
-        assertEquals(12, f.records().size());
+        ResultFile f = ResultFile.read(RESULTS.resolve("h200-gpu-resident/lane10-c/rate.jsonl"));
+        assertEquals(3, f.records().size());
         assertEquals("softnic.device_rate", f.experiment());
     }
 
