@@ -120,14 +120,14 @@ class CliErrorContractTest {
     }
 
     /**
-     * 16 posters for 200,000 messages each under 50 ms: on a small or busy machine a wait, capped by
+     * 16 posters for 50,000 messages each under 50 ms: on a small or busy machine a wait, capped by
      * the time left, runs out (before: "was a doorbell lost?", exit 1); where the posters never stall
      * the point completes past the bound (truncated, exit 0). Either way no doorbell is blamed.
      */
     @Test
     void aGdaRatePointCutByTheBoundSaysSoNotADoorbell() {
         CliTest.Run r = assertTimeoutPreemptively(Duration.ofSeconds(120), () -> CliTest.run("gda", "rate",
-                "--threads", "16", "--messages", "200000", "--warmup", "0", "--max-seconds", "0.05", "--quiet",
+                "--threads", "16", "--messages", "50000", "--warmup", "0", "--max-seconds", "0.05", "--quiet",
                 "--format", "json"));
         assertFalse(r.err().contains("doorbell lost") || r.err().contains("Exception"), r.err());
         if (r.code() == ExitCodes.FAILED) {
