@@ -426,33 +426,89 @@ GR_FN int gr_warp_publish(const struct gda_rate_ctx *c, uint32_t qi, uint32_t id
  * When the QP mapping gives every QP one posting thread (known at launch:
  * gda_rate_plan_make sets ctx.solo), nothing is shared and nothing needs an
  * atomic: the poster keeps the QP's reservation counter, completed index,
- * CQ consumer index and the CQEs it expects in a struct gr_solo (registers
- * when its QP is fixed; loaded and saved around each round when one thread
- * rotates over QPs). A round of n WQEs is: room check (no load unless the
- * window is short), n WQEs built in registers and stored as whole 16-byte
- * vectors per WQEBB, one gr_ring (the ordering's fence + DBR + doorbell),
- * and a reclamation poll at most once per signaled WQE posted and only once
- * half the window is outstanding, which reads only the newest expected CQE
- * (send queues complete in order: its CQE retires every WQE up to it).
- * docs/design/methods.md ("mini-gda message rate", single-poster path). */
+ * CQ consumer index, the CQEs it expects and the QP's constants in a struct
+ * gr_solo (registers when its QP is fixed; shared memory when one thread
+ * rotates over QPs), and where its next message goes in a struct gr_msgs.
+ * A WQE then costs no division, no descriptor load and no 64-bit multiply:
+ * on one GPU thread every instruction of the chain is latency, so the
+ * instruction count per WQE is the rate (docs/design/methods.md, "mini-gda
+ * message rate", single-poster path). A round of n WQEs is: room check (no
+ * load unless the window is short), the load of the oldest outstanding CQE
+ * issued before the WQE stores (its latency hides behind them), n WQEs
+ * built in registers and stored as whole 16-byte vectors per WQEBB, the
+ * ordering's fence + DBR + doorbell once, then that CQE consumed if it was
+ * there (periodic reclamation: one CQE per round retires k WQEs). */
 struct gr_solo {
 	uint32_t resv;     /* WQEs posted (free-running), == ready: rung as soon as built */
 	uint32_t ci;       /* WQEs known complete */
 	uint32_t cq_ci;    /* CQEs consumed (free-running) */
 	uint32_t cq_pi;    /* CQEs expected: signaled WQEs posted */
-	uint32_t polled;   /* cq_pi at the last poll of the newest CQE */
+	uint32_t polled;   /* unused by this path; kept in the shared block for the dump */
 	uint32_t total;    /* the QP's WQE total of the run (its last one is signaled) */
+	uint32_t sig_left; /* WQEs until the next one signaled on period (1..k) */
+	uint32_t ring_mask; /* SQ bytes - 1 */
+	uint32_t ctrl1;    /* ctrl word 1 of every WQE: BE32(qpn << 8 | ds) */
+	uint32_t db_hi;    /* high half of the doorbell value: BE32(qpn << 8) */
+	uint8_t *sq;
+	uint32_t *dbrec;
+	uint64_t *uar;
 };
+
+/* A poster's messages: the destination (and pointer source) of its next
+ * one and the id its inline payload carries, advanced by one per WQE. The
+ * same values as gr_slot/gr_msg_id of message m, without their modulo and
+ * multiplies. */
+struct gr_msgs {
+	uint64_t ra, sa;   /* addresses of the next message's slot */
+	uint64_t ra0, sa0; /* the poster's slot 0 */
+	uint64_t id;       /* pattern id of the next message (inline payloads) */
+	uint32_t mi;       /* the next message's slot index, m % spt */
+	uint32_t pad;
+};
+
+GR_FN void gr_msgs_at(const struct gda_rate_ctx *c, uint32_t t, uint64_t m, struct gr_msgs *g)
+{
+	uint64_t slot0 = (uint64_t)t * c->spt;
+
+	g->mi = (uint32_t)(m % c->spt);
+	g->ra0 = c->dst_base + slot0 * c->stride;
+	g->sa0 = c->src_base + slot0 * c->stride;
+	g->ra = g->ra0 + (uint64_t)g->mi * c->stride;
+	g->sa = g->sa0 + (uint64_t)g->mi * c->stride;
+	g->id = gr_msg_id(c, t, m);
+	g->pad = 0;
+}
+
+GR_FN void gr_msgs_next(struct gr_msgs *g, uint32_t stride, uint32_t spt)
+{
+	g->id++;
+	g->ra += stride;
+	g->sa += stride;
+	if (++g->mi == spt) {
+		g->mi = 0;
+		g->ra = g->ra0;
+		g->sa = g->sa0;
+	}
+}
 
 GR_FN void gr_solo_load(const struct gda_rate_ctx *c, uint32_t qi, struct gr_solo *v)
 {
 	const struct gda_rate_qstate *s = &c->qs[qi];
+	const struct gda_rate_qdesc *q = &c->q[qi];
+
 	v->resv = s->resv;
 	v->ci = s->ci;
 	v->cq_ci = s->cq_ci;
 	v->cq_pi = s->cq_pi;
 	v->polled = s->polled;
 	v->total = s->total;
+	v->sig_left = c->k - v->resv % c->k;
+	v->ring_mask = q->wqebb_cnt * (uint32_t)MX_WQEBB_SIZE - 1u;
+	v->ctrl1 = mx_htobe32((q->qpn << 8) | c->ds);
+	v->db_hi = mx_htobe32(q->qpn << 8);
+	v->sq = q->sq;
+	v->dbrec = q->dbrec;
+	v->uar = q->uar;
 }
 
 /* Back into the shared block: gr_drain and the failure dump read it there. */
@@ -467,15 +523,22 @@ GR_FN void gr_solo_save(const struct gda_rate_ctx *c, uint32_t qi, const struct 
 	s->polled = v->polled;
 }
 
-/* Consumes the CQE at CQ position pos if it is there: every CQE before it
- * too (no one else reads this CQ). 1: consumed; 0: not yet; < 0: error CQE. */
-GR_FN int gr_solo_take(const struct gda_rate_ctx *c, uint32_t qi, struct gr_solo *v, uint32_t pos,
+/* The CQE word a poller tests (wqe_counter, signature, op_own and the QPN
+ * word before them) of CQ position pos. */
+GR_FN uint64_t gr_cqe_word(const struct gda_rate_qdesc *q, uint32_t pos)
+{
+	const uint8_t *cqe = q->cq + (size_t)(pos & ((1u << q->log_cq) - 1u)) * MX_CQE_SIZE;
+
+	return gpu_ld_relaxed_sys_u64((const uint64_t *)(cqe + MX_CQE_OFF_SOP_DROP_QPN));
+}
+
+/* Consumes the CQE at CQ position pos, whose word v64 was read, if it was
+ * there: every CQE before it too (no one else reads this CQ).
+ * 1: consumed; 0: not yet; < 0: error CQE. */
+GR_FN int gr_solo_seen(const struct gda_rate_ctx *c, uint32_t qi, struct gr_solo *v, uint32_t pos, uint64_t v64,
 		       struct gda_rate_tstats *st)
 {
 	const struct gda_rate_qdesc *q = &c->q[qi];
-	uint32_t n = 1u << q->log_cq;
-	const uint8_t *cqe = q->cq + (size_t)(pos & (n - 1u)) * MX_CQE_SIZE;
-	uint64_t v64 = gpu_ld_relaxed_sys_u64((const uint64_t *)(cqe + MX_CQE_OFF_SOP_DROP_QPN));
 	uint8_t oo = (uint8_t)(v64 >> 56);
 	uint16_t wc;
 
@@ -487,6 +550,8 @@ GR_FN int gr_solo_take(const struct gda_rate_ctx *c, uint32_t qi, struct gr_solo
 	else
 		gpu_fence_acquire_sys();
 	if ((oo >> 4) != MX_CQE_REQ) {
+		const uint8_t *cqe = q->cq + (size_t)(pos & ((1u << q->log_cq) - 1u)) * MX_CQE_SIZE;
+
 		st->cqe_opcode = oo >> 4;
 		st->cqe_syndrome = mx_cqe_syndrome(cqe);
 		return gr_fail(st, MARROW_EIO, GDA_RATE_WAIT_SPACE, qi, oo >> 4, MX_CQE_REQ);
@@ -499,23 +564,12 @@ GR_FN int gr_solo_take(const struct gda_rate_ctx *c, uint32_t qi, struct gr_solo
 	return 1;
 }
 
-/* Periodic reclamation: one read of the newest expected CQE. */
-GR_FN int gr_solo_poll(const struct gda_rate_ctx *c, uint32_t qi, struct gr_solo *v, struct gda_rate_tstats *st)
-{
-	uint64_t t0 = gr_ticks();
-	int rc;
-
-	v->polled = v->cq_pi;
-	rc = gr_solo_take(c, qi, v, v->cq_pi - 1u, st);
-	st->reap_ticks += gr_ticks() - t0;
-	return rc;
-}
-
-/* Waits until WQEs [.., end) fit: the newest expected CQE first, then the
- * oldest (each one retires K WQEs). */
+/* Waits until WQEs [.., end) fit: the oldest outstanding CQE first (the one
+ * the window waits for), then the newest (it retires every WQE before it). */
 GR_FN int gr_solo_space(const struct gda_rate_ctx *c, uint32_t qi, struct gr_solo *v, uint32_t end,
 			struct gda_rate_tstats *st)
 {
+	const struct gda_rate_qdesc *q = &c->q[qi];
 	struct gr_deadline d = {0, 0};
 	uint64_t t0 = gr_ticks();
 	uint32_t last = v->ci;
@@ -525,9 +579,9 @@ GR_FN int gr_solo_space(const struct gda_rate_ctx *c, uint32_t qi, struct gr_sol
 	while (end - v->ci > c->cap) {
 		if (v->cq_pi == v->cq_ci) /* nothing signaled outstanding: cannot happen with K' <= cap - n + 1 */
 			return gr_fail(st, MARROW_ETIMEDOUT, GDA_RATE_WAIT_SPACE, qi, v->ci, end - c->cap);
-		rc = gr_solo_take(c, qi, v, v->cq_pi - 1u, st);
-		if (rc == 0 && v->cq_pi - 1u != v->cq_ci)
-			rc = gr_solo_take(c, qi, v, v->cq_ci, st);
+		rc = gr_solo_seen(c, qi, v, v->cq_ci, gr_cqe_word(q, v->cq_ci), st);
+		if (rc > 0 && end - v->ci > c->cap && v->cq_pi != v->cq_ci)
+			rc = gr_solo_seen(c, qi, v, v->cq_pi - 1u, gr_cqe_word(q, v->cq_pi - 1u), st);
 		if (rc < 0)
 			return rc;
 		gr_progress(&d, &last, v->ci);
@@ -550,69 +604,105 @@ GR_FN void gr_st16(uint8_t *p, uint32_t a, uint32_t b, uint32_t c, uint32_t d)
 #endif
 }
 
-/* Writes WQE index idx (one WQEBB: inline <= 28 bytes or pointer) from
- * registers: the same bytes as gr_build, four 16-byte stores. */
-GR_FN void gr_build_bb(const struct gda_rate_ctx *c, const struct gda_rate_qdesc *q, uint32_t idx, int sig,
-		       uint32_t t, uint64_t m)
+/* Writes WQE index idx (one WQEBB: inline <= 28 bytes or pointer) of the
+ * poster's QP from registers: the same bytes as gr_build, four 16-byte
+ * stores. The payload constants (rkey, lkey, size words) come in as the
+ * caller's registers. */
+GR_FN void gr_build_bb(const struct gr_solo *v, const struct gr_msgs *g, uint32_t idx, int sig, uint32_t inl,
+		       uint32_t nw, uint32_t rkey_be, uint32_t lkey_be, uint32_t len_be)
 {
-	uint8_t *w = gr_wqe_at(q, idx, 0);
-	uint64_t slot = gr_slot(c, t, m);
-	uint64_t ra = c->dst_base + slot * c->stride;
+	uint8_t *w = v->sq + ((idx << MX_WQEBB_SHIFT) & v->ring_mask);
 
-	gr_st16(w, mx_htobe32(((uint32_t)(uint16_t)idx << 8) | MX_OPCODE_RDMA_WRITE), mx_htobe32((q->qpn << 8) | c->ds),
+	gr_st16(w, mx_htobe32(((idx & 0xffffu) << 8) | MX_OPCODE_RDMA_WRITE), v->ctrl1,
 		sig ? ((uint32_t)MX_CTRL_CQ_UPDATE << 24) : 0u, 0u);
-	gr_st16(w + 16, mx_htobe32((uint32_t)(ra >> 32)), mx_htobe32((uint32_t)ra), mx_htobe32(c->rkey), 0u);
-	if (c->inl) {
-		uint64_t id = gr_msg_id(c, t, m);
-		uint32_t nw = (c->msg_size + 3u) / 4u, p[7];
+	gr_st16(w + 16, mx_htobe32((uint32_t)(g->ra >> 32)), mx_htobe32((uint32_t)g->ra), rkey_be, 0u);
+	if (inl) {
+		uint32_t p[7];
 #if defined(__CUDA_ARCH__)
 #pragma unroll
 #endif
 		for (uint32_t k = 0; k < 7u; k++)
-			p[k] = k < nw ? gda_pattern_word(id, k) : 0u;
-		gr_st16(w + 32, mx_htobe32(c->msg_size | MX_INLINE_SEG_FLAG), p[0], p[1], p[2]);
+			p[k] = k < nw ? gda_pattern_word(g->id, k) : 0u;
+		gr_st16(w + 32, len_be, p[0], p[1], p[2]);
 		gr_st16(w + 48, p[3], p[4], p[5], p[6]);
 	} else {
-		uint64_t sa = c->src_base + slot * c->stride;
-		gr_st16(w + 32, mx_htobe32(c->msg_size & 0x7fffffffu), mx_htobe32(c->lkey), mx_htobe32((uint32_t)(sa >> 32)),
-			mx_htobe32((uint32_t)sa));
+		gr_st16(w + 32, len_be, lkey_be, mx_htobe32((uint32_t)(g->sa >> 32)), mx_htobe32((uint32_t)g->sa));
 		gr_st16(w + 48, 0u, 0u, 0u, 0u);
 	}
 }
 
 /* One round of the single poster of QP qi: n WQEs, messages m0 .. m0+n-1
- * of thread t, one doorbell. */
-GR_FN int gr_solo_round(const struct gda_rate_ctx *c, uint32_t qi, struct gr_solo *v, uint32_t t, uint64_t m0,
-			uint32_t n, struct gda_rate_tstats *st)
+ * of thread t (g: where message m0 goes), one doorbell. */
+GR_FN int gr_solo_round(const struct gda_rate_ctx *c, uint32_t qi, struct gr_solo *v, struct gr_msgs *g,
+			uint32_t t, uint64_t m0, uint32_t n, struct gda_rate_tstats *st)
 {
-	const struct gda_rate_qdesc *q = &c->q[qi];
 	uint32_t idx = v->resv, end = idx + n, sig = 0;
-	uint64_t t0;
-	int rc;
+	uint64_t t0, cqw = 0;
+	int look, rc;
 
 	if (end - v->ci > c->cap && (rc = gr_solo_space(c, qi, v, end, st)) != MARROW_OK)
 		return rc;
+	/* periodic reclamation: the oldest outstanding CQE, loaded now and
+	 * looked at after the doorbell */
+	look = v->cq_pi != v->cq_ci;
+	if (look)
+		cqw = gr_cqe_word(&c->q[qi], v->cq_ci);
 	t0 = gr_ticks();
-	for (uint32_t j = 0; j < n; j++) {
-		int s = gr_signaled(c, idx + j, v->total);
-		if (c->nbb == 1u) {
-			gr_build_bb(c, q, idx + j, s, t, m0 + j);
-			st->posts++;
-			st->signaled += (uint64_t)s;
-		} else {
-			gr_build(c, qi, idx + j, t, m0 + j, st);
+	if (c->nbb == 1u) {
+		/* the run's constants in registers: the WQE stores' "memory"
+		 * clobber would reload them from the context every WQE */
+		const uint32_t k = c->k, stride = c->stride, spt = c->spt, inl = c->inl;
+		const uint32_t nw = (c->msg_size + 3u) / 4u, rkey_be = mx_htobe32(c->rkey);
+		const uint32_t lkey_be = mx_htobe32(c->lkey);
+		const uint32_t len_be = mx_htobe32(inl ? (c->msg_size | MX_INLINE_SEG_FLAG) : (c->msg_size & 0x7fffffffu));
+
+		for (uint32_t j = 0; j < n; j++) {
+			int s = 0;
+
+			if (--v->sig_left == 0u) {
+				v->sig_left = k;
+				s = 1;
+			} else if (idx + j + 1u == v->total) {
+				s = 1;
+			}
+			gr_build_bb(v, g, idx + j, s, inl, nw, rkey_be, lkey_be, len_be);
+			gr_msgs_next(g, stride, spt);
+			sig += (uint32_t)s;
 		}
-		sig += (uint32_t)s;
+		st->posts += n;
+		st->signaled += sig;
+	} else {
+		for (uint32_t j = 0; j < n; j++) {
+			int s = gr_signaled(c, idx + j, v->total);
+
+			gr_build(c, qi, idx + j, t, m0 + j, st);
+			sig += (uint32_t)s;
+		}
 	}
 	st->wqe_ticks += gr_ticks() - t0;
 	v->cq_pi += sig;
 	v->resv = end;
 	t0 = gr_ticks();
-	gr_ring(c, qi, end, st);
+	if (c->doorbell == MARROW_GDA_RATE_DB_HOST) {
+		gr_ring(c, qi, end, st);
+	} else {
+		struct gda_sq sq;
+		uint32_t pi = end * c->nbb;
+
+		sq.dbrec = v->dbrec;
+		sq.uar = v->uar;
+		gda_publish(&sq, (int)c->ord, mx_dbrec_send_value(pi),
+			    ((uint64_t)v->db_hi << 32) | mx_htobe32((pi & 0xffffu) << 8));
+		st->doorbells++;
+	}
 	st->fence_ticks += gr_ticks() - t0;
-	if (v->cq_pi != v->polled && v->cq_pi != v->cq_ci && 2u * (end - v->ci) > c->cap &&
-	    (rc = gr_solo_poll(c, qi, v, st)) < 0)
-		return rc;
+	if (look) {
+		t0 = gr_ticks();
+		rc = gr_solo_seen(c, qi, v, v->cq_ci, cqw, st);
+		st->reap_ticks += gr_ticks() - t0;
+		if (rc < 0)
+			return rc;
+	}
 	return MARROW_OK;
 }
 

@@ -157,7 +157,8 @@ __global__ void __launch_bounds__(GDA_RATE_SOLO_MAX_THREADS, 1) rate_solo_kernel
 		      : a.qp_map == MARROW_GDA_RATE_QP_PER_WARP ? blockIdx.x * ((a.threads + 31u) / 32u) + threadIdx.x / 32u
 		      : gtid;
 	gda_rate_tstats st;
-	gr_solo sv = {0, 0, 0, 0, 0, 0};
+	gr_solo sv = {};
+	gr_msgs g;
 	uint32_t sq = ~0u; /* the QP whose state sv holds */
 	/* QP_SHARED with one thread (the only single-poster case that rotates):
 	 * each round's QP state from shared memory (~30 cycles), not a global
@@ -170,6 +171,7 @@ __global__ void __launch_bounds__(GDA_RATE_SOLO_MAX_THREADS, 1) rate_solo_kernel
 	memset(&st, 0, sizeof(st));
 	for (uint32_t i = 0; rotating && i < a.qps; i++)
 		gr_solo_load(c, i, &ss[i]);
+	gr_msgs_at(c, gtid, 0, &g);
 	for (unsigned long long rd = 0; rd < a.rounds; rd++) {
 		uint32_t qi = gr_qp_of(a.qp_map, a.qps, unit, rd);
 		if (rd == a.warm_rounds) {
@@ -184,7 +186,7 @@ __global__ void __launch_bounds__(GDA_RATE_SOLO_MAX_THREADS, 1) rate_solo_kernel
 		}
 		if (rotating) { /* one thread over every QP: the states stay in shared memory */
 			sv = ss[qi];
-			rc = gr_solo_round(c, qi, &sv, gtid, rd * a.per, a.per, &st);
+			rc = gr_solo_round(c, qi, &sv, &g, gtid, rd * a.per, a.per, &st);
 			ss[qi] = sv;
 			if (rc != MARROW_OK)
 				break;
@@ -196,7 +198,7 @@ __global__ void __launch_bounds__(GDA_RATE_SOLO_MAX_THREADS, 1) rate_solo_kernel
 			gr_solo_load(c, qi, &sv);
 			sq = qi;
 		}
-		if ((rc = gr_solo_round(c, qi, &sv, gtid, rd * a.per, a.per, &st)) != MARROW_OK)
+		if ((rc = gr_solo_round(c, qi, &sv, &g, gtid, rd * a.per, a.per, &st)) != MARROW_OK)
 			break;
 	}
 	if (sq != ~0u)

@@ -69,10 +69,12 @@ static void *unit_main(void *arg)
 	const struct gda_rate_ctx *c = &r->p.ctx;
 	uint32_t per = r->p.per;
 	uint64_t t0 = gda_now_ns();
-	struct gr_solo sv = {0, 0, 0, 0, 0, 0};
+	struct gr_solo sv = {0};
+	struct gr_msgs g;
 	uint32_t sq = ~0u; /* the QP whose state sv holds (single-poster path) */
 	int rc = MARROW_OK;
 
+	gr_msgs_at(c, u->first_thread, 0, &g);
 	for (uint64_t rd = 0; rd < r->p.rounds && rc == MARROW_OK; rd++) {
 		uint32_t qi = gr_qp_of(cfg->qp_map, cfg->qps, u->unit, rd);
 		uint32_t idx;
@@ -92,7 +94,7 @@ static void *unit_main(void *arg)
 				gr_solo_load(c, qi, &sv);
 				sq = qi;
 			}
-			rc = gr_solo_round(c, qi, &sv, u->first_thread, rd * per, per, &u->st);
+			rc = gr_solo_round(c, qi, &sv, &g, u->first_thread, rd * per, per, &u->st);
 			continue;
 		}
 		if (cfg->publication != MARROW_GDA_RATE_PUB_WARP) {
