@@ -172,8 +172,12 @@ __global__ void __launch_bounds__(GDA_RATE_SOLO_MAX_THREADS, 1) rate_solo_kernel
 	for (uint32_t i = 0; rotating && i < a.qps; i++)
 		gr_solo_load(c, i, &ss[i]);
 	gr_msgs_at(c, gtid, 0, &g);
+	/* the round's QP without a division per round: fixed, or (rotating)
+	 * advanced by one from gr_qp_of's first */
+	uint32_t qi = gr_qp_of(a.qp_map, a.qps, unit, 0);
 	for (unsigned long long rd = 0; rd < a.rounds; rd++) {
-		uint32_t qi = gr_qp_of(a.qp_map, a.qps, unit, rd);
+		if (rotating && rd != 0)
+			qi = qi + 1u == a.qps ? 0u : qi + 1u;
 		if (rd == a.warm_rounds) {
 			c0 = gpu_clock64();
 			atomicMin(&a.out->t_start, (unsigned long long)gda_now_ns());

@@ -125,6 +125,21 @@ public final class DocTables {
             return List.copyOf(names);
         }
 
+        /** The folders directly under dir (a path ending) that hold inputs at any depth below them, sorted. */
+        List<String> branches(String dir) {
+            java.util.TreeSet<String> names = new java.util.TreeSet<>();
+            for (Path p : paths) {
+                for (Path f = p.toAbsolutePath().normalize().getParent(); f != null && f.getParent() != null;
+                        f = f.getParent()) {
+                    if (f.getParent().toString().replace('\\', '/').endsWith("/" + dir)) {
+                        names.add(f.getFileName().toString());
+                        break;
+                    }
+                }
+            }
+            return List.copyOf(names);
+        }
+
         /** The *.jsonl inputs directly in folder (a path ending, "h200-gda-rate/devnic"), sorted by name. */
         List<String> under(String folder) {
             List<String> names = new ArrayList<>();
@@ -280,6 +295,7 @@ public final class DocTables {
         m.putAll(SoakDocTables.tables(in));
         m.putAll(PresetLibraryDocTables.tables(in));
         m.putAll(SoftnicScalingDocTables.tables(in));
+        m.putAll(Table5DocTables.tables(in));
         return m;
     }
 
