@@ -290,8 +290,11 @@ static __device__ __noinline__ bool emu_lane_ptr_run(struct emu_thread *t, struc
 		const uint32_t pst = EMU_LD_RLX(&L->peer->state);
 		const struct marrow_emu_pd *pd = qp->pd;
 		struct emu_d_mr_cache *const lc = EMU_D_LKEY_CACHE(t);
-		uint32_t lkey = lc->pd == pd ? lc->key_be : 0u;
-		uint64_t lbase = lc->base, llen = lc->len;
+		/* Another PD's MR is no MR: key 0 and length 0, which fail every
+		 * check (fast_remote_ok's rule for an empty cache). */
+		const bool same_pd = lc->pd == pd;
+		uint32_t lkey = same_pd ? lc->key_be : 0u;
+		uint64_t lbase = same_pd ? lc->base : 0u, llen = same_pd ? lc->len : 0u;
 
 		if (pst == MARROW_QPS_RTS || pst == MARROW_QPS_RTR)
 			n = fast_ptr_check(t->dev, pd, L->peer_pd, L->ctrl_ds3, ci,
