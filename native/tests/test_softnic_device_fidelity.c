@@ -672,7 +672,7 @@ int main(void)
 			      (unsigned long long)cpu.ctr[MARROW_EMU_CTR_cqe_req]);
 		}
 		scenario_restart(&dev);
-		putc_all(&dev, sanitize_mode() ? 200 : 50);
+		putc_all(&dev, sanitize_mode() ? 100 : 50);
 	}
 	if (sanitize_mode()) {
 		printf("test_softnic_device_fidelity: MARROW_SANITIZE=1: stage profiles (GPU initiator) not run\n");
