@@ -98,7 +98,7 @@ static void load(void)
 	SYM(query_qp, "ibv_query_qp");
 	SYM(init_obj, "mlx5dv_init_obj");
 	SYM(is_mlx5, "mlx5dv_is_supported");
-	CHECK((*(void **)&why_fn = dlsym(h, "marrow_mlx5model_last_error")) != NULL);
+	CHECK((*(void **)&why_fn = dlsym(h, "marrow_mlx5model_why")) != NULL);
 }
 
 static uint64_t now_ns(void)

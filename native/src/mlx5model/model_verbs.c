@@ -65,7 +65,7 @@ static void refuse(int err, const char *fmt, ...)
 /* An expression, so that "return REFUSE(...), -1;" reads as one refusal. */
 #define REFUSE(err, ...) refuse((err), __VA_ARGS__)
 
-MODEL_EXPORT const char *marrow_mlx5model_last_error(void)
+MODEL_EXPORT const char *marrow_mlx5model_why(void)
 {
 	return g_why;
 }
