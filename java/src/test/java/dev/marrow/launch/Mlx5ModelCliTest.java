@@ -18,7 +18,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The CLI on the mlx5 model (MARROW_RDMA_CORE=model, docs/design/mlx5-model.md): the proxy's
- * verbs backend opens, connects and runs its QPs through the model's libibverbs surface, and
+ * verbs backend opens, connects and runs its QPs through the model's libibverbs surface; mini-gda's
+ * CPU executor posts through the QP views and the UAR page of mlx5dv_init_obj and checks the bytes;
  * the records say nic mlx5-model, hardware false. A selector that is neither value is refused
  * with the value named. The CLI runs in a child JVM: the selector is an environment variable.
  */
@@ -45,6 +46,25 @@ class Mlx5ModelCliTest {
         assertTrue(r.contains("\"hardware\":false"), r);
         assertTrue(r.contains("\"nic\":\"mlx5-model\""), r);
         assertTrue(r.contains("\"backend\":\"verbs\""), r);
+    }
+
+    @Test
+    void gdaOnTheCpuPostsThroughTheModelsUarAndDeliversEveryByte(@TempDir Path dir) throws Exception {
+        requireModel();
+        Process p = TwoProcessSoftNicTest.start(dir, "gda", Map.of(RdmaCore.ENV, "model"), "gda", "latency",
+                "--target", "cpu", "--nic", "mlx5", "--iters", "300", "--warmup", "30", "--quiet", "--format", "json",
+                "-o", "out.jsonl");
+        int rc = TwoProcessSoftNicTest.await(p, 120, dir, "gda");
+        String err = read(dir, "gda.err");
+        assertEquals(0, rc, "stderr: " + err);
+        List<String> records = Files.readAllLines(dir.resolve("out.jsonl")).stream()
+                .filter(l -> l.contains("\"experiment\":\"gda.latency\"")).toList();
+        assertTrue(!records.isEmpty(), err);
+        for (String r : records) { // each experiment checks the bytes that landed in the peer's inbox
+            assertTrue(r.contains("\"hardware\":false") && r.contains("\"nic\":\"mlx5-model\""), r);
+            assertTrue(r.contains("\"payload_errors\":0") && r.contains("\"valid\":true"), r);
+            assertTrue(r.contains("\"mlx5_device\":\"mlx5_model0\""), r);
+        }
     }
 
     @Test
