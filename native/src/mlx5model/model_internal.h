@@ -62,12 +62,14 @@ struct model_ctx {
 	union ibv_gid gids[MODEL_GID_MAX];
 	uint32_t next_pdn;
 	uint32_t next_uar;
+	struct model_pd *pds;       /* live PDs (DevX CREATE_QP names one by pdn), under ctx.mutex */
 };
 
 struct model_pd {
 	struct ibv_pd pd;
 	struct marrow_emu_pd *emu;
 	uint32_t pdn;
+	struct model_pd *next;
 };
 
 struct model_mr {
@@ -107,6 +109,7 @@ int model_caps_parse(const char *spec, struct model_caps *c, char *why, size_t w
 void model_gid_table(const struct model_caps *c, uint64_t guid, union ibv_gid *gids);
 
 /* model_verbs.c */
+struct model_pd *model_pd_by_pdn(struct model_ctx *mc, uint32_t pdn);
 int model_errno_from_marrow(int rc);
 
 /* model_data.c: the ops table's data path */

@@ -383,6 +383,8 @@ MODEL_EXPORT struct ibv_pd *ibv_alloc_pd(struct ibv_context *c)
 	p->pd.context = c;
 	pthread_mutex_lock(&c->mutex);
 	p->pdn = mc->next_pdn++;
+	p->next = mc->pds;
+	mc->pds = p;
 	pthread_mutex_unlock(&c->mutex);
 	p->pd.handle = p->pdn;
 	return &p->pd;
@@ -390,15 +392,34 @@ MODEL_EXPORT struct ibv_pd *ibv_alloc_pd(struct ibv_context *c)
 
 MODEL_EXPORT int ibv_dealloc_pd(struct ibv_pd *pd)
 {
-	struct model_pd *p = (struct model_pd *)pd;
+	struct model_pd *p = (struct model_pd *)pd, **pp;
+	struct model_ctx *mc = mctx(pd->context);
 	int rc = marrow_emu_pd_free(p->emu);
 
 	if (rc) {
 		REFUSE(EBUSY, "ibv_dealloc_pd: %s", marrow_last_error());
 		return EBUSY;
 	}
+	pthread_mutex_lock(&pd->context->mutex);
+	for (pp = &mc->pds; *pp != NULL; pp = &(*pp)->next)
+		if (*pp == p) {
+			*pp = p->next;
+			break;
+		}
+	pthread_mutex_unlock(&pd->context->mutex);
 	free(p);
 	return 0;
+}
+
+struct model_pd *model_pd_by_pdn(struct model_ctx *mc, uint32_t pdn)
+{
+	struct model_pd *p;
+
+	pthread_mutex_lock(&mc->ctx.mutex);
+	for (p = mc->pds; p != NULL && p->pdn != pdn; p = p->next)
+		;
+	pthread_mutex_unlock(&mc->ctx.mutex);
+	return p;
 }
 
 #define MODEL_ACCESS_KNOWN (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | \
@@ -1001,7 +1022,8 @@ MODEL_EXPORT struct ibv_ah *ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr 
 		REFUSE(EINVAL, "ibv_create_ah: port %u or no GRH on RoCE", attr ? attr->port_num : 0);
 		return NULL;
 	}
-	ah = calloc(1, sizeof(*ah) + sizeof(struct ibv_ah_attr));
+	/* the ibv_ah, its attributes, then the mlx5 address vector init_obj hands out */
+	ah = calloc(1, sizeof(*ah) + sizeof(struct ibv_ah_attr) + sizeof(struct mlx5_wqe_av));
 	if (ah == NULL) {
 		errno = ENOMEM;
 		return NULL;
@@ -1073,12 +1095,9 @@ MODEL_EXPORT int mlx5dv_init_obj(struct mlx5dv_obj *obj, uint64_t type)
 	}
 	if (type & MLX5DV_OBJ_AH) {
 		const struct ibv_ah_attr *attr = (const struct ibv_ah_attr *)(obj->ah.in + 1);
-		struct mlx5_wqe_av *av = calloc(1, sizeof(*av));
+		struct mlx5_wqe_av *av = (struct mlx5_wqe_av *)(attr + 1); /* lives in the ah, as libmlx5's */
 
-		if (av == NULL)
-			return ENOMEM;
 		ah_mac(attr, av->rmac);
-		/* the av lives as long as the process: libmlx5's lives in the ah */
 		obj->ah.out->av = av;
 		obj->ah.out->comp_mask = 0;
 	}

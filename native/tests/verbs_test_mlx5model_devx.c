@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright (c) 2026 The Marrow authors
+ *
+ * Marrow's DevX path (libmarrow_verbs.so, dlopened by path) on the mlx5
+ * model (MARROW_RDMA_CORE=model, docs/design/mlx5-model.md §5), with host
+ * memory as the "GPU" memory of the queues: the context opens with DevX,
+ * the caps are queried, umems, a UAR, CREATE_CQ and CREATE_QP build a QP
+ * whose rings are the caller's memory; it connects to itself through the
+ * DevX state commands, WRITEs posted by Marrow's own WQE writer through the
+ * UAR land (every byte compared); a bad rkey's error CQE moves it to ERR
+ * and marrow_mlx5_gpu_qp_reset + connect bring it back with indexes resumed.
+ * The model's decoder refuses, firmware-style, an SQ above the caps (status
+ * and syndrome surfaced in Marrow's message), a bad opcode, older firmware's
+ * free-running timestamps (Marrow then asks DEFAULT and succeeds), and on a
+ * bonded RoCE port Marrow's LAG affinity and address path pass. Exits 77
+ * only when a library was not built.
+ */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "marrow/marrow_mlx5.h"
+#include "marrow/marrow_verbs.h"
+#include "marrow/mlx5_wqe.h"
+
+static const char *(*last_error)(void);
+static const char *(*model_why)(void);
+
+#define CHECK(c)								\
+	do {									\
+		if (!(c)) {							\
+			fprintf(stderr, "%s:%d: CHECK failed: %s (last error: %s; model: %s)\n", __FILE__, \
+				__LINE__, #c, last_error ? last_error() : "", model_why ? model_why() : ""); \
+			exit(1);						\
+		}								\
+	} while (0)
+#define OK(e) CHECK((e) == MARROW_OK)
+
+static struct {
+	int (*dev_open)(struct marrow_mlx5_device_attr *, struct marrow_mlx5_device **);
+	int (*dev_close)(struct marrow_mlx5_device *);
+	int (*devx_check)(struct marrow_mlx5_device *);
+	int (*mr_reg)(struct marrow_mlx5_device *, void *, uint64_t, uint32_t, struct marrow_mlx5_mr **,
+		      uint32_t *, uint32_t *);
+	int (*mr_dereg)(struct marrow_mlx5_mr *);
+	int (*open)(struct marrow_mlx5_device *, const struct marrow_mlx5_qp_attr *,
+		    const struct marrow_mlx5_gpu_mem_ops *, struct marrow_mlx5_gpu_qp **, struct marrow_qp_view *,
+		    struct marrow_cq_view *, char *, uint32_t);
+	int (*local_info)(struct marrow_mlx5_gpu_qp *, const struct marrow_mlx5_mr *, struct marrow_mlx5_peer_info *);
+	int (*connect)(struct marrow_mlx5_gpu_qp *, const struct marrow_mlx5_peer_info *,
+		       const struct marrow_mlx5_conn_params *);
+	int (*reset)(struct marrow_mlx5_gpu_qp *);
+	int (*indexes)(struct marrow_mlx5_gpu_qp *, uint32_t *, uint32_t *);
+	int (*destroy)(struct marrow_mlx5_gpu_qp *);
+	int (*general)(void *, const void *, size_t, void *, size_t);
+} m;
+
+static int h_alloc(void *ctx, uint64_t len, void **p) { (void)ctx; return posix_memalign(p, 4096, len); }
+static int h_free(void *ctx, void *p) { (void)ctx; free(p); return 0; }
+static int h_copy(void *ctx, void *dst, const void *src, size_t n) { (void)ctx; memcpy(dst, src, n); return 0; }
+
+static const struct marrow_mlx5_gpu_mem_ops host_ops = { .size = sizeof(host_ops), .alloc = h_alloc,
+							 .free = h_free, .to_gpu = h_copy, .from_gpu = h_copy };
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void post(const struct marrow_qp_view *v, uint32_t pi, uint64_t src, uint32_t lkey, uint64_t dst,
+		 uint32_t rkey, uint32_t len)
+{
+	uint8_t *w = (uint8_t *)v->sq_buf + (pi & (v->sq_wqe_cnt - 1)) * 64;
+	uint32_t ds = mx_ds_pointer_write(1);
+
+	CHECK(mx_set_ctrl_seg(w, (uint16_t)pi, MX_OPCODE_RDMA_WRITE, 0, v->qpn, MX_CTRL_CQ_UPDATE, (uint8_t)ds, 0,
+			      0) == 0);
+	mx_set_raddr_seg(w + 16, dst, rkey);
+	mx_set_data_seg(w + 32, len, lkey, src);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	__atomic_store_n(&v->dbrec[1], mx_dbrec_send_value(pi + mx_wqebbs(ds)), __ATOMIC_RELEASE);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n((uint64_t *)v->uar, mx_doorbell_value((uint16_t)(pi + mx_wqebbs(ds)), 0, v->qpn, 0),
+			 __ATOMIC_RELEASE);
+}
+
+static uint8_t wait_cqe(const struct marrow_cq_view *cv, uint32_t ci, uint8_t *synd)
+{
+	const uint8_t *c = (const uint8_t *)cv->buf + (ci & (cv->cqe_cnt - 1)) * 64;
+	uint64_t end = now_ns() + 5000000000ull;
+	uint8_t op_own;
+
+	for (;;) {
+		op_own = __atomic_load_n(c + 63, __ATOMIC_ACQUIRE);
+		if ((op_own >> 4) != 0xf && (op_own & 1) == ((ci / cv->cqe_cnt) & 1))
+			break;
+		CHECK(now_ns() < end);
+	}
+	*synd = c[MX_CQE_OFF_SYNDROME];
+	__atomic_store_n(&cv->dbrec[0], mx_htobe32((ci + 1) & 0xffffff), __ATOMIC_RELEASE);
+	return op_own >> 4;
+}
+
+static struct marrow_mlx5_device *open_dev(const char *caps)
+{
+	struct marrow_mlx5_device_attr da = { .size = sizeof(da), .gid_index = -1 };
+	struct marrow_mlx5_device *d;
+
+	setenv("MARROW_MLX5MODEL", caps, 1);
+	OK(m.dev_open(&da, &d));
+	OK(m.devx_check(d));
+	return d;
+}
+
+/* Create, connect to itself, run, fail, recover; on the given caps. */
+static void run(const char *caps)
+{
+	struct marrow_mlx5_qp_attr qa = { .size = sizeof(qa), .log_sq_wqebb_cnt = 6, .log_cqe_cnt = 6,
+					  .max_inline_data = 64, .access = 2, .placement = MARROW_MLX5_QUEUES_GPU };
+	struct marrow_qp_view v = { .size = sizeof(v) };
+	struct marrow_cq_view cv = { .size = sizeof(cv) };
+	struct marrow_mlx5_peer_info self = { .size = sizeof(self) };
+	struct marrow_mlx5_device *d = open_dev(caps);
+	struct marrow_mlx5_gpu_qp *q;
+	struct marrow_mlx5_mr *mr;
+	enum { LEN = 1 << 16 };
+	uint8_t *buf = aligned_alloc(4096, LEN);
+	uint32_t lkey, rkey, ci = 0, sq_pi, cq_ci;
+	char note[200] = "";
+	uint8_t synd;
+
+	CHECK(buf != NULL);
+	memset(buf, 0, LEN);
+	OK(m.mr_reg(d, buf, LEN, 2, &mr, &lkey, &rkey));
+	OK(m.open(d, &qa, &host_ops, &q, &v, &cv, note, sizeof(note)));
+	CHECK(v.sq_wqe_cnt == 64 && cv.cqe_cnt == 64 && v.uar != NULL);
+	OK(m.local_info(q, mr, &self));
+	OK(m.connect(q, &self, NULL));
+	for (uint32_t i = 0; i < 6; i++) {
+		for (uint32_t j = 0; j < 2048; j++)
+			buf[i * 2048 + j] = (uint8_t)(i * 13 + j * 3);
+		post(&v, i, (uintptr_t)(buf + i * 2048), lkey, (uintptr_t)(buf + LEN / 2 + i * 2048), rkey, 2048);
+		CHECK(wait_cqe(&cv, ci++, &synd) == 0);
+	}
+	CHECK(memcmp(buf, buf + LEN / 2, 6 * 2048) == 0);
+	/* error CQE, ERR, recovery with the indexes resumed */
+	post(&v, 6, (uintptr_t)buf, lkey, (uintptr_t)(buf + LEN / 2), rkey ^ 0x7700, 64);
+	CHECK(wait_cqe(&cv, ci++, &synd) == 13 && synd == 0x13);
+	OK(m.reset(q));
+	OK(m.indexes(q, &sq_pi, &cq_ci));
+	CHECK(sq_pi == 0 && cq_ci == ci);
+	OK(m.connect(q, &self, NULL));
+	memset(buf + LEN / 2, 0, LEN / 2);
+	for (uint32_t i = 0; i < 3; i++) {
+		post(&v, i, (uintptr_t)(buf + i * 2048), lkey, (uintptr_t)(buf + LEN / 2 + i * 2048), rkey, 2048);
+		CHECK(wait_cqe(&cv, ci++, &synd) == 0);
+	}
+	CHECK(memcmp(buf, buf + LEN / 2, 3 * 2048) == 0);
+	OK(m.destroy(q));
+	OK(m.mr_dereg(mr));
+	OK(m.dev_close(d));
+	free(buf);
+	printf("  DevX QP on caps '%s': created, connected, ran, recovered\n", caps);
+}
+
+/* An SQ above the caps: the model refuses CREATE_QP; Marrow says which command, status and syndrome. */
+static void refusal(void)
+{
+	struct marrow_mlx5_qp_attr qa = { .size = sizeof(qa), .log_sq_wqebb_cnt = 8, .log_cqe_cnt = 6,
+					  .max_inline_data = 64, .access = 2, .placement = MARROW_MLX5_QUEUES_GPU };
+	struct marrow_qp_view v = { .size = sizeof(v) };
+	struct marrow_cq_view cv = { .size = sizeof(cv) };
+	struct marrow_mlx5_device *d = open_dev("max_qp_wr=128");
+	struct marrow_mlx5_gpu_qp *q;
+	int rc = m.open(d, &qa, &host_ops, &q, &v, &cv, NULL, 0);
+
+	CHECK(rc != MARROW_OK);
+	printf("  expected refusal: %s\n", last_error());
+	CHECK(strstr(last_error(), "CREATE_QP") != NULL && strstr(last_error(), "status 0x3") != NULL);
+	CHECK(strstr(last_error(), "0x4d4d0031") != NULL); /* the model's log_sq_size syndrome */
+	CHECK(strstr(model_why(), "log_sq_size 8") != NULL);
+	OK(m.dev_close(d));
+}
+
+int main(void)
+{
+#if !defined(MARROW_VERBS_SO) || !defined(MARROW_MLX5MODEL_SO)
+	printf("verbs_test_mlx5model_devx: SKIP (libmarrow_verbs.so or the mlx5 model was not built)\n");
+	return 77;
+#else
+	void *h, *mh;
+
+	setenv("MARROW_RDMA_CORE", "model", 1);
+	setenv("MARROW_MLX5MODEL_LIB", MARROW_MLX5MODEL_SO, 1);
+	h = dlopen(MARROW_VERBS_SO, RTLD_NOW | RTLD_LOCAL);
+	mh = dlopen(MARROW_MLX5MODEL_SO, RTLD_NOW | RTLD_LOCAL); /* the same copy the loader opened */
+	CHECK(h != NULL && mh != NULL);
+#define SYM(f, n) CHECK((*(void **)&m.f = dlsym(h, n)) != NULL)
+	CHECK((*(void **)&last_error = dlsym(h, "marrow_verbs_last_error")) != NULL);
+	CHECK((*(void **)&model_why = dlsym(mh, "marrow_mlx5model_devx_why")) != NULL);
+	CHECK((*(void **)&m.general = dlsym(mh, "mlx5dv_devx_general_cmd")) != NULL);
+	SYM(dev_open, "marrow_mlx5_device_open");
+	SYM(dev_close, "marrow_mlx5_device_close");
+	SYM(devx_check, "marrow_mlx5_devx_check");
+	SYM(mr_reg, "marrow_mlx5_mr_reg");
+	SYM(mr_dereg, "marrow_mlx5_mr_dereg");
+	SYM(open, "marrow_mlx5_gpu_qp_open");
+	SYM(local_info, "marrow_mlx5_gpu_qp_local_info");
+	SYM(connect, "marrow_mlx5_gpu_qp_connect");
+	SYM(reset, "marrow_mlx5_gpu_qp_reset");
+	SYM(indexes, "marrow_mlx5_gpu_qp_indexes");
+	SYM(destroy, "marrow_mlx5_gpu_qp_destroy");
+
+	run("");
+	run("ts=default");          /* firmware without free-running timestamps: Marrow asks DEFAULT */
+	run("link=roce,lag=1");     /* bonded RoCE: LAG affinity, MAC, GID, hop limit all present */
+	refusal();
+	printf("verbs_test_mlx5model_devx: OK\n");
+	return 0;
+#endif
+}
