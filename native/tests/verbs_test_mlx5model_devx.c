@@ -16,6 +16,7 @@
  * only when a library was not built.
  */
 #include <dlfcn.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,7 @@
 #include "marrow/marrow_mlx5.h"
 #include "marrow/marrow_verbs.h"
 #include "marrow/mlx5_wqe.h"
+#include <infiniband/mlx5dv.h>
 
 static const char *(*last_error)(void);
 static const char *(*model_why)(void);
@@ -187,6 +189,60 @@ static void refusal(void)
 	OK(m.dev_close(d));
 }
 
+/* The decoder alone, boxes built here: a bad opcode, the caps of a bonded
+ * RoCE device with older timestamps, and DevX refused on a verbs context. */
+static void decoder(void *mh)
+{
+	struct ibv_device **(*list)(int *);
+	struct ibv_context *(*dv_open)(struct ibv_device *, struct mlx5dv_context_attr *);
+	struct ibv_context *(*open)(struct ibv_device *);
+	int (*close)(struct ibv_context *);
+	struct mlx5dv_context_attr a = { .flags = MLX5DV_CONTEXT_FLAGS_DEVX };
+	void (*free_list)(struct ibv_device **);
+	struct ibv_device **devs;
+	struct ibv_context *ctx;
+	uint8_t in[16], out[16 + 4096];
+	int n;
+
+	CHECK((*(void **)&list = dlsym(mh, "ibv_get_device_list")) != NULL);
+	CHECK((*(void **)&dv_open = dlsym(mh, "mlx5dv_open_device")) != NULL);
+	CHECK((*(void **)&open = dlsym(mh, "ibv_open_device")) != NULL);
+	CHECK((*(void **)&close = dlsym(mh, "ibv_close_device")) != NULL);
+	CHECK((*(void **)&free_list = dlsym(mh, "ibv_free_device_list")) != NULL);
+	devs = list(&n);
+	CHECK(devs != NULL && n == 1);
+	setenv("MARROW_MLX5MODEL", "link=roce,lag=1,ts=default,max_rd_atomic=8", 1);
+	ctx = dv_open(devs[0], &a);
+	CHECK(ctx != NULL);
+	memset(in, 0, sizeof(in));
+	in[0] = 0x07; /* opcode 0x777: none the model knows */
+	in[1] = 0x77;
+	CHECK(m.general(ctx, in, sizeof(in), out, sizeof(out)) == EREMOTEIO);
+	CHECK(out[0] == 0x02 && mx_be32toh(*(uint32_t *)(out + 4)) == 0x4d4d0001); /* BAD_OP, the model's syndrome */
+	/* QUERY_HCA_CAP, general caps, current (op_mod 1): dword 0x80/32 + n of the out box */
+	{
+		static uint8_t cap[16 + 4096];
+
+		memset(in, 0, sizeof(in));
+		in[0] = 0x01; /* 0x100 */
+		in[7] = 0x01;
+		CHECK(m.general(ctx, in, sizeof(in), cap, sizeof(cap)) == 0 && cap[0] == 0);
+		/* num_lag_ports (cap bit 0x27c, 4 bits) = 2; sq_ts_format (0x440, 2 bits) = 1, real time only */
+		CHECK(((mx_be32toh(*(uint32_t *)(cap + 16 + 0x260 / 8)) >> 0) & 0xf) == 2);
+		CHECK((mx_be32toh(*(uint32_t *)(cap + 16 + 0x440 / 8)) >> 30) == 1);
+		/* log_max_ra_res_qp (0x15a, 6 bits) = 3 for 8 */
+		CHECK(((mx_be32toh(*(uint32_t *)(cap + 16 + 0x140 / 8)) >> 0) & 0x3f) == 3);
+	}
+	CHECK(close(ctx) == 0);
+	unsetenv("MARROW_MLX5MODEL");
+	ctx = open(devs[0]);
+	CHECK(ctx != NULL);
+	CHECK(m.general(ctx, in, sizeof(in), out, sizeof(out)) == EOPNOTSUPP); /* not a DevX context */
+	CHECK(close(ctx) == 0);
+	free_list(devs);
+	printf("  decoder: bad opcode, caps and a verbs-only context answered as firmware would\n");
+}
+
 int main(void)
 {
 #if !defined(MARROW_VERBS_SO) || !defined(MARROW_MLX5MODEL_SO)
@@ -216,6 +272,7 @@ int main(void)
 	SYM(indexes, "marrow_mlx5_gpu_qp_indexes");
 	SYM(destroy, "marrow_mlx5_gpu_qp_destroy");
 
+	decoder(mh);
 	run("");
 	run("ts=default");          /* firmware without free-running timestamps: Marrow asks DEFAULT */
 	run("link=roce,lag=1");     /* bonded RoCE: LAG affinity, MAC, GID, hop limit all present */
