@@ -418,6 +418,16 @@ static uint8_t *umem_at(struct model_ctx *mc, uint32_t id, uint64_t off, uint64_
 	return u->addr + off;
 }
 
+int model_devx_has_qpn(uint32_t qpn)
+{
+	int found;
+
+	pthread_mutex_lock(&g.lock);
+	found = obj_find(NULL, OBJ_QP, qpn) != NULL;
+	pthread_mutex_unlock(&g.lock);
+	return found;
+}
+
 /* ---- caps ------------------------------------------------------------------- */
 
 static uint32_t ts_cap(const struct model_caps *c)

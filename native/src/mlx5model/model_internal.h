@@ -120,8 +120,10 @@ int model_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc);
 void model_cq_clean(struct model_cq *cq, uint32_t qpn);
 
 /* Registry of live QPs by QPN (process-wide; the CQ poller maps a CQE to its QP). */
-void model_qp_register(struct model_qp *q);
+int model_qp_register(struct model_qp *q); /* -1 when MODEL_MAX_QP are live */
 void model_qp_unregister(struct model_qp *q);
 struct model_qp *model_qp_lookup(uint32_t qpn);
+/* model_devx.c: whether a DevX QP of this process has that number (a verbs QP may connect to it). */
+int model_devx_has_qpn(uint32_t qpn);
 
 #endif /* MARROW_MLX5MODEL_INTERNAL_H */

@@ -547,16 +547,19 @@ MODEL_EXPORT int ibv_destroy_cq(struct ibv_cq *cq)
 
 /* ---- QP registry --------------------------------------------------------- */
 
-void model_qp_register(struct model_qp *q)
+int model_qp_register(struct model_qp *q)
 {
+	int rc = -1;
+
 	pthread_mutex_lock(&g_qps_lock);
-	for (size_t i = 0; i < sizeof(g_qps) / sizeof(g_qps[0]); i++) {
+	for (size_t i = 0; i < sizeof(g_qps) / sizeof(g_qps[0]) && rc; i++) {
 		if (g_qps[i] == NULL) {
 			g_qps[i] = q;
-			break;
+			rc = 0;
 		}
 	}
 	pthread_mutex_unlock(&g_qps_lock);
+	return rc;
 }
 
 void model_qp_unregister(struct model_qp *q)
@@ -715,7 +718,16 @@ MODEL_EXPORT struct ibv_qp *ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_
 	pthread_cond_init(&q->qp.cond, NULL);
 	q->attr.qp_state = IBV_QPS_RESET;
 	q->attr.cap = q->cap;
-	model_qp_register(q);
+	if (model_qp_register(q)) {
+		pthread_mutex_destroy(&q->lock);
+		marrow_emu_qp_destroy(q->emu);
+		free(q->sq_wrid);
+		free(q->sq_end);
+		free(q->rq_wrid);
+		free(q);
+		REFUSE(ENOMEM, "ibv_create_qp: %d QPs exist (max_qp)", MODEL_MAX_QP);
+		return NULL;
+	}
 	return &q->qp;
 }
 
@@ -896,7 +908,7 @@ static int qp_apply(struct model_ctx *mc, struct model_qp *q, int cur, int to, c
 			return REFUSE(EINVAL, "RTR: destination %s not reachable from this model device (another "
 				      "process needs the shared-memory wire)",
 				      a->ah_attr.is_global ? "GID" : "LID"), -1;
-		if (model_qp_lookup(a->dest_qp_num) == NULL)
+		if (model_qp_lookup(a->dest_qp_num) == NULL && !model_devx_has_qpn(a->dest_qp_num))
 			return REFUSE(EINVAL, "RTR: dest_qp_num 0x%x is no QP of this model device",
 				      a->dest_qp_num), -1;
 		rc = marrow_emu_qp_modify(q->emu, MARROW_QPS_RTR, a->dest_qp_num);
