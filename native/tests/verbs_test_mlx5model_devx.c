@@ -243,6 +243,163 @@ static void decoder(void *mh)
 	printf("  decoder: bad opcode, caps and a verbs-only context answered as firmware would\n");
 }
 
+/* Bit fields of a PRM box, big-endian bit numbering (mlx5_ifc.h layouts):
+ * the test builds its own boxes for refusals Marrow never provokes. */
+static void put(uint8_t *box, uint32_t off, uint32_t w, uint32_t v)
+{
+	uint32_t dw, sh = 32 - off % 32 - w, mask = (w == 32 ? ~0u : ((1u << w) - 1) << sh);
+
+	memcpy(&dw, box + off / 32 * 4, 4);
+	dw = mx_be32toh(dw);
+	dw = (dw & ~mask) | ((w == 32 ? v : v << sh) & mask);
+	dw = mx_htobe32(dw);
+	memcpy(box + off / 32 * 4, &dw, 4);
+}
+
+static uint32_t status_of(const uint8_t *out) { return out[0]; }
+static uint32_t synd_of(const uint8_t *out) { uint32_t v; memcpy(&v, out + 4, 4); return mx_be32toh(v); }
+
+/* Wrong state transitions, LAG without affinity and a RoCE path without a
+ * MAC, on objects built from hand-made boxes (bonded RoCE caps). */
+static void transitions(void *mh)
+{
+	struct ibv_device **(*list)(int *);
+	void (*free_list)(struct ibv_device **);
+	struct ibv_context *(*dv_open)(struct ibv_device *, struct mlx5dv_context_attr *);
+	int (*close)(struct ibv_context *);
+	struct ibv_pd *(*alloc_pd)(struct ibv_context *);
+	int (*dealloc_pd)(struct ibv_pd *);
+	int (*init_obj)(struct mlx5dv_obj *, uint64_t);
+	struct mlx5dv_devx_umem *(*umem_reg)(struct ibv_context *, void *, size_t, uint32_t);
+	int (*umem_dereg)(struct mlx5dv_devx_umem *);
+	struct mlx5dv_devx_uar *(*alloc_uar)(struct ibv_context *, uint32_t);
+	void (*free_uar)(struct mlx5dv_devx_uar *);
+	struct mlx5dv_devx_obj *(*create)(struct ibv_context *, const void *, size_t, void *, size_t);
+	int (*modify)(struct mlx5dv_devx_obj *, const void *, size_t, void *, size_t);
+	int (*destroy)(struct mlx5dv_devx_obj *);
+	struct mlx5dv_context_attr a = { .flags = MLX5DV_CONTEXT_FLAGS_DEVX };
+	struct mlx5dv_pd dpd;
+	struct mlx5dv_obj o;
+	struct ibv_device **devs;
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct mlx5dv_devx_umem *um;
+	struct mlx5dv_devx_uar *uar;
+	struct mlx5dv_devx_obj *cq, *qp;
+	uint8_t in[272], out[272], *mem;
+	uint32_t cqn, qpn;
+	int n;
+
+#define MSYM(v, name) CHECK((*(void **)&v = dlsym(mh, name)) != NULL)
+	MSYM(list, "ibv_get_device_list");
+	MSYM(free_list, "ibv_free_device_list");
+	MSYM(dv_open, "mlx5dv_open_device");
+	MSYM(close, "ibv_close_device");
+	MSYM(alloc_pd, "ibv_alloc_pd");
+	MSYM(dealloc_pd, "ibv_dealloc_pd");
+	MSYM(init_obj, "mlx5dv_init_obj");
+	MSYM(umem_reg, "mlx5dv_devx_umem_reg");
+	MSYM(umem_dereg, "mlx5dv_devx_umem_dereg");
+	MSYM(alloc_uar, "mlx5dv_devx_alloc_uar");
+	MSYM(free_uar, "mlx5dv_devx_free_uar");
+	MSYM(create, "mlx5dv_devx_obj_create");
+	MSYM(modify, "mlx5dv_devx_obj_modify");
+	MSYM(destroy, "mlx5dv_devx_obj_destroy");
+	setenv("MARROW_MLX5MODEL", "link=roce,lag=1", 1);
+	devs = list(&n);
+	ctx = dv_open(devs[0], &a);
+	CHECK(ctx != NULL && (pd = alloc_pd(ctx)) != NULL);
+	memset(&o, 0, sizeof(o));
+	o.pd.in = pd;
+	o.pd.out = &dpd;
+	CHECK(init_obj(&o, MLX5DV_OBJ_PD) == 0);
+	CHECK(posix_memalign((void **)&mem, 4096, 3 * 4096) == 0);
+	memset(mem, 0, 3 * 4096);
+	um = umem_reg(ctx, mem, 3 * 4096, 1);
+	uar = alloc_uar(ctx, MLX5DV_UAR_ALLOC_TYPE_NC);
+	CHECK(um != NULL && uar != NULL);
+	/* CREATE_CQ 0x400: 64 CQEs at umem offset 4096, doorbell record at 8192 + 64 */
+	memset(in, 0, sizeof(in));
+	put(in, 0x00, 16, 0x400);
+	put(in, 0x80 + 0x06, 1, 1);           /* dbr_umem_valid */
+	put(in, 0x80 + 0x20, 32, um->umem_id);
+	put(in, 0x80 + 0x63, 5, 6);           /* log_cq_size */
+	put(in, 0x80 + 0x68, 24, uar->page_id);
+	put(in, 0x80 + 0xa0, 32, 7);          /* the EQ query_eqn gives */
+	put(in, 0x80 + 0x1c0 + 32, 32, 8192 + 64);
+	put(in, 0x280 + 32, 32, 4096);        /* cq_umem_offset */
+	put(in, 0x2c0, 32, um->umem_id);
+	put(in, 0x2e0, 1, 1);
+	cq = create(ctx, in, sizeof(in), out, sizeof(out));
+	CHECK(cq != NULL && status_of(out) == 0);
+	memcpy(&cqn, out + 8, 4);
+	cqn = mx_be32toh(cqn) & 0xffffff;
+	/* CREATE_QP 0x500: RC, 64 WQEBBs at offset 0, zero-size RQ, doorbell record at 8192 */
+	memset(in, 0, sizeof(in));
+	put(in, 0x00, 16, 0x500);
+	put(in, 0xe8, 24, dpd.pdn);
+	put(in, 0x111, 4, 6);
+	put(in, 0x128, 24, uar->page_id);
+	put(in, 0x4a8, 24, cqn);
+	put(in, 0x5a8, 24, cqn);
+	put(in, 0x5c0 + 32, 32, 8192);
+	put(in, 0x625, 3, 3);
+	put(in, 0x743, 1, 1);
+	put(in, 0x7e0, 32, um->umem_id);
+	put(in, 0x840, 32, um->umem_id);
+	put(in, 0x860, 1, 1);
+	qp = create(ctx, in, sizeof(in), out, sizeof(out));
+	CHECK(qp != NULL && status_of(out) == 0);
+	memcpy(&qpn, out + 8, 4);
+	qpn = mx_be32toh(qpn) & 0xffffff;
+	/* INIT2RTR from RESET: the wrong state */
+	memset(in, 0, sizeof(in));
+	put(in, 0x00, 16, 0x503);
+	put(in, 0x48, 24, qpn);
+	CHECK(modify(qp, in, sizeof(in), out, sizeof(out)) == EREMOTEIO);
+	CHECK(status_of(out) == 0x10 && synd_of(out) == 0x4d4d0040); /* BAD_QP_STATE */
+	/* RST2INIT on a bonded port without lag_tx_port_affinity: accepted here, refused at INIT2RTR */
+	put(in, 0x00, 16, 0x502);
+	put(in, 0x2a8, 8, 1);                 /* vhca_port_num */
+	CHECK(modify(qp, in, sizeof(in), out, sizeof(out)) == 0 && status_of(out) == 0);
+	CHECK(modify(qp, in, sizeof(in), out, sizeof(out)) == EREMOTEIO && status_of(out) == 0x10);
+	memset(in, 0, sizeof(in));
+	put(in, 0x00, 16, 0x503);
+	put(in, 0x48, 24, qpn);
+	put(in, 0x100, 3, 3);                 /* mtu 1024 */
+	put(in, 0x168, 24, qpn);
+	CHECK(modify(qp, in, sizeof(in), out, sizeof(out)) == EREMOTEIO);
+	CHECK(status_of(out) == 0x3 && synd_of(out) == 0x4d4d0049); /* LAG without affinity */
+	/* back to RESET, RST2INIT with affinity 1, then INIT2RTR on RoCE without a MAC */
+	memset(in, 0, sizeof(in));
+	put(in, 0x00, 16, 0x50a);
+	put(in, 0x48, 24, qpn);
+	CHECK(modify(qp, in, 16, out, 16) == 0);
+	memset(in, 0, sizeof(in));
+	put(in, 0x00, 16, 0x502);
+	put(in, 0x48, 24, qpn);
+	put(in, 0xc4, 4, 1);
+	put(in, 0x2a8, 8, 1);
+	CHECK(modify(qp, in, sizeof(in), out, sizeof(out)) == 0);
+	memset(in, 0, sizeof(in));
+	put(in, 0x00, 16, 0x503);
+	put(in, 0x48, 24, qpn);
+	put(in, 0x100, 3, 3);
+	put(in, 0x168, 24, qpn);
+	put(in, 0x1d8, 8, 64);                /* hop_limit; rgid, rmac left 0 */
+	CHECK(modify(qp, in, sizeof(in), out, sizeof(out)) == EREMOTEIO);
+	CHECK(status_of(out) == 0x3 && synd_of(out) == 0x4d4d0047); /* no address path */
+	CHECK(destroy(cq) == EBUSY); /* the QP still uses it */
+	CHECK(destroy(qp) == 0 && destroy(cq) == 0);
+	CHECK(umem_dereg(um) == 0);
+	free_uar(uar);
+	CHECK(dealloc_pd(pd) == 0 && close(ctx) == 0);
+	free_list(devs);
+	free(mem);
+	unsetenv("MARROW_MLX5MODEL");
+	printf("  decoder: wrong-state transitions, LAG without affinity, RoCE path without a MAC refused\n");
+}
+
 int main(void)
 {
 #if !defined(MARROW_VERBS_SO) || !defined(MARROW_MLX5MODEL_SO)
@@ -273,6 +430,7 @@ int main(void)
 	SYM(destroy, "marrow_mlx5_gpu_qp_destroy");
 
 	decoder(mh);
+	transitions(mh);
 	run("");
 	run("ts=default");          /* firmware without free-running timestamps: Marrow asks DEFAULT */
 	run("link=roce,lag=1");     /* bonded RoCE: LAG affinity, MAC, GID, hop limit all present */
