@@ -68,6 +68,18 @@ class Mlx5ModelCliTest {
     }
 
     @Test
+    void doctorNamesTheModelAndDoesNotCallItHardware(@TempDir Path dir) throws Exception {
+        requireModel();
+        Process p = TwoProcessSoftNicTest.start(dir, "doctor", Map.of(RdmaCore.ENV, "model"), "doctor");
+        int rc = TwoProcessSoftNicTest.await(p, 60, dir, "doctor");
+        String out = read(dir, "doctor.out");
+        assertEquals(0, rc, out + read(dir, "doctor.err"));
+        String verbs = out.lines().filter(l -> l.trim().startsWith("verbs ")).findFirst().orElse("");
+        assertTrue(verbs.contains("available") && verbs.contains("software emulator"), out);
+        assertTrue(out.contains("mlx5_model0") && out.contains("libmarrow_mlx5model.so"), out);
+    }
+
+    @Test
     void aSelectorThatIsNeitherValueIsRefusedByName(@TempDir Path dir) throws Exception {
         requireModel();
         Process p = TwoProcessSoftNicTest.start(dir, "bad", Map.of(RdmaCore.ENV, "modle"), "proxy", "latency",
