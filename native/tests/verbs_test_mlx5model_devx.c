@@ -98,7 +98,9 @@ static uint8_t wait_cqe(const struct marrow_cq_view *cv, uint32_t ci, uint8_t *s
 	uint8_t op_own;
 
 	for (;;) {
-		op_own = __atomic_load_n(c + 63, __ATOMIC_ACQUIRE);
+		uint32_t w = __atomic_load_n((const uint32_t *)(c + 60), __ATOMIC_ACQUIRE); /* as published */
+
+		memcpy(&op_own, (const uint8_t *)&w + 3, 1);
 		if ((op_own >> 4) != 0xf && (op_own & 1) == ((ci / cv->cqe_cnt) & 1))
 			break;
 		CHECK(now_ns() < end);

@@ -244,11 +244,22 @@ static uint8_t *cqe_at(struct model_cq *c, uint32_t i)
 	return (uint8_t *)c->view.buf + (size_t)(i & (c->view.cqe_cnt - 1)) * 64;
 }
 
+/* The CQE's op_own byte, read with the 4-byte word the engine publishes
+ * it in (wqe_counter, signature, op_own): acquire pairs with its release. */
+static uint8_t cqe_op_own(const uint8_t *cqe)
+{
+	uint32_t w = __atomic_load_n((const uint32_t *)(cqe + 60), __ATOMIC_ACQUIRE);
+	uint8_t b[4];
+
+	memcpy(b, &w, 4);
+	return b[3];
+}
+
 /* Software owns CQE i when its opcode is valid and its owner bit is the
  * lap parity of i (docs/design/mlx5-queue-formats.md). */
 static int cqe_ready(struct model_cq *c, uint32_t i)
 {
-	uint8_t op_own = __atomic_load_n(cqe_at(c, i) + 63, __ATOMIC_ACQUIRE);
+	uint8_t op_own = cqe_op_own(cqe_at(c, i));
 
 	return (op_own >> 4) != CQE_INVALID && (op_own & 1) == ((i / c->view.cqe_cnt) & 1);
 }
@@ -266,7 +277,7 @@ static void cq_sync_ci(struct model_cq *c)
 
 static void fill_wc(struct model_qp *q, const uint8_t *cqe, struct ibv_wc *wc)
 {
-	uint8_t opcode = cqe[63] >> 4;
+	uint8_t opcode = cqe_op_own(cqe) >> 4;
 	uint32_t qpn_word = get32(cqe + 0x38);
 	uint16_t counter = get16(cqe + 0x3c);
 	int req = opcode == CQE_REQ || opcode == CQE_REQ_ERR;
