@@ -45,7 +45,7 @@ if ! { cmake -S "$root/native" -B "$build" -DCMAKE_TOOLCHAIN_FILE="$root/native/
         -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS="$flags" -DMARROW_WITH_CUDA=OFF \
         -DCMAKE_INSTALL_PREFIX="$build/stage" &&
       cmake --build "$build" -j "$jobs" --target marrow_emu marrow_host \
-        $(grep -q '^verbs: yes' <(tr ';' '\n' <"$build/marrow-build-summary.txt" | sed 's/^ //') && echo marrow_verbs) &&
+        $(grep -q '^verbs: yes' <(tr ';' '\n' <"$build/marrow-build-summary.txt" | sed 's/^ //') && echo marrow_verbs marrow_mlx5model) &&
       cmake --install "$build"; } >"$log" 2>&1; then
   cat "$log" >&2
   fail "cross build failed"

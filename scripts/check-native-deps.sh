@@ -29,6 +29,8 @@ allowed_for() {
     verbs) echo "$base libdl.so.2" ;;
     # gda executor / proxy workers: dlopen libibverbs like _verbs.
     host)  echo "$base libdl.so.2" ;;
+    # the mlx5 model defines ibv_*/mlx5dv_* itself (docs/design/mlx5-model.md) and needs no rdma-core.
+    mlx5model) echo "$base libdl.so.2" ;;
     # static cudart needs dl/rt/pthread; nvcc-compiled host code may pull libstdc++/libm.
     cuda)  echo "$base libdl.so.2 librt.so.1 libstdc++.so.6 libm.so.6" ;;
     *)     return 1 ;;

@@ -27,6 +27,12 @@ void marrow_clear_error(void);
  * its own buffer, whatever else the process has loaded. */
 const char *marrow_last_error(void);
 
+/* MARROW_RDMA_CORE (docs/design/mlx5-model.md §1): 0 for the host's
+ * rdma-core; 1 for the mlx5 model with its library's path in path
+ * ($MARROW_MLX5MODEL_LIB, else libmarrow_mlx5model.so next to the calling
+ * library); -1 for a value that is neither, with the reason in why. */
+int marrow_rdma_core_model(char *path, size_t len, char *why, size_t why_len);
+
 /* One exported fact. width is the field's size for an "offsetof:" entry
  * (answered as "sizeof:<struct>.<field>"), 0 otherwise. */
 struct marrow_abi_entry {

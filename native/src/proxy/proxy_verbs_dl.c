@@ -21,9 +21,14 @@
 
 int px_ibv_load(struct px_ibv *f, const char *path)
 {
-	int rc;
+	char model[512], why[200];
+	int rc, sel = marrow_rdma_core_model(model, sizeof(model), why, sizeof(why));
 
 	memset(f, 0, sizeof(*f));
+	if (sel < 0)
+		return marrow_fail(MARROW_ENODEV, "verbs backend unavailable: %s", why);
+	if (path == NULL && sel > 0)
+		path = model; /* the mlx5 model (docs/design/mlx5-model.md §1) */
 	if (path == NULL)
 		path = getenv("MARROW_IBVERBS_LIB");
 	if (path == NULL || path[0] == '\0')

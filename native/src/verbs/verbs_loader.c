@@ -80,16 +80,33 @@ static void *open_first(const char *const *names, char *err, size_t err_len)
 			missing = name;						\
 	} while (0)
 
+/* MARROW_RDMA_CORE=model: the mlx5 model is libibverbs and libmlx5 at
+ * once (docs/design/mlx5-model.md §1); "" otherwise. */
+static char model_path[MARROW_VERBS_PATH_MAX];
+
 static void load_ibverbs(void)
 {
 	const char *env = getenv("MARROW_IBVERBS_LIB");
 	const char *names[] = { "libibverbs.so.1", "libibverbs.so", NULL };
 	const char *env_names[] = { env, NULL };
+	const char *model_names[] = { model_path, NULL };
 	const char *missing = NULL;
 	char why[200];
 	void *h;
+	int model = marrow_rdma_core_model(model_path, sizeof(model_path), why, sizeof(why));
 
-	h = open_first(env && env[0] ? env_names : names, why, sizeof(why));
+	if (model < 0) {
+		snprintf(syms.error, sizeof(syms.error), "%.250s", why);
+		return;
+	}
+	if (model == 0)
+		model_path[0] = '\0';
+	h = open_first(model ? model_names : env && env[0] ? env_names : names, why, sizeof(why));
+	if (h == NULL && model) {
+		snprintf(syms.error, sizeof(syms.error),
+			 "MARROW_RDMA_CORE=model: cannot load the mlx5 model %.120s [dlopen: %.200s]", model_path, why);
+		return;
+	}
 	if (h == NULL) {
 		snprintf(syms.error, sizeof(syms.error),
 			 "%.64s not found: install rdma-core (ibverbs-providers) [dlopen: %.200s]",
@@ -161,8 +178,9 @@ static void load_devx(void *h)
 static void load_mlx5(void)
 {
 	const char *names[] = { "libmlx5.so.1", "libmlx5.so", NULL };
+	const char *model_names[] = { model_path, NULL };
 	char why[200];
-	void *h = open_first(names, why, sizeof(why));
+	void *h = open_first(model_path[0] ? model_names : names, why, sizeof(why));
 
 	if (h == NULL)
 		return;

@@ -39,9 +39,12 @@ public enum Backend {
         return displayName;
     }
 
-    /** Whether results produced by this backend come from real hardware. */
+    /**
+     * Whether results produced by this backend come from real hardware: not verbs on the mlx5
+     * model ({@link RdmaCore#model()}).
+     */
     public boolean isHardware() {
-        return hardware;
+        return hardware && !(this == VERBS && RdmaCore.model());
     }
 
     public boolean isAvailable() {

@@ -5,6 +5,7 @@ import dev.marrow.api.Backend;
 import dev.marrow.api.BackendUnavailableException;
 import dev.marrow.api.MarrowException;
 import dev.marrow.api.NativeException;
+import dev.marrow.api.RdmaCore;
 import dev.marrow.api.Status;
 import dev.marrow.api.TimeoutDump;
 import dev.marrow.api.softnic.Access;
@@ -61,7 +62,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * UAR and the host data buffers, and reads the doorbell records back with
  * cudaMemcpy to resume. cpu + mlx5 is
  * refused: the CPU executor's orderings were not written for a write-combined
- * MMIO doorbell.
+ * MMIO doorbell; on the mlx5 model (MARROW_RDMA_CORE=model, one host) it runs.
  *
  * <p>Two hosts ({@link Mlx5Options#peer()}): each side has ONE QP, a source
  * buffer and an inbox; the TCP exchange swaps QPN, LID/GID, PSN, rkey and
@@ -325,10 +326,14 @@ public final class MiniGda implements AutoCloseable {
         Mlx5Options o = setup.mlx5();
         boolean gpuQueues = setup.placement() == Placement.GPU;
         boolean responder = o.role() == PeerRole.RESPONDER && !gpuQueues; // GPU queues: a GPU on both sides
-        if (setup.target() != Target.CUDA) {
+        // The mlx5 model's UAR is plain memory the engine reads (docs/design/mlx5-model.md §4): the CPU
+        // executor's C11 orderings are enough there, so cpu + mlx5 runs on the model (one host).
+        boolean cpuOnModel = setup.target() == Target.CPU && RdmaCore.model() && !o.twoHost() && !gpuQueues;
+        if (setup.target() != Target.CUDA && !cpuOnModel) {
             throw new IllegalArgumentException("--nic mlx5 runs with --target cuda only: the CPU executor's "
                     + "orderings (C11 fences) were not written for a write-combined MMIO doorbell (no sfence/WC "
-                    + "flush), so cpu + mlx5 is not supported; use --target cuda, or --nic softnic for the CPU");
+                    + "flush), so cpu + mlx5 is not supported (except one host on the mlx5 model, "
+                    + RdmaCore.ENV + "=model); use --target cuda, or --nic softnic for the CPU");
         }
         if (setup.collapsedCq()) {
             throw new IllegalArgumentException("collapsed CQs are a software NIC option: the mlx5 QP's send CQ "
@@ -338,7 +343,11 @@ public final class MiniGda implements AutoCloseable {
         // The responder needs a GPU only for the round trip's peer role; without one it still
         // serves issue and put+completion (and refuses a round trip with this reason).
         String rttRefusal = null;
-        if (!responder || Backend.CUDA.isAvailable()) {
+        if (cpuOnModel) {
+            if (GdaFfi.Host.LIB == null) {
+                throw new MarrowException("mini-gda runner library not loaded");
+            }
+        } else if (!responder || Backend.CUDA.isAvailable()) {
             Backend.CUDA.ensureAvailability();
             if (GdaFfi.Cuda.LIB == null) {
                 throw new MarrowException("mini-gda CUDA runner library not loaded");

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.results;
 
+import dev.marrow.api.RdmaCore;
+
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -9,12 +11,13 @@ import java.util.Map;
  * One measured point. Independent variables (parameters) are kept apart from
  * measured ones (metrics, whose names carry their unit: *_ns, rate_mmsg_s,
  * goodput_gb_s, ...). {@code hardware} is false for anything that ran on the
- * software NIC.
+ * software NIC, and for a NIC path that the mlx5 model served (MARROW_RDMA_CORE=model): a record
+ * that names its "nic" then says "mlx5-model" (docs/design/mlx5-model.md §1).
  */
 public final class ResultRecord {
     private final String experiment;
     private final String backend;
-    private final boolean hardware;
+    private boolean hardware;
     private final Map<String, Object> params = new LinkedHashMap<>();
     private final Map<String, Object> metrics = new LinkedHashMap<>();
 
@@ -25,6 +28,10 @@ public final class ResultRecord {
     }
 
     public ResultRecord param(String name, Object value) {
+        if (hardware && "nic".equals(name) && RdmaCore.model()) { // the model answered for the NIC
+            hardware = false;
+            value = RdmaCore.MODEL_NIC;
+        }
         params.put(name, value);
         return this;
     }
