@@ -108,7 +108,7 @@ final class Pcie {
     static final int ACS_P2P_REQUEST_REDIRECT = 1 << 2;
     static final int ACS_P2P_COMPLETION_REDIRECT = 1 << 3;
 
-    /** A bridge's ACS state: readable (its extended config space, root only) and the control register, -1 without ACS. */
+    /** A bridge's ACS state: whether its extended config space was readable (root only); control -1: no ACS. */
     record Acs(boolean readable, int control) {
         boolean redirects() {
             return control > 0 && (control & (ACS_P2P_REQUEST_REDIRECT | ACS_P2P_COMPLETION_REDIRECT)) != 0;

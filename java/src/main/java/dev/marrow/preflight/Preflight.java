@@ -189,7 +189,8 @@ public final class Preflight {
         List<Path> uverbs = h.list("/dev/infiniband", "uverbs*");
         if (uverbs.isEmpty()) {
             return Finding.fail("devx", nics.size() + " mlx5 device(s) but no /dev/infiniband/uverbs*: user-space "
-                    + "verbs cannot open them", "an admin loads ib_uverbs; in a container pass --device=/dev/infiniband");
+                    + "verbs cannot open them",
+                    "an admin loads ib_uverbs; in a container pass --device=/dev/infiniband");
         }
         String nic = choice(h).orElse(nics.get(0));
         if (h.devxProbe().isEmpty()) {

@@ -249,7 +249,8 @@ class PreflightTest {
         write(good, "proc/cmdline", "ro intel_iommu=on iommu=pt quiet\n");
         Path cfg = good.resolve("sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:01.0/config");
         byte[] b = Files.readAllBytes(cfg);
-        ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN).putShort(0x14e, (short) 0x1f); // + request/completion redirect
+        // + P2P request and completion redirect
+        ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN).putShort(0x14e, (short) 0x1f);
         Files.write(cfg, b);
         assertStatus(WARN, check("iommu-acs"), "0000:02:01.0");
         Files.write(cfg, new byte[64]); // what an unprivileged reader gets
