@@ -29,6 +29,9 @@ public final class DoctorCommand implements Callable<Integer> {
     @Option(names = "--format", defaultValue = "table", description = "table or json. Default: ${DEFAULT-VALUE}")
     String format;
 
+    @Option(names = "--deep", description = "Then run preflight's checks (marrow preflight); exit 1 when one fails")
+    boolean deep;
+
     @Override
     public Integer call() {
         if (!format.equals("table") && !format.equals("json")) {
@@ -42,7 +45,8 @@ public final class DoctorCommand implements Callable<Integer> {
             printTable(report, out);
         }
         out.flush();
-        return ExitCodes.OK;
+        return deep ? PreflightCommand.report(PreflightCommand.host(java.nio.file.Path.of("/")), format, out,
+                spec.commandLine().getErr()) : ExitCodes.OK;
     }
 
     @SuppressWarnings("unchecked")

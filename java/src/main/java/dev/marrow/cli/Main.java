@@ -17,6 +17,7 @@ import picocli.CommandLine.Command;
         description = "Dissects GPU-initiated communication: mini-gda, mini-proxy, the software NIC and DSM.",
         subcommands = {DoctorCommand.class, QuickstartCommand.class, SoftnicCommand.class, DsmCommand.class, GdaCommand.class,
                 ProxyCommand.class, PresetsCommand.class, KernelCostCommand.class, MergeRunsCommand.class, ReportCommand.class,
+                PreflightCommand.class, CompareCommand.class, PaperCommand.class,
                 CommandLine.HelpCommand.class})
 public final class Main {
     /** Exit code for "backend unavailable" ({@link ExitCodes#UNAVAILABLE}). */

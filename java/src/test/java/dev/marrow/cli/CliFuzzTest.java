@@ -93,6 +93,9 @@ class CliFuzzTest {
         FAST.put("proxy loaded", List.of("--background", "0,1", "--iters", "5", "--warmup", "1", "--poll", "idle",
                 "--precondition-seconds", "0"));
         FAST.put("gda timer-check", List.of("--iters", "100", "--warmup", "10"));
+        // the whole matrix of "GPU-Initiated Communication: Dissecting Down to the Bone"
+        // takes its 30-minute budget: one section, seconds
+        FAST.put("paper", List.of("--only", "dsm", "--budget", "5s"));
     }
 
     /** Options whose valid values would make a case slow or reach the network: junk values only. */
@@ -242,7 +245,10 @@ class CliFuzzTest {
 
     static String verdict(Run run) {
         // a failed timer check is a measured finding (a small host's time slices exceed the tolerance)
-        boolean finding = run.code() == 1 && run.err().contains("marrow: timer check FAILED");
+        // and so is a failed preflight check, a compare regression or a paper point that failed
+        boolean finding = run.code() == 1 && (run.err().contains("marrow: timer check FAILED")
+                || run.err().startsWith("marrow: preflight: ") || run.err().startsWith("marrow: compare: ")
+                || run.err().startsWith("marrow: paper: "));
         if (!finding && run.code() != 0 && run.code() != 2 && run.code() != Main.EXIT_UNAVAILABLE) {
             return "exit code " + run.code() + " (expected 0, 2 or 77)";
         }
