@@ -20,9 +20,9 @@ mkdir -p "$root/native/target"
 jobs="$(nproc 2>/dev/null || echo 2)"
 
 if [ "$mode" = test ]; then
-  # The soak (label soak) is one of .ci/run's hardening stages; MARROW_TEST_SOAK=1 runs it here too.
+  # The soak (label soak) is a hardening test: only with MARROW_TEST_HARDENING=1 (.ci/run sets it).
   soak=(-LE soak)
-  [ "${MARROW_TEST_SOAK:-0}" = 1 ] && soak=()
+  [ "${MARROW_TEST_HARDENING:-0}" = 1 ] && soak=()
   ctest --test-dir "$build" --output-on-failure -j "$jobs" "${soak[@]}"
   exit $?
 fi

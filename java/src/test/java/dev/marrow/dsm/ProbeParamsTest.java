@@ -3,6 +3,7 @@ package dev.marrow.dsm;
 
 import dev.marrow.api.NativeException;
 import dev.marrow.internal.loader.NativeLoader;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;
@@ -24,7 +25,14 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * marrow_dsm_run refuses impossible ones before it looks for a GPU.
  */
 class ProbeParamsTest {
-    private static final StructLayout P = DsmLayouts.PARAMS;
+    /** The params layout comes from libmarrow_cuda.so: read only once the library is known to be built. */
+    private static StructLayout P;
+
+    @BeforeAll
+    static void needsTheCudaLibrary() {
+        assumeCudaLibrary();
+        P = DsmLayouts.PARAMS;
+    }
 
     @Test
     void probeKnobsReachTheParamsStruct() {
