@@ -7,7 +7,7 @@
 # (default), shmwire or lane picks the harness of every mode but --ci.
 #
 #   scripts/fuzz.sh --ci            every harness: corpus replay + 60 s of fuzzing each
-#                                   (what scripts/test runs)
+#                                   (what .ci/run runs)
 #   scripts/fuzz.sh --time S        fuzz for S seconds
 #   scripts/fuzz.sh --runs N        fuzz for N executions (e.g. 10000000)
 #   scripts/fuzz.sh --runs N --jobs J   (or --time S --jobs J) J worker processes

@@ -405,6 +405,19 @@ MARROW_API int marrow_emu_bench_latency(struct marrow_emu_qp *qp, struct marrow_
 					uint64_t local_addr, uint32_t lkey, uint64_t remote_addr,
 					uint32_t rkey, uint64_t timeout_ns, uint64_t *samples_ns);
 
+/* WQE encoding alone, the host-side cost JMH's WqeEncodeBenchmark measures:
+ * writes `wqes` RC RDMA WRITE WQEs of msg_size bytes (inline when msg_size <=
+ * max_inline, else one pointer segment) into the ring sq of 2^log_sq WQEBBs
+ * (sq_bytes: the memory at sq, at least the ring) with the producer code marrow_emu_bench_rate times (emu_producer.h), at
+ * WQEBB counters 0, n, 2n, ... (n WQEBBs per WQE), the last one signaled.
+ * No dbrec, doorbell or engine: the encoding and its stores only. Inline
+ * payloads come from a zeroed static buffer; a pointer WQE names local
+ * address 0x1000, lkey 1; every WQE remote address 0x2000, rkey 2.
+ * MARROW_EINVAL when sq is NULL or smaller than the ring, log_sq is out of range, max_inline exceeds
+ * what one WQE can carry, qpn exceeds 24 bits or one WQE does not fit. */
+MARROW_API int marrow_emu_bench_encode(void *sq, uint64_t sq_bytes, uint32_t log_sq, uint32_t qpn,
+				       uint32_t msg_size, uint32_t max_inline, uint64_t wqes);
+
 /* An empty function, for the FFM downcall-overhead benchmark. */
 MARROW_API int marrow_emu_noop(void);
 

@@ -495,3 +495,56 @@ MARROW_API int marrow_emu_bench_rate_parallel_pinned(struct marrow_emu_device *d
 	free(ps);
 	return rc;
 }
+
+MARROW_API int marrow_emu_bench_encode(void *sq, uint64_t sq_bytes, uint32_t log_sq, uint32_t qpn,
+				       uint32_t msg_size, uint32_t max_inline, uint64_t wqes)
+{
+	/* Not const: the compiler must load the payload as a producer would. */
+	static uint8_t payload[MX_MAX_INLINE_RC_WRITE];
+	const char *fn = "marrow_emu_bench_encode";
+	struct wqe_tmpl m;
+	uint32_t nbb;
+	uint16_t c = 0;
+
+	if (sq == NULL)
+		return marrow_fail(MARROW_EINVAL, "%s: sq is NULL", fn);
+	if (marrow_check_log_sq(log_sq) != MARROW_OK)
+		return MARROW_EINVAL;
+	if (sq_bytes < ((uint64_t)MX_WQEBB_SIZE << log_sq))
+		return marrow_fail(MARROW_EINVAL, "%s: %llu bytes at sq, not the %llu of 2^%u WQEBBs", fn,
+				   (unsigned long long)sq_bytes, (unsigned long long)MX_WQEBB_SIZE << log_sq, log_sq);
+	if (max_inline > MX_MAX_INLINE_RC_WRITE)
+		return marrow_fail(MARROW_EINVAL, "%s: max_inline %u exceeds %u (ds is 6 bits)", fn, max_inline,
+				   (uint32_t)MX_MAX_INLINE_RC_WRITE);
+	if (qpn > 0xffffffu)
+		return marrow_fail(MARROW_EINVAL, "%s: qpn 0x%x exceeds 24 bits", fn, qpn);
+	if (msg_size > EMU_MSG_MAX)
+		return marrow_fail(MARROW_EINVAL, "%s: msg_size %u exceeds 2^31", fn, msg_size);
+	memset(&m, 0, sizeof(m));
+	m.sq = sq;
+	m.sq_cnt = 1u << log_sq;
+	m.sq_mask = m.sq_cnt - 1;
+	m.qpn = qpn;
+	m.len = msg_size;
+	m.inl = msg_size <= max_inline;
+	m.ds = m.inl ? mx_ds_inline_write(msg_size) : mx_ds_pointer_write(1);
+	m.payload = payload;
+	m.laddr = 0x1000;
+	m.lkey = 1;
+	m.raddr = 0x2000;
+	m.rkey = 2;
+	nbb = mx_wqebbs(m.ds);
+	if (nbb > m.sq_cnt)
+		return marrow_fail(MARROW_EINVAL, "%s: a WQE of %u WQEBBs does not fit a ring of %u", fn, nbb,
+				   m.sq_cnt);
+	for (uint64_t i = 0; i < wqes; i++) {
+		uint8_t f = i + 1 == wqes ? MX_CTRL_CQ_UPDATE : 0;
+
+		if (m.inl && m.len == 8)
+			put_wqe_inl8(&m, c, f);
+		else
+			put_wqe(&m, c, f);
+		c = (uint16_t)(c + nbb);
+	}
+	return MARROW_OK;
+}

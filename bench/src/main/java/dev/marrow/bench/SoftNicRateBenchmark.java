@@ -40,6 +40,7 @@ import java.util.concurrent.TimeUnit;
 @Measurement(iterations = 5, time = 1)
 @Fork(value = 3, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "--illegal-native-access=deny"})
 @State(Scope.Thread)
+@EmulatedNic
 public class SoftNicRateBenchmark {
     static final int MESSAGES = 65536;
 

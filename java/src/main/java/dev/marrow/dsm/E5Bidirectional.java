@@ -7,7 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * E5: the same kind both ways at once (0 <-> 1). Per-direction 1/beta and
+ * E5: the same kind both ways at once ({@code 0 <-> 1}). Per-direction 1/beta and
  * its loss against our own one-way value of the same direction.
  */
 public final class E5Bidirectional implements Experiment {

@@ -9,7 +9,7 @@ import java.util.List;
 
 /**
  * E8: 16-SM TMA permutations at 64 KiB: ring strides r -> (r + s) mod 16,
- * s = 1..15, and 8 disjoint adjacent pairs r <-> r^1. Aggregates under every
+ * s = 1..15, and 8 disjoint adjacent pairs {@code r <-> r^1}. Aggregates under every
  * definition (Aggregate); full size sweeps for s = 1 and the pairs give the
  * sum of per-SM slopes.
  */

@@ -51,7 +51,6 @@ public final class NativeDsmDevice implements DsmDevice {
                 KernelConfig.DEFAULT_WIDTH));
     }
 
-    /** As {@link #open(int, int, int)}, with every kernel knob (load kernel, store and load width). */
     /**
      * A longer host watchdog for every later call (ms, 0 = the library's
      * default): a sanitizer's instrumentation slows the kernels far beyond
@@ -65,6 +64,7 @@ public final class NativeDsmDevice implements DsmDevice {
         return this;
     }
 
+    /** As {@link #open(int, int, int)}, with every kernel knob (load kernel, store and load width). */
     public static NativeDsmDevice open(int ordinal, KernelConfig config) {
         if (!Backend.CUDA.isAvailable()) {
             Throwable c = Backend.CUDA.unavailabilityCause();

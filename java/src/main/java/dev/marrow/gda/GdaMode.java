@@ -43,8 +43,10 @@ sealed interface GdaMode {
 
     MemorySegment inbox();
 
-    /** Two QPs on the software NIC (target cpu or cuda). */
-    /** qpA, qpB: the pair's QPs (A probes, B answers), for engine placement (GdaLoaded). */
+    /**
+     * Two QPs on the software NIC (target cpu or cuda). qpA, qpB: the pair's QPs (A probes, B answers), for
+     * engine placement (GdaLoaded).
+     */
     record SoftNicPair(SoftNic nic, LocalPair pair, QueuePair qpA, QueuePair qpB) implements GdaMode {
         public MemorySegment initiator() {
             return pair.epA();

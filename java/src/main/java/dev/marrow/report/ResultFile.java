@@ -20,6 +20,7 @@ import java.util.Map;
  * "result" (the header, anything newer) are kept out of {@link #records()}.
  * A line with no "record" at all but an "experiment" is a record too: the C
  * benches (e.g. softnic_device_rate) write bare records without a header.
+ * A JMH result file (one JSON array) is read by JmhResults.
  */
 public record ResultFile(Path path, Map<String, Object> env, List<Map<String, Object>> records) {
     private static final JsonMapper JSON = JsonMapper.builder().build();
@@ -36,6 +37,9 @@ public record ResultFile(Path path, Map<String, Object> env, List<Map<String, Ob
             throw new IllegalArgumentException(path + ": not a result file (not UTF-8 text)", e);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read " + path + ": " + e.getMessage(), e);
+        }
+        if (JmhResults.isJmh(lines)) { // scripts/run-bench.sh's JMH output: one JSON array
+            return JmhResults.read(path, String.join("\n", lines));
         }
         for (int i = 0; i < lines.size(); i++) {
             String line = lines.get(i);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.cli;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -32,6 +33,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * that succeeds stays fast; the whole test is bounded in time. A failure
  * prints the exact argument vector.
  */
+@Tag("hardening") // long: scripts/test leaves it out, .ci/run runs it (README "Tests")
 class CliFuzzTest {
     static final long SEED = 0x636c_6966_757aL;
     static final int CASES = 200;

@@ -3,6 +3,7 @@ package dev.marrow.launch;
 
 import dev.marrow.api.Backend;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
@@ -29,6 +30,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * connected over the shared-memory wire, both sides' bytes are checked, and rank 0's record carries
  * both sides' placement as each NIC reported it. Small counts: CI has two cores.
  */
+@Tag("hardening") // long: scripts/test leaves it out, .ci/run runs it (README "Tests")
 class TwoProcessGdaLoadedEnginesTest {
     @BeforeAll
     static void softNic() {

@@ -3,6 +3,7 @@ package dev.marrow.launch;
 
 import dev.marrow.api.Backend;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -34,6 +35,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * environment headers); a peer killed mid-run ends the other side with a
  * clear error within the timeout. Small counts: CI has two cores.
  */
+@Tag("hardening") // long: scripts/test leaves it out, .ci/run runs it (README "Tests")
 class TwoProcessGdaLoadedTest {
     @BeforeAll
     static void softNic() {

@@ -5,6 +5,7 @@ import dev.marrow.api.Backend;
 import dev.marrow.mlx5.PeerExchange;
 import dev.marrow.mlx5.PeerMessages;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -37,6 +38,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * wire; one result file, written by rank 0, with both environment headers
  * and the bytes the responder saw arrive.
  */
+@Tag("hardening") // long: scripts/test leaves it out, .ci/run runs it (README "Tests")
 class TwoProcessProxyTest {
     @BeforeAll
     static void softNic() {

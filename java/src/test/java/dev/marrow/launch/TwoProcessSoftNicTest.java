@@ -3,6 +3,7 @@ package dev.marrow.launch;
 
 import dev.marrow.api.Backend;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -36,6 +37,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * ends the other side with a clear error; a wrong version or malformed
  * exchange message is refused.
  */
+@Tag("hardening") // long: scripts/test leaves it out, .ci/run runs it (README "Tests")
 class TwoProcessSoftNicTest {
     /** Variables of every launcher: a test sets its own and nothing leaks in from the build's environment. */
     private static final List<String> LAUNCH_VARS = List.of("RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT",

@@ -58,9 +58,23 @@ public final class SoftNicBench {
     }
 
     /**
+     * Encodes {@code wqes} RC RDMA WRITE WQEs of {@code size} bytes (inline when size &lt;= maxInline) into
+     * the ring {@code sq} of 2^logSq WQEBBs with the producer code the rate benchmark times, and nothing
+     * else: no doorbell, no engine (marrow_emu_bench_encode in marrow_softnic.h says what goes in them).
+     */
+    public static void encode(MemorySegment sq, int logSq, int qpn, int size, int maxInline, long wqes) {
+        try {
+            int rc = (int) EmuFfi.BENCH_ENCODE.invokeExact(sq, sq.byteSize(), logSq, qpn, size, maxInline, wqes);
+            EmuFfi.LIB.check(rc, "marrow_emu_bench_encode");
+        } catch (Throwable t) {
+            throw NativeLib.rethrow(t);
+        }
+    }
+
+    /**
      * Runs body with the rate benchmarks it calls on this thread bounded by
      * budgetNs (a run past it stops posting and comes back cutShort);
-     * budgetNs < 0: no bound. The bound is removed afterwards.
+     * {@code budgetNs < 0}: no bound. The bound is removed afterwards.
      */
     public static <T> T withBudget(long budgetNs, java.util.function.Supplier<T> body) {
         setBudget(budgetNs < 0 ? 0 : Math.max(1, budgetNs)); // 0 means "no bound" to C

@@ -79,6 +79,8 @@ public final class EmuFfi {
     public static final MethodHandle BENCH_LATENCY = h("marrow_emu_bench_latency",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT, JAVA_LONG, JAVA_LONG,
                     JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, ADDRESS));
+    public static final MethodHandle BENCH_ENCODE = h("marrow_emu_bench_encode",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG));
     // The shared-memory wire between two processes (marrow_shmwire.h).
     public static final MethodHandle WIRE_CREATE = h("marrow_emu_wire_create",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS));

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.api.softnic;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -28,6 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * plus mmapped ones), which is where both the software NIC and FFM arenas
  * allocate. RSS is printed beside it for the record.
  */
+@Tag("hardening") // long: scripts/test leaves it out, .ci/run runs it (README "Tests")
 class SoftNicSoakTest {
     private static final int WARMUP = 2_000;
     private static final int CYCLES = Integer.getInteger("marrow.soak.cycles", 10_000);
