@@ -843,6 +843,55 @@ phase_kcost() {
     --engine-cpu 5 --cpus 6,7 --quiet
 }
 
+# ===== phase family: engine29 =====
+# GPU phase "engine29" (in scripts/device-run.sh; uses its step, $M, $CS, $OUT): issue 29's device
+# engine items in one call (docs/design/device-engine.md §2.8, §3.1):
+#   1. the fidelity test (every device scenario in both layouts against the CPU engine, the
+#      pointer scenario and CPU-initiator put+completion included)
+#   2. gda put+completion and doorbell-to-CQE on GPU-resident queues, 1 engine SM, gpu-fence:
+#      8 B inline, 8 B pointer, 4 KiB pointer; the floor (sm_handoff gda-acq) beside them
+#   3. compute-sanitizer memcheck, racecheck, synccheck over the sanitizable mode
+#      (MARROW_SANITIZE=1: the fidelity test's device scenarios with a CPU initiator); with
+#      ENGINE29_RATE=1 also memcheck over gda rate on the device engine (20 s more)
+#   4. the lane fuzzer (native/fuzz/lane_fuzz.c, carried as .jrt/fuzz/lane_fuzz): 15 jobs x
+#      666,667 runs = 10^7 executions over a copy of the committed corpus
+# Output in $OUT/engine29/; step bounds sum to 300 s (about 210 s without the fuzzer).
+phase_engine29() {
+  local D="$OUT/engine29" root="$PWD" t c
+  local G="--target cuda --nic softnic --placement gpu --nic-sms 1 --ordering gpu-fence --iters 3000 --warmup 300"
+  local S="$CS --target-processes all --error-exitcode 99 --print-limit 20"
+  mkdir -p "$D"
+  [ -x .jrt/bin/test_softnic_device_fidelity ] && cp .jrt/bin/test_softnic_device_fidelity "$D/"
+  step engine29-fidelity 28 sh -c "\"$D/test_softnic_device_fidelity\" >\"$D/fidelity.txt\" 2>&1"
+  step engine29-inline-8 17 $M gda latency $G --payload inline --size 8 --experiments issue,putc,db2cqe \
+    --format json -o "$D/gda-inline-8.jsonl"
+  step engine29-pointer-8 17 $M gda latency $G --payload pointer --size 8 --experiments issue,putc,db2cqe \
+    --format json -o "$D/gda-pointer-8.jsonl"
+  step engine29-pointer-4k 17 $M gda latency $G --payload pointer --size 4096 --experiments putc,db2cqe \
+    --format json -o "$D/gda-pointer-4096.jsonl"
+  step engine29-handoff-gda-acq 8 sh -c ".jrt/bin/sm_handoff gda-acq 20000 >>\"$D/handoff.jsonl\""
+  for t in memcheck racecheck synccheck; do
+    # memcheck patches every kernel at its first launch: the slowest of the three.
+    step "engine29-$t-fidelity" "$([ $t = memcheck ] && echo 53 || echo 35)" sh -c "MARROW_SANITIZE=1 $S --tool $t \"$D/test_softnic_device_fidelity\" \
+      >\"$D/$t-fidelity.txt\" 2>&1"
+  done
+  # (gda rate --nic softnic-device under the tools: ENGINE29_RATE=1, 20 s more; sanitize4 ran it clean
+  # on the engine before the pointer path, which rate's inline WRITEs do not take.)
+  [ -n "${ENGINE29_RATE:-}" ] && step engine29-memcheck-rate 20 sh -c "$S --tool memcheck $M gda rate --target cuda \
+    --quiet --format json --nic softnic-device --nic-sms 1 --blocks 1 --threads 32 --qps 1 --batch 4 \
+    --messages 2000 --warmup 0 --repeats 1 >$D/memcheck-rate-devnic.jsonl 2>$D/memcheck-rate-devnic.log"
+  if [ -x .jrt/fuzz/lane_fuzz ]; then
+    c="$OUT/engine29-corpus"
+    mkdir -p "$c" "$D/fuzz-artifacts" "$D/fuzz-logs"
+    cp native/fuzz/corpus/lane/* "$c/"
+    (cd "$D/fuzz-logs" && step engine29-fuzz-1e7 90 "$root/.jrt/fuzz/lane_fuzz" -jobs=15 -workers=15 \
+      -runs=666667 -artifact_prefix="$D/fuzz-artifacts/" -print_final_stats=1 "$c")
+    rm -rf "$c"   # grown corpus: not kept (the seeds are in the repository)
+  else
+    echo "engine29-fuzz-1e7 skipped (.jrt/fuzz/lane_fuzz not carried)" | tee -a "$OUT/steps.txt"
+  fi
+}
+
 # ===== phase family: lane10 =====
 # GPU phase "lane10" (in scripts/device-run.sh; uses its step, $M, $OUT): put+completion on
 # GPU-resident queues after the completion side's acquire became fence.acquire.gpu and exec_ci a

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Builds and runs the libFuzzer harnesses of native/fuzz/: the software NIC
-# (softnic_fuzz.c) and the shared-memory wire between two processes
-# (shmwire_fuzz.c, a hostile owner or peer). MARROW_FUZZ_TARGET=softnic
-# (default) or shmwire picks the harness of every mode but --ci.
+# (softnic_fuzz.c), the shared-memory wire between two processes
+# (shmwire_fuzz.c, a hostile owner or peer) and the device engine lane path's
+# checks against exec_write (lane_fuzz.c). MARROW_FUZZ_TARGET=softnic
+# (default), shmwire or lane picks the harness of every mode but --ci.
 #
-#   scripts/fuzz.sh --ci            both harnesses: corpus replay + 60 s of fuzzing each
+#   scripts/fuzz.sh --ci            every harness: corpus replay + 60 s of fuzzing each
 #                                   (what scripts/test runs)
 #   scripts/fuzz.sh --time S        fuzz for S seconds
 #   scripts/fuzz.sh --runs N        fuzz for N executions (e.g. 10000000)
@@ -32,8 +33,8 @@ CI_SECONDS="${MARROW_FUZZ_CI_SECONDS:-60}"
 select_target() {
   TARGET="$1"
   case "$TARGET" in
-    softnic|shmwire) ;;
-    *) echo "scripts/fuzz.sh: MARROW_FUZZ_TARGET=$TARGET: softnic or shmwire" >&2; exit 2 ;;
+    softnic|shmwire|lane) ;;
+    *) echo "scripts/fuzz.sh: MARROW_FUZZ_TARGET=$TARGET: softnic, shmwire or lane" >&2; exit 2 ;;
   esac
   SEEDS="$FUZZ_DIR/corpus/$TARGET"
   BIN="$OUT/${TARGET}_fuzz"
@@ -101,6 +102,8 @@ build() {
   for f in "$ROOT"/native/src/softnic/*.c "$ROOT"/native/src/common/*.c; do
     # shmwire_fuzz.c includes emu_shmwire.c itself (it calls its static functions).
     [[ "$TARGET" == shmwire && "$f" == */emu_shmwire.c ]] && continue
+    # lane_fuzz.c includes emu_exec.c itself (the lane path's checks and exec_write are static there).
+    [[ "$TARGET" == lane && "$f" == */emu_exec.c ]] && continue
     srcs+=("$f")
   done
   local newest=0
@@ -157,7 +160,7 @@ fuzz() {
 
 case "$mode" in
   --ci)
-    for t in softnic shmwire; do
+    for t in softnic shmwire lane; do
       select_target "$t"
       fuzz -max_total_time="$CI_SECONDS" -timeout=10 -rss_limit_mb=2048
       echo "scripts/fuzz.sh: $t fuzzing: ${CI_SECONDS}s, no invariant violations" >&2

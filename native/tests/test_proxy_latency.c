@@ -22,7 +22,9 @@ static void run(uint32_t handoff)
 	OK(marrow_proxy_start(r.px));
 	OK(marrow_proxy_cpu_latency(r.px, &p, issue, putc, rtt));
 	for (int i = 0; i < ITERS; i++) {
-		CHECK(issue[i] > 0 && putc[i] >= issue[i] && rtt[i] > 0);
+		/* An issue can take less than one tick of the timer: 0 is a
+		 * reading, not a failure. */
+		CHECK(putc[i] >= issue[i] && rtt[i] > 0);
 		CHECK(rtt[i] < 5000000000ull);
 	}
 	memcpy(&flag0, r.buf + MARROW_PROXY_FLAG_OFF, 8);

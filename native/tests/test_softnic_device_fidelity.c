@@ -329,6 +329,124 @@ static void scenario_errors(struct engine *e, struct outcome *o)
 	engine_close(e);
 }
 
+/* Pointer WRITEs, which the device engine's lane path runs itself
+ * (docs/design/device-engine.md §2.8): 8 bytes (lane 0 copies), 4 KiB
+ * aligned and 1000 bytes between odd addresses (the warp copies), two SGEs
+ * of 100 and 200 bytes, a doorbell over inline and pointer WRITEs mixed (a
+ * round stops at each pointer WRITE), a source that overlaps the
+ * destination (the core's memmove), then a bad lkey (LOCAL_PROT, 0xE1). */
+enum { PTR_BYTES = 8192 };
+static void scenario_pointer(struct engine *e, struct outcome *o)
+{
+	engine_open(e, 4);
+	uint8_t *src = buffer(e, PTR_BYTES), *dst = buffer(e, PTR_BYTES);
+	uint32_t lkey = reg(e, src, PTR_BYTES, MARROW_ACCESS_LOCAL_WRITE);
+	uint32_t rkey = reg(e, dst, PTR_BYTES, MARROW_ACCESS_LOCAL_WRITE | MARROW_ACCESS_REMOTE_WRITE);
+	uint64_t s = (uint64_t)(uintptr_t)src, d = (uint64_t)(uintptr_t)dst;
+	uint32_t n = 0;
+	uint16_t c;
+
+	engine_go(e);
+	for (int i = 0; i < PTR_BYTES; i++)
+		src[i] = (uint8_t)(i * 7 + (i >> 8));
+	memset(dst, 0, PTR_BYTES);
+	struct t_sge one = {s, 8, lkey};
+	c = t_post_sge(&e->qp, d, rkey, &one, 1, 1);
+	t_ring(&e->qp);
+	collect(e, o, ++n);
+	expect(e, o, n - 1, MX_CQE_REQ, 0, 0, c);
+	struct t_sge big = {s + 256, 4096, lkey};
+	c = t_post_sge(&e->qp, d + 4096, rkey, &big, 1, 1);
+	t_ring(&e->qp);
+	collect(e, o, ++n);
+	expect(e, o, n - 1, MX_CQE_REQ, 0, 0, c);
+	struct t_sge odd = {s + 3, 1000, lkey};
+	c = t_post_sge(&e->qp, d + 2001, rkey, &odd, 1, 1);
+	t_ring(&e->qp);
+	collect(e, o, ++n);
+	expect(e, o, n - 1, MX_CQE_REQ, 0, 0, c);
+	struct t_sge two[2] = {{s + 5000, 100, lkey}, {s + 6000, 200, lkey}};
+	c = t_post_sge(&e->qp, d + 16, rkey, two, 2, 1);
+	t_ring(&e->qp);
+	collect(e, o, ++n);
+	expect(e, o, n - 1, MX_CQE_REQ, 0, 0, c);
+	uint64_t v = 0x0102030405060708ull;
+	struct t_sge m1 = {s + 7000, 8, lkey}, m2 = {s + 7100, 256, lkey};
+	(void)t_post_inline(&e->qp, d + 320, rkey, &v, 8, 0);
+	(void)t_post_sge(&e->qp, d + 328, rkey, &m1, 1, 0);
+	uint16_t cm = t_post_sge(&e->qp, d + 336, rkey, &m2, 1, 1);
+	(void)t_post_inline(&e->qp, d + 592, rkey, &v, 8, 0);
+	c = t_post_inline(&e->qp, d + 600, rkey, &v, 8, 1);
+	t_ring(&e->qp);
+	n += 2;
+	collect(e, o, n);
+	expect(e, o, n - 2, MX_CQE_REQ, 0, 0, cm);
+	expect(e, o, n - 1, MX_CQE_REQ, 0, 0, c);
+	/* The source is the destination's own MR, 64 bytes, 32 bytes ahead. */
+	struct t_sge ov = {d + 4096, 64, rkey};
+	c = t_post_sge(&e->qp, d + 4096 + 32, rkey, &ov, 1, 1);
+	t_ring(&e->qp);
+	collect(e, o, ++n);
+	expect(e, o, n - 1, MX_CQE_REQ, 0, 0, c);
+	memcpy(o->dst, dst, DST_BYTES);
+	CHECK(memcmp(dst, src, 8) == 0 && memcmp(dst + 4096 + 96, src + 256 + 96, 4096 - 96) == 0 &&
+		      memcmp(dst + 4096 + 32, src + 256, 64) == 0 && memcmp(dst + 4096, src + 256, 32) == 0 &&
+		      memcmp(dst + 2001, src + 3, 1000) == 0 && memcmp(dst + 16, src + 5000, 100) == 0 &&
+		      memcmp(dst + 116, src + 6000, 200) == 0 && memcmp(dst + 320, &v, 8) == 0 &&
+		      memcmp(dst + 328, src + 7000, 8) == 0 && memcmp(dst + 336, src + 7100, 256) == 0 &&
+		      memcmp(dst + 592, &v, 8) == 0 && memcmp(dst + 600, &v, 8) == 0,
+	      "%s: pointer WRITEs: destination bytes wrong", e->name);
+	uint8_t before[64];
+	memcpy(before, dst + 1024, sizeof(before));
+	struct t_sge bad = {s, 64, lkey ^ 0x80u};
+	c = t_post_sge(&e->qp, d + 1024, rkey, &bad, 1, 1);
+	t_ring(&e->qp);
+	collect(e, o, ++n);
+	expect(e, o, n - 1, MX_CQE_REQ_ERR, MX_SYND_LOCAL_PROT, 0xE1, c);
+	CHECK(memcmp(dst + 1024, before, sizeof(before)) == 0, "%s: a WRITE with a bad lkey wrote", e->name);
+	engine_close(e);
+}
+
+/* put+completion from this CPU thread, one WQE per doorbell, as the
+ * latency benchmarks post (the lane path's single-WQE and pointer paths):
+ * iters WRITEs of size bytes, inline or from a source MR, each waited for
+ * and its destination checked. Run in the sanitizable mode (below), where
+ * a GPU initiator cannot run beside the engine; and on every engine. */
+static void scenario_putc(struct engine *e, int pointer, uint32_t size, uint32_t iters)
+{
+	struct outcome o;
+	const char *what = pointer ? "put+completion (pointer)" : "put+completion (inline)";
+
+	memset(&o, 0, sizeof(o));
+	engine_open(e, 6);
+	uint8_t *src = buffer(e, 2 * PTR_BYTES), *dst = buffer(e, PTR_BYTES);
+	uint32_t lkey = reg(e, src, 2 * PTR_BYTES, MARROW_ACCESS_LOCAL_WRITE);
+	uint32_t rkey = reg(e, dst, PTR_BYTES, MARROW_ACCESS_LOCAL_WRITE | MARROW_ACCESS_REMOTE_WRITE);
+
+	REQUIRE(size <= PTR_BYTES && (pointer || size <= 8), "%s: size %u", what, size);
+	engine_go(e);
+	for (uint32_t i = 0; i < iters && !t_failures; i++) {
+		uint8_t *from = src + (size_t)(i & 1u) * PTR_BYTES;
+		uint16_t c;
+
+		for (uint32_t k = 0; k < size; k++)
+			from[k] = (uint8_t)(i * 31 + k);
+		if (pointer) {
+			struct t_sge sg = {(uint64_t)(uintptr_t)from, size, lkey};
+			c = t_post_sge(&e->qp, (uint64_t)(uintptr_t)dst, rkey, &sg, 1, 1);
+		} else {
+			c = t_post_inline(&e->qp, (uint64_t)(uintptr_t)dst, rkey, from, size, 1);
+		}
+		t_ring(&e->qp);
+		o.n = 0;
+		collect(e, &o, 1);
+		expect(e, &o, 0, MX_CQE_REQ, 0, 0, c);
+		CHECK(memcmp(dst, from, size) == 0, "%s: %s, %u B, iteration %u: destination bytes wrong", e->name, what,
+		      size, i);
+	}
+	engine_close(e);
+}
+
 /* The device engine's counters once stopped (exact then). */
 static void device_counters(struct engine *e, uint64_t *v)
 {
@@ -456,18 +574,44 @@ static void stage_profile(const struct sndev_api *api, uint32_t pointer)
 	CHECK(r.sm_clock_khz > 0, "%s: no SM clock measured", what);
 }
 
+/* The sanitizable mode (docs/design/device-engine.md §3.1): with
+ * MARROW_SANITIZE=1 the stage profiles, whose initiator is a GPU kernel
+ * that compute-sanitizer would run only after the engine's persistent
+ * kernel ended, are replaced by put+completion from this CPU thread, so
+ * memcheck, racecheck and synccheck see every device-engine scenario. */
+static int sanitize_mode(void)
+{
+	const char *v = getenv("MARROW_SANITIZE");
+
+	return v != NULL && strcmp(v, "1") == 0;
+}
+
+static void putc_all(struct engine *e, uint32_t iters)
+{
+	scenario_putc(e, 0, 8, iters);
+	scenario_putc(e, 1, 8, iters);
+	scenario_putc(e, 1, 4096, iters);
+}
+
 int main(void)
 {
 	struct engine cpu = {.name = "cpu engine"};
-	struct outcome g_cpu, g_dev, e_cpu, e_dev, m_cpu, m_dev;
+	struct outcome g_cpu, g_dev, e_cpu, e_dev, m_cpu, m_dev, p_cpu, p_dev;
 	struct sndev_api api;
 	const char *why;
 
 	memset(&g_cpu, 0, sizeof(g_cpu));
 	memset(&e_cpu, 0, sizeof(e_cpu));
 	memset(&m_cpu, 0, sizeof(m_cpu));
+	memset(&p_cpu, 0, sizeof(p_cpu));
 	scenario_good(&cpu, &g_cpu);
 	scenario_mixed(&cpu, &m_cpu);
+	scenario_pointer(&cpu, &p_cpu);
+	{
+		struct engine cpu2 = {.name = "cpu engine"};   /* counters apart from cpu's, which are compared */
+
+		putc_all(&cpu2, 50);
+	}
 	scenario_errors(&cpu, &e_cpu);
 	if (t_failures)
 		return t_finish("test_softnic_device_fidelity (cpu engine)");
@@ -501,11 +645,14 @@ int main(void)
 		memset(&g_dev, 0, sizeof(g_dev));
 		memset(&e_dev, 0, sizeof(e_dev));
 		memset(&m_dev, 0, sizeof(m_dev));
+		memset(&p_dev, 0, sizeof(p_dev));
 		scenario_good(&dev, &g_dev);
 		scenario_mixed(&dev, &m_dev);
+		scenario_pointer(&dev, &p_dev);
 		scenario_errors(&dev, &e_dev);
 		same("good path", &g_cpu, &g_dev);
 		same("mixed run", &m_cpu, &m_dev);
+		same("pointer WRITEs", &p_cpu, &p_dev);
 		same("error path", &e_cpu, &e_dev);
 		if (l == 0) {
 			memcpy(ctr0, dev.ctr, sizeof(ctr0));
@@ -525,8 +672,13 @@ int main(void)
 			      (unsigned long long)cpu.ctr[MARROW_EMU_CTR_cqe_req]);
 		}
 		scenario_restart(&dev);
+		putc_all(&dev, sanitize_mode() ? 100 : 50);
 	}
-	stage_profile(&api, 0);
-	stage_profile(&api, 1);
+	if (sanitize_mode()) {
+		printf("test_softnic_device_fidelity: MARROW_SANITIZE=1: stage profiles (GPU initiator) not run\n");
+	} else {
+		stage_profile(&api, 0);
+		stage_profile(&api, 1);
+	}
 	return t_finish("test_softnic_device_fidelity");
 }

@@ -564,6 +564,107 @@ EMU_CORE_INLINE int fast_remote_ok(const struct marrow_emu_device *dev, const st
 	return !EMU_UNLIKELY(n > *len || raddr - *base > *len - n);
 }
 
+/* A pointer WRITE that the device engine's lane path runs without the core
+ * (emu_exec_lane.h, docs/design/device-engine.md §2.8): one WQEBB, ds 3 or
+ * 4, that is one or two data segments (no inline segment). Its payload as
+ * exec_write would gather it: n0 bytes from src0, then n1 from src1 (n1 0:
+ * one piece), placed at raddr. */
+struct fast_ptr_wqe {
+	uint64_t raddr, src0, src1;
+	uint32_t n0, n1;
+};
+
+/* The shape of a pointer fast WQE: control bytes 0..7 as fast_shape reads
+ * them, and the byte_count words (as stored) of the first and, with ds 4,
+ * the second data segment, neither inline. Returns the number of data
+ * segments (1 or 2), or 0 for any other WQE. */
+EMU_CORE_INLINE uint32_t fast_ptr_shape(uint64_t ctrl_lo, uint32_t bc0_raw, uint32_t bc1_raw, uint64_t ctrl_ds3,
+					uint16_t ci)
+{
+	uint64_t d = (ctrl_lo & ~(uint64_t)0xff) - (ctrl_ds3 | ((uint64_t)mx_htobe16(ci) << 8));
+	uint32_t ds4 = (uint32_t)(d >> 56);
+
+	if (EMU_UNLIKELY((d & ~((uint64_t)1 << 56)) != 0))
+		return 0;
+	if ((mx_be32toh(bc0_raw) & MX_INLINE_SEG_FLAG) || (ds4 && (mx_be32toh(bc1_raw) & MX_INLINE_SEG_FLAG)))
+		return 0;
+	return 1 + ds4;
+}
+
+/* exec_write's check of one data segment's source: a live MR of the QP's
+ * PD under lkey (no access right is needed to read a local MR) whose range
+ * holds [addr, addr + n). Caches the last MR that passed as fast_remote_ok
+ * does. n 0 passes (exec_write skips a zero-length segment). */
+EMU_CORE_INLINE int fast_local_ok(const struct marrow_emu_device *dev, const struct marrow_emu_pd *pd,
+				  uint32_t lkey_be, uint64_t addr, uint32_t n, uint32_t *key_be_ok, uint64_t *base,
+				  uint64_t *len)
+{
+	if (n == 0)
+		return 1;
+	if (EMU_UNLIKELY(lkey_be != *key_be_ok)) {
+		const struct emu_mr_slot *s = mr_lookup(dev, mx_be32toh(lkey_be), pd);
+
+		if (s == NULL)
+			return 0;
+		*key_be_ok = lkey_be;
+		*base = s->base;
+		*len = s->len;
+	}
+	return !EMU_UNLIKELY(n > *len || addr - *base > *len - n);
+}
+
+/* [a, a + na) and [b, b + nb) share no byte (modular, as mr_covers; an
+ * empty range shares none). */
+EMU_CORE_INLINE int fast_disjoint(uint64_t a, uint64_t na, uint64_t b, uint64_t nb)
+{
+	return na == 0 || nb == 0 || (a - b >= nb && b - a >= na);
+}
+
+/* All of exec_write's checks of a pointer fast WQE but the peer's state
+ * (the caller's): its shape (fast_ptr_shape, WQE index ci), each data
+ * segment's lkey and range in the QP's PD pd (fast_local_ok), the total
+ * (1 .. EMU_MSG_MAX; a zero-length WRITE is the core's) and the rkey, rights
+ * and range in the peer's PD (fast_remote_ok). Also that no source overlaps
+ * the destination, so the pieces can be copied in any order, by any number
+ * of threads, and leave the bytes exec_write's memmoves in order leave (an
+ * overlapping WQE is the core's). The WQE is given as the 32-bit words it
+ * holds as stored: the control segment's first two, the remote address
+ * segment's first three and both data segments' (s1 is ignored with ds 3).
+ * Returns the payload length with *p filled, or 0: not a fast pointer WQE
+ * (execute() then decides, with the authoritative checks). Host-compiled
+ * too: the lane fuzzer (native/fuzz/lane_fuzz.c) holds it to exec_write. */
+EMU_CORE_INLINE uint32_t fast_ptr_check(const struct marrow_emu_device *dev, const struct marrow_emu_pd *pd,
+					const struct marrow_emu_pd *peer_pd, uint64_t ctrl_ds3, uint16_t ci,
+					uint64_t ctrl_lo, uint32_t ra_hi, uint32_t ra_lo, uint32_t rkey_be,
+					uint32_t s0_bc, uint32_t s0_key, uint32_t s0_hi, uint32_t s0_lo, uint32_t s1_bc,
+					uint32_t s1_key, uint32_t s1_hi, uint32_t s1_lo, uint32_t *lkey_ok,
+					uint64_t *lbase, uint64_t *llen, uint32_t *rkey_ok, uint64_t *rbase,
+					uint64_t *rlen, struct fast_ptr_wqe *p)
+{
+	const uint32_t nseg = fast_ptr_shape(ctrl_lo, s0_bc, s1_bc, ctrl_ds3, ci);
+
+	if (nseg == 0)
+		return 0;
+	p->n0 = mx_be32toh(s0_bc);
+	p->n1 = nseg == 2 ? mx_be32toh(s1_bc) : 0u;
+	p->src0 = ((uint64_t)mx_be32toh(s0_hi) << 32) | mx_be32toh(s0_lo);
+	p->src1 = ((uint64_t)mx_be32toh(s1_hi) << 32) | mx_be32toh(s1_lo);
+	p->raddr = ((uint64_t)mx_be32toh(ra_hi) << 32) | mx_be32toh(ra_lo);
+	/* Both below 2^31 (no inline flag): the sum does not wrap. */
+	const uint32_t total = p->n0 + p->n1;
+
+	if (EMU_UNLIKELY(total == 0 || total > EMU_MSG_MAX))
+		return 0;
+	if (!fast_local_ok(dev, pd, s0_key, p->src0, p->n0, lkey_ok, lbase, llen) ||
+	    !fast_local_ok(dev, pd, s1_key, p->src1, p->n1, lkey_ok, lbase, llen))
+		return 0;
+	if (!fast_remote_ok(dev, peer_pd, rkey_be, p->raddr, total, rkey_ok, rbase, rlen))
+		return 0;
+	if (!fast_disjoint(p->src0, p->n0, p->raddr, total) || !fast_disjoint(p->src1, p->n1, p->raddr, total))
+		return 0;
+	return total;
+}
+
 /* What fast_span needs: what is fixed for a run, and what one span hands
  * to the next (fast_span is inlined: these live in registers). */
 struct fast_ctx {

@@ -176,8 +176,182 @@ enum {
 	EMU_LANE_IDLE = 0,
 	EMU_LANE_WORK = 1,
 	EMU_LANE_CORE_POLL = 2,   /* the doorbell (or the pass), untouched: emu_dev_qp_poll_own */
-	EMU_LANE_CORE_EXECUTE = 3 /* the fast WQEs ran; the rest of sq_progress is execute()'s */
+	EMU_LANE_CORE_EXECUTE = 3, /* the fast WQEs ran; the rest of sq_progress is execute()'s */
+	EMU_LANE_CORE_PTR = 4      /* as _EXECUTE, the WQE at exec_ci a pointer WRITE: emu_lane_ptr_run's */
 };
+
+/* A pointer WRITE's payload up to this many bytes is copied by lane 0
+ * alone, with no shuffle between the WQE's checks and its CQE (the 8-byte
+ * put+completion's case); a larger one by the whole warp. */
+enum { EMU_LANE_SOLO_COPY = 64 };
+
+/* n bytes from s to d (fast_ptr_check: not overlapping) by one thread, in
+ * the widest accesses both alignments allow. */
+EMU_CORE_INLINE void emu_lane_copy1(uint64_t d, uint64_t s, uint32_t n)
+{
+	uint8_t *const dp = (uint8_t *)(uintptr_t)d;
+	const uint8_t *const sp = (const uint8_t *)(uintptr_t)s;
+	uint32_t i = 0;
+
+	if (((d | s) & 7) == 0) {
+#pragma unroll 1
+		for (; i + 8 <= n; i += 8)
+			*(uint64_t *)(dp + i) = *(const uint64_t *)(sp + i);
+	} else if (((d | s) & 3) == 0) {
+#pragma unroll 1
+		for (; i + 4 <= n; i += 4)
+			*(uint32_t *)(dp + i) = *(const uint32_t *)(sp + i);
+	}
+#pragma unroll 1
+	for (; i < n; i++)
+		dp[i] = sp[i];
+}
+
+/* The T-sized part of an n-byte copy by the warp (lane: this lane's
+ * index): each lane has up to four loads in flight before it stores, so a
+ * 4 KiB payload in 16-byte pieces is two dependent round trips, not eight.
+ * Returns the bytes copied (a multiple of sizeof(T)). */
+template <typename T>
+__device__ __forceinline__ uint32_t emu_lane_copy_w(uint8_t *d, const uint8_t *s, uint32_t n, uint32_t lane)
+{
+	const uint32_t cnt = n / (uint32_t)sizeof(T);
+	T *const dp = (T *)d;
+	const T *const sp = (const T *)s;
+
+#pragma unroll 1
+	for (uint32_t k = lane; k < cnt; k += 4 * 32) {
+		T v[4];
+
+#pragma unroll
+		for (uint32_t j = 0; j < 4; j++)
+			if (k + 32 * j < cnt)
+				v[j] = sp[k + 32 * j];
+#pragma unroll
+		for (uint32_t j = 0; j < 4; j++)
+			if (k + 32 * j < cnt)
+				dp[k + 32 * j] = v[j];
+	}
+	return cnt * (uint32_t)sizeof(T);
+}
+
+/* n bytes from s to d (not overlapping) by the 32 lanes, in the widest
+ * accesses both alignments allow, the tail byte by byte. */
+EMU_CORE_INLINE void emu_lane_copy32(uint64_t d, uint64_t s, uint32_t n, uint32_t lane)
+{
+	uint8_t *const dp = (uint8_t *)(uintptr_t)d;
+	const uint8_t *const sp = (const uint8_t *)(uintptr_t)s;
+	const uint64_t al = d | s;
+	uint32_t i;
+
+	if ((al & 15) == 0)
+		i = emu_lane_copy_w<uint4>(dp, sp, n, lane);
+	else if ((al & 7) == 0)
+		i = emu_lane_copy_w<unsigned long long>(dp, sp, n, lane);
+	else if ((al & 3) == 0)
+		i = emu_lane_copy_w<uint32_t>(dp, sp, n, lane);
+	else
+		i = 0;
+#pragma unroll 1
+	for (i += lane; i < n; i += 32)
+		dp[i] = sp[i];
+}
+
+EMU_CORE_INLINE void emu_lane_cqe(struct emu_thread *t, struct emu_lane *L, uint16_t wc);
+EMU_CORE_INLINE void emu_lane_share_cq(struct emu_lane *L);
+
+/* The pointer WRITE at exec_ci (the lane poll stopped at it, with every
+ * earlier WQE executed and the QP's fields stored), run on the lane path
+ * (docs/design/device-engine.md §2.8): exec_write's checks for such a WQE
+ * (fast_ptr_check, with the lane's rkey cache and the engine thread's lkey
+ * cache), the payload copied by lane 0 or, when large, by the warp, then
+ * lane 0's CQE (emu_lane_cqe, the same bytes as cqe_commit's), exec_ci and
+ * the counters execute() would add. Returns false, with nothing changed,
+ * when the WQE is not one it runs (then it is execute()'s). All 32 lanes,
+ * converged; out of line and outside the lane loop (sndev_lane_serve calls
+ * it through emu_lane_core): inlined there, it cost the loop's registers
+ * (sndev_lane_run spilled 330 bytes, check_lane_registers). */
+static __device__ __noinline__ bool emu_lane_ptr_run(struct emu_thread *t, struct emu_lane *L)
+{
+	const unsigned all = 0xffffffffu;
+	const uint32_t lane = threadIdx.x & 31u;
+	const uint16_t ci = L->ci;
+	struct marrow_emu_qp *const qp = L->qp;
+	struct fast_ptr_wqe pw;
+	uint32_t n = 0, sig = 0;
+
+	pw.raddr = pw.src0 = pw.src1 = 0;
+	pw.n0 = pw.n1 = 0;
+	if (lane == 0) {
+		/* The WQE (the lane loop just loaded it: L1), the peer's state
+		 * (relaxed, as the lane loop reads it), the QP's PD and the lkey
+		 * cache: loads that do not depend on each other. */
+		const uint4 *p = (const uint4 *)(L->sq + (size_t)(ci & L->sq_mask) * MX_WQEBB_SIZE);
+		const uint4 q0 = p[0], q1 = p[1], q2 = p[2], q3 = p[3];
+		const uint32_t pst = EMU_LD_RLX(&L->peer->state);
+		const struct marrow_emu_pd *pd = qp->pd;
+		struct emu_d_mr_cache *const lc = EMU_D_LKEY_CACHE(t);
+		/* Another PD's MR is no MR: key 0 and length 0, which fail every
+		 * check (fast_remote_ok's rule for an empty cache). */
+		const bool same_pd = lc->pd == pd;
+		uint32_t lkey = same_pd ? lc->key_be : 0u;
+		uint64_t lbase = same_pd ? lc->base : 0u, llen = same_pd ? lc->len : 0u;
+
+		if (pst == MARROW_QPS_RTS || pst == MARROW_QPS_RTR)
+			n = fast_ptr_check(t->dev, pd, L->peer_pd, L->ctrl_ds3, ci,
+					   (uint64_t)q0.x | ((uint64_t)q0.y << 32), q1.x, q1.y, q1.z, q2.x, q2.y, q2.z,
+					   q2.w, q3.x, q3.y, q3.z, q3.w, &lkey, &lbase, &llen, &L->key_be, &L->mr_base,
+					   &L->mr_len, &pw);
+		if (n != 0) {
+			if (lkey != 0) {
+				lc->key_be = lkey;
+				lc->pd = pd;
+				lc->base = lbase;
+				lc->len = llen;
+			}
+			sig = ((q0.z >> 24) & MX_CTRL_CQ_UPDATE) != 0;
+			if (n <= EMU_LANE_SOLO_COPY) {
+				emu_lane_copy1(pw.raddr, pw.src0, pw.n0);
+				emu_lane_copy1(pw.raddr + pw.n0, pw.src1, pw.n1);
+				EMU_STAGE(t, qp, EMU_STAGE_EXECUTED);
+				if (sig)
+					emu_lane_cqe(t, L, ci);
+				EMU_STAGE(t, qp, EMU_STAGE_CQE);
+			}
+		}
+	}
+	n = __shfl_sync(all, n, 0);
+	if (n == 0)
+		return false;
+	sig = __shfl_sync(all, sig, 0);
+	if (n > EMU_LANE_SOLO_COPY) {
+		const uint64_t d = __shfl_sync(all, (unsigned long long)pw.raddr, 0);
+		const uint32_t n0 = __shfl_sync(all, pw.n0, 0);
+
+		emu_lane_copy32(d, __shfl_sync(all, (unsigned long long)pw.src0, 0), n0, lane);
+		emu_lane_copy32(d + n0, __shfl_sync(all, (unsigned long long)pw.src1, 0), __shfl_sync(all, pw.n1, 0),
+				lane);
+		/* Every lane's bytes before lane 0's CQE releases (as in a
+		 * round of the lane loop). */
+		__syncwarp();
+		if (lane == 0) {
+			EMU_STAGE(t, qp, EMU_STAGE_EXECUTED);
+			if (sig)
+				emu_lane_cqe(t, L, ci);
+			EMU_STAGE(t, qp, EMU_STAGE_CQE);
+		}
+	}
+	if (lane == 0) {
+		CTR(t, wqe_rdma_write)++;
+		CTR(t, gather_bytes) += n;
+		CTR(t, payload_bytes_tx) += n;
+		CTR(t, payload_bytes_rx) += n;
+		emu_d_st_rel(&qp->exec_ci, (uint16_t)(ci + 1));
+	}
+	L->ci = (uint16_t)(ci + 1);
+	if (sig)
+		emu_lane_share_cq(L);
+	return true;
+}
 
 /* The core takes over, as the lane poll asked (request EMU_LANE_CORE_*),
  * and the registers follow what it did; returns what the pass did (0 or
@@ -195,6 +369,14 @@ EMU_CORE_INLINE int emu_lane_core(struct emu_thread *t, struct emu_lane *L, int 
 
 	/* Lane 0 is the engine thread; the barrier orders its writes before
 	 * the other lanes' reloads. */
+	if (request == EMU_LANE_CORE_PTR) {
+		if (emu_lane_ptr_run(t, L)) {
+			__syncwarp();
+			emu_lane_reload(L);
+			return 1;
+		}
+		request = EMU_LANE_CORE_EXECUTE;   /* not one it runs: execute()'s */
+	}
 	if ((threadIdx.x & 31u) == 0) {
 		if (request == EMU_LANE_CORE_POLL) {
 			work = emu_lane_poll_own_call(t, qp, v0, v1, fresh);
@@ -310,6 +492,14 @@ EMU_CORE_INLINE bool emu_lane_fast(struct emu_lane *L, const struct marrow_emu_d
 	return ok;
 }
 
+/* Whether WQE ci (quarters q) has a pointer WRITE's shape
+ * (fast_ptr_shape): the lane path's (emu_lane_ptr_run) when its checks
+ * pass. Register work only. */
+EMU_CORE_INLINE bool emu_lane_ptr_shape(const struct emu_lane *L, const uint4 *q, uint16_t ci)
+{
+	return fast_ptr_shape((uint64_t)q[0].x | ((uint64_t)q[0].y << 32), q[2].x, q[3].x, L->ctrl_ds3, ci) != 0;
+}
+
 /* The signaled fast WQE wc executed (its payload stored, ordered before
  * this): its CQE (exec_ci is stored once, when emu_dev_lane_poll returns).
  * Lane 0. */
@@ -414,6 +604,8 @@ EMU_CORE_INLINE int emu_dev_lane_poll(struct emu_thread *t, struct emu_lane *L, 
 	L->fpi = fpi;
 
 	bool stop = false;
+	/* Where a run stops: execute()'s WQE, or a pointer WRITE (§2.8). */
+	int req = EMU_LANE_CORE_EXECUTE;
 
 	if (m == 1) {
 		/* One WQE (put+completion's case): lane 0 runs it alone, with no
@@ -422,7 +614,7 @@ EMU_CORE_INLINE int emu_dev_lane_poll(struct emu_thread *t, struct emu_lane *L, 
 		 * The same checks, store and CQE as a round of one. */
 		uint32_t n = 0;
 		uint64_t raddr = 0;
-		bool ok = false, sig = false;
+		bool ok = false, sig = false, psh = false;
 
 		if (lead) {
 			ok = emu_lane_fast(L, dev, w.q, ci, pst, &n, &raddr, &sig);
@@ -430,6 +622,8 @@ EMU_CORE_INLINE int emu_dev_lane_poll(struct emu_thread *t, struct emu_lane *L, 
 				emu_lane_store(raddr, w.q[2], w.q[3], n);
 				if (sig)
 					emu_lane_complete(t, L, ci);
+			} else {
+				psh = emu_lane_ptr_shape(L, w.q, ci);   /* §2.8 */
 			}
 		}
 		if (__shfl_sync(all, (uint32_t)ok, 0)) {
@@ -440,6 +634,8 @@ EMU_CORE_INLINE int emu_dev_lane_poll(struct emu_thread *t, struct emu_lane *L, 
 				emu_lane_share_cq(L);
 		} else {
 			stop = true;
+			if (__shfl_sync(all, (uint32_t)psh, 0))
+				req = EMU_LANE_CORE_PTR;
 		}
 	}
 	while (!stop && ci != fpi) {
@@ -452,6 +648,8 @@ EMU_CORE_INLINE int emu_dev_lane_poll(struct emu_thread *t, struct emu_lane *L, 
 
 		if (lane < m)
 			ok = emu_lane_fast(L, dev, q, (uint16_t)(ci + lane), pst, &n, &raddr, &sig);
+		/* A WQE the round stops at may be a pointer WRITE (§2.8). */
+		const bool psh = !ok && emu_lane_ptr_shape(L, q, (uint16_t)(ci + lane));
 		const uint32_t bad = __ballot_sync(all, lane < m && !ok);
 		const uint32_t k = bad ? (uint32_t)(__ffs(bad) - 1) : m;   /* WQEs this round executes */
 		const bool mine = lane < k;
@@ -497,11 +695,14 @@ EMU_CORE_INLINE int emu_dev_lane_poll(struct emu_thread *t, struct emu_lane *L, 
 			}
 			emu_lane_share_cq(L);
 		}
-		ci = (uint16_t)(ci + k);
 		if (k < m) {
 			stop = true;
+			if (__shfl_sync(all, (uint32_t)psh, k))
+				req = EMU_LANE_CORE_PTR;
+			ci = (uint16_t)(ci + k);
 			break;
 		}
+		ci = (uint16_t)(ci + k);
 		m = (uint16_t)(fpi - ci);
 		if (m > 32)
 			m = 32;
@@ -519,7 +720,7 @@ EMU_CORE_INLINE int emu_dev_lane_poll(struct emu_thread *t, struct emu_lane *L, 
 	L->ci = ci;
 	/* A WQE fast_span would stop at: the rest of sq_progress is
 	 * execute()'s (emu_lane_core). */
-	return stop ? EMU_LANE_CORE_EXECUTE : EMU_LANE_WORK;
+	return stop ? req : EMU_LANE_WORK;
 }
 
 #endif /* __CUDACC__ */

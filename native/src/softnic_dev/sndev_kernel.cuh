@@ -59,6 +59,7 @@ struct emu_d_early {
 struct sndev_thread {
 	struct emu_thread e;
 	struct emu_d_mr_cache mr;
+	struct emu_d_mr_cache lmr;   /* the lane path's last lkey checked (emu_lane_ptr_run) */
 	struct emu_d_early early;
 };
 
@@ -113,6 +114,7 @@ __device__ __noinline__ void sndev_stage_stamp(int k)
 }
 
 #define EMU_D_MR_CACHE(t) (&sndev_ext(t)->mr)
+#define EMU_D_LKEY_CACHE(t) (&sndev_ext(t)->lmr)
 #define EMU_D_EARLY(t) (&sndev_ext(t)->early)
 
 /* The engine as run: EMU_STAGE is nothing (the core's default). */
@@ -514,6 +516,9 @@ __global__ void __launch_bounds__(LANE ? 32 * SNDEV_LANE_MAX_PER_SM : 1024) snde
 		lt.mr.key_be = 0;
 		lt.mr.pd = nullptr;
 		lt.mr.base = lt.mr.len = 0;
+		lt.lmr.key_be = 0;
+		lt.lmr.pd = nullptr;
+		lt.lmr.base = lt.lmr.len = 0;
 		lt.early.cq = nullptr;
 		lt.early.peer = nullptr;
 		/* QP 0 is engine thread 0's first QP (sndev_prof_sh, set above). */

@@ -94,7 +94,8 @@ class MiniProxyTest {
             LatencySamples s = px.cpuLatency(200, 20, 8, TIMEOUT, true, true);
             assertEquals(200, s.issueNs().length);
             for (int i = 0; i < 200; i++) {
-                assertTrue(s.issueNs()[i] > 0 && s.putcNs()[i] >= s.issueNs()[i] && s.rttNs()[i] > 0);
+                // An issue can take less than one tick of the timer: it may read 0.
+                assertTrue(s.issueNs()[i] >= 0 && s.putcNs()[i] >= s.issueNs()[i] && s.rttNs()[i] > 0);
             }
             List<WorkerStats> w = px.window();
             assertTrue(w.getFirst().requests() >= 2 * 220, "pings and replies went through the worker: " + w);
