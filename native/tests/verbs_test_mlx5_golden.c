@@ -561,6 +561,119 @@ static void test_misc(void)
 	}
 }
 
+/* ---- DC address vector ---------------------------------------------------
+ * The reference is rdma-core's struct mlx5_wqe_av filled field by field as an
+ * address handle is built (rate and SL, LID and path bits on IB; GRH part
+ * with the GRH-present bit on IB only; SL in bits 3..1 on RoCE) and as a DC
+ * WQE's destination is set (extended bit and DCT number or-ed into dqp_dct,
+ * the access key big-endian). */
+static void dc_av_ref(struct mlx5_wqe_av *r, const struct mx_dc_av *av)
+{
+	memset(r, 0, sizeof(*r));
+	r->key.dc_key = htobe64(av->dc_key);
+	r->dqp_dct = htobe32(av->dctn | (av->extended ? MLX5_EXTENDED_UD_AV : 0));
+	r->stat_rate_sl = (uint8_t)((av->static_rate << 4) | (av->roce ? (av->sl & 7) << 1 : av->sl));
+	r->fl_mlid = av->src_path_bits & 0x7f;
+	r->rlid = htobe16(av->rlid);
+	if (!av->extended)
+		return;
+	memcpy(r->rmac, av->rmac, 6);
+	r->tclass = av->tclass;
+	r->hop_limit = av->hop_limit;
+	r->grh_gid_fl = htobe32((av->roce ? 0 : 1u << 30) | ((uint32_t)av->sgid_index << 20) |
+				(av->flow_label & 0xfffff));
+	memcpy(r->rgid, av->rgid, 16);
+}
+
+static void dc_av_random(struct mx_dc_av *av)
+{
+	memset(av, 0, sizeof(*av));
+	av->dc_key = rnd();
+	av->dctn = (uint32_t)rnd() & 0xffffff;
+	av->rlid = (uint16_t)rnd();
+	av->roce = rnd() & 1;
+	av->extended = av->roce ? 1 : rnd() & 1;
+	av->sl = (uint8_t)(rnd() & (av->roce ? 7 : 0xf));
+	av->static_rate = (uint8_t)(rnd() & 0xf);
+	av->src_path_bits = (uint8_t)(rnd() & 0x7f);
+	av->sgid_index = (uint8_t)rnd();
+	av->hop_limit = (uint8_t)rnd();
+	av->tclass = (uint8_t)rnd();
+	av->flow_label = (uint32_t)rnd() & 0xfffff;
+	for (int i = 0; i < 16; i++)
+		av->rgid[i] = (uint8_t)rnd();
+	for (int i = 0; i < 6; i++)
+		av->rmac[i] = (uint8_t)rnd();
+}
+
+static void test_dc_av(void)
+{
+	union {
+		struct mlx5_wqe_av s;
+		uint32_t w[12];
+		uint8_t b[48];
+	} mx, ref;
+	struct mx_dc_av av;
+
+	CHECK_EQ(sizeof(struct mlx5_wqe_av), MX_AV_FULL_SIZE);
+	CHECK_EQ(sizeof(struct mlx5_wqe_datagram_seg), MX_AV_FULL_SIZE);
+	CHECK_EQ(offsetof(struct mlx5_wqe_av, reserved0), MX_AV_BASE_SIZE);
+	CHECK_EQ(offsetof(struct mlx5_wqe_av, key.dc_key), MX_AV_OFF_DC_KEY);
+	CHECK_EQ(offsetof(struct mlx5_wqe_av, dqp_dct), MX_AV_OFF_DQP_DCT);
+	CHECK_EQ(offsetof(struct mlx5_wqe_av, stat_rate_sl), MX_AV_OFF_STAT_RATE_SL);
+	CHECK_EQ(offsetof(struct mlx5_wqe_av, fl_mlid), MX_AV_OFF_FL_MLID);
+	CHECK_EQ(offsetof(struct mlx5_wqe_av, rlid), MX_AV_OFF_RLID);
+	CHECK_EQ(offsetof(struct mlx5_wqe_av, rmac), MX_AV_OFF_RMAC);
+	CHECK_EQ(offsetof(struct mlx5_wqe_av, tclass), MX_AV_OFF_TCLASS);
+	CHECK_EQ(offsetof(struct mlx5_wqe_av, hop_limit), MX_AV_OFF_HOP_LIMIT);
+	CHECK_EQ(offsetof(struct mlx5_wqe_av, grh_gid_fl), MX_AV_OFF_GRH_GID_FL);
+	CHECK_EQ(offsetof(struct mlx5_wqe_av, rgid), MX_AV_OFF_RGID);
+	CHECK_EQ(MX_AV_EXTENDED, MLX5_EXTENDED_UD_AV);
+
+	for (int i = 0; i < RANDOM_CASES; i++) {
+		uint32_t n;
+		int rc;
+
+		dc_av_random(&av);
+		vectors++;
+		memset(mx.b, 0xa5, sizeof(mx.b));
+		dc_av_ref(&ref.s, &av);
+		rc = mx_set_dc_av_seg(mx.b, &av);
+		n = av.extended ? MX_AV_FULL_SIZE : MX_AV_BASE_SIZE;
+		CHECK_EQ(rc, n);
+		check_bytes(mx.b, ref.b, n, "dc av");
+		if (!av.extended) /* a base AV leaves the next 32 bytes alone */
+			CHECK(mx.b[MX_AV_BASE_SIZE] == 0xa5 && mx.b[47] == 0xa5, "base AV wrote past 16 bytes");
+		CHECK_EQ(mx_av_dctn(mx.b), av.dctn);
+		CHECK_EQ(mx_av_dc_key(mx.b), av.dc_key);
+		CHECK_EQ(mx_av_wqe_size(mx.b), n);
+		/* ds: ctrl + AV + raddr + one data segment; and 8 B inline */
+		CHECK_EQ(mx_ds_dc_pointer_write(&av, 1), (16 + n + 16 + 16) / 16);
+		CHECK_EQ(mx_ds_dc_inline_write(&av, 8), (16 + n + 16 + 4 + 8 + 15) / 16);
+	}
+
+	/* Out-of-range fields are refused and nothing is written. */
+	struct mx_dc_av cases[6];
+
+	for (int i = 0; i < 6; i++) {
+		memset(&cases[i], 0, sizeof(cases[i]));
+		cases[i].extended = 1;
+	}
+	cases[0].dctn = 1u << 24;
+	cases[1].static_rate = 16;
+	cases[2].src_path_bits = 0x80;
+	cases[3].flow_label = 1u << 20;
+	cases[4].roce = 1;
+	cases[4].sl = 8; /* 3 bits of priority on RoCE */
+	cases[5].roce = 1;
+	cases[5].extended = 0; /* RoCE needs the GRH part */
+	for (int i = 0; i < 6; i++) {
+		memset(mx.b, 0xa5, sizeof(mx.b));
+		CHECK(mx_set_dc_av_seg(mx.b, &cases[i]) == MX_ERANGE, "AV case %d accepted", i);
+		CHECK(mx.b[0] == 0xa5 && mx.b[47] == 0xa5, "refused AV case %d wrote bytes", i);
+	}
+}
+
 int main(void)
 {
 	const char *seed = getenv("MARROW_GOLDEN_SEED");
@@ -575,6 +688,7 @@ int main(void)
 	test_segments();
 	test_cqe();
 	test_misc();
+	test_dc_av();
 
 	printf("verbs_test_mlx5_golden: %lu cases (%lu checks), %lu failures "
 	       "(mlx5_wqe.h vs rdma-core mlx5dv.h)\n", vectors, checks, failures);

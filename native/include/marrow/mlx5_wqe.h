@@ -305,6 +305,107 @@ MX_HD void mx_set_inline_hdr(void *seg, uint32_t len)
 	mx_store32(seg, mx_htobe32(len | MX_INLINE_SEG_FLAG));
 }
 
+/* ---- DC address vector (datagram segment) --------------------------------
+ * A DC initiator (DCI) names its destination in every WQE: between the ctrl
+ * and the remote-address segment sits the address vector of the target DCT
+ * (docs/design/dc-transport.md). Its first 16 bytes (the base AV) hold the
+ * DC access key, the DCT number, rate/SL and the LID; a set bit 31 of the
+ * DCT word (extended AV) says 32 more bytes follow with the GRH part (RoCE,
+ * or IB across subnets). rdma-core always posts the extended form; UCX posts
+ * the base form when there is no GRH. */
+enum {
+	MX_AV_BASE_SIZE = 16,
+	MX_AV_FULL_SIZE = 48,
+	MX_AV_EXTENDED = 0x80000000u,  /* bit 31 of dqp_dct */
+	MX_AV_GRH_PRESENT = 1u << 30,  /* bit 30 of grh_gid_fl: IB with a GRH; 0 on RoCE */
+	MX_AV_OFF_DC_KEY = 0,
+	MX_AV_OFF_DQP_DCT = 8,
+	MX_AV_OFF_STAT_RATE_SL = 12,
+	MX_AV_OFF_FL_MLID = 13,
+	MX_AV_OFF_RLID = 14,
+	MX_AV_OFF_RMAC = 20,
+	MX_AV_OFF_TCLASS = 26,
+	MX_AV_OFF_HOP_LIMIT = 27,
+	MX_AV_OFF_GRH_GID_FL = 28,
+	MX_AV_OFF_RGID = 32,
+};
+
+/* What a DCI's WQE says about its destination. rlid is the destination LID
+ * on IB and the RoCE v2 UDP source port on Ethernet; sl is 4 bits on IB, and
+ * on RoCE the priority goes in bits 3..1 (as the kernel's mlx5 AH sets it). */
+struct mx_dc_av {
+	uint64_t dc_key;
+	uint32_t dctn;          /* 24-bit DCT number */
+	uint16_t rlid;
+	uint8_t sl;
+	uint8_t static_rate;    /* 4 bits */
+	uint8_t src_path_bits;  /* 7 bits */
+	uint8_t extended;       /* 1: 48-byte AV with the GRH part */
+	uint8_t roce;           /* RoCE: sl as priority, no GRH-present bit */
+	uint8_t sgid_index;
+	uint8_t hop_limit;
+	uint8_t tclass;
+	uint32_t flow_label;    /* 20 bits */
+	uint8_t rgid[16];
+	uint8_t rmac[6];
+};
+
+/* Bytes of the AV a WQE carries: 16 (base) or 48 (extended). */
+MX_HD uint32_t mx_dc_av_size(const struct mx_dc_av *av)
+{
+	return av->extended ? MX_AV_FULL_SIZE : MX_AV_BASE_SIZE;
+}
+
+/* ds of a DC RDMA WRITE: ctrl, the AV, raddr, then len bytes inline. */
+MX_HD uint32_t mx_ds_dc_inline_write(const struct mx_dc_av *av, uint32_t len)
+{
+	return (MX_CTRL_SEG_SIZE + mx_dc_av_size(av) + MX_RADDR_SEG_SIZE + MX_INLINE_HDR_SIZE + len +
+		MX_DS_SIZE - 1) / MX_DS_SIZE;
+}
+
+/* ds of a DC RDMA WRITE with nsge pointer data segments. */
+MX_HD uint32_t mx_ds_dc_pointer_write(const struct mx_dc_av *av, uint32_t nsge)
+{
+	return (MX_CTRL_SEG_SIZE + mx_dc_av_size(av) + MX_RADDR_SEG_SIZE) / MX_DS_SIZE + nsge;
+}
+
+/* Writes the AV at seg (right after the ctrl segment) and returns its size in
+ * bytes, or MX_ERANGE and writes nothing when a field does not fit its bits
+ * (a ConnectX would read a truncated value as another destination). */
+MX_HD int mx_set_dc_av_seg(void *seg, const struct mx_dc_av *av)
+{
+	uint32_t *w = (uint32_t *)seg;
+	uint8_t sl_bits;
+
+	if (av->dctn > 0xffffffu || av->static_rate > 0xf || av->src_path_bits > 0x7f ||
+	    av->flow_label > 0xfffffu || (av->roce ? av->sl > 7 : av->sl > 0xf) ||
+	    (av->roce && !av->extended))
+		return MX_ERANGE;
+	sl_bits = av->roce ? (uint8_t)(av->sl << 1) : av->sl;
+	mx_store32(&w[0], mx_htobe32((uint32_t)(av->dc_key >> 32)));
+	mx_store32(&w[1], mx_htobe32((uint32_t)av->dc_key));
+	mx_store32(&w[2], mx_htobe32(av->dctn | (av->extended ? MX_AV_EXTENDED : 0)));
+	/* bytes 12..15: stat_rate_sl, fl_mlid, rlid (BE16) */
+	mx_store32(&w[3], (uint32_t)(uint8_t)((av->static_rate << 4) | sl_bits) |
+				  ((uint32_t)av->src_path_bits << 8) |
+				  ((uint32_t)mx_htobe16(av->rlid) << 16));
+	if (!av->extended)
+		return MX_AV_BASE_SIZE;
+	mx_store32(&w[4], 0); /* reserved0 */
+	/* bytes 20..27: rmac[6], tclass, hop_limit */
+	mx_store32(&w[5], (uint32_t)av->rmac[0] | ((uint32_t)av->rmac[1] << 8) |
+				  ((uint32_t)av->rmac[2] << 16) | ((uint32_t)av->rmac[3] << 24));
+	mx_store32(&w[6], (uint32_t)av->rmac[4] | ((uint32_t)av->rmac[5] << 8) |
+				  ((uint32_t)av->tclass << 16) | ((uint32_t)av->hop_limit << 24));
+	mx_store32(&w[7], mx_htobe32((av->roce ? 0u : MX_AV_GRH_PRESENT) |
+				     ((uint32_t)av->sgid_index << 20) | av->flow_label));
+	for (int i = 0; i < 4; i++)
+		mx_store32(&w[8 + i], (uint32_t)av->rgid[4 * i] | ((uint32_t)av->rgid[4 * i + 1] << 8) |
+					      ((uint32_t)av->rgid[4 * i + 2] << 16) |
+					      ((uint32_t)av->rgid[4 * i + 3] << 24));
+	return MX_AV_FULL_SIZE;
+}
+
 /* The 8-byte value a producer stores to the UAR doorbell register, as a
  * little-endian uint64: bytes 0..3 = BE32(idx << 8 | opcode), bytes 4..7 =
  * BE32(qpn << 8 | ds). NVSHMEM/DOCA pass the exclusive producer index with
@@ -371,6 +472,19 @@ MX_HD uint32_t mx_data_lkey(const void *seg) { return mx_ld_be32((const uint8_t 
 MX_HD uint64_t mx_data_addr(const void *seg)
 {
 	return ((uint64_t)mx_ld_be32((const uint8_t *)seg + 8) << 32) | mx_ld_be32((const uint8_t *)seg + 12);
+}
+
+/* DC address vector: the DCT a DCI's WQE targets, its access key, and the
+ * AV's size in the WQE (bit 31 of the DCT word: extended, 48 bytes). */
+MX_HD uint32_t mx_av_dctn(const void *av) { return mx_ld_be32((const uint8_t *)av + MX_AV_OFF_DQP_DCT) & 0xffffffu; }
+MX_HD uint64_t mx_av_dc_key(const void *av)
+{
+	return ((uint64_t)mx_ld_be32(av) << 32) | mx_ld_be32((const uint8_t *)av + 4);
+}
+MX_HD uint32_t mx_av_wqe_size(const void *av)
+{
+	return (mx_ld_be32((const uint8_t *)av + MX_AV_OFF_DQP_DCT) & MX_AV_EXTENDED) ? MX_AV_FULL_SIZE
+										     : MX_AV_BASE_SIZE;
 }
 
 /* ---- CQE64 decoders ------------------------------------------------------ */
