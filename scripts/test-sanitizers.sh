@@ -18,7 +18,7 @@ kinds=("$@")
 # (doorbell/mailbox watchers, pause, collapsed CQs) and the proxy's workers
 # racing producers (hand-off, stop, ring wrap). test_proxy_backpressure is left
 # out: its 200 ms ring-full deadlines assume uninstrumented speed.
-tsan_tests='^(test_softnic_(threads|pause|collapsed|control|owner|overrun|counters|shmwire|shmwire_hostile)|test_proxy_(deliver|stop|chain|wrap))$'
+tsan_tests='^(test_softnic_(threads|pause|collapsed|control|owner|overrun|counters|shmwire|shmwire_hostile|dc)|test_proxy_(deliver|stop|chain|wrap))$'
 
 build() { # build dir, sanitizer list
   local dir="$root/native/target/$1" log="$root/native/target/$1.log"
