@@ -19,7 +19,7 @@ kinds=("$@")
 # racing producers (hand-off, stop, ring wrap). test_proxy_backpressure is left
 # out: its 200 ms ring-full deadlines assume uninstrumented speed. The mlx5
 # model's tests: its pollers against the engine, on verbs and DevX queues.
-tsan_tests='^(test_softnic_(threads|pause|collapsed|control|owner|overrun|counters|shmwire|shmwire_hostile)|test_proxy_(deliver|stop|chain|wrap)|test_mlx5model_proxy|verbs_test_mlx5model(_marrow|_devx)?)$'
+tsan_tests='^(test_softnic_(threads|pause|collapsed|control|owner|overrun|counters|shmwire|shmwire_hostile|dc)|test_proxy_(deliver|stop|chain|wrap)|test_mlx5model_proxy|verbs_test_mlx5model(_marrow|_devx)?)$'
 
 build() { # build dir, sanitizer list
   local dir="$root/native/target/$1" log="$root/native/target/$1.log"

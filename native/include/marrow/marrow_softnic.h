@@ -36,6 +36,7 @@ struct marrow_emu_pd;
 struct marrow_emu_mr;
 struct marrow_emu_cq;
 struct marrow_emu_qp;
+struct marrow_emu_dct;
 
 /* ---- device ------------------------------------------------------------ */
 
@@ -243,6 +244,37 @@ MARROW_API int marrow_emu_qp_share_uar(struct marrow_emu_qp *qp, struct marrow_e
  * marrow_emu_qp_engine reports the thread that serves qp now. */
 MARROW_API int marrow_emu_qp_set_engine(struct marrow_emu_qp *qp, uint32_t thread);
 MARROW_API int marrow_emu_qp_engine(struct marrow_emu_qp *qp, uint32_t *thread);
+
+/* ---- DC transport (docs/design/dc-transport.md) ---------------------------- */
+
+/* A DC target: any DCI of this device may write to it. Its number comes
+ * from the QPN space (a DCI's WQE names it in the address vector, 24
+ * bits); dc_key is the access key every such WQE must carry. */
+struct marrow_emu_dct_attr {
+	uint32_t size;          /* sizeof(struct marrow_emu_dct_attr) */
+	uint32_t comp_mask;     /* 0 */
+	uint64_t dc_key;        /* DC access key */
+	uint32_t access;        /* remote access allowed (enum marrow_emu_access) */
+	uint32_t reserved;      /* 0 */
+};
+
+/* Creates a DCT in pd (the PD its rkeys must belong to); *dctn gets its
+ * number. It is ready at once (a DCT has no states to walk here). */
+MARROW_API int marrow_emu_dct_create(struct marrow_emu_pd *pd, const struct marrow_emu_dct_attr *attr,
+				     struct marrow_emu_dct **out, uint32_t *dctn);
+/* Removes the DCT; WQEs that name it afterwards find no target. */
+MARROW_API int marrow_emu_dct_destroy(struct marrow_emu_dct *dct);
+
+/* Creates a DC initiator (DCI): a send-only QP (attr->log_rq_wqe_cnt must
+ * be 0) whose RDMA WRITE WQEs carry an address vector between the ctrl and
+ * the remote-address segment (mx_set_dc_av_seg) and so may name a
+ * different DCT in every WQE. The views and doorbells are those of an RC
+ * QP; marrow_emu_qp_modify walks it RESET -> INIT -> RTR -> RTS with the
+ * peer_qpn argument ignored. Errors (docs/design/dc-transport.md): a wrong
+ * DC key ends in REMOTE_ACCESS; a DCT number nobody answers to ends in
+ * TRANSPORT_RETRY_EXC after the ACK-timeout retries (qp_set_timers). */
+MARROW_API int marrow_emu_dci_create(struct marrow_emu_pd *pd, const struct marrow_emu_qp_attr *attr,
+				     struct marrow_emu_qp **out, struct marrow_qp_view *view);
 
 /* ---- watchdog snapshot (docs/design/watchdog.md) -------------------------- */
 

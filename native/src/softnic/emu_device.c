@@ -141,6 +141,7 @@ static void free_device(struct marrow_emu_device *dev)
 	free(dev->mrs);
 	free(dev->mr_variant);
 	free(dev->qps);
+	free(dev->dcts);
 	pthread_mutex_destroy(&dev->ctl_lock);
 	pthread_mutex_destroy(&dev->park_lock);
 	pthread_cond_destroy(&dev->park_cond);

@@ -383,25 +383,18 @@ EMU_CORE_INLINE int mr_covers(const struct emu_mr_slot *s, uint64_t addr, uint64
 	return len <= s->len && addr - s->base <= s->len - len;
 }
 
-/* RDMA_WRITE / RDMA_WRITE_IMM: gather (pointer and/or inline segments),
- * validate everything, then place the bytes at the peer. */
-EMU_CORE_FN uint32_t exec_write(struct emu_thread *t, struct marrow_emu_qp *qp, const uint8_t *w,
-			   uint32_t ds, int with_imm)
+/* The data segments of a WRITE, [seg, end): pointer and/or inline, each
+ * lkey checked in qp's PD. Fills t->pieces[0..*np) in order and the inline
+ * and gathered byte counts; RES_OK or the local error. Shared by the RC
+ * and the DC write (inlined into each). */
+EMU_CORE_INLINE uint32_t gather_segs(struct emu_thread *t, const struct marrow_emu_qp *qp, const uint8_t *seg,
+				     const uint8_t *end, uint32_t *np, uint64_t *inlp, uint64_t *gatp)
 {
 	const struct marrow_emu_device *dev = t->dev;
-	const uint8_t *end = w + ds * MX_DS_SIZE;
-	const uint8_t *seg = w + MX_CTRL_SEG_SIZE + MX_RADDR_SEG_SIZE;
 	struct emu_piece *pc = t->pieces;
-	uint64_t inl = 0, gat = 0, total;
-	uint32_t n = 0, rq_ci = 0;
-	struct marrow_emu_qp *peer;
-	uint32_t pst;
-	uint8_t *dst = NULL;
+	uint64_t inl = 0, gat = 0;
+	uint32_t n = 0;
 
-	if (EMU_UNLIKELY(ds < 2)) {
-		CTR(t, wqe_sanity_fail)++;
-		return RES_ERR(MX_SYND_LOCAL_QP_OP, EMU_VSYND_MALFORMED);
-	}
 	while (seg < end) {
 		uint32_t bc = emu_be32(seg);
 
@@ -438,6 +431,32 @@ EMU_CORE_FN uint32_t exec_write(struct emu_thread *t, struct marrow_emu_qp *qp, 
 			pc[n++].len = bc;
 		}
 	}
+	*np = n;
+	*inlp = inl;
+	*gatp = gat;
+	return RES_OK;
+}
+
+/* RDMA_WRITE / RDMA_WRITE_IMM: gather (pointer and/or inline segments),
+ * validate everything, then place the bytes at the peer. */
+EMU_CORE_FN uint32_t exec_write(struct emu_thread *t, struct marrow_emu_qp *qp, const uint8_t *w,
+			   uint32_t ds, int with_imm)
+{
+	const struct marrow_emu_device *dev = t->dev;
+	struct emu_piece *pc = t->pieces;
+	uint64_t inl, gat, total;
+	uint32_t n, rq_ci = 0, res;
+	struct marrow_emu_qp *peer;
+	uint32_t pst;
+	uint8_t *dst = NULL;
+
+	if (EMU_UNLIKELY(ds < 2)) {
+		CTR(t, wqe_sanity_fail)++;
+		return RES_ERR(MX_SYND_LOCAL_QP_OP, EMU_VSYND_MALFORMED);
+	}
+	res = gather_segs(t, qp, w + MX_CTRL_SEG_SIZE + MX_RADDR_SEG_SIZE, w + ds * MX_DS_SIZE, &n, &inl, &gat);
+	if (EMU_UNLIKELY(res != RES_OK))
+		return res;
 	total = inl + gat;
 	if (EMU_UNLIKELY(total > EMU_MSG_MAX))
 		return RES_ERR(MX_SYND_LOCAL_LENGTH, EMU_VSYND_MSG_LEN);
@@ -501,6 +520,93 @@ EMU_CORE_FN uint32_t exec_write(struct emu_thread *t, struct marrow_emu_qp *qp, 
 			     (uint32_t)total, mx_ctrl_imm_be(w), 0, 0);
 	return RES_OK;
 }
+
+#if !defined(__CUDACC__)
+/* The DCT of this device with number dctn, or NULL. A linear scan of the
+ * device's DCT table (changed only while the engine is parked): enough for
+ * the tens of DCTs of the tests and of a PE's peers; a connection-scaling
+ * experiment with thousands of DCTs would want an indexed table. */
+EMU_CORE_INLINE const struct marrow_emu_dct *dct_lookup(const struct marrow_emu_device *dev, uint32_t dctn)
+{
+	for (uint32_t i = 0; i < dev->dcts_len; i++)
+		if (dev->dcts[i]->dctn == dctn)
+			return dev->dcts[i];
+	return NULL;
+}
+
+/* RDMA_WRITE of a DCI (docs/design/dc-transport.md): ctrl, the address
+ * vector (16 bytes, or 48 with bit 31 of its DCT word set), raddr, data.
+ * The AV names the target, so every WQE may go somewhere else. Checks in
+ * the order a responder meets them: a DCT with that number (none: nothing
+ * answers, the requester's ACK timer runs out), its DC access key, its
+ * REMOTE_WRITE right, then the rkey in the DCT's PD; all before the first
+ * byte moves, as for RC. WRITE_IMM over DC is not emulated (a DCT has no
+ * receive queue here). Host engine only: the device engine (CUDA) has no
+ * DCT table yet and fails a DCI's WRITE with LOCAL_QP_OP/BAD_OPCODE. */
+EMU_CORE_FN uint32_t exec_dc_write(struct emu_thread *t, struct marrow_emu_qp *qp, const uint8_t *w,
+				   uint32_t ds, int with_imm)
+{
+	const struct marrow_emu_device *dev = t->dev;
+	const uint8_t *av = w + MX_CTRL_SEG_SIZE;
+	const struct marrow_emu_dct *dct;
+	struct emu_piece *pc = t->pieces;
+	uint64_t inl, gat, total;
+	uint32_t n, res, hdr;
+	uint8_t *dst = NULL;
+
+	if (EMU_UNLIKELY(with_imm))
+		return RES_ERR(MX_SYND_LOCAL_QP_OP, EMU_VSYND_BAD_OPCODE);
+	/* The AV's size is in its own DCT word: read that only when ds covers
+	 * the base AV, then check that ds covers the whole header. */
+	if (EMU_UNLIKELY(ds * MX_DS_SIZE < MX_CTRL_SEG_SIZE + MX_AV_BASE_SIZE + MX_RADDR_SEG_SIZE)) {
+		CTR(t, wqe_sanity_fail)++;
+		return RES_ERR(MX_SYND_LOCAL_QP_OP, EMU_VSYND_MALFORMED);
+	}
+	hdr = MX_CTRL_SEG_SIZE + mx_av_wqe_size(av) + MX_RADDR_SEG_SIZE;
+	if (EMU_UNLIKELY(ds * MX_DS_SIZE < hdr)) {
+		CTR(t, wqe_sanity_fail)++;
+		return RES_ERR(MX_SYND_LOCAL_QP_OP, EMU_VSYND_MALFORMED);
+	}
+	res = gather_segs(t, qp, w + hdr, w + ds * MX_DS_SIZE, &n, &inl, &gat);
+	if (EMU_UNLIKELY(res != RES_OK))
+		return res;
+	total = inl + gat;
+	if (EMU_UNLIKELY(total > EMU_MSG_MAX))
+		return RES_ERR(MX_SYND_LOCAL_LENGTH, EMU_VSYND_MSG_LEN);
+
+	dct = dct_lookup(dev, mx_av_dctn(av));
+	if (EMU_UNLIKELY(dct == NULL))
+		return RES_WAIT_ACK;   /* no DCT answers: the requester times out */
+	if (EMU_UNLIKELY(mx_av_dc_key(av) != dct->dc_key))
+		return RES_ERR(MX_SYND_REMOTE_ACCESS, EMU_VSYND_QP_RIGHTS);
+	if (EMU_UNLIKELY(!(dct->access & MARROW_ACCESS_REMOTE_WRITE)))
+		return RES_ERR(MX_SYND_REMOTE_ACCESS, EMU_VSYND_QP_RIGHTS);
+	if (total) {
+		const uint8_t *ra = w + hdr - MX_RADDR_SEG_SIZE;
+		uint64_t raddr = emu_be64(ra);
+		uint32_t rkey = emu_be32(ra + 8);
+		const struct emu_mr_slot *s = mr_lookup(dev, rkey, dct->pd);
+
+		if (EMU_UNLIKELY(s == NULL))
+			return RES_ERR(MX_SYND_REMOTE_ACCESS, EMU_VSYND_BAD_RKEY);
+		if (EMU_UNLIKELY(!(s->access & MARROW_ACCESS_REMOTE_WRITE)))
+			return RES_ERR(MX_SYND_REMOTE_ACCESS, EMU_VSYND_RKEY_RIGHTS);
+		if (EMU_UNLIKELY(!mr_covers(s, raddr, total)))
+			return RES_ERR(MX_SYND_REMOTE_ACCESS, EMU_VSYND_RKEY_RANGE);
+		dst = (uint8_t *)(uintptr_t)raddr;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		EMU_MEMMOVE(dst, pc[i].src, pc[i].len);
+		dst += pc[i].len;
+	}
+	CTR(t, inline_bytes) += inl;
+	CTR(t, gather_bytes) += gat;
+	CTR(t, payload_bytes_tx) += total;
+	CTR(t, payload_bytes_rx) += total;
+	EMU_CORE_WIRE_SENT(t, total, 0);
+	return RES_OK;
+}
+#endif /* !__CUDACC__ */
 
 /* 8 bytes of a shadow WQEBB (8-byte aligned there). */
 EMU_CORE_INLINE uint64_t fr_ld64(const uint8_t *p)
@@ -1080,6 +1186,14 @@ fail:
 				    : RES_ERR(MX_SYND_TRANSPORT_RETRY_EXC, EMU_VSYND_PEER_DOWN);
 }
 
+/* A DCI's WRITE: the host engine executes it (exec_dc_write); the device
+ * engine has no DCT table yet and refuses it as an opcode it does not run. */
+#if !defined(__CUDACC__)
+#define EMU_DC_WRITE(t, qp, w, ds, imm) exec_dc_write(t, qp, w, ds, imm)
+#else
+#define EMU_DC_WRITE(t, qp, w, ds, imm) RES_ERR(MX_SYND_LOCAL_QP_OP, EMU_VSYND_BAD_OPCODE)
+#endif
+
 /* Executes fetched WQEs in order; in ERR, flushes them instead. */
 EMU_CORE_FN int execute(struct emu_thread *t, struct marrow_emu_qp *qp, uint32_t st)
 {
@@ -1149,12 +1263,12 @@ EMU_CORE_FN int execute(struct emu_thread *t, struct marrow_emu_qp *qp, uint32_t
 
 		switch (opcode) {
 		case MX_OPCODE_RDMA_WRITE:
-			res = exec_write(t, qp, w, ds, 0);
+			res = EMU_UNLIKELY(qp->dci) ? EMU_DC_WRITE(t, qp, w, ds, 0) : exec_write(t, qp, w, ds, 0);
 			if (res > RES_WAIT_ACK || res == RES_OK)
 				CTR(t, wqe_rdma_write)++;
 			break;
 		case MX_OPCODE_RDMA_WRITE_IMM:
-			res = exec_write(t, qp, w, ds, 1);
+			res = EMU_UNLIKELY(qp->dci) ? EMU_DC_WRITE(t, qp, w, ds, 1) : exec_write(t, qp, w, ds, 1);
 			if (res > RES_WAIT_ACK || res == RES_OK)
 				CTR(t, wqe_rdma_write_imm)++;
 			break;

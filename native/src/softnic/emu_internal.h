@@ -73,7 +73,8 @@ enum {
 	EMU_VSYND_BAD_RKEY = 0xE4,       /* REMOTE_ACCESS: unknown/stale rkey or other PD */
 	EMU_VSYND_RKEY_RANGE = 0xE5,     /* REMOTE_ACCESS: target outside the MR */
 	EMU_VSYND_RKEY_RIGHTS = 0xE6,    /* REMOTE_ACCESS: MR lacks REMOTE_WRITE */
-	EMU_VSYND_QP_RIGHTS = 0xE7,      /* REMOTE_ACCESS: peer QP lacks REMOTE_WRITE */
+	EMU_VSYND_QP_RIGHTS = 0xE7,      /* REMOTE_ACCESS: peer QP or DCT lacks REMOTE_WRITE, or
+					  * the DC key differs from the DCT's: the target refuses */
 	EMU_VSYND_MALFORMED = 0xE8,      /* LOCAL_QP_OP: ds/qpn/index/segment check */
 	EMU_VSYND_BAD_OPCODE = 0xE9,     /* LOCAL_QP_OP: opcode not emulated */
 	/* 0xEA unused: inline > max_inline_data is a posting-side check */
@@ -90,6 +91,7 @@ enum {
 #define EMU_MAGIC_MR 0x454d554du
 #define EMU_MAGIC_CQ 0x454d5543u
 #define EMU_MAGIC_QP 0x454d5551u
+#define EMU_MAGIC_DCT 0x454d5554u
 #define EMU_MAGIC_DEAD 0xdeadbeefu
 
 /* ---- counters ------------------------------------------------------------ */
@@ -120,6 +122,17 @@ struct marrow_emu_pd {
 	struct marrow_emu_device *dev;
 	uint32_t n_mr;
 	uint32_t n_qp;
+};
+
+/* A DC target (docs/design/dc-transport.md): what a DCI's WQE is checked
+ * against. Read by the engine; created and destroyed only while the
+ * engine is quiesced. */
+struct marrow_emu_dct {
+	uint32_t magic;
+	uint32_t dctn;
+	uint64_t dc_key;
+	struct marrow_emu_pd *pd;
+	uint32_t access;
 };
 
 struct marrow_emu_mr {
@@ -188,6 +201,7 @@ struct marrow_emu_qp {
 	uint32_t max_inline;
 	uint32_t access;
 	uint32_t uidx;             /* user index written into CQE srqn_uidx */
+	uint32_t dci;              /* 1: a DC initiator; its WQEs carry an AV, peer is NULL */
 	uint8_t timeout;           /* ack timeout exponent: 4.096 us << timeout; 0 = forever */
 	uint8_t retry_cnt;
 	uint8_t rnr_retry;         /* 7 = forever */
@@ -246,6 +260,10 @@ struct marrow_emu_device {
 	/* MR table: read by the engine, resized only while quiesced */
 	struct emu_mr_slot *mrs;
 	uint32_t mr_cap;
+	/* DC targets: read by the engine (DCI WQEs), changed only while quiesced */
+	struct marrow_emu_dct **dcts;
+	uint32_t dcts_len;
+	uint32_t dcts_cap;
 	/* control path */
 	uint32_t mr_hint;          /* where the next free-slot scan starts */
 	/* The locks change whenever the control path runs: off the lines the

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright (c) 2026 The Marrow authors
  *
- * RC queue pairs: SQ ring of WQEBBs, optional RQ ring, a doorbell record
+ * RC queue pairs, DC initiators and DC targets: SQ ring of WQEBBs, optional RQ ring, a doorbell record
  * page and a 4 KiB UAR doorbell page per QP (which other QPs may share),
  * all page-aligned host memory.
  * State changes happen with the engine parked, so the engine never sees a
@@ -142,6 +142,16 @@ static struct marrow_emu_qp *find_qp(struct marrow_emu_device *dev, uint32_t qpn
 }
 
 /* Next free 24-bit QPN at or above EMU_QPN_BASE. ctl_lock held. */
+static struct marrow_emu_dct *find_dct(struct marrow_emu_device *dev, uint32_t dctn)
+{
+	for (uint32_t i = 0; i < dev->dcts_len; i++)
+		if (dev->dcts[i]->dctn == dctn)
+			return dev->dcts[i];
+	return NULL;
+}
+
+/* QPs and DCTs share one number space, as on a ConnectX (a DCT number is
+ * a QPN): a DCI's WQE names its target by that number. */
 static uint32_t alloc_qpn(struct marrow_emu_device *dev)
 {
 	for (;;) {
@@ -149,15 +159,15 @@ static uint32_t alloc_qpn(struct marrow_emu_device *dev)
 
 		if (dev->next_qpn > 0xffffff)
 			dev->next_qpn = EMU_QPN_BASE;
-		if (find_qp(dev, q) == NULL)
+		if (find_qp(dev, q) == NULL && find_dct(dev, q) == NULL)
 			return q;
 	}
 }
 
-MARROW_API int marrow_emu_qp_create(struct marrow_emu_pd *pd, const struct marrow_emu_qp_attr *attr,
-				    struct marrow_emu_qp **out, struct marrow_qp_view *view)
+static int qp_create(struct marrow_emu_pd *pd, const struct marrow_emu_qp_attr *attr,
+		     struct marrow_emu_qp **out, struct marrow_qp_view *view, uint32_t dci)
 {
-	const char *fn = "marrow_emu_qp_create";
+	const char *fn = dci ? "marrow_emu_dci_create" : "marrow_emu_qp_create";
 	struct marrow_emu_device *dev;
 	struct marrow_emu_qp *qp;
 	int rc = emu_pd_check(pd, fn);
@@ -169,6 +179,9 @@ MARROW_API int marrow_emu_qp_create(struct marrow_emu_pd *pd, const struct marro
 	rc = check_attr(pd, attr);
 	if (rc)
 		return rc;
+	if (dci && attr->log_rq_wqe_cnt != 0)
+		return marrow_fail(MARROW_EINVAL, "%s: a DCI has no receive queue (log_rq_wqe_cnt %u, must be 0)",
+				   fn, attr->log_rq_wqe_cnt);
 	dev = pd->dev;
 
 	qp = emu_zalloc64(sizeof(*qp));
@@ -209,6 +222,7 @@ MARROW_API int marrow_emu_qp_create(struct marrow_emu_pd *pd, const struct marro
 	qp->pd = pd;
 	qp->max_inline = attr->max_inline_data;
 	qp->access = attr->access;
+	qp->dci = dci;
 	/* The attributes Marrow's verbs path gives a ConnectX QP. */
 	qp->timeout = 14;
 	qp->retry_cnt = 7;
@@ -262,6 +276,102 @@ MARROW_API int marrow_emu_qp_create(struct marrow_emu_pd *pd, const struct marro
 	view->uar = qp->uar->page;
 	view->uar_size = EMU_UAR_SIZE;
 	*out = qp;
+	return MARROW_OK;
+}
+
+MARROW_API int marrow_emu_qp_create(struct marrow_emu_pd *pd, const struct marrow_emu_qp_attr *attr,
+				    struct marrow_emu_qp **out, struct marrow_qp_view *view)
+{
+	return qp_create(pd, attr, out, view, 0);
+}
+
+MARROW_API int marrow_emu_dci_create(struct marrow_emu_pd *pd, const struct marrow_emu_qp_attr *attr,
+				     struct marrow_emu_qp **out, struct marrow_qp_view *view)
+{
+	return qp_create(pd, attr, out, view, 1);
+}
+
+MARROW_API int marrow_emu_dct_create(struct marrow_emu_pd *pd, const struct marrow_emu_dct_attr *attr,
+				     struct marrow_emu_dct **out, uint32_t *dctn)
+{
+	const char *fn = "marrow_emu_dct_create";
+	struct marrow_emu_device *dev;
+	struct marrow_emu_dct *dct;
+	int rc = emu_pd_check(pd, fn);
+
+	if (rc)
+		return rc;
+	if (attr == NULL || out == NULL || dctn == NULL)
+		return marrow_fail(MARROW_EINVAL, "%s: attr, out and dctn must not be NULL", fn);
+	if (attr->size != sizeof(*attr))
+		return marrow_fail(MARROW_EINVAL, "%s: attr->size %u != sizeof(struct marrow_emu_dct_attr) %zu",
+				   fn, attr->size, sizeof(*attr));
+	if (attr->comp_mask != 0 || attr->reserved != 0)
+		return marrow_fail(MARROW_EINVAL, "%s: attr->comp_mask and attr->reserved must be 0", fn);
+	if (attr->access & ~(uint32_t)EMU_ACCESS_ALL)
+		return marrow_fail(MARROW_EINVAL, "%s: unknown access bits 0x%x", fn,
+				   attr->access & ~(uint32_t)EMU_ACCESS_ALL);
+	dev = pd->dev;
+	dct = calloc(1, sizeof(*dct));
+	if (dct == NULL)
+		return marrow_fail(MARROW_ENOMEM, "%s: out of memory", fn);
+	dct->dc_key = attr->dc_key;
+	dct->pd = pd;
+	dct->access = attr->access;
+	dct->magic = EMU_MAGIC_DCT;
+
+	pthread_mutex_lock(&dev->ctl_lock);
+	if (dev->dcts_len == dev->dcts_cap) {
+		uint32_t cap = dev->dcts_cap ? dev->dcts_cap * 2 : 16;
+		struct marrow_emu_dct **d = malloc(cap * sizeof(*d));
+
+		if (d == NULL) {
+			pthread_mutex_unlock(&dev->ctl_lock);
+			free(dct);
+			return marrow_fail(MARROW_ENOMEM, "%s: out of memory", fn);
+		}
+		/* The engine reads the table: swap it in while parked. */
+		if (dev->dcts_len)
+			memcpy(d, dev->dcts, dev->dcts_len * sizeof(*d));
+		emu_quiesce(dev);
+		free(dev->dcts);
+		dev->dcts = d;
+		dev->dcts_cap = cap;
+		emu_unquiesce(dev);
+	}
+	dct->dctn = alloc_qpn(dev);
+	emu_quiesce(dev);
+	dev->dcts[dev->dcts_len++] = dct;
+	emu_unquiesce(dev);
+	pd->n_qp++;
+	dev->n_qp++;
+	pthread_mutex_unlock(&dev->ctl_lock);
+	*dctn = dct->dctn;
+	*out = dct;
+	return MARROW_OK;
+}
+
+MARROW_API int marrow_emu_dct_destroy(struct marrow_emu_dct *dct)
+{
+	struct marrow_emu_device *dev;
+
+	if (dct == NULL || dct->magic != EMU_MAGIC_DCT)
+		return marrow_fail(MARROW_EINVAL, "marrow_emu_dct_destroy: not a live DCT (%p)", (void *)dct);
+	dev = dct->pd->dev;
+	pthread_mutex_lock(&dev->ctl_lock);
+	emu_quiesce(dev);
+	for (uint32_t i = 0; i < dev->dcts_len; i++) {
+		if (dev->dcts[i] == dct) {
+			dev->dcts[i] = dev->dcts[--dev->dcts_len];
+			break;
+		}
+	}
+	emu_unquiesce(dev);
+	dct->pd->n_qp--;
+	dev->n_qp--;
+	pthread_mutex_unlock(&dev->ctl_lock);
+	dct->magic = EMU_MAGIC_DEAD;
+	free(dct);
 	return MARROW_OK;
 }
 
@@ -353,7 +463,7 @@ MARROW_API int marrow_emu_qp_modify(struct marrow_emu_qp *qp, int new_state, uin
 				 state_name(cur), state_name((uint32_t)new_state));
 		goto out;
 	}
-	if (new_state == MARROW_QPS_RTR) {
+	if (new_state == MARROW_QPS_RTR && !qp->dci) {   /* a DCI names its target per WQE */
 		peer = find_qp(dev, peer_qpn);
 		if (peer == NULL) {
 			rc = marrow_fail(MARROW_EINVAL, "%s: QP 0x%x: RTR with unknown peer QPN 0x%x (no such QP on this device)",
