@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.gda;
 
+import dev.marrow.fabric.Target;
 import dev.marrow.api.MarrowException;
 import dev.marrow.api.softnic.SoftNicCounters;
 import dev.marrow.gda.internal.GdaFfi;

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.gda;
 
+import dev.marrow.fabric.Endpoints;
+import dev.marrow.fabric.Nic;
+import dev.marrow.fabric.Placement;
+import dev.marrow.fabric.Target;
 import dev.marrow.api.MarrowException;
 import dev.marrow.api.softnic.Access;
 import dev.marrow.api.softnic.CompletionQueue;
@@ -273,8 +277,8 @@ public final class GdaLoaded {
                     CompletionQueue cq = nic.createCompletionQueue(8, false, false);
                     QueuePair q = nic.createQueuePair(QueuePair.Config.of(cq).withLogSqWqebbs(8).withMaxInlineData(64));
                     connect.accept(q, k); // one process: loops back; two: to the other process's QP over the wire
-                    MemorySegment ep = MiniGda.endpoint(a, Nic.SOFTNIC, Placement.HOST, MiniGda.qpView(a, q),
-                            MiniGda.cqView(a, cq), new MiniGda.Buffers(0, 0, 0, 0, 0, 0, 0));
+                    MemorySegment ep = Endpoints.endpoint(a, Nic.SOFTNIC, Placement.HOST, Endpoints.qpView(a, q),
+                            Endpoints.cqView(a, cq), new Endpoints.Buffers(0, 0, 0, 0, 0, 0, 0));
                     MemorySegment.copy(ep, 0, bgEps, el.byteSize() * k, el.byteSize());
                 }
             }

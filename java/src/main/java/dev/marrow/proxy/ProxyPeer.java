@@ -9,7 +9,7 @@ import dev.marrow.api.softnic.MemoryRegion;
 import dev.marrow.api.softnic.QueuePair;
 import dev.marrow.api.softnic.ShmWire;
 import dev.marrow.api.softnic.SoftNic;
-import dev.marrow.gda.PeerEnvironment;
+import dev.marrow.fabric.PeerEnvironment;
 import dev.marrow.mlx5.JobToken;
 import dev.marrow.mlx5.PeerAddress;
 import dev.marrow.mlx5.PeerExchange;

@@ -4,7 +4,8 @@ package dev.marrow.gda.internal;
 import dev.marrow.gda.Experiment;
 import dev.marrow.gda.Ordering;
 import dev.marrow.gda.Payload;
-import dev.marrow.gda.Placement;
+import dev.marrow.fabric.Placement;
+import dev.marrow.fabric.internal.EndpointFlag;
 import dev.marrow.internal.ffi.CEnum;
 
 /** The marrow_gda.h enums Java uses; each runner library must export every value. */

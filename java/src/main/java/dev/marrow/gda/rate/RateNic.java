@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.gda.rate;
 
-import dev.marrow.gda.Placement;
+import dev.marrow.fabric.Placement;
 
 /**
  * Which NIC executes the WQEs: the software NIC's CPU engine threads, the

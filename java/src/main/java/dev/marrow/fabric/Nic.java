@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.marrow.gda;
+package dev.marrow.fabric;
 
 /** Who owns the queues: the software NIC (emulated) or a ConnectX through verbs/mlx5dv. */
 public enum Nic {
