@@ -20,9 +20,12 @@ import java.lang.foreign.MemorySegment;
  * (verbs QPs, host placement). The memory belongs to the {@link Fabric}, which closes it.
  *
  * @param endpoints struct marrow_gda_endpoint[count]
- * @param source    the registered source buffer (all endpoints')
+ * @param source      the registered source buffer (all endpoints')
+ * @param destination the registered destination buffer (all endpoints')
+ * @param rkey        the destination's rkey
  */
-public record LoopbackQueues(MemorySegment endpoints, int count, MemorySegment source) {
+public record LoopbackQueues(MemorySegment endpoints, int count, MemorySegment source, MemorySegment destination,
+                             int rkey) {
 
     /**
      * The buffers: {@code bytes} each for source and destination (rounded up to pages). slice 0:
@@ -66,7 +69,7 @@ public record LoopbackQueues(MemorySegment endpoints, int count, MemorySegment s
                                 dst.rkey()));
                 MemorySegment.copy(ep, 0, eps, i * epSize, epSize);
             }
-            return new LoopbackQueues(eps, count, src.memory());
+            return new LoopbackQueues(eps, count, src.memory(), dst.memory(), dst.rkey());
         }
         if (f.mlx5Device() == null) {
             throw new IllegalStateException("the device engine's queues are built in the runner library");
@@ -87,7 +90,7 @@ public record LoopbackQueues(MemorySegment endpoints, int count, MemorySegment s
                     buffers(b, i, n, src.buffer().address(), src.lkey(), dst.buffer().address(), dst.rkey()));
             MemorySegment.copy(ep, 0, eps, i * epSize, epSize);
         }
-        return new LoopbackQueues(eps, count, src.buffer());
+        return new LoopbackQueues(eps, count, src.buffer(), dst.buffer(), dst.rkey());
     }
 
     private static Endpoints.Buffers buffers(Buffers b, int i, long n, long src, int lkey, long dst, int rkey) {

@@ -33,15 +33,17 @@ import java.lang.foreign.MemorySegment;
  */
 public final class GoodputQueues implements AutoCloseable {
     private final Target target;
+    private final Nic nic;
     private final int cudaDevice;
     private final Fabric fabric;
     private final MemorySegment endpoints;
     private final int qps;
     private final int engineThreads;
 
-    private GoodputQueues(Target target, int cudaDevice, Fabric fabric, MemorySegment endpoints, int qps,
+    private GoodputQueues(Target target, Nic nic, int cudaDevice, Fabric fabric, MemorySegment endpoints, int qps,
                           int engineThreads) {
         this.target = target;
+        this.nic = nic;
         this.cudaDevice = cudaDevice;
         this.fabric = fabric;
         this.endpoints = endpoints;
@@ -80,9 +82,15 @@ public final class GoodputQueues implements AutoCloseable {
      */
     public static GoodputQueues open(Target target, int cudaDevice, int qps, int engineThreads, int[] engineCpus,
                                      SoftNic.PollMode poll, long bufferBytes) {
+        return open(Nic.SOFTNIC, target, cudaDevice, qps, engineThreads, engineCpus, poll, bufferBytes);
+    }
+
+    /** As above on the given NIC (mlx5: verbs QPs on a ConnectX, target cuda; the engine flags unused). */
+    public static GoodputQueues open(Nic nic, Target target, int cudaDevice, int qps, int engineThreads,
+                                     int[] engineCpus, SoftNic.PollMode poll, long bufferBytes) {
         check(qps, engineThreads, engineCpus);
         Fabric f = Fabric.open(Fabric.Options.softNic("mini-gda goodput", target).withCudaDevice(cudaDevice)
-                .withEngine(poll, engineThreads, -1, engineCpus));
+                .withNic(nic, Placement.HOST).withEngine(poll, engineThreads, -1, engineCpus));
         try {
             NativeLib lib = target == Target.CUDA ? GdaFfi.Cuda.LIB : GdaFfi.Host.LIB;
             if (lib == null) {
@@ -91,13 +99,14 @@ public final class GoodputQueues implements AutoCloseable {
             GdaSetup.Queues shape = GdaSetup.Queues.defaults();
             LoopbackQueues q = f.loopback(qps, new Fabric.QueueShape(shape.logSq(), shape.logCq(), shape.maxInline()),
                     LoopbackQueues.Buffers.shared(bufferBytes));
-            return new GoodputQueues(target, cudaDevice, f, q.endpoints(), qps, engineThreads);
+            return new GoodputQueues(target, nic, cudaDevice, f, q.endpoints(), qps, engineThreads);
         } catch (RuntimeException e) {
             f.closeAfter(e);
             throw e;
         }
     }
 
+    /** The software NIC behind the queues; null on mlx5. */
     public SoftNic softNic() {
         return fabric.softNic();
     }
@@ -125,7 +134,7 @@ public final class GoodputQueues implements AutoCloseable {
 
     /** "cpu+softnic" / "cuda+softnic" as results name the backend. */
     public String backendName() {
-        return target.label() + "+" + Nic.SOFTNIC.label();
+        return target.label() + "+" + nic.label();
     }
 
     @Override

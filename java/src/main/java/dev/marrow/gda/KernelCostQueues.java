@@ -49,8 +49,16 @@ public final class KernelCostQueues implements AutoCloseable {
         if (blocks < 1 || maxBytes < 1) {
             throw new IllegalArgumentException("blocks and message size must be >= 1");
         }
-        Fabric f = Fabric.open(Fabric.Options.softNic("kernel-cost", Target.CPU)
-                .withEngine(SoftNic.PollMode.HOT, engineThreads, engineCpu, null));
+        return open(Fabric.Options.softNic("kernel-cost", Target.CPU)
+                .withEngine(SoftNic.PollMode.HOT, engineThreads, engineCpu, null), blocks, maxBytes);
+    }
+
+    /** blocks QPs for messages of up to maxBytes on the fabric of o (the software NIC, or mlx5 with cuda). */
+    public static KernelCostQueues open(Fabric.Options o, int blocks, int maxBytes) {
+        if (blocks < 1 || maxBytes < 1) {
+            throw new IllegalArgumentException("blocks and message size must be >= 1");
+        }
+        Fabric f = Fabric.open(o);
         try {
             long slice = (maxBytes + 63L) / 64 * 64;
             // the source is prefilled: the GPU never writes a payload
@@ -72,6 +80,7 @@ public final class KernelCostQueues implements AutoCloseable {
         return count;
     }
 
+    /** The software NIC behind the queues; null on mlx5. */
     public SoftNic softNic() {
         return fabric.softNic();
     }

@@ -160,7 +160,7 @@ public final class MiniGda implements AutoCloseable {
     }
 
     /** The fabric a setup asks for: its NIC, placement, engine and peer. */
-    static Fabric.Options fabricOptions(GdaSetup s) {
+    public static Fabric.Options fabricOptions(GdaSetup s) {
         return new Fabric.Options("mini-gda", s.target(), s.nic(), s.placement(), s.cudaDevice(), s.pollMode(),
                 s.engineThreads(), s.engineCpu(), null, s.nicSms(), s.collapsedCq(), s.mlx5());
     }
@@ -206,6 +206,11 @@ public final class MiniGda implements AutoCloseable {
         return logSq == s.logSq() ? s : s.withQueues(logSq, s.logCq(), s.collapsedCq());
     }
 
+    /** The fabric that owns this session's queues (a loaded run adds its background QPs to it). */
+    Fabric fabric() {
+        return fabric;
+    }
+
     public GdaSetup setup() {
         return setup;
     }
@@ -224,7 +229,7 @@ public final class MiniGda implements AutoCloseable {
     }
 
     /** The CPU engine's SoftNic (one process, or one side of two); null on other NICs. */
-    private SoftNic cpuEngineNic() {
+    SoftNic cpuEngineNic() {
         return switch (mode) {
             case GdaMode.SoftNicPair s -> s.nic();
             case GdaMode.SoftNicPeer p -> p.nic();
