@@ -21,7 +21,7 @@ import dev.marrow.fabric.Placement;
 import dev.marrow.fabric.Target;
 import dev.marrow.launch.LaunchEnv;
 import dev.marrow.mlx5.NicTopology;
-import dev.marrow.mlx5.PeerAddress;
+import dev.marrow.peer.PeerAddress;
 import dev.marrow.presets.Knob;
 import dev.marrow.presets.PresetRules;
 import dev.marrow.presets.Presets;

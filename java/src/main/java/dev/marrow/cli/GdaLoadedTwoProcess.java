@@ -14,7 +14,7 @@ import dev.marrow.fabric.PeerRole;
 import dev.marrow.fabric.Target;
 import dev.marrow.gda.internal.LoadedFfi;
 import dev.marrow.launch.LaunchEnv;
-import dev.marrow.mlx5.PeerAddress;
+import dev.marrow.peer.PeerAddress;
 import dev.marrow.results.ResultRecord;
 import dev.marrow.results.Stats;
 

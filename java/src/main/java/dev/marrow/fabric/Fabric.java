@@ -100,7 +100,7 @@ public final class Fabric implements AutoCloseable {
     final List<HardwareQueuePair> qps = new ArrayList<>();
     final List<Mlx5MemoryRegion> mrs = new ArrayList<>();
     private final List<AutoCloseable> adopted = new ArrayList<>();
-    dev.marrow.mlx5.PeerExchange exchange;
+    dev.marrow.peer.PeerExchange exchange;
     private boolean closed;
 
     private Fabric(Options options, Arena arena, SoftNic softNic, Mlx5Device device, String rttRefusal) {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.fabric;
 
-import dev.marrow.mlx5.PeerAddress;
+import dev.marrow.peer.PeerAddress;
 
 import java.time.Duration;
 

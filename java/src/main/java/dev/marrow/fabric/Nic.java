@@ -13,6 +13,14 @@ public enum Nic {
         this.hardware = hardware;
     }
 
+    /** The label of the software NIC's device engine (this NIC with placement gpu). */
+    public static final String SOFTNIC_DEVICE_LABEL = "softnic-device";
+
+    /** The NIC as results name it with queues placed at p: the device engine is "softnic-device". */
+    public String label(Placement p) {
+        return this == SOFTNIC && p == Placement.GPU ? SOFTNIC_DEVICE_LABEL : label;
+    }
+
     /** The name results and messages use (the CLI accepts the same word). */
     public String label() {
         return label;

@@ -14,9 +14,9 @@ import dev.marrow.mlx5.HardwareQueuePair;
 import dev.marrow.mlx5.Mlx5Device;
 import dev.marrow.mlx5.Mlx5GpuQueuePair;
 import dev.marrow.mlx5.Mlx5MemoryRegion;
-import dev.marrow.mlx5.PeerExchange;
-import dev.marrow.mlx5.PeerInfo;
-import dev.marrow.mlx5.PeerMessages;
+import dev.marrow.peer.PeerExchange;
+import dev.marrow.peer.PeerInfo;
+import dev.marrow.peer.PeerMessages;
 
 import java.lang.foreign.MemorySegment;
 import java.util.Map;

@@ -5,8 +5,8 @@ import dev.marrow.api.softnic.QueuePair;
 import dev.marrow.api.softnic.ShmWire;
 import dev.marrow.api.softnic.SoftNic;
 import dev.marrow.fabric.PairQueues;
-import dev.marrow.mlx5.PeerExchange;
-import dev.marrow.mlx5.PeerInfo;
+import dev.marrow.peer.PeerExchange;
+import dev.marrow.peer.PeerInfo;
 
 import java.lang.foreign.MemorySegment;
 import java.util.Map;

@@ -11,7 +11,7 @@ import dev.marrow.api.softnic.QueuePair;
 import dev.marrow.api.softnic.SoftNic;
 import dev.marrow.gda.internal.GdaLayouts;
 import dev.marrow.internal.ffi.NativeLib;
-import dev.marrow.mlx5.PeerAddress;
+import dev.marrow.peer.PeerAddress;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;

@@ -6,7 +6,7 @@ import dev.marrow.fabric.Target;
 import dev.marrow.fabric.Mlx5Options;
 import dev.marrow.api.Backend;
 import dev.marrow.internal.ffi.CudaFfi;
-import dev.marrow.mlx5.PeerAddress;
+import dev.marrow.peer.PeerAddress;
 import dev.marrow.results.ResultRecord;
 import dev.marrow.testing.RequiresBackend;
 import org.junit.jupiter.api.Assumptions;

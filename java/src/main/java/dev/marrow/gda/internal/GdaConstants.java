@@ -13,6 +13,20 @@ final class GdaConstants {
     private GdaConstants() {
     }
 
+    /**
+     * The ordering labels are C's (marrow_gda_ordering_name, the table the runners print): a Java
+     * label that differs refuses the library, as a missing constant does.
+     */
+    static void verifyOrderingNames() {
+        for (Ordering o : Ordering.values()) {
+            String c = GdaFfi.Host.orderingName(o.code());
+            if (!o.label().equals(c)) {
+                throw new dev.marrow.api.MarrowException("libmarrow_host.so names ordering " + o.cName() + " '" + c
+                        + "', Java '" + o.label() + "': rebuild the native library (marrow_gda.h is the source)");
+            }
+        }
+    }
+
     static final CEnum[][] ALL = {Experiment.values(), Ordering.values(), Payload.values(), Placement.values(),
             EndpointFlag.values()};
 }
