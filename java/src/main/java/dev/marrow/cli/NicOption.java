@@ -13,7 +13,7 @@ final class NicOption {
     @Option(names = "--nic", defaultValue = "softnic", converter = CliNames.GdaNics.class,
             completionCandidates = CliNames.GdaNics.class,
             description = "${COMPLETION-CANDIDATES}: the NIC behind the queues (softnic: the software NIC, EMULATED; "
-                    + "mlx5: a ConnectX through verbs/mlx5dv, --target cuda only, exit 77 without one). "
+                    + "mlx5: a ConnectX through verbs/mlx5dv, GPU posters only, exit 77 without one). "
                     + "Default: ${DEFAULT-VALUE}")
     Nic nic = Nic.SOFTNIC;
 }
