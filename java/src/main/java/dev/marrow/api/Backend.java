@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.api;
 
-import dev.marrow.internal.loader.BackendProbe;
-
 /**
  * The native backends, each with netty's availability trio. Availability is
  * computed once per JVM by loading the library, checking the ABI handshake
@@ -48,12 +46,12 @@ public enum Backend {
     }
 
     public boolean isAvailable() {
-        return BackendProbe.cause(this) == null;
+        return NativeAccess.get().backendCause(this) == null;
     }
 
     /** Throws {@link BackendUnavailableException} carrying the cause when unavailable. */
     public void ensureAvailability() {
-        Throwable cause = BackendProbe.cause(this);
+        Throwable cause = NativeAccess.get().backendCause(this);
         if (cause != null) {
             throw new BackendUnavailableException(
                     "backend '" + displayName + "' is unavailable: " + cause.getMessage(), cause);
@@ -62,6 +60,6 @@ public enum Backend {
 
     /** Why the backend is unavailable, or null when it is available. */
     public Throwable unavailabilityCause() {
-        return BackendProbe.cause(this);
+        return NativeAccess.get().backendCause(this);
     }
 }

@@ -3,12 +3,12 @@ package dev.marrow.cli;
 
 import dev.marrow.api.softnic.SoftNic;
 import dev.marrow.gda.Experiment;
-import dev.marrow.gda.Nic;
+import dev.marrow.fabric.Nic;
 import dev.marrow.gda.Ordering;
 import dev.marrow.gda.Payload;
-import dev.marrow.gda.PeerRole;
-import dev.marrow.gda.Placement;
-import dev.marrow.gda.Target;
+import dev.marrow.fabric.PeerRole;
+import dev.marrow.fabric.Placement;
+import dev.marrow.fabric.Target;
 import dev.marrow.proxy.Handoff;
 import dev.marrow.results.OutputFormat;
 import picocli.CommandLine.ITypeConverter;

@@ -3,7 +3,7 @@ package dev.marrow.cli;
 
 import dev.marrow.dsm.DsmContext;
 import dev.marrow.dsm.DsmDevice;
-import dev.marrow.dsm.DsmPlots;
+import dev.marrow.report.DsmPlots;
 import dev.marrow.dsm.DsmTable;
 import dev.marrow.dsm.Experiment;
 import dev.marrow.dsm.Experiments;

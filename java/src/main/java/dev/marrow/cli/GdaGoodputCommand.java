@@ -16,8 +16,10 @@ import dev.marrow.gda.MiniGda;
 import dev.marrow.gda.Ordering;
 import dev.marrow.gda.OrderingPolicy;
 import dev.marrow.gda.Payload;
-import dev.marrow.gda.Placement;
-import dev.marrow.gda.Target;
+import dev.marrow.fabric.Fabric;
+import dev.marrow.fabric.Nic;
+import dev.marrow.fabric.Placement;
+import dev.marrow.fabric.Target;
 import dev.marrow.presets.PresetRules;
 import dev.marrow.presets.Presets;
 import dev.marrow.results.ResultRecord;
@@ -40,6 +42,8 @@ import java.util.concurrent.Callable;
                 + "payload per size, and the first size reaching 90 %% of the wire model's line rate "
                 + "(\"GPU-Initiated Communication: Dissecting Down to the Bone\" Fig. 8).",
                 "--single-op: put+completion latency of ONE pointer WRITE per size instead (Fig. 11).",
+                "--nic mlx5 (--target cuda): the same sweeps over verbs QPs on a ConnectX, without the wire model "
+                        + "(exit 77 without one); --posters runs on the software NIC only.",
                 "--posters BLOCKS[xTHREADS]: many posters instead of one (the gda rate poster, pointer payloads): "
                         + "poster t posts to QP t mod --qps, --batch (16) WQEs per doorbell, --window in all "
                         + "(default 256 per QP); records say mode=many-poster.",
@@ -63,6 +67,9 @@ final class GdaGoodputCommand implements Callable<Integer> {
     @Option(names = "--ordering", converter = CliNames.Orderings.class, completionCandidates = CliNames.Orderings.class,
             description = "${COMPLETION-CANDIDATES}. Default: release-sys (host-resident queues, docs/design/orderings.md §3)")
     Ordering ordering;
+
+    @Mixin
+    NicOption nicOption = new NicOption();
 
     @Option(names = "--wire-gbps", defaultValue = "200", paramLabel = "GBPS",
             description = "Wire model rate in Gb/s (0: no model). Default: ${DEFAULT-VALUE}")
@@ -154,6 +161,19 @@ final class GdaGoodputCommand implements Callable<Integer> {
                     + "--timeout-ms > 0, --bytes-per-point 1..1073741824, --wire-gbps >= 0");
         }
         int[] cpus = engineCpus();
+        Nic nic = nicOption.nic;
+        boolean softNic = nic == Nic.SOFTNIC;
+        if (!softNic && many) {
+            throw new IllegalArgumentException("--posters runs on gda rate's software-NIC queues; with --nic " + nic
+                    + " use gda rate --nic " + nic + " for many posters");
+        }
+        if (!softNic && spec.commandLine().getParseResult().hasMatchedOption("--wire-gbps")) {
+            throw new IllegalArgumentException("--wire-gbps models the software NIC's wire; --nic " + nic
+                    + " has a real one");
+        }
+        if (!softNic) { // whether this machine has the NIC: exit 77 before any record
+            Fabric.check(MiniGda.fabricOptions(GdaSetup.defaults(target).withNic(nic)));
+        }
         if (many) {
             return runPosters(window, cpus);
         }
@@ -162,14 +182,14 @@ final class GdaGoodputCommand implements Callable<Integer> {
         }
         int[] perQp = singleOp ? new int[] {window, signalEvery} : GdaGoodput.perQp(window, signalEvery, qps);
         List<Integer> sz = GoodputMath.sizes(sizes != null ? sizes : singleOp ? "8-1048576" : "8-4194304", MAX_SIZE);
-        WireModel wire = WireModel.ofGbps(wireGbps);
+        WireModel wire = WireModel.ofGbps(softNic ? wireGbps : 0);
         Ordering ord = ordering != null ? ordering : OrderingPolicy.defaultFor(Placement.HOST);
         int maxSize = sz.stream().mapToInt(Integer::intValue).max().orElse(8);
         int spinning = (target == Target.CPU ? 1 : 0) + engine.engineThreads;   // poster (cpu) + the NIC engine
         CpuBudget.check(spinning, "poster, NIC engine", spec.commandLine().getErr());
         // room for 4 slots of the largest size, 2 per QP with several QPs (each QP writes its own slice)
         long slotBytes = (maxSize + 4095L) / 4096 * 4096;
-        GdaSetup setup = GdaSetup.defaults(target).withEngineCpu(engineCpu).withCudaDevice(cudaDevice)
+        GdaSetup setup = GdaSetup.defaults(target).withNic(nic).withEngineCpu(engineCpu).withCudaDevice(cudaDevice)
                 .withPollMode(CpuBudget.pollMode(SoftNic.PollMode.HOT, spinning))
                 .withBufferBytes(Math.max(1L << 20, Math.max(4, 2L * qps) * slotBytes));
         List<ResultRecord> records = out.records(); // streamed: each record written as its point completes
@@ -179,16 +199,18 @@ final class GdaGoodputCommand implements Callable<Integer> {
         String bound = RunBounds.applyDefault(out, sz.size());
         RunProgress progress = out.progress(singleOp ? "gda goodput --single-op" : "gda goodput", sz.size());
         try (MiniGda g = singleOp ? MiniGda.open(setup) : null;
-             GoodputQueues q = singleOp ? null : GoodputQueues.open(target, cudaDevice, qps, engine.engineThreads,
-                     cpus, setup.pollMode(), setup.bufferBytes())) {
-            SoftNic nic = g != null ? g.softNic() : q.softNic();
-            nic.setWire(wire);
+             GoodputQueues q = singleOp ? null : GoodputQueues.open(nic, target, cudaDevice, qps,
+                     engine.engineThreads, cpus, setup.pollMode(), setup.bufferBytes())) {
+            SoftNic soft = !softNic ? null : g != null ? g.softNic() : q.softNic(); // the wire model's NIC
+            if (soft != null) {
+                soft.setWire(wire);
+            }
             for (int size : sz) {
                 if (progress.expired()) {
                     break;
                 }
                 long timeout = progress.capTimeoutNs(timeoutMs * 1_000_000L);
-                SoftNic.WireStats w0 = nic.wireStats();
+                SoftNic.WireStats w0 = soft == null ? null : soft.wireStats();
                 ResultRecord r;
                 if (singleOp) {
                     GdaRun run = g.run(new GdaRunSpec(Experiment.PUT_COMPLETION, ord, Payload.POINTER, size, iters,
@@ -201,8 +223,8 @@ final class GdaGoodputCommand implements Callable<Integer> {
                     GdaGoodput.Run run = GdaGoodput.run(q, new GdaGoodput.Spec(ord, size, perQp[0], perQp[1],
                             messages, warmup, timeout));
                     allValid &= run.valid();
-                    r = new ResultRecord("gda.goodput", setup.backendName(), false)
-                            .param("target", target.label()).param("nic", "softnic").param("ordering", ord.label())
+                    r = new ResultRecord("gda.goodput", setup.backendName(), nic.hardware() && target == Target.CUDA)
+                            .param("target", target.label()).param("nic", nic.label()).param("ordering", ord.label())
                             .param("payload", Payload.POINTER.label()).param("size_bytes", size)
                             .param("qps", qps).param("engine_threads", engine.engineThreads)
                             .param("engine_cpus", cpus == null ? List.of() : Arrays.stream(cpus).boxed().toList())
@@ -225,8 +247,8 @@ final class GdaGoodputCommand implements Callable<Integer> {
                     gbs.add(run.gbPerS());
                     done.add(size);
                 }
-                SoftNic.WireStats w1 = nic.wireStats();
-                if (wire.enabled()) {
+                if (soft != null && wire.enabled()) {
+                    SoftNic.WireStats w1 = soft.wireStats();
                     r.metric("wire_bytes", w1.wireBytes() - w0.wireBytes()).metric("wire_cqe_hold_ns", w1.heldNs() - w0.heldNs());
                 }
                 tagProvenance(r);
@@ -339,7 +361,7 @@ final class GdaGoodputCommand implements Callable<Integer> {
     private void tagProvenance(ResultRecord r) {
         presetApplied.tag(r);
         if (target == Target.CUDA) {
-            r.param("gpu_hardware", true).param("nic_hardware", false);
+            r.param("gpu_hardware", true).param("nic_hardware", nicOption.nic.hardware());
         }
     }
 }

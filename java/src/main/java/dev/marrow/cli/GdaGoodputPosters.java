@@ -4,7 +4,7 @@ package dev.marrow.cli;
 import dev.marrow.api.softnic.WireModel;
 import dev.marrow.gda.Ordering;
 import dev.marrow.gda.Payload;
-import dev.marrow.gda.Target;
+import dev.marrow.fabric.Target;
 import dev.marrow.gda.rate.DoorbellMode;
 import dev.marrow.gda.rate.GdaRate;
 import dev.marrow.gda.rate.Publication;

@@ -8,13 +8,16 @@ import dev.marrow.gda.GdaSetup;
 import dev.marrow.gda.MiniGda;
 import dev.marrow.gda.Ordering;
 import dev.marrow.gda.OrderingPolicy;
-import dev.marrow.gda.Placement;
-import dev.marrow.gda.Target;
+import dev.marrow.fabric.Fabric;
+import dev.marrow.fabric.Nic;
+import dev.marrow.fabric.Placement;
+import dev.marrow.fabric.Target;
 import dev.marrow.gda.internal.LoadedFfi;
 import dev.marrow.presets.PresetRules;
 import dev.marrow.presets.Presets;
 import dev.marrow.results.ResultRecord;
 import dev.marrow.results.Stats;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -31,6 +34,8 @@ import java.util.concurrent.Callable;
                 + "while N background streams post 8-byte WRITEs, on the probe's QP (shared) or on QPs of their own "
                 + "(reserved); the background rate carried during the probe is reported beside it (\"GPU-Initiated "
                 + "Communication: Dissecting Down to the Bone\" Fig. 6, Table 11).",
+                "--nic mlx5 (--target cuda, one host): the probe pair and the reserved background QPs are verbs "
+                        + "QPs on a ConnectX (no wire model, no engine threads; exit 77 without one).",
                 "One host. --target cpu: probe, peer and streams are CPU threads; --target cuda: one-thread blocks "
                         + "(probe, peer, background CTAs). Timing: docs/design/methods.md.",
                 "--preset NAME (marrow presets list): a GPU-submitted library's ordering (--ordering: probe, peer "
@@ -57,6 +62,9 @@ final class GdaLoadedCommand implements Callable<Integer> {
     @Option(names = "--target", defaultValue = "cpu", converter = CliNames.Targets.class,
             completionCandidates = CliNames.Targets.class, description = "${COMPLETION-CANDIDATES}. Default: ${DEFAULT-VALUE}")
     Target target;
+
+    @Mixin
+    NicOption nicOption = new NicOption();
 
     @Option(names = "--ordering", converter = CliNames.Orderings.class, completionCandidates = CliNames.Orderings.class,
             description = "${COMPLETION-CANDIDATES}. Default: release-sys (host-resident queues)")
@@ -145,6 +153,27 @@ final class GdaLoadedCommand implements Callable<Integer> {
         probeEngine();
     }
 
+    /**
+     * --nic mlx5: the flags that only a software NIC has are refused (exit 2) before the fabric's
+     * own check, which says whether this machine has the NIC (exit 77 with the reason).
+     */
+    void checkHardwareNic(Nic nic) {
+        CommandLine.ParseResult pr = spec.commandLine().getParseResult();
+        for (String f : List.of("--peer", "--wire-gbps", "--engine-threads", "--engine-cpus", "--engine-cpu",
+                "--probe-engine")) {
+            if (pr.hasMatchedOption(f)) {
+                throw new IllegalArgumentException(f + " applies to --nic softnic only (the software NIC's "
+                        + (f.equals("--peer") ? "shared-memory wire joins the two processes" : "engine and wire")
+                        + "), not --nic " + nic);
+            }
+        }
+        if (peer == null && dev.marrow.launch.LaunchEnv.detect(environment).isPresent()) {
+            throw new IllegalArgumentException("a launcher's two processes join over the software NIC's wire: "
+                    + "--nic " + nic + " runs on one host");
+        }
+        Fabric.check(MiniGda.fabricOptions(GdaSetup.defaults(target).withNic(nic)));
+    }
+
     /** The software NIC's limit (EMU_MAX_THREADS). */
     static final int MAX_ENGINE_THREADS = 64;
 
@@ -194,6 +223,10 @@ final class GdaLoadedCommand implements Callable<Integer> {
         long pace = load.paceMsgsPerS();
         WireModel wire = WireModel.ofGbps(load.wireGbps);
         Ordering ord = ordering != null ? ordering : OrderingPolicy.defaultFor(Placement.HOST);
+        Nic nic = nicOption.nic;
+        if (nic != Nic.SOFTNIC) {
+            checkHardwareNic(nic);
+        }
         GdaLoadedTwoProcess two = GdaLoadedTwoProcess.resolve(this); // checks the engine-thread flags itself
         if (two != null) {
             return two.run(bgs, queues, pace, wire, ord);
@@ -231,13 +264,15 @@ final class GdaLoadedCommand implements Callable<Integer> {
                 int spinning = target == Target.CPU ? 2 + engines + n : engines;
                 CpuBudget.check(spinning, "probe, peer, NIC engine threads, background streams",
                         spec.commandLine().getErr());
-                GdaSetup setup = GdaSetup.defaults(target).withEngineCpu(engineCpu).withEngineThreads(engines)
+                GdaSetup setup = GdaSetup.defaults(target).withNic(nic).withEngineCpu(engineCpu).withEngineThreads(engines)
                         .withPollMode(CpuBudget.pollMode(SoftNic.PollMode.HOT, spinning)).withQueues(8, 10, false);
                 GdaLoaded.Queue queue = qn.equals("shared") ? GdaLoaded.Queue.SHARED : GdaLoaded.Queue.RESERVED;
                 GdaLoaded.Run run;
                 try (MiniGda g = MiniGda.open(setup)) {
-                    g.softNic().setWire(wire);
-                    if (engine.engineCpus != null) {
+                    if (nic == Nic.SOFTNIC) {
+                        g.softNic().setWire(wire);
+                    }
+                    if (nic == Nic.SOFTNIC && engine.engineCpus != null) {
                         try {
                             g.softNic().pinEngines(engine.engineCpus);
                         } catch (dev.marrow.api.NativeException e) { // a CPU this host lacks: the flag's fault
@@ -255,8 +290,8 @@ final class GdaLoadedCommand implements Callable<Integer> {
                 }
                 Stats st = run.stats();
                 allValid &= run.valid();
-                ResultRecord r = new ResultRecord("gda.loaded", setup.backendName(), false)
-                        .param("target", target.label()).param("nic", "softnic").param("ordering", ord.label())
+                ResultRecord r = new ResultRecord("gda.loaded", setup.backendName(), nic.hardware())
+                        .param("target", target.label()).param("nic", nic.label()).param("ordering", ord.label())
                         .param("queue", n == 0 ? "idle" : queue.label()).param("background_streams", n)
                         .param("background_streams_requested", asked).param("background_streams_capped", n != asked)
                         .param("pace_msgs_per_s", pace).param("probe_size_bytes", 8).param("background_size_bytes", 8)
@@ -280,7 +315,7 @@ final class GdaLoadedCommand implements Callable<Integer> {
                         .metric("background_in_window", run.bgInWindow()).metric("background_posted", run.bgPosted())
                         .metric("background_slot_errors", run.bgSlotErrors()).metric("valid", run.valid());
                 if (target == Target.CUDA) {
-                    r.param("gpu_hardware", true).param("nic_hardware", false);
+                    r.param("gpu_hardware", true).param("nic_hardware", nic.hardware());
                 }
                 CpuBudget.tag(r, spinning);
                 CpuBudget.tagPollMode(r, SoftNic.PollMode.HOT, spinning);

@@ -8,13 +8,13 @@ import dev.marrow.gda.GdaLoaded;
 import dev.marrow.gda.GdaPeerProtocol;
 import dev.marrow.gda.GdaSetup;
 import dev.marrow.gda.MiniGda;
-import dev.marrow.gda.Mlx5Options;
+import dev.marrow.fabric.Mlx5Options;
 import dev.marrow.gda.Ordering;
-import dev.marrow.gda.PeerRole;
-import dev.marrow.gda.Target;
+import dev.marrow.fabric.PeerRole;
+import dev.marrow.fabric.Target;
 import dev.marrow.gda.internal.LoadedFfi;
 import dev.marrow.launch.LaunchEnv;
-import dev.marrow.mlx5.PeerAddress;
+import dev.marrow.peer.PeerAddress;
 import dev.marrow.results.ResultRecord;
 import dev.marrow.results.Stats;
 

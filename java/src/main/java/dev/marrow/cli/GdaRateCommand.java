@@ -5,7 +5,7 @@ import dev.marrow.api.NativeException;
 import dev.marrow.gda.Ordering;
 import dev.marrow.gda.OrderingPolicy;
 import dev.marrow.gda.Payload;
-import dev.marrow.gda.Target;
+import dev.marrow.fabric.Target;
 import dev.marrow.gda.rate.CompletionScope;
 import dev.marrow.gda.rate.DoorbellMode;
 import dev.marrow.gda.rate.GdaRate;

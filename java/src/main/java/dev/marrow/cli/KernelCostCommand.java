@@ -37,9 +37,10 @@ import java.util.concurrent.Callable;
                 + "nearest-rank median of --launches. Reported per point: slowdown and throughput loss against "
                 + "the baseline, waiting loss (send-wait vs send), registers per thread and local (spill) bytes "
                 + "(cudaFuncGetAttributes), blocks per SM (cudaOccupancyMaxActiveBlocksPerMultiprocessor).",
-                "The GPU is real; the NIC is the software NIC (sending arms: \"hardware\": false, "
-                + "\"nic_hardware\": false). The baseline and dormant arms use no NIC. Needs a CUDA GPU (exit 77 "
-                + "without one)."})
+                "The GPU is real; the NIC of the mini-gda arms is --nic: the software NIC (sending arms: "
+                + "\"hardware\": false, \"nic_hardware\": false) or mlx5 (a ConnectX; exit 77 without one); the "
+                + "proxy arms run on the software NIC. The baseline and dormant arms use no NIC. Needs a CUDA GPU "
+                + "(exit 77 without one)."})
 public final class KernelCostCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -94,6 +95,9 @@ public final class KernelCostCommand implements Callable<Integer> {
 
     @Option(names = "--timeout-ms", defaultValue = "5000", description = "Bound of every device-side wait. Default: ${DEFAULT-VALUE}")
     long timeoutMs;
+
+    @Mixin
+    NicOption nicOption = new NicOption();
 
     @Option(names = "--cuda-device", defaultValue = "0", description = "CUDA device ordinal. Default: ${DEFAULT-VALUE}")
     int cudaDevice;
@@ -150,7 +154,7 @@ public final class KernelCostCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--proxy-workers and --proxy-rings must be >= 1");
         }
         return new KcostSettings(blocks, threads, computeWork, streamWork, launches, warmup, timeoutMs * 1_000_000L,
-                cudaDevice, proxyWorkers, proxyRings, segments, engineCpu);
+                cudaDevice, proxyWorkers, proxyRings, segments, engineCpu, nicOption.nic);
     }
 
     /** The points in run order: per caller and live count the baseline, then each transport's arms. */

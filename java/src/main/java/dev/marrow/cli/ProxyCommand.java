@@ -9,7 +9,7 @@ import dev.marrow.proxy.Handoff;
 import dev.marrow.proxy.LatencySamples;
 import dev.marrow.api.MarrowException;
 import dev.marrow.launch.LaunchEnv;
-import dev.marrow.mlx5.PeerAddress;
+import dev.marrow.peer.PeerAddress;
 import dev.marrow.proxy.MiniProxy;
 import dev.marrow.proxy.ProxyConfig;
 import dev.marrow.proxy.ProxyPeer;

@@ -3,7 +3,7 @@ package dev.marrow.cli;
 
 import dev.marrow.api.softnic.SoftNic;
 import dev.marrow.api.softnic.WireModel;
-import dev.marrow.mlx5.PeerAddress;
+import dev.marrow.peer.PeerAddress;
 import dev.marrow.presets.PresetRules;
 import dev.marrow.proxy.GpuProducers;
 import dev.marrow.proxy.Handoff;

@@ -4,7 +4,7 @@ package dev.marrow.gda;
 import dev.marrow.api.MarrowException;
 import dev.marrow.gda.internal.GdaFfi;
 import dev.marrow.gda.internal.GdaLayouts;
-import dev.marrow.gda.rate.EngineLayout;
+import dev.marrow.gda.EngineLayout;
 import dev.marrow.internal.ffi.CStruct;
 import dev.marrow.internal.ffi.EmuFfi;
 import dev.marrow.internal.ffi.NativeLib;

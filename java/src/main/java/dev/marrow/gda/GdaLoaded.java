@@ -1,6 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.gda;
 
+import dev.marrow.fabric.Endpoints;
+import dev.marrow.fabric.Fabric;
+import dev.marrow.fabric.LoopbackQueues;
+import dev.marrow.fabric.Nic;
+import dev.marrow.fabric.Placement;
+import dev.marrow.fabric.Target;
 import dev.marrow.api.MarrowException;
 import dev.marrow.api.softnic.Access;
 import dev.marrow.api.softnic.CompletionQueue;
@@ -152,7 +158,10 @@ public final class GdaLoaded {
      */
     public static Run run(MiniGda g, Spec spec, ProbeEngine probeEngine) {
         boolean cuda = g.setup().target() == Target.CUDA;
-        SoftNic nic = g.softNic();
+        SoftNic nic = g.cpuEngineNic();
+        if (nic == null && g.peerEndpoint() != null) {
+            return runOnFabric(g, spec, cuda);
+        }
         java.util.List<QueuePair> probeQps = g.probeQueuePairs();
         if (probeQps == null) {
             throw new IllegalStateException("loaded: engine placement needs a one-process software-NIC session");
@@ -176,6 +185,23 @@ public final class GdaLoaded {
                 }, dst.address(), dst.rkey(), spec, null);
         EnginePlacement p = new EnginePlacement(threads, probeQps.get(0).engineThread(), probeQps.get(1).engineThread(),
                 bgThreads, spec.queue() == Queue.SHARED && spec.streams() > 0);
+        return new Run(r.spec(), r.samplesNs(), r.timedNs(), r.bgInWindow(), r.bgPosted(), r.bgSlotErrors(),
+                r.probeErrors(), p);
+    }
+
+    /**
+     * One process on a NIC without engine threads (mlx5): the probe pair is the session's, the
+     * reserved background QPs are loopback QPs of its fabric writing into their own destination
+     * buffer; there is no engine placement to report (every engine field of the run is -1 / empty).
+     */
+    private static Run runOnFabric(MiniGda g, Spec spec, boolean cuda) {
+        int n = spec.streams();
+        LoopbackQueues bg = g.fabric().loopback(Math.max(1, n), new Fabric.QueueShape(8, 8, 64),
+                LoopbackQueues.Buffers.shared(bgBytes(n)));
+        MemorySegment bgEps = spec.queue() == Queue.RESERVED && n > 0 ? bg.endpoints() : MemorySegment.NULL;
+        Run r = runNative(cuda, g.setup().cudaDevice(), LoadedFfi.ROLE_BOTH, g.initiatorEndpoint(), g.peerEndpoint(),
+                bgEps, bg.destination().address(), bg.rkey(), spec, null);
+        EnginePlacement p = new EnginePlacement(0, -1, -1, new int[0], spec.queue() == Queue.SHARED && n > 0);
         return new Run(r.spec(), r.samplesNs(), r.timedNs(), r.bgInWindow(), r.bgPosted(), r.bgSlotErrors(),
                 r.probeErrors(), p);
     }
@@ -273,11 +299,20 @@ public final class GdaLoaded {
                     CompletionQueue cq = nic.createCompletionQueue(8, false, false);
                     QueuePair q = nic.createQueuePair(QueuePair.Config.of(cq).withLogSqWqebbs(8).withMaxInlineData(64));
                     connect.accept(q, k); // one process: loops back; two: to the other process's QP over the wire
-                    MemorySegment ep = MiniGda.endpoint(a, Nic.SOFTNIC, Placement.HOST, MiniGda.qpView(a, q),
-                            MiniGda.cqView(a, cq), new MiniGda.Buffers(0, 0, 0, 0, 0, 0, 0));
+                    MemorySegment ep = Endpoints.endpoint(a, Nic.SOFTNIC, Placement.HOST, Endpoints.qpView(a, q),
+                            Endpoints.cqView(a, cq), new Endpoints.Buffers(0, 0, 0, 0, 0, 0, 0));
                     MemorySegment.copy(ep, 0, bgEps, el.byteSize() * k, el.byteSize());
                 }
             }
+            return runNative(cuda, cudaDevice, role, probeEp, peerEp, bgEps, dstAddr, dstRkey, spec, postedOut);
+        }
+    }
+
+    /** One run of the loaded runner over the probe's endpoints and the background's (NULL: shared queue). */
+    private static Run runNative(boolean cuda, int cudaDevice, int role, MemorySegment probeEp, MemorySegment peerEp,
+                                 MemorySegment bgEps, long dstAddr, int dstRkey, Spec spec, long[] postedOut) {
+        try (Arena a = Arena.ofConfined()) {
+            int n = spec.streams();
             MemorySegment posted = n > 0 ? a.allocate(JAVA_LONG, n) : MemorySegment.NULL;
             StructLayout cl = LoadedFfi.CONFIG;
             MemorySegment cfg = CStruct.allocate(a, cl);

@@ -4,67 +4,54 @@ package dev.marrow.gda;
 import dev.marrow.api.softnic.QueuePair;
 import dev.marrow.api.softnic.ShmWire;
 import dev.marrow.api.softnic.SoftNic;
-import dev.marrow.mlx5.Mlx5Device;
-import dev.marrow.mlx5.Mlx5MemoryRegion;
-import dev.marrow.mlx5.HardwareQueuePair;
-import dev.marrow.mlx5.PeerExchange;
-import dev.marrow.mlx5.PeerInfo;
+import dev.marrow.fabric.PairQueues;
+import dev.marrow.peer.PeerExchange;
+import dev.marrow.peer.PeerInfo;
 
 import java.lang.foreign.MemorySegment;
-import java.util.List;
 import java.util.Map;
 
 /**
- * How one {@link MiniGda} session holds its queues: each mode carries exactly
- * the resources it owns, so no field is "null because of the mode". The
- * execution target (cpu, cuda) is not a mode: any mode's endpoints serve
+ * Which queue set of the {@link dev.marrow.fabric.Fabric} one {@link MiniGda} session runs on;
+ * each mode carries exactly what it uses, so no field is "null because of the mode". The fabric
+ * owns every resource. The execution target (cpu, cuda) is not a mode: any mode's endpoints serve
  * either runner ({@link GdaSetup#target()}).
  */
 sealed interface GdaMode {
-
-    /**
-     * Both QPs in this process, connected to each other: A (epA) posts into
-     * B's inbox, B (epB) is the round-trip peer. reconnect brings both QPs
-     * RESET -> RTS after a failed run.
-     */
-    record LocalPair(MemorySegment epA, MemorySegment epB, MemorySegment inboxA, MemorySegment inboxB,
-                     Runnable reconnect) {
-    }
-
-    /**
-     * The objects of an mlx5 session, closed QPs first (a DevX QP frees its GPU memory last), then MRs,
-     * then the device. qps: [A, B] on one host, [this side's] across hosts.
-     */
-    record Mlx5Queues(Mlx5Device device, List<HardwareQueuePair> qps, List<Mlx5MemoryRegion> mrs) {
-    }
 
     /** The initiator's endpoint (A) and the buffer where the peer's writes land. */
     MemorySegment initiator();
 
     MemorySegment inbox();
 
-    /**
-     * Two QPs on the software NIC (target cpu or cuda). qpA, qpB: the pair's QPs (A probes, B answers), for
-     * engine placement (GdaLoaded).
-     */
-    record SoftNicPair(SoftNic nic, LocalPair pair, QueuePair qpA, QueuePair qpB) implements GdaMode {
-        public MemorySegment initiator() {
-            return pair.epA();
+    /** Both QPs in this process (software NIC or one mlx5 host). */
+    sealed interface Local extends GdaMode {
+        PairQueues.Pair pair();
+
+        default MemorySegment initiator() {
+            return pair().epA();
         }
 
-        public MemorySegment inbox() {
-            return pair.inboxA();
+        default MemorySegment inbox() {
+            return pair().inboxA();
+        }
+    }
+
+    /** Two QPs on the software NIC's CPU engine (target cpu or cuda); qpA probes, qpB answers (GdaLoaded). */
+    record SoftNicPair(SoftNic nic, PairQueues.Pair pair) implements Local {
+        QueuePair qpA() {
+            return pair.qpA();
+        }
+
+        QueuePair qpB() {
+            return pair.qpB();
         }
     }
 
     /** Two QPs on one ConnectX, connected to each other (one host): verbs, or DevX with GPU-resident queues. */
-    record Mlx5Pair(Mlx5Queues hw, String connection, LocalPair pair) implements GdaMode {
-        public MemorySegment initiator() {
-            return pair.epA();
-        }
-
-        public MemorySegment inbox() {
-            return pair.inboxA();
+    record Mlx5Pair(PairQueues.Pair pair) implements Local {
+        String connection() {
+            return pair.connection();
         }
     }
 
@@ -75,46 +62,67 @@ sealed interface GdaMode {
      * then this side's queues).
      */
     sealed interface TwoSided extends GdaMode {
-        PeerExchange exchange();
-
-        String connection();
-
-        /** The peer's environment header (ENV message). */
-        Map<String, Object> peerEnv();
+        PairQueues.Peer peer();
 
         /** Why this side cannot serve a round trip's peer role, or null. */
         String rttRefusal();
+
+        default PeerExchange exchange() {
+            return peer().exchange();
+        }
+
+        default String connection() {
+            return peer().connection();
+        }
+
+        /** The peer's environment header (ENV message). */
+        default Map<String, Object> peerEnv() {
+            return peer().peerEnv();
+        }
+
+        default MemorySegment initiator() {
+            return peer().ep();
+        }
+
+        default MemorySegment inbox() {
+            return peer().inbox();
+        }
     }
 
     /**
      * One verbs QP connected to another host's (--peer). rttRefusal: why
      * this side (a responder without a GPU) cannot serve a round trip, or null.
      */
-    record Mlx5Peer(Mlx5Queues hw, PeerExchange exchange, String connection, MemorySegment ep, MemorySegment inbox,
-                    String rttRefusal, Map<String, Object> peerEnv) implements TwoSided {
-        public MemorySegment initiator() {
-            return ep;
-        }
+    record Mlx5Peer(PairQueues.Peer peer, String rttRefusal) implements TwoSided {
     }
 
     /**
      * One software-NIC QP connected over the shared-memory wire to a QP of
      * another process on this host (--peer on --nic softnic,
      * docs/design/two-process.md). The inbox lies in this process's wire
-     * segment; nic.close() tears the wire down before the arena goes.
-     * peerWire and remote (the peer's QPN, inbox and rkey) let a loaded run
-     * connect background QPs of its own to the peer's QP.
+     * segment. peerWire and remote (the peer's QPN, inbox and rkey) let a
+     * loaded run connect background QPs of its own to the peer's QP.
      */
-    record SoftNicPeer(SoftNic nic, PeerExchange exchange, String connection, MemorySegment ep, MemorySegment inbox,
-                       Map<String, Object> peerEnv, ShmWire.Peer peerWire, PeerInfo remote,
-                       dev.marrow.api.softnic.QueuePair qp) implements TwoSided {
-        public MemorySegment initiator() {
-            return ep;
-        }
-
+    record SoftNicPeer(SoftNic nic, PairQueues.Peer peer) implements TwoSided {
         /** The responder serves the round trip on its own target (cpu or cuda), checked when it opened. */
         public String rttRefusal() {
             return null;
+        }
+
+        MemorySegment ep() {
+            return peer.ep();
+        }
+
+        QueuePair qp() {
+            return peer.qp();
+        }
+
+        ShmWire.Peer peerWire() {
+            return peer.peerWire();
+        }
+
+        PeerInfo remote() {
+            return peer.remote();
         }
     }
 

@@ -4,9 +4,9 @@ package dev.marrow.gda;
 import dev.marrow.api.NativeException;
 import dev.marrow.api.Status;
 import dev.marrow.internal.ffi.CEnum;
-import dev.marrow.mlx5.PeerExchange;
-import dev.marrow.mlx5.PeerExchangeException;
-import dev.marrow.mlx5.PeerMessages;
+import dev.marrow.peer.PeerExchange;
+import dev.marrow.peer.PeerExchangeException;
+import dev.marrow.peer.PeerMessages;
 
 import java.lang.foreign.MemorySegment;
 import java.nio.BufferUnderflowException;
@@ -57,6 +57,15 @@ public final class GdaPeerProtocol {
     static final int ENGINES_HEAD = 12;
     static final int STREAMS_HEAD = 16;
     static final int DONE_LEN = 16;
+    /** Message types of the run control over the exchange (docs/design/two-process.md sections 4 and 11). */
+    public static final int TYPE_RUN = 3;
+    public static final int TYPE_READY = 4;
+    public static final int TYPE_DONE = 5;
+    public static final int TYPE_REPORT = 6;
+    /** gda loaded across two processes: one side's background counts. */
+    public static final int TYPE_STREAMS = 11;
+    /** gda loaded across two processes: the responder's engine placement. */
+    public static final int TYPE_ENGINES = 12;
     /** Messages are cut to this many UTF-8 bytes (frames are at most 4 KiB). */
     static final int MAX_TEXT = 2048;
 
@@ -196,236 +205,6 @@ public final class GdaPeerProtocol {
         }
     }
 
-    // ---- codecs ------------------------------------------------------------
-
-    public static byte[] encodeRun(int seq, GdaRunSpec s) {
-        return ByteBuffer.allocate(RUN_LEN).putInt(seq).putShort((short) s.experiment().code())
-                .putShort((short) s.ordering().code()).putShort((short) s.payload().code()).putShort((short) 0)
-                .putInt(s.size()).putInt(s.iters()).putInt(s.warmup()).putInt(0).putLong(s.timeoutNs()).array();
-    }
-
-    public static byte[] encodeLoadedRun(int seq, GdaRunSpec s, Loaded l) {
-        ByteBuffer b = ByteBuffer.allocate(RUN_LEN + LOADED_EXT_LEN + (l.enginesReport() ? ENGINES_EXT_LEN : 0))
-                .put(encodeRun(seq, s)).putInt(l.streams())
-                .putShort((short) (l.queue() == GdaLoaded.Queue.SHARED ? 0 : 1)).putShort((short) 0)
-                .putInt(l.window()).putInt(l.signalEvery()).putLong(l.paceMsgsPerS());
-        if (l.enginesReport()) {
-            b.putInt(ENGINES_FLAG_REPORT);
-        }
-        return b.array();
-    }
-
-    public static Run decodeRun(byte[] p) {
-        if (p.length != RUN_LEN && p.length != RUN_LEN + LOADED_EXT_LEN
-                && p.length != RUN_LEN + LOADED_EXT_LEN + ENGINES_EXT_LEN) {
-            throw new PeerExchangeException("RUN message of version " + PeerMessages.VERSION + " has " + RUN_LEN
-                    + " payload bytes, the peer sent " + p.length + " (a loaded round trip's RUN has "
-                    + (RUN_LEN + LOADED_EXT_LEN) + ", or " + (RUN_LEN + LOADED_EXT_LEN + ENGINES_EXT_LEN)
-                    + " with the engine-placement report)");
-        }
-        ByteBuffer b = ByteBuffer.wrap(p);
-        int seq = b.getInt();
-        int exp = Short.toUnsignedInt(b.getShort());
-        int ord = Short.toUnsignedInt(b.getShort());
-        int pay = Short.toUnsignedInt(b.getShort());
-        b.getShort();
-        int size = b.getInt();
-        int iters = b.getInt();
-        int warmup = b.getInt();
-        b.getInt();
-        long timeout = b.getLong();
-        try {
-            GdaRunSpec spec = new GdaRunSpec(byCode(Experiment.values(), exp, "experiment"),
-                    byCode(Ordering.values(), ord, "ordering"), byCode(Payload.values(), pay, "payload"), size, iters,
-                    warmup, timeout);
-            if (!b.hasRemaining()) {
-                return new Run(seq, spec);
-            }
-            long streams = Integer.toUnsignedLong(b.getInt());
-            int queue = Short.toUnsignedInt(b.getShort());
-            int reserved = Short.toUnsignedInt(b.getShort());
-            int window = b.getInt();
-            int every = b.getInt();
-            long pace = b.getLong();
-            int flags = b.hasRemaining() ? b.getInt() : 0;
-            boolean engines = p.length == RUN_LEN + LOADED_EXT_LEN + ENGINES_EXT_LEN;
-            if (engines && flags != ENGINES_FLAG_REPORT) {
-                throw new IllegalArgumentException("the engine-placement flags of a loaded RUN are "
-                        + ENGINES_FLAG_REPORT + " (report ENGINES), not " + flags);
-            }
-            if (spec.experiment() != Experiment.ROUND_TRIP || spec.payload() != Payload.INLINE || spec.size() != 8
-                    || queue > 1 || reserved != 0 || streams > dev.marrow.gda.internal.LoadedFfi.MAX_STREAMS) {
-                throw new IllegalArgumentException("a loaded run is an 8-byte inline round trip with queue 0/1 and "
-                        + "at most " + dev.marrow.gda.internal.LoadedFfi.MAX_STREAMS + " streams (got " + spec
-                        .experiment() + " " + spec.payload() + " " + spec.size() + " B, queue " + queue + ", "
-                        + streams + " streams)");
-            }
-            Loaded l = new Loaded(queue == 0 ? GdaLoaded.Queue.SHARED : GdaLoaded.Queue.RESERVED, (int) streams,
-                    window, every, pace, engines);
-            l.spec(spec); // the native spec's checks: window, signal-every, pace
-            return new Run(seq, spec, l);
-        } catch (IllegalArgumentException e) {
-            throw new PeerExchangeException("peer sent an invalid RUN: " + e.getMessage(), e);
-        }
-    }
-
-    public static byte[] encodeStreams(Streams s) {
-        ByteBuffer b = ByteBuffer.allocate(STREAMS_HEAD + 8 * s.posted().length).putInt(s.seq())
-                .putInt(s.posted().length).putLong(s.spanNs());
-        for (long p : s.posted()) {
-            b.putLong(p);
-        }
-        return b.array();
-    }
-
-    public static Streams decodeStreams(byte[] p, int expectStreams) {
-        if (p.length != STREAMS_HEAD + 8L * expectStreams) {
-            throw new PeerExchangeException("STREAMS message for " + expectStreams + " streams has "
-                    + (STREAMS_HEAD + 8L * expectStreams) + " payload bytes, the peer sent " + p.length);
-        }
-        ByteBuffer b = ByteBuffer.wrap(p);
-        int seq = b.getInt();
-        int n = b.getInt();
-        long span = b.getLong();
-        long[] posted = new long[expectStreams];
-        for (int k = 0; k < posted.length; k++) {
-            posted[k] = b.getLong();
-        }
-        if (n != expectStreams || span < 0 || java.util.Arrays.stream(posted).anyMatch(v -> v < 0)) {
-            throw new PeerExchangeException("peer sent an invalid STREAMS (" + n + " streams, expected "
-                    + expectStreams + ", span " + span + " ns)");
-        }
-        return new Streams(seq, span, posted);
-    }
-
-    public static byte[] encodeEngines(Engines e) {
-        ByteBuffer b = ByteBuffer.allocate(ENGINES_HEAD + 2 * e.backgroundThreads().length).putInt(e.seq())
-                .putShort((short) e.engineThreads())
-                .put((byte) (e.requested() == GdaLoaded.ProbeEngine.DEDICATED ? 1 : 0)).put((byte) 0)
-                .putShort((short) e.qpThread()).putShort((short) e.backgroundThreads().length);
-        for (int t : e.backgroundThreads()) {
-            b.putShort((short) t);
-        }
-        return b.array();
-    }
-
-    /** expectStreams: the reserved background QPs of the run (0 with a shared queue). */
-    public static Engines decodeEngines(byte[] p, int expectStreams) {
-        if (p.length != ENGINES_HEAD + 2L * expectStreams && p.length != ENGINES_HEAD) {
-            throw new PeerExchangeException("ENGINES message for " + expectStreams + " background QPs has "
-                    + (ENGINES_HEAD + 2L * expectStreams) + " payload bytes, the peer sent " + p.length);
-        }
-        ByteBuffer b = ByteBuffer.wrap(p);
-        int seq = b.getInt();
-        int threads = Short.toUnsignedInt(b.getShort());
-        int req = Byte.toUnsignedInt(b.get());
-        int reserved = Byte.toUnsignedInt(b.get());
-        int qpThread = Short.toUnsignedInt(b.getShort());
-        int n = Short.toUnsignedInt(b.getShort());
-        int[] bg = new int[n];
-        for (int k = 0; k < n; k++) {
-            bg[k] = Short.toUnsignedInt(b.getShort());
-        }
-        boolean placed = threads > 0 && n == expectStreams;
-        boolean nothing = threads == 0 && n == 0 && qpThread == 0;
-        if (req > 1 || reserved != 0 || !(placed || nothing) || (placed && qpThread >= threads)
-                || java.util.Arrays.stream(bg).anyMatch(t -> t >= threads)) {
-            throw new PeerExchangeException("peer sent an invalid ENGINES (" + threads + " engine threads, placement "
-                    + req + ", QP on thread " + qpThread + ", " + n + " background QPs for " + expectStreams
-                    + " expected)");
-        }
-        return new Engines(seq, threads, req == 1 ? GdaLoaded.ProbeEngine.DEDICATED : GdaLoaded.ProbeEngine.SHARED,
-                qpThread, bg);
-    }
-
-    private static <E extends CEnum> E byCode(E[] values, int code, String what) {
-        E e = CEnum.byCode(values, code);
-        if (e == null) {
-            throw new IllegalArgumentException("unknown " + what + " code " + code);
-        }
-        return e;
-    }
-
-    public static byte[] encodeReady(int seq, boolean ok, String reason) {
-        byte[] t = text(reason);
-        return ByteBuffer.allocate(4 + 1 + 2 + t.length).putInt(seq).put((byte) (ok ? 1 : 0))
-                .putShort((short) t.length).put(t).array();
-    }
-
-    public static Ready decodeReady(byte[] p) {
-        try {
-            ByteBuffer b = ByteBuffer.wrap(p);
-            int seq = b.getInt();
-            int ok = Byte.toUnsignedInt(b.get());
-            if (ok > 1) {
-                throw new PeerExchangeException("peer sent a READY with ok = " + ok);
-            }
-            String reason = readText(b, "READY");
-            return new Ready(seq, ok == 1, reason);
-        } catch (BufferUnderflowException e) {
-            throw new PeerExchangeException("peer READY message is truncated (" + p.length + " bytes)", e);
-        }
-    }
-
-    public static byte[] encodeDone(Done d) {
-        return ByteBuffer.allocate(DONE_LEN).putInt(d.seq()).putInt(d.status()).putLong(d.itersDone()).array();
-    }
-
-    public static Done decodeDone(byte[] p) {
-        if (p.length != DONE_LEN) {
-            throw new PeerExchangeException("DONE message of version " + PeerMessages.VERSION + " has " + DONE_LEN
-                    + " payload bytes, the peer sent " + p.length);
-        }
-        ByteBuffer b = ByteBuffer.wrap(p);
-        Done d = new Done(b.getInt(), b.getInt(), b.getLong());
-        if (d.itersDone() < 0) {
-            throw new PeerExchangeException("peer sent a DONE with " + d.itersDone() + " iterations");
-        }
-        return d;
-    }
-
-    public static byte[] encodeReport(Report r) {
-        byte[] t = text(r.message());
-        return ByteBuffer.allocate(4 + 4 + 8 + 1 + 8 + 2 + t.length).putInt(r.seq()).putInt(r.serveStatus())
-                .putLong(r.peerPosts()).put((byte) (r.checked() ? 1 : 0)).putLong(r.payloadErrors())
-                .putShort((short) t.length).put(t).array();
-    }
-
-    public static Report decodeReport(byte[] p) {
-        try {
-            ByteBuffer b = ByteBuffer.wrap(p);
-            int seq = b.getInt();
-            int st = b.getInt();
-            long posts = b.getLong();
-            int checked = Byte.toUnsignedInt(b.get());
-            long errs = b.getLong();
-            String msg = readText(b, "REPORT");
-            if (checked > 1 || posts < 0 || errs < 0) {
-                throw new PeerExchangeException("peer sent an invalid REPORT (checked " + checked + ", posts "
-                        + posts + ", payload errors " + errs + ")");
-            }
-            return new Report(seq, st, posts, checked == 1, errs, msg);
-        } catch (BufferUnderflowException e) {
-            throw new PeerExchangeException("peer REPORT message is truncated (" + p.length + " bytes)", e);
-        }
-    }
-
-    private static byte[] text(String s) {
-        byte[] t = (s == null ? "" : s).getBytes(StandardCharsets.UTF_8);
-        return t.length <= MAX_TEXT ? t : java.util.Arrays.copyOf(t, MAX_TEXT);
-    }
-
-    private static String readText(ByteBuffer b, String what) {
-        int n = Short.toUnsignedInt(b.getShort());
-        if (n > MAX_TEXT || n != b.remaining()) {
-            throw new PeerExchangeException("peer " + what + " message: text of " + n + " bytes, "
-                    + b.remaining() + " left in the message");
-        }
-        byte[] t = new byte[n];
-        b.get(t);
-        return new String(t, StandardCharsets.UTF_8);
-    }
-
     // ---- the two roles -----------------------------------------------------
 
     /**
@@ -437,8 +216,8 @@ public final class GdaPeerProtocol {
      */
     public static GdaRun initiate(PeerExchange x, int seq, GdaRunSpec spec,
                                   Function<GdaRunSpec, LocalOutcome> local) {
-        x.sendMessage(PeerMessages.TYPE_GDA_RUN, encodeRun(seq, spec), "RUN " + seq);
-        Ready ready = decodeReady(x.receiveMessage(PeerMessages.TYPE_GDA_READY, "READY for run " + seq));
+        x.sendMessage(GdaPeerProtocol.TYPE_RUN, GdaPeerCodec.encodeRun(seq, spec), "RUN " + seq);
+        Ready ready = GdaPeerCodec.decodeReady(x.receiveMessage(GdaPeerProtocol.TYPE_READY, "READY for run " + seq));
         step(seq, ready.seq(), "READY");
         if (!ready.ok()) {
             throw new PeerExchangeException("the responder " + x.peerName() + " refused run " + seq + " (" + spec
@@ -452,9 +231,9 @@ public final class GdaPeerProtocol {
         }
         Report rep;
         try { // a responder that died mid-run makes the DONE fail too (broken pipe): both are the peer's story
-            x.sendMessage(PeerMessages.TYPE_GDA_DONE, encodeDone(new Done(seq, o.status(), o.itersDone())),
+            x.sendMessage(GdaPeerProtocol.TYPE_DONE, GdaPeerCodec.encodeDone(new Done(seq, o.status(), o.itersDone())),
                     "DONE " + seq);
-            rep = decodeReport(x.receiveMessage(PeerMessages.TYPE_GDA_REPORT, "REPORT of run " + seq));
+            rep = GdaPeerCodec.decodeReport(x.receiveMessage(GdaPeerProtocol.TYPE_REPORT, "REPORT of run " + seq));
             step(seq, rep.seq(), "REPORT");
         } catch (PeerExchangeException e) {
             if (o.error() != null) {
@@ -493,8 +272,8 @@ public final class GdaPeerProtocol {
     public static LoadedOutcome initiateLoaded(PeerExchange x, int seq, GdaRunSpec spec, Loaded l, Runnable prepare,
                                                Function<long[], GdaLoaded.Run> local) {
         prepare.run();
-        x.sendMessage(PeerMessages.TYPE_GDA_RUN, encodeLoadedRun(seq, spec, l), "RUN " + seq);
-        Ready ready = decodeReady(x.receiveMessage(PeerMessages.TYPE_GDA_READY, "READY for run " + seq));
+        x.sendMessage(GdaPeerProtocol.TYPE_RUN, GdaPeerCodec.encodeLoadedRun(seq, spec, l), "RUN " + seq);
+        Ready ready = GdaPeerCodec.decodeReady(x.receiveMessage(GdaPeerProtocol.TYPE_READY, "READY for run " + seq));
         step(seq, ready.seq(), "READY");
         if (!ready.ok()) {
             throw new PeerExchangeException("the responder " + x.peerName() + " refused loaded run " + seq + ": "
@@ -518,16 +297,16 @@ public final class GdaPeerProtocol {
         Streams peer;
         Engines engines = null;
         try {
-            x.sendMessage(PeerMessages.TYPE_GDA_DONE, encodeDone(new Done(seq, status, itersDone)), "DONE " + seq);
-            x.sendMessage(PeerMessages.TYPE_GDA_STREAMS, encodeStreams(new Streams(seq, span, posted)),
+            x.sendMessage(GdaPeerProtocol.TYPE_DONE, GdaPeerCodec.encodeDone(new Done(seq, status, itersDone)), "DONE " + seq);
+            x.sendMessage(GdaPeerProtocol.TYPE_STREAMS, GdaPeerCodec.encodeStreams(new Streams(seq, span, posted)),
                     "STREAMS " + seq);
-            rep = decodeReport(x.receiveMessage(PeerMessages.TYPE_GDA_REPORT, "REPORT of run " + seq));
+            rep = GdaPeerCodec.decodeReport(x.receiveMessage(GdaPeerProtocol.TYPE_REPORT, "REPORT of run " + seq));
             step(seq, rep.seq(), "REPORT");
-            peer = decodeStreams(x.receiveMessage(PeerMessages.TYPE_GDA_STREAMS, "STREAMS of run " + seq),
+            peer = GdaPeerCodec.decodeStreams(x.receiveMessage(GdaPeerProtocol.TYPE_STREAMS, "STREAMS of run " + seq),
                     l.streams());
             step(seq, peer.seq(), "STREAMS");
             if (l.enginesReport()) {
-                engines = decodeEngines(x.receiveMessage(PeerMessages.TYPE_GDA_ENGINES, "ENGINES of run " + seq),
+                engines = GdaPeerCodec.decodeEngines(x.receiveMessage(GdaPeerProtocol.TYPE_ENGINES, "ENGINES of run " + seq),
                         l.queue() == GdaLoaded.Queue.RESERVED ? l.streams() : 0);
                 step(seq, engines.seq(), "ENGINES");
             }
@@ -569,16 +348,16 @@ public final class GdaPeerProtocol {
                 x.answerBarrier(f);
                 return served;
             }
-            if (f.type() != PeerMessages.TYPE_GDA_RUN) {
+            if (f.type() != GdaPeerProtocol.TYPE_RUN) {
                 throw new PeerExchangeException("expected a RUN or the closing barrier from " + x.peerName()
                         + ", got type " + f.type() + " (the two sides are out of step)");
             }
             Run run;
             try {
-                run = decodeRun(f.payload());
+                run = GdaPeerCodec.decodeRun(f.payload());
             } catch (PeerExchangeException e) {
                 int seq = f.payload().length >= 4 ? ByteBuffer.wrap(f.payload()).getInt() : -1;
-                x.sendMessage(PeerMessages.TYPE_GDA_READY, encodeReady(seq, false, e.getMessage()), "READY");
+                x.sendMessage(GdaPeerProtocol.TYPE_READY, GdaPeerCodec.encodeReady(seq, false, e.getMessage()), "READY");
                 throw e;
             }
             GdaRunSpec spec = run.spec();
@@ -590,14 +369,14 @@ public final class GdaPeerProtocol {
             }
             String why = r.refusal(spec);
             if (why != null) {
-                x.sendMessage(PeerMessages.TYPE_GDA_READY, encodeReady(run.seq(), false, why), "READY");
+                x.sendMessage(GdaPeerProtocol.TYPE_READY, GdaPeerCodec.encodeReady(run.seq(), false, why), "READY");
                 log.accept("refused run " + run.seq() + " (" + describe(spec) + "): " + why);
                 continue;
             }
             r.prepare(spec);
-            x.sendMessage(PeerMessages.TYPE_GDA_READY, encodeReady(run.seq(), true, ""), "READY");
+            x.sendMessage(GdaPeerProtocol.TYPE_READY, GdaPeerCodec.encodeReady(run.seq(), true, ""), "READY");
             Served sv = spec.experiment() == Experiment.ROUND_TRIP ? r.serve(spec) : Served.NOTHING;
-            Done d = decodeDone(x.receiveMessage(PeerMessages.TYPE_GDA_DONE, "DONE of run " + run.seq()));
+            Done d = GdaPeerCodec.decodeDone(x.receiveMessage(GdaPeerProtocol.TYPE_DONE, "DONE of run " + run.seq()));
             step(run.seq(), d.seq(), "DONE");
             boolean checked = d.status() == 0 && d.itersDone() > 0;
             long errs = checked && !GdaPattern.holds(r.inbox(), spec.size(), d.itersDone() - 1) ? 1 : 0;
@@ -606,8 +385,8 @@ public final class GdaPeerProtocol {
                 msg = (msg.isEmpty() ? "" : msg + "; ") + "inbox not checked: the initiator's run failed (status "
                         + d.status() + ")";
             }
-            x.sendMessage(PeerMessages.TYPE_GDA_REPORT,
-                    encodeReport(new Report(run.seq(), sv.status(), sv.peerPosts(), checked, errs, msg)), "REPORT");
+            x.sendMessage(GdaPeerProtocol.TYPE_REPORT,
+                    GdaPeerCodec.encodeReport(new Report(run.seq(), sv.status(), sv.peerPosts(), checked, errs, msg)), "REPORT");
             served++;
             log.accept("run " + run.seq() + " (" + describe(spec) + "): "
                     + (spec.experiment() == Experiment.ROUND_TRIP ? "answered " + sv.peerPosts() + " pings, " : "")
@@ -625,17 +404,17 @@ public final class GdaPeerProtocol {
             why = r.loadedRefusal(ls);
         }
         if (why != null) {
-            x.sendMessage(PeerMessages.TYPE_GDA_READY, encodeReady(run.seq(), false, why), "READY");
+            x.sendMessage(GdaPeerProtocol.TYPE_READY, GdaPeerCodec.encodeReady(run.seq(), false, why), "READY");
             log.accept("refused loaded run " + run.seq() + ": " + why);
             return false;
         }
         r.prepare(spec);
-        x.sendMessage(PeerMessages.TYPE_GDA_READY, encodeReady(run.seq(), true, ""), "READY");
+        x.sendMessage(GdaPeerProtocol.TYPE_READY, GdaPeerCodec.encodeReady(run.seq(), true, ""), "READY");
         long[] posted = new long[ls.streams()];
         LoadedServed sv = r.serveLoaded(ls, posted);
-        Done d = decodeDone(x.receiveMessage(PeerMessages.TYPE_GDA_DONE, "DONE of run " + run.seq()));
+        Done d = GdaPeerCodec.decodeDone(x.receiveMessage(GdaPeerProtocol.TYPE_DONE, "DONE of run " + run.seq()));
         step(run.seq(), d.seq(), "DONE");
-        Streams theirs = decodeStreams(x.receiveMessage(PeerMessages.TYPE_GDA_STREAMS, "STREAMS of run " + run.seq()),
+        Streams theirs = GdaPeerCodec.decodeStreams(x.receiveMessage(GdaPeerProtocol.TYPE_STREAMS, "STREAMS of run " + run.seq()),
                 ls.streams());
         step(run.seq(), theirs.seq(), "STREAMS");
         boolean checked = d.status() == 0 && d.itersDone() > 0;
@@ -653,13 +432,13 @@ public final class GdaPeerProtocol {
             msg = (msg.isEmpty() ? "" : msg + "; ") + (probeErr > 0 ? "probe word wrong; " : "") + slotErr
                     + " of the initiator's background slots wrong";
         }
-        x.sendMessage(PeerMessages.TYPE_GDA_REPORT, encodeReport(new Report(run.seq(), sv.served().status(),
+        x.sendMessage(GdaPeerProtocol.TYPE_REPORT, GdaPeerCodec.encodeReport(new Report(run.seq(), sv.served().status(),
                 sv.served().peerPosts(), checked, probeErr + slotErr, msg)), "REPORT");
-        x.sendMessage(PeerMessages.TYPE_GDA_STREAMS, encodeStreams(new Streams(run.seq(), sv.spanNs(), posted)),
+        x.sendMessage(GdaPeerProtocol.TYPE_STREAMS, GdaPeerCodec.encodeStreams(new Streams(run.seq(), sv.spanNs(), posted)),
                 "STREAMS");
         GdaLoaded.EnginePlacement placed = sv.placement();
         if (run.loaded().enginesReport()) {
-            x.sendMessage(PeerMessages.TYPE_GDA_ENGINES, encodeEngines(Engines.of(run.seq(), placed, sv.requested())),
+            x.sendMessage(GdaPeerProtocol.TYPE_ENGINES, GdaPeerCodec.encodeEngines(Engines.of(run.seq(), placed, sv.requested())),
                     "ENGINES");
         }
         log.accept("loaded run " + run.seq() + " (" + ls.streams() + " background streams each way, "

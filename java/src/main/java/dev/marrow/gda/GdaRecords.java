@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.gda;
 
+import dev.marrow.fabric.Nic;
+import dev.marrow.fabric.Mlx5Options;
 import dev.marrow.api.TimeoutDump;
 import dev.marrow.results.ResultRecord;
 import dev.marrow.results.Stats;

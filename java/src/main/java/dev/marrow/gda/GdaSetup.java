@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.gda;
 
+import dev.marrow.fabric.Nic;
+import dev.marrow.fabric.Placement;
+import dev.marrow.fabric.Target;
+import dev.marrow.fabric.Mlx5Options;
 import dev.marrow.api.softnic.SoftNic;
 
 /**
@@ -189,7 +193,7 @@ public record GdaSetup(Target target, Nic nic, Placement placement, Queues queue
 
     /** The NIC as results name it: "softnic-device" for the device engine, else the NIC's label. */
     public String nicLabel() {
-        return deviceEngine() ? "softnic-device" : nic.label();
+        return nic.label(placement);
     }
 
     /** "cpu+softnic", "cuda+softnic", ... as results name the backend. */

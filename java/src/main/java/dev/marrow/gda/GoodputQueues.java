@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.gda;
 
+import dev.marrow.fabric.Fabric;
+import dev.marrow.fabric.LoopbackQueues;
+import dev.marrow.fabric.Nic;
+import dev.marrow.fabric.Placement;
+import dev.marrow.fabric.Target;
 import dev.marrow.api.Backend;
 import dev.marrow.api.MarrowException;
 import dev.marrow.api.NativeException;
@@ -18,8 +23,8 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 /**
- * The queues of a pipelined goodput run over several QPs (marrow_gda_goodput.h):
- * {@code qps} RC QPs on one software NIC, each connected to itself
+ * The queues of a pipelined goodput run over several QPs (marrow_gda_goodput.h), built by the
+ * {@link Fabric} ({@link LoopbackQueues}): {@code qps} RC QPs on one software NIC, each connected to itself
  * (loopback) with its own SQ and CQ, sharded over {@code engineThreads}
  * engine threads (QP n goes to thread qpn % threads: docs/design/software-nic.md),
  * and one registered source and one destination buffer that all QPs share
@@ -28,19 +33,19 @@ import java.lang.foreign.MemorySegment;
  */
 public final class GoodputQueues implements AutoCloseable {
     private final Target target;
+    private final Nic nic;
     private final int cudaDevice;
-    private final SoftNic nic;
-    private final Arena arena;
+    private final Fabric fabric;
     private final MemorySegment endpoints;
     private final int qps;
     private final int engineThreads;
 
-    private GoodputQueues(Target target, int cudaDevice, SoftNic nic, Arena arena, MemorySegment endpoints, int qps,
+    private GoodputQueues(Target target, Nic nic, int cudaDevice, Fabric fabric, MemorySegment endpoints, int qps,
                           int engineThreads) {
         this.target = target;
-        this.cudaDevice = cudaDevice;
         this.nic = nic;
-        this.arena = arena;
+        this.cudaDevice = cudaDevice;
+        this.fabric = fabric;
         this.endpoints = endpoints;
         this.qps = qps;
         this.engineThreads = engineThreads;
@@ -77,52 +82,33 @@ public final class GoodputQueues implements AutoCloseable {
      */
     public static GoodputQueues open(Target target, int cudaDevice, int qps, int engineThreads, int[] engineCpus,
                                      SoftNic.PollMode poll, long bufferBytes) {
+        return open(Nic.SOFTNIC, target, cudaDevice, qps, engineThreads, engineCpus, poll, bufferBytes);
+    }
+
+    /** As above on the given NIC (mlx5: verbs QPs on a ConnectX, target cuda; the engine flags unused). */
+    public static GoodputQueues open(Nic nic, Target target, int cudaDevice, int qps, int engineThreads,
+                                     int[] engineCpus, SoftNic.PollMode poll, long bufferBytes) {
         check(qps, engineThreads, engineCpus);
-        if (target == Target.CUDA) {
-            Backend.CUDA.ensureAvailability();
-        }
-        Backend.SOFTNIC.ensureAvailability();
-        NativeLib lib = target == Target.CUDA ? GdaFfi.Cuda.LIB : GdaFfi.Host.LIB;
-        if (lib == null) {
-            throw new MarrowException("mini-gda runner library not loaded");
-        }
-        SoftNic nic = SoftNic.open(SoftNic.Options.defaults().withPollMode(poll).withEngineThreads(engineThreads)
-                .withQuiet(true));
-        Arena arena = Arena.ofShared();
+        Fabric f = Fabric.open(Fabric.Options.softNic("mini-gda goodput", target).withCudaDevice(cudaDevice)
+                .withNic(nic, Placement.HOST).withEngine(poll, engineThreads, -1, engineCpus));
         try {
-            if (engineCpus != null) {
-                try {
-                    nic.pinEngines(engineCpus);
-                } catch (NativeException e) {
-                    throw new IllegalArgumentException("--engine-cpus: " + e.getMessage(), e);
-                }
+            NativeLib lib = target == Target.CUDA ? GdaFfi.Cuda.LIB : GdaFfi.Host.LIB;
+            if (lib == null) {
+                throw new MarrowException("mini-gda runner library not loaded");
             }
-            long n = (bufferBytes + 4095) & ~4095L;
-            MemoryRegion src = nic.registerMemory(arena.allocate(n, 4096), Access.LOCAL_WRITE);
-            MemoryRegion dst = nic.registerMemory(arena.allocate(n, 4096), Access.LOCAL_WRITE | Access.REMOTE_WRITE);
             GdaSetup.Queues shape = GdaSetup.Queues.defaults();
-            long epSize = GdaLayouts.ENDPOINT.byteSize();
-            MemorySegment eps = arena.allocate(GdaLayouts.ENDPOINT, qps);
-            for (int i = 0; i < qps; i++) {
-                CompletionQueue cq = nic.createCompletionQueue(shape.logCq(), false, false);
-                QueuePair qp = nic.createQueuePair(QueuePair.Config.of(cq).withLogSqWqebbs(shape.logSq())
-                        .withMaxInlineData(shape.maxInline()));
-                qp.connect(qp);
-                MemorySegment ep = MiniGda.endpoint(arena, Nic.SOFTNIC, Placement.HOST, MiniGda.qpView(arena, qp),
-                        MiniGda.cqView(arena, cq), new MiniGda.Buffers(src.address(), n, src.lkey(), 0,
-                                dst.address(), n, dst.rkey()));
-                MemorySegment.copy(ep, 0, eps, i * epSize, epSize);
-            }
-            return new GoodputQueues(target, cudaDevice, nic, arena, eps, qps, engineThreads);
+            LoopbackQueues q = f.loopback(qps, new Fabric.QueueShape(shape.logSq(), shape.logCq(), shape.maxInline()),
+                    LoopbackQueues.Buffers.shared(bufferBytes));
+            return new GoodputQueues(target, nic, cudaDevice, f, q.endpoints(), qps, engineThreads);
         } catch (RuntimeException e) {
-            nic.close();
-            arena.close();
+            f.closeAfter(e);
             throw e;
         }
     }
 
+    /** The software NIC behind the queues; null on mlx5. */
     public SoftNic softNic() {
-        return nic;
+        return fabric.softNic();
     }
 
     public Target target() {
@@ -148,12 +134,11 @@ public final class GoodputQueues implements AutoCloseable {
 
     /** "cpu+softnic" / "cuda+softnic" as results name the backend. */
     public String backendName() {
-        return target.label() + "+" + Nic.SOFTNIC.label();
+        return target.label() + "+" + nic.label();
     }
 
     @Override
     public void close() {
-        nic.close();
-        arena.close();
+        fabric.close();
     }
 }

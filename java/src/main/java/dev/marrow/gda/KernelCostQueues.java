@@ -1,19 +1,24 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.gda;
 
+import dev.marrow.fabric.Nic;
+import dev.marrow.fabric.Placement;
 import dev.marrow.api.Backend;
 import dev.marrow.api.softnic.Access;
 import dev.marrow.api.softnic.CompletionQueue;
 import dev.marrow.api.softnic.MemoryRegion;
 import dev.marrow.api.softnic.QueuePair;
 import dev.marrow.api.softnic.SoftNic;
-import dev.marrow.gda.internal.GdaLayouts;
+import dev.marrow.fabric.Fabric;
+import dev.marrow.fabric.LoopbackQueues;
+import dev.marrow.fabric.Target;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 /**
- * The queues of the kernel-cost experiment's mini-gda arms: one software-NIC RC
+ * The queues of the kernel-cost experiment's mini-gda arms, built by the {@link Fabric}
+ * ({@link LoopbackQueues}): one software-NIC RC
  * QP per block, connected to itself (loopback), with its own send CQ, and
  * one contiguous array of struct marrow_gda_endpoint (block b's at index b)
  * for marrow_kcost_run. Every block writes its messages from its own slice
@@ -26,14 +31,12 @@ public final class KernelCostQueues implements AutoCloseable {
     static final int LOG_SQ = 6;
     static final int LOG_CQ = 6;
 
-    private final SoftNic nic;
-    private final Arena arena;
+    private final Fabric fabric;
     private final MemorySegment endpoints;
     private final int count;
 
-    private KernelCostQueues(SoftNic nic, Arena arena, MemorySegment endpoints, int count) {
-        this.nic = nic;
-        this.arena = arena;
+    private KernelCostQueues(Fabric fabric, MemorySegment endpoints, int count) {
+        this.fabric = fabric;
         this.endpoints = endpoints;
         this.count = count;
     }
@@ -46,33 +49,24 @@ public final class KernelCostQueues implements AutoCloseable {
         if (blocks < 1 || maxBytes < 1) {
             throw new IllegalArgumentException("blocks and message size must be >= 1");
         }
-        Backend.SOFTNIC.ensureAvailability();
-        SoftNic nic = SoftNic.open(SoftNic.Options.defaults().withPollMode(SoftNic.PollMode.HOT)
-                .withEngineThreads(engineThreads).withEngineCpu(engineCpu).withQuiet(true));
-        Arena arena = Arena.ofShared();
+        return open(Fabric.Options.softNic("kernel-cost", Target.CPU)
+                .withEngine(SoftNic.PollMode.HOT, engineThreads, engineCpu, null), blocks, maxBytes);
+    }
+
+    /** blocks QPs for messages of up to maxBytes on the fabric of o (the software NIC, or mlx5 with cuda). */
+    public static KernelCostQueues open(Fabric.Options o, int blocks, int maxBytes) {
+        if (blocks < 1 || maxBytes < 1) {
+            throw new IllegalArgumentException("blocks and message size must be >= 1");
+        }
+        Fabric f = Fabric.open(o);
         try {
             long slice = (maxBytes + 63L) / 64 * 64;
-            long bytes = slice * blocks;
-            MemoryRegion src = nic.registerMemory(arena.allocate(bytes, 4096), Access.LOCAL_WRITE);
-            MemoryRegion dst = nic.registerMemory(arena.allocate(bytes, 4096),
-                    Access.LOCAL_WRITE | Access.REMOTE_WRITE);
-            src.memory().fill((byte) 0x5a); // the source is prefilled: the GPU never writes a payload
-            long epSize = GdaLayouts.ENDPOINT.byteSize();
-            MemorySegment eps = arena.allocate(epSize * blocks, 8);
-            for (int b = 0; b < blocks; b++) {
-                CompletionQueue cq = nic.createCompletionQueue(LOG_CQ, false, false);
-                QueuePair qp = nic.createQueuePair(QueuePair.Config.of(cq).withLogSqWqebbs(LOG_SQ)
-                        .withMaxInlineData(64));
-                qp.connect(qp);
-                MemorySegment ep = MiniGda.endpoint(arena, Nic.SOFTNIC, Placement.HOST, MiniGda.qpView(arena, qp),
-                        MiniGda.cqView(arena, cq), new MiniGda.Buffers(src.address() + b * slice, slice, src.lkey(),
-                                0, dst.address() + b * slice, slice, dst.rkey()));
-                MemorySegment.copy(ep, 0, eps, b * epSize, epSize);
-            }
-            return new KernelCostQueues(nic, arena, eps, blocks);
+            // the source is prefilled: the GPU never writes a payload
+            LoopbackQueues q = f.loopback(blocks, new Fabric.QueueShape(LOG_SQ, LOG_CQ, 64),
+                    LoopbackQueues.Buffers.sliced(slice, blocks, 0x5a));
+            return new KernelCostQueues(f, q.endpoints(), blocks);
         } catch (RuntimeException e) {
-            nic.close();
-            arena.close();
+            f.closeAfter(e);
             throw e;
         }
     }
@@ -86,13 +80,13 @@ public final class KernelCostQueues implements AutoCloseable {
         return count;
     }
 
+    /** The software NIC behind the queues; null on mlx5. */
     public SoftNic softNic() {
-        return nic;
+        return fabric.softNic();
     }
 
     @Override
     public void close() {
-        nic.close();   // engines stop before the memory they read goes
-        arena.close();
+        fabric.close();   // engines stop before the memory they read goes
     }
 }

@@ -1,11 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.gda;
 
+import dev.marrow.fabric.Fabric;
+import dev.marrow.fabric.Nic;
+import dev.marrow.fabric.PairQueues;
+import dev.marrow.fabric.Placement;
+import dev.marrow.fabric.Target;
+import dev.marrow.fabric.PeerRole;
+import dev.marrow.fabric.Mlx5Options;
+import dev.marrow.fabric.PeerEnvironment;
 import dev.marrow.api.Backend;
 import dev.marrow.api.BackendUnavailableException;
 import dev.marrow.api.MarrowException;
 import dev.marrow.api.NativeException;
-import dev.marrow.api.RdmaCore;
 import dev.marrow.api.Status;
 import dev.marrow.api.TimeoutDump;
 import dev.marrow.api.softnic.Access;
@@ -17,7 +24,7 @@ import dev.marrow.api.softnic.ShmWire;
 import dev.marrow.api.softnic.SoftNic;
 import dev.marrow.api.softnic.SoftNicCounters;
 import dev.marrow.gda.internal.GdaFfi;
-import dev.marrow.gda.internal.EndpointFlag;
+import dev.marrow.fabric.internal.EndpointFlag;
 import dev.marrow.gda.internal.GdaLayouts;
 import dev.marrow.internal.ffi.CStruct;
 import dev.marrow.internal.ffi.EmuLayouts;
@@ -27,9 +34,9 @@ import dev.marrow.mlx5.Mlx5Device;
 import dev.marrow.mlx5.Mlx5GpuQueuePair;
 import dev.marrow.mlx5.Mlx5MemoryRegion;
 import dev.marrow.mlx5.Mlx5QueuePair;
-import dev.marrow.mlx5.PeerExchange;
-import dev.marrow.mlx5.PeerInfo;
-import dev.marrow.mlx5.PeerMessages;
+import dev.marrow.peer.PeerExchange;
+import dev.marrow.peer.PeerInfo;
+import dev.marrow.peer.PeerMessages;
 import dev.marrow.mlx5.QueuePlacement;
 
 import java.lang.foreign.Arena;
@@ -62,7 +69,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * UAR and the host data buffers, and reads the doorbell records back with
  * cudaMemcpy to resume. cpu + mlx5 is
  * refused: the CPU executor's orderings were not written for a write-combined
- * MMIO doorbell; on the mlx5 model (MARROW_RDMA_CORE=model, one host) it runs.
+ * MMIO doorbell.
  *
  * <p>Two hosts ({@link Mlx5Options#peer()}): each side has ONE QP, a source
  * buffer and an inbox; the TCP exchange swaps QPN, LID/GID, PSN, rkey and
@@ -93,20 +100,21 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 public final class MiniGda implements AutoCloseable {
 
     private final GdaSetup setup;
-    private final Arena arena;
+    private final Fabric fabric;
     private final GdaMode mode;
     private int runSeq;                        // two hosts: RUN sequence number
     private boolean peerDone;
     private boolean closed;
 
-    private MiniGda(GdaSetup setup, Arena arena, GdaMode mode) {
+    private MiniGda(GdaSetup setup, Fabric fabric, GdaMode mode) {
         this.setup = setup;
-        this.arena = arena;
+        this.fabric = fabric;
         this.mode = mode;
     }
 
     /**
-     * Checks that the target and NIC can run here and builds the queues.
+     * Checks that the target and NIC can run here and builds the queues
+     * (the {@link Fabric}'s pair, peer or device-engine queue set).
      *
      * @throws BackendUnavailableException when the GPU or the NIC is missing (the message says why),
      *                                     and for GPU-resident queues on mlx5 without DevX
@@ -115,196 +123,62 @@ public final class MiniGda implements AutoCloseable {
      *                                  on mlx5, placement gpu with the cpu target)
      */
     public static MiniGda open(GdaSetup setup) {
-        if (setup.placement() == Placement.GPU) {
-            return openDeviceEngine(setup);
-        }
-        if (setup.nic() == Nic.MLX5) {
-            return openMlx5(setup);
-        }
-        if (setup.mlx5().twoHost()) {
-            return openSoftNicPeer(setup);
-        }
-        if (setup.target() == Target.CUDA) {
-            Backend.CUDA.ensureAvailability();
-        }
-        Backend.SOFTNIC.ensureAvailability();
-        // Load the runner library now so a missing or stale one fails before any queue exists.
-        NativeLib lib = setup.target() == Target.CUDA ? GdaFfi.Cuda.LIB : GdaFfi.Host.LIB;
-        if (lib == null) {
-            throw new MarrowException("mini-gda runner library not loaded");
-        }
-        SoftNic nic = SoftNic.open(SoftNic.Options.defaults().withPollMode(setup.pollMode())
-                .withEngineThreads(setup.engineThreads()).withEngineCpu(setup.engineCpu()).withQuiet(true));
-        Arena arena = Arena.ofShared();
+        Fabric f = Fabric.open(fabricOptions(setup));
         try {
-            CompletionQueue cqA = nic.createCompletionQueue(setup.logCq(), setup.collapsedCq(), setup.collapsedCq());
-            CompletionQueue cqB = nic.createCompletionQueue(setup.logCq(), setup.collapsedCq(), setup.collapsedCq());
-            QueuePair a = nic.createQueuePair(QueuePair.Config.of(cqA).withLogSqWqebbs(setup.logSq())
-                    .withMaxInlineData(setup.maxInline()));
-            QueuePair b = nic.createQueuePair(QueuePair.Config.of(cqB).withLogSqWqebbs(setup.logSq())
-                    .withMaxInlineData(setup.maxInline()));
-            a.connect(b);
-            b.connect(a);
-            long n = setup.bufferBytes();
-            MemoryRegion srcA = nic.registerMemory(arena.allocate(n, 4096), Access.LOCAL_WRITE);
-            MemoryRegion srcB = nic.registerMemory(arena.allocate(n, 4096), Access.LOCAL_WRITE);
-            MemoryRegion inA = nic.registerMemory(arena.allocate(n, 4096), Access.LOCAL_WRITE | Access.REMOTE_WRITE);
-            MemoryRegion inB = nic.registerMemory(arena.allocate(n, 4096), Access.LOCAL_WRITE | Access.REMOTE_WRITE);
-            MemorySegment epA = endpoint(arena, Nic.SOFTNIC, setup.placement(), qpView(arena, a), cqView(arena, cqA),
-                    new Buffers(srcA.address(), n, srcA.lkey(), inA.address(), inB.address(), n, inB.rkey()));
-            MemorySegment epB = endpoint(arena, Nic.SOFTNIC, setup.placement(), qpView(arena, b), cqView(arena, cqB),
-                    new Buffers(srcB.address(), n, srcB.lkey(), inB.address(), inA.address(), n, inA.rkey()));
-            Runnable reconnect = () -> {
-                a.modify(QpState.RESET, 0);
-                b.modify(QpState.RESET, 0);
-                a.connect(b);
-                b.connect(a);
-            };
-            return new MiniGda(setup, arena, new GdaMode.SoftNicPair(nic,
-                    new GdaMode.LocalPair(epA, epB, inA.memory(), inB.memory(), reconnect), a, b));
+            // The runner library now, so a missing or stale one fails before any queue exists.
+            requireRunner(setup, f);
+            Fabric.QueueShape shape = new Fabric.QueueShape(setup.logSq(), setup.logCq(), setup.maxInline(),
+                    setup.collapsedCq());
+            if (f.options().deviceEngine()) {
+                int cqFlags = setup.collapsedCq()
+                        ? dev.marrow.api.softnic.CqFlag.COLLAPSED.code() | dev.marrow.api.softnic.CqFlag.OVERRUN_IGNORE.code()
+                        : 0;
+                DeviceEngineSession d = f.adopt(DeviceEngineSession.open(setup, f.arena(), cqFlags));
+                return new MiniGda(setup, f, new GdaMode.DeviceEngine(d, d.endpointA(), d.endpointB()));
+            }
+            // What was actually opened (name, port, GID index) goes into the records.
+            GdaSetup opened = setup.nic() == Nic.MLX5 ? setup.withMlx5(f.openedMlx5()) : setup;
+            if (!setup.mlx5().twoHost()) {
+                PairQueues.Pair p = f.pair(shape, setup.bufferBytes());
+                GdaMode mode = f.softNic() != null ? new GdaMode.SoftNicPair(f.softNic(), p) : new GdaMode.Mlx5Pair(p);
+                return new MiniGda(granted(opened, p.logSq()), f, mode);
+            }
+            // the CUDA context now, not inside a peer's bounded wait (an mlx5 responder without a GPU: none)
+            boolean cudaHere = setup.target() == Target.CUDA && f.rttRefusal() == null;
+            PairQueues.Peer p = f.peer(shape, setup.bufferBytes(), () -> {
+                if (cudaHere) {
+                    prepareCuda(setup.cudaDevice());
+                }
+            });
+            GdaMode mode = f.softNic() != null ? new GdaMode.SoftNicPeer(f.softNic(), p)
+                    : new GdaMode.Mlx5Peer(p, f.rttRefusal());
+            return new MiniGda(granted(opened, p.logSq()), f, mode);
         } catch (RuntimeException e) {
-            nic.close();
-            arena.close();
+            f.closeAfter(e);
             throw e;
         }
     }
 
-    /**
-     * The software NIC between two processes of one host
-     * (docs/design/two-process.md): one QP, CQ and source buffer here; the
-     * inbox lies in this process's shared-memory wire, which the peer
-     * process maps. The TCP exchange swaps QPN, rkey and inbox address
-     * (INFO), the wire names (WIRE) and the environment headers (ENV); each
-     * side attaches the other's wire, connects its QP to the peer's QPN and
-     * meets the other at a barrier. From then on the run control is that of
-     * two hosts ({@link GdaPeerProtocol}).
-     */
-    private static MiniGda openSoftNicPeer(GdaSetup setup) {
-        Mlx5Options o = setup.mlx5();
-        if (setup.target() == Target.CUDA) {
-            Backend.CUDA.ensureAvailability();
-        }
-        Backend.SOFTNIC.ensureAvailability();
-        NativeLib lib = setup.target() == Target.CUDA ? GdaFfi.Cuda.LIB : GdaFfi.Host.LIB;
-        if (lib == null) {
-            throw new MarrowException("mini-gda runner library not loaded");
-        }
-        // each side's engine threads are its own flags' (gda loaded places the QPs per run: GdaLoaded.runSide)
-        SoftNic nic = SoftNic.open(SoftNic.Options.defaults().withPollMode(setup.pollMode())
-                .withEngineThreads(setup.engineThreads()).withEngineCpu(setup.engineCpu()).withQuiet(true));
-        Arena arena = Arena.ofShared();
-        PeerExchange x = null;
-        try {
-            long n = setup.bufferBytes();
-            ShmWire wire = nic.createWire(n);
-            CompletionQueue cq = nic.createCompletionQueue(setup.logCq(), setup.collapsedCq(), setup.collapsedCq());
-            QueuePair qp = nic.createQueuePair(QueuePair.Config.of(cq).withLogSqWqebbs(setup.logSq())
-                    .withMaxInlineData(setup.maxInline()));
-            MemoryRegion src = nic.registerMemory(arena.allocate(n, 4096), Access.LOCAL_WRITE);
-            MemoryRegion in = nic.registerMemory(wire.allocate(n), Access.LOCAL_WRITE | Access.REMOTE_WRITE);
-            wire.export(in);
-            wire.export(qp);
-            x = PeerExchange.open(o.peer(), o.peerTimeout());
-            PeerInfo remote = x.exchange(new PeerInfo(qp.qpn(), 0, in.rkey(), 0, PeerInfo.LINK_ETHERNET, 5, null,
-                    in.address(), n));
-            if (remote.rkey() == 0 || remote.len() < 8) {
-                throw new MarrowException("peer " + x.peerName() + " exposed no writable inbox: " + remote);
-            }
-            String peerWire = x.exchangeText(PeerMessages.TYPE_WIRE, wire.name(), "wire name");
-            Map<String, Object> peerEnv = PeerEnvironment.exchange(x);
-            ShmWire.Peer pw;
-            try {
-                pw = nic.attachWire(peerWire, 0);
-            } catch (NativeException e) {
-                throw new MarrowException("cannot map the peer's software-NIC wire " + peerWire + " (the software "
-                        + "NIC joins two processes of ONE host; the peer " + x.peerName() + " runs on "
-                        + peerEnv.getOrDefault("host", "?") + "): " + e.getMessage(), e);
-            }
-            pw.connect(qp, remote.qpn());
-            if (setup.target() == Target.CUDA) { // the CUDA context now, not inside a peer's bounded wait
-                prepareCuda(setup.cudaDevice());
-            }
-            x.barrier(); // both QPs are RTS before anything is written
-            MemorySegment ep = endpoint(arena, Nic.SOFTNIC, setup.placement(), qpView(arena, qp), cqView(arena, cq),
-                    new Buffers(src.address(), n, src.lkey(), in.address(), remote.addr(), remote.len(),
-                            remote.rkey()), true);
-            String conn = String.format("softnic QP 0x%x <-> peer process QP 0x%x over shared-memory wire %s "
-                    + "(%s, peer %s)", qp.qpn(), remote.qpn(), peerWire, o.role(), x.peerName());
-            return new MiniGda(setup, arena, new GdaMode.SoftNicPeer(nic, x, conn, ep, in.memory(), peerEnv, pw,
-                    remote, qp));
-        } catch (RuntimeException e) {
-            if (x != null) {
-                x.close();
-            }
-            nic.close();
-            arena.close();
-            throw e;
-        }
+    /** The fabric a setup asks for: its NIC, placement, engine and peer. */
+    public static Fabric.Options fabricOptions(GdaSetup s) {
+        return new Fabric.Options("mini-gda", s.target(), s.nic(), s.placement(), s.cudaDevice(), s.pollMode(),
+                s.engineThreads(), s.engineCpu(), null, s.nicSms(), s.collapsedCq(), s.mlx5());
     }
 
-    /**
-     * Placement gpu: SQ, CQ, DBRs and doorbell pages in GPU memory, served by
-     * the software NIC's device engine (a persistent kernel on setup.nicSms()
-     * SMs); GPU-scope orderings are sufficient there. The data buffers are
-     * GPU memory too; the kernel validates every iteration's bytes itself.
-     */
-    private static MiniGda openDeviceEngine(GdaSetup setup) {
-        if (setup.target() != Target.CUDA) {
-            throw new IllegalArgumentException("--placement gpu puts the queues in GPU memory, which CPU threads "
-                    + "cannot reach: use --target cuda");
+    /** The runner that executes this setup's runs: the CUDA one for target cuda (and the device engine). */
+    private static void requireRunner(GdaSetup setup, Fabric f) {
+        boolean cuda = setup.target() == Target.CUDA;
+        if (cuda && f.rttRefusal() != null) {
+            return; // an mlx5 responder without a GPU serves issue and put+completion without a runner of its own
         }
-        if (setup.nic() == Nic.MLX5) {
-            return openMlx5Gpu(setup);
+        if ((cuda ? GdaFfi.Cuda.LIB : GdaFfi.Host.LIB) == null) {
+            throw new MarrowException(cuda ? "mini-gda CUDA runner library not loaded"
+                    : "mini-gda runner library not loaded");
         }
-        if (setup.mlx5().twoHost()) {
-            throw new IllegalArgumentException("--peer with --placement gpu needs --nic mlx5: the software NIC's "
-                    + "device engine connects its two QPs inside this process (two processes run the CPU engine: "
-                    + "--placement host)");
-        }
-        Backend.CUDA.ensureAvailability();
-        Backend.SOFTNIC.ensureAvailability(); // the counter names
-        if (GdaFfi.Cuda.LIB == null) {
-            throw new MarrowException("mini-gda CUDA runner library not loaded");
-        }
-        Arena arena = Arena.ofShared();
-        try {
-            int cqFlags = setup.collapsedCq()
-                    ? dev.marrow.api.softnic.CqFlag.COLLAPSED.code() | dev.marrow.api.softnic.CqFlag.OVERRUN_IGNORE.code()
-                    : 0;
-            DeviceEngineSession d = DeviceEngineSession.open(setup, arena, cqFlags);
-            return new MiniGda(setup, arena, new GdaMode.DeviceEngine(d, d.endpointA(), d.endpointB()));
-        } catch (RuntimeException e) {
-            arena.close();
-            throw e;
-        }
-    }
-
-    /**
-     * mlx5 + placement gpu: the SQ, CQ and doorbell records in GPU memory, created through DevX
-     * (marrow_mlx5_gpu_qp_open; docs/design/mlx5-queue-formats.md §7). Checks, in order: the GPU,
-     * libibverbs/libmlx5, an mlx5 device, DevX on the opened device; each missing one ends the run as
-     * unavailable (exit 77) with its reason. Then the session is built as on host placement
-     * ({@link #openMlx5}: one host or --peer), with DevX QPs instead of verbs ones. Both sides need a GPU:
-     * the queues live in it.
-     */
-    private static MiniGda openMlx5Gpu(GdaSetup setup) {
-        if (setup.collapsedCq()) {
-            throw new IllegalArgumentException("collapsed CQs are a software NIC option: the mlx5 QP's send CQ "
-                    + "is created without collapse/overrun-ignore");
-        }
-        if (!Backend.CUDA.isAvailable()) {
-            throw new BackendUnavailableException(GPU_QUEUES + "no usable GPU to hold the queues: "
-                    + Backend.CUDA.unavailabilityCause().getMessage(), Backend.CUDA.unavailabilityCause());
-        }
-        if (!Backend.VERBS.isAvailable()) {
-            throw new BackendUnavailableException(GPU_QUEUES + "no mlx5 device: "
-                    + Backend.VERBS.unavailabilityCause().getMessage(), Backend.VERBS.unavailabilityCause());
-        }
-        return openMlx5(setup);
     }
 
     /** The prefix of every refusal of mlx5 + placement gpu. */
-    static final String GPU_QUEUES = "--nic mlx5 --placement gpu (queues in GPU memory through DevX): ";
+    static final String GPU_QUEUES = Fabric.GPU_QUEUES;
 
     /** The device engine: distinct SMs its blocks ran on; -1 on any other NIC. */
     public int nicSmsUsed() {
@@ -317,135 +191,6 @@ public final class MiniGda implements AutoCloseable {
                 setup.nicSms(), d.distinctSms(), d.blocksPerSm());
     }
 
-    /**
-     * cuda + mlx5, one host (loopback pair) or two (--peer). Placement host: verbs QPs, views from
-     * mlx5dv_init_obj. Placement gpu: DevX QPs with their queues in GPU memory (checked first by
-     * {@link #openMlx5Gpu}); the data buffers are host memory registered through verbs on both.
-     */
-    private static MiniGda openMlx5(GdaSetup setup) {
-        Mlx5Options o = setup.mlx5();
-        boolean gpuQueues = setup.placement() == Placement.GPU;
-        boolean responder = o.role() == PeerRole.RESPONDER && !gpuQueues; // GPU queues: a GPU on both sides
-        // The mlx5 model's UAR is plain memory the engine reads (docs/design/mlx5-model.md §4): the CPU
-        // executor's C11 orderings are enough there, so cpu + mlx5 runs on the model (one host).
-        boolean cpuOnModel = setup.target() == Target.CPU && RdmaCore.model() && !o.twoHost() && !gpuQueues;
-        if (setup.target() != Target.CUDA && !cpuOnModel) {
-            throw new IllegalArgumentException("--nic mlx5 runs with --target cuda only: the CPU executor's "
-                    + "orderings (C11 fences) were not written for a write-combined MMIO doorbell (no sfence/WC "
-                    + "flush), so cpu + mlx5 is not supported (except one host on the mlx5 model, "
-                    + RdmaCore.ENV + "=model); use --target cuda, or --nic softnic for the CPU");
-        }
-        if (setup.collapsedCq()) {
-            throw new IllegalArgumentException("collapsed CQs are a software NIC option: the mlx5 QP's send CQ "
-                    + "is created without collapse/overrun-ignore");
-        }
-        Backend.VERBS.ensureAvailability();
-        // The responder needs a GPU only for the round trip's peer role; without one it still
-        // serves issue and put+completion (and refuses a round trip with this reason).
-        String rttRefusal = null;
-        if (cpuOnModel) {
-            if (GdaFfi.Host.LIB == null) {
-                throw new MarrowException("mini-gda runner library not loaded");
-            }
-        } else if (!responder || Backend.CUDA.isAvailable()) {
-            Backend.CUDA.ensureAvailability();
-            if (GdaFfi.Cuda.LIB == null) {
-                throw new MarrowException("mini-gda CUDA runner library not loaded");
-            }
-        } else {
-            rttRefusal = "the round trip's peer role is a GPU thread on the responder, and the responder has no "
-                    + "usable GPU: " + Backend.CUDA.unavailabilityCause().getMessage()
-                    + " (issue and put+completion need no GPU there)";
-        }
-        Mlx5Device dev;
-        String what = gpuQueues ? GPU_QUEUES : "mini-gda on mlx5: ";
-        try {
-            dev = Mlx5Device.open(o.device(), o.port(), o.gidIndex());
-        } catch (NativeException e) { // ENODEV: libibverbs/libmlx5 or the device missing
-            throw e.unavailableIfNoDevice(what + e.getMessage());
-        }
-        if (gpuQueues) {
-            try {
-                dev.requireDevx();
-            } catch (NativeException e) { // ENODEV: libmlx5 without DevX, or the context refused it
-                RuntimeException u = e.unavailableIfNoDevice(what + e.getMessage());
-                try {
-                    dev.close();
-                } catch (RuntimeException c) {
-                    u.addSuppressed(c);
-                }
-                throw u;
-            }
-        }
-        // What was actually opened (name, port, GID index) goes into the records.
-        GdaSetup opened = setup.withMlx5(o.withDevice(dev.name(), dev.gidIndex()).withPort(dev.port()));
-        Arena arena = Arena.ofShared();
-        List<HardwareQueuePair> qps = new ArrayList<>();
-        List<Mlx5MemoryRegion> mrs = new ArrayList<>();
-        PeerExchange x = null;
-        long n = setup.bufferBytes();
-        try {
-            if (!o.twoHost()) {
-                HardwareQueuePair a = add(qps, newQueuePair(dev, setup));
-                HardwareQueuePair b = add(qps, newQueuePair(dev, setup));
-                opened = granted(opened, a);
-                Mlx5MemoryRegion srcA = add(mrs, dev.register(arena.allocate(n, 4096), Access.LOCAL_WRITE));
-                Mlx5MemoryRegion srcB = add(mrs, dev.register(arena.allocate(n, 4096), Access.LOCAL_WRITE));
-                Mlx5MemoryRegion inA = add(mrs, dev.register(arena.allocate(n, 4096),
-                        Access.LOCAL_WRITE | Access.REMOTE_WRITE));
-                Mlx5MemoryRegion inB = add(mrs, dev.register(arena.allocate(n, 4096),
-                        Access.LOCAL_WRITE | Access.REMOTE_WRITE));
-                PeerInfo infoA = a.localInfo(inA);
-                PeerInfo infoB = b.localInfo(inB);
-                a.connect(infoB, null);
-                b.connect(infoA, null);
-                MemorySegment epA = endpoint(arena, Nic.MLX5, setup.placement(), a.qpView(), a.cqView(),
-                        buffers(srcA, inA, infoB));
-                MemorySegment epB = endpoint(arena, Nic.MLX5, setup.placement(), b.qpView(), b.cqView(),
-                        buffers(srcB, inB, infoA));
-                String conn = String.format("%s port %d: %sQP 0x%x <-> QP 0x%x (one host)", dev.name(),
-                        dev.port(), devxText(a), a.qpn(), b.qpn());
-                Runnable reconnect = () -> {
-                    a.reset();
-                    b.reset();
-                    a.connect(infoB, null);
-                    b.connect(infoA, null);
-                };
-                return new MiniGda(opened, arena, new GdaMode.Mlx5Pair(new GdaMode.Mlx5Queues(dev, qps, mrs), conn,
-                        new GdaMode.LocalPair(epA, epB, inA.buffer(), inB.buffer(), reconnect)));
-            }
-            HardwareQueuePair qp = add(qps, newQueuePair(dev, setup));
-            opened = granted(opened, qp);
-            Mlx5MemoryRegion src = add(mrs, dev.register(arena.allocate(n, 4096), Access.LOCAL_WRITE));
-            Mlx5MemoryRegion in = add(mrs, dev.register(arena.allocate(n, 4096),
-                    Access.LOCAL_WRITE | Access.REMOTE_WRITE));
-            x = PeerExchange.open(o.peer(), o.peerTimeout());
-            PeerInfo remote = x.exchange(qp.localInfo(in));
-            if (remote.rkey() == 0 || remote.len() < 8) {
-                throw new MarrowException("peer " + x.peerName() + " exposed no writable inbox: " + remote);
-            }
-            Map<String, Object> peerEnv = PeerEnvironment.exchange(x);
-            qp.connect(remote, null);
-            if (rttRefusal == null) { // the CUDA context now, not inside a peer's bounded wait
-                prepareCuda(setup.cudaDevice());
-            }
-            x.barrier(); // both QPs are RTS before anything is written
-            // The destination is the other host's inbox: in WQEs only, never mapped or read here.
-            MemorySegment ep = endpoint(arena, Nic.MLX5, setup.placement(), qp.qpView(), qp.cqView(),
-                    buffers(src, in, remote), true);
-            String conn = String.format("%s port %d: %sQP 0x%x <-> peer QP 0x%x at %s (%s)", dev.name(),
-                    dev.port(), devxText(qp), qp.qpn(), remote.qpn(), x.peerName(), o.role());
-            return new MiniGda(opened, arena, new GdaMode.Mlx5Peer(new GdaMode.Mlx5Queues(dev, qps, mrs), x, conn, ep,
-                    in.buffer(), rttRefusal, peerEnv));
-        } catch (RuntimeException e) {
-            if (x != null) {
-                x.close();
-            }
-            release(qps, mrs, dev, arena, e);
-            throw e;
-        }
-    }
-
     private static void prepareCuda(int device) {
         try {
             GdaFfi.Cuda.LIB.check((int) GdaFfi.Cuda.CUDA_PREPARE.invokeExact(device), "marrow_gda_cuda_prepare");
@@ -456,85 +201,14 @@ public final class MiniGda implements AutoCloseable {
         }
     }
 
-    /** The setup with the SQ size libmlx5 granted (logSq counts WQEBBs on both NICs). */
-    private static GdaSetup granted(GdaSetup s, HardwareQueuePair qp) {
-        return s.withQueues(Integer.numberOfTrailingZeros(qp.sqWqebbs()), s.logCq(), s.collapsedCq());
+    /** The setup with the SQ size the NIC granted (logSq counts WQEBBs on both NICs). */
+    private static GdaSetup granted(GdaSetup s, int logSq) {
+        return logSq == s.logSq() ? s : s.withQueues(logSq, s.logCq(), s.collapsedCq());
     }
 
-    /** The QP shape of the setup; each call draws its own start PSN. */
-    private static Mlx5QueuePair.Config qpConfig(GdaSetup s) {
-        Mlx5QueuePair.Config d = Mlx5QueuePair.Config.defaults();
-        QueuePlacement p = s.placement() == Placement.GPU ? QueuePlacement.GPU : QueuePlacement.HOST;
-        return new Mlx5QueuePair.Config(s.logSq(), s.logCq(), s.maxInline(), d.access(), p, d.sqPsn());
-    }
-
-    /** A verbs QP (placement host) or a DevX QP with its queues on the setup's GPU (placement gpu). */
-    private static HardwareQueuePair newQueuePair(Mlx5Device dev, GdaSetup s) {
-        if (s.placement() != Placement.GPU) {
-            return dev.createQueuePair(qpConfig(s));
-        }
-        try {
-            return dev.createGpuQueuePair(qpConfig(s), s.cudaDevice());
-        } catch (NativeException e) { // ENODEV: no DevX or no GPU after all
-            throw e.unavailableIfNoDevice(GPU_QUEUES + e.getMessage());
-        }
-    }
-
-    /** "DevX (GPU queues[; fallbacks]) " for a DevX QP, "" for a verbs one. */
-    private static String devxText(HardwareQueuePair qp) {
-        if (!(qp instanceof Mlx5GpuQueuePair g)) {
-            return "";
-        }
-        return "DevX (queues in GPU memory" + (g.note().isEmpty() ? "" : "; " + g.note()) + ") ";
-    }
-
-    private static Buffers buffers(Mlx5MemoryRegion src, Mlx5MemoryRegion inbox, PeerInfo to) {
-        return new Buffers(src.buffer().address(), src.buffer().byteSize(), src.lkey(), inbox.buffer().address(),
-                to.addr(), to.len(), to.rkey());
-    }
-
-    private static <T> T add(List<? super T> l, T t) {
-        l.add(t);
-        return t;
-    }
-
-    /** Close order: QPs, then MRs, then the device, then the memory they covered. */
-    private static void release(GdaMode.Mlx5Queues hw, Arena arena, Throwable first) {
-        release(hw.qps(), hw.mrs(), hw.device(), arena, first);
-    }
-
-    private static void release(List<HardwareQueuePair> qps, List<Mlx5MemoryRegion> mrs, Mlx5Device dev, Arena arena,
-                                Throwable first) {
-        List<AutoCloseable> order = new ArrayList<>();
-        for (int i = qps.size() - 1; i >= 0; i--) {
-            order.add(qps.get(i));
-        }
-        for (int i = mrs.size() - 1; i >= 0; i--) {
-            order.add(mrs.get(i));
-        }
-        order.add(dev);
-        RuntimeException failed = null;
-        boolean allClosed = true;
-        for (AutoCloseable c : order) {
-            try {
-                c.close();
-            } catch (Exception e) {
-                allClosed = false;
-                if (first != null) {
-                    first.addSuppressed(e);
-                } else if (failed == null) {
-                    failed = e instanceof RuntimeException r ? r : new MarrowException("close failed: " + e, e);
-                } else {
-                    failed.addSuppressed(e);
-                }
-            }
-        }
-        if (allClosed) {
-            arena.close(); // only once no QP or MR still covers the memory (else it leaks, on purpose)
-        }
-        if (failed != null) {
-            throw failed;
-        }
+    /** The fabric that owns this session's queues (a loaded run adds its background QPs to it). */
+    Fabric fabric() {
+        return fabric;
     }
 
     public GdaSetup setup() {
@@ -555,7 +229,7 @@ public final class MiniGda implements AutoCloseable {
     }
 
     /** The CPU engine's SoftNic (one process, or one side of two); null on other NICs. */
-    private SoftNic cpuEngineNic() {
+    SoftNic cpuEngineNic() {
         return switch (mode) {
             case GdaMode.SoftNicPair s -> s.nic();
             case GdaMode.SoftNicPeer p -> p.nic();
@@ -598,7 +272,7 @@ public final class MiniGda implements AutoCloseable {
         if (mode instanceof GdaMode.DeviceEngine d) {
             return d.epB();
         }
-        return localPair() instanceof GdaMode.LocalPair p ? p.epB() : null;
+        return localPair() instanceof PairQueues.Pair p ? p.epB() : null;
     }
 
     /** The buffer A writes into: after a run it holds the last iteration's payload. */
@@ -606,7 +280,7 @@ public final class MiniGda implements AutoCloseable {
         if (mode instanceof GdaMode.DeviceEngine d) {
             return d.inbox(); // throws: GPU memory
         }
-        if (!(localPair() instanceof GdaMode.LocalPair p)) {
+        if (!(localPair() instanceof PairQueues.Pair p)) {
             throw new IllegalStateException("A writes into the peer host's inbox");
         }
         return p.inboxB();
@@ -868,21 +542,7 @@ public final class MiniGda implements AutoCloseable {
 
     /** The DevX QPs of an mlx5 session with GPU-resident queues ([A, B] or [this side's]); empty otherwise. */
     private List<Mlx5GpuQueuePair> gpuQueuePairs() {
-        GdaMode.Mlx5Queues hw = switch (mode) {
-            case GdaMode.Mlx5Pair p -> p.hw();
-            case GdaMode.Mlx5Peer p -> p.hw();
-            default -> null;
-        };
-        if (hw == null) {
-            return List.of();
-        }
-        List<Mlx5GpuQueuePair> l = new ArrayList<>();
-        for (HardwareQueuePair q : hw.qps()) {
-            if (q instanceof Mlx5GpuQueuePair g) {
-                l.add(g);
-            }
-        }
-        return l;
+        return fabric.gpuQueuePairs();
     }
 
     /**
@@ -929,7 +589,7 @@ public final class MiniGda implements AutoCloseable {
      */
     private void recover(NativeException e) {
         boolean posted = e.is(Status.EIO) || e.is(Status.EPROTO) || e.isTimeout() || e.is(Status.ECONNRESET);
-        GdaMode.LocalPair pair = localPair();
+        PairQueues.Pair pair = localPair();
         if (pair == null || !posted) {
             return;
         }
@@ -967,13 +627,8 @@ public final class MiniGda implements AutoCloseable {
     }
 
     /** Both sides in this process (software NIC or one mlx5 host); null across hosts. */
-    private GdaMode.LocalPair localPair() {
-        return switch (mode) {
-            case GdaMode.SoftNicPair s -> s.pair();
-            case GdaMode.Mlx5Pair p -> p.pair();
-            case GdaMode.DeviceEngine d -> null;
-            case GdaMode.TwoSided p -> null;
-        };
+    private PairQueues.Pair localPair() {
+        return mode instanceof GdaMode.Local l ? l.pair() : null;
     }
 
     /** Counter deltas (the device engine's counters are running totals). */
@@ -981,76 +636,6 @@ public final class MiniGda implements AutoCloseable {
         Map<String, Long> m = new java.util.LinkedHashMap<>();
         after.forEach((k, v) -> m.put(k, v - before.getOrDefault(k, 0L)));
         return m;
-    }
-
-    /** Where one endpoint's writes come from (lkey) and go to (rkey), and where the peer's writes land. */
-    record Buffers(long localAddr, long localLen, int lkey, long inboxAddr, long remoteAddr, long remoteLen,
-                   int rkey) {
-    }
-
-    /**
-     * A marrow_gda_endpoint over a QP's and CQ's views. On mlx5 the UAR is
-     * device MMIO: MARROW_GDA_EP_UAR_MMIO makes the CUDA runner map it with
-     * io_memory (PeerMappingOverride=1); the software NIC's mailbox is RAM.
-     * The runner registers the views' host memory itself per run, so the
-     * queues must not also be mapped with Mlx5QueuePair.mapIntoGpu.
-     */
-    static MemorySegment endpoint(Arena arena, Nic nic, Placement placement, MemorySegment qpView,
-                                  MemorySegment cqView, Buffers b) {
-        return endpoint(arena, nic, placement, qpView, cqView, b, false);
-    }
-
-    /** remoteDst: the destination is another host's memory (MARROW_GDA_EP_REMOTE_DST). */
-    static MemorySegment endpoint(Arena arena, Nic nic, Placement placement, MemorySegment qpView,
-                                  MemorySegment cqView, Buffers b, boolean remoteDst) {
-        StructLayout el = GdaLayouts.ENDPOINT;
-        MemorySegment ep = CStruct.allocate(arena, el);
-        setInt(ep, el, "placement", placement.code());
-        setInt(ep, el, "lkey", b.lkey());
-        setAddress(ep, el, "qp", qpView);
-        setAddress(ep, el, "cq", cqView);
-        setLong(ep, el, "local_addr", b.localAddr());
-        setLong(ep, el, "local_len", b.localLen());
-        setLong(ep, el, "inbox_addr", b.inboxAddr());
-        setLong(ep, el, "remote_addr", b.remoteAddr());
-        setLong(ep, el, "remote_len", b.remoteLen());
-        setInt(ep, el, "rkey", b.rkey());
-        setInt(ep, el, "flags", (nic == Nic.MLX5 ? EP_UAR_MMIO : 0) | (remoteDst ? EP_REMOTE_DST : 0));
-        return ep;
-    }
-
-    /** MARROW_GDA_EP_UAR_MMIO of marrow_gda.h (value from the library). */
-    static final int EP_UAR_MMIO = EndpointFlag.UAR_MMIO.code();
-    /** MARROW_GDA_EP_REMOTE_DST of marrow_gda.h (value from the library). */
-    static final int EP_REMOTE_DST = EndpointFlag.REMOTE_DST.code();
-
-    /** struct marrow_qp_view of a softnic QP. */
-    static MemorySegment qpView(Arena arena, QueuePair q) {
-        StructLayout qv = EmuLayouts.QP_VIEW;
-        MemorySegment qpView = CStruct.allocate(arena, qv);
-        setInt(qpView, qv, "qpn", q.qpn());
-        setInt(qpView, qv, "sq_wqe_cnt", q.sqWqebbs());
-        setInt(qpView, qv, "sq_stride", q.sqStride());
-        setInt(qpView, qv, "max_inline_data", q.maxInlineData());
-        setAddress(qpView, qv, "sq_buf", q.sendQueue());
-        setAddress(qpView, qv, "rq_buf", MemorySegment.NULL);
-        setAddress(qpView, qv, "dbrec", q.dbrec());
-        setAddress(qpView, qv, "uar", q.uar());
-        setLong(qpView, qv, "uar_size", q.uar().byteSize());
-        return qpView;
-    }
-
-    /** struct marrow_cq_view of a softnic CQ. */
-    static MemorySegment cqView(Arena arena, CompletionQueue cq) {
-        StructLayout cv = EmuLayouts.CQ_VIEW;
-        MemorySegment cqView = CStruct.allocate(arena, cv);
-        setInt(cqView, cv, "cqn", cq.cqn());
-        setInt(cqView, cv, "cqe_cnt", cq.entries());
-        setInt(cqView, cv, "cqe_size", cq.cqeSize());
-        setInt(cqView, cv, "flags", cq.flags());
-        setAddress(cqView, cv, "buf", cq.buffer());
-        setAddress(cqView, cv, "dbrec", cq.dbrec());
-        return cqView;
     }
 
     /**
@@ -1073,47 +658,9 @@ public final class MiniGda implements AutoCloseable {
             return;
         }
         closed = true;
-        switch (mode) {
-            case GdaMode.SoftNicPair s -> {
-                try {
-                    s.nic().close();
-                } finally {
-                    arena.close();
-                }
-            }
-            case GdaMode.DeviceEngine d -> {
-                try {
-                    d.engine().close();
-                } finally {
-                    arena.close();
-                }
-            }
-            case GdaMode.Mlx5Pair p -> release(p.hw(), arena, null);
-            case GdaMode.Mlx5Peer p -> {
-                RuntimeException first = closePeerExchange(p);
-                release(p.hw(), arena, first);
-                if (first != null) {
-                    throw first;
-                }
-            }
-            case GdaMode.SoftNicPeer p -> {
-                RuntimeException first = closePeerExchange(p);
-                try {
-                    p.nic().close(); // the wire first: nothing lands in the inbox after this
-                } catch (RuntimeException e) {
-                    if (first == null) {
-                        first = e;
-                    } else {
-                        first.addSuppressed(e);
-                    }
-                } finally {
-                    arena.close();
-                }
-                if (first != null) {
-                    throw first;
-                }
-            }
-        }
+        // two processes or hosts: the closing barrier first (the peer keeps its side alive until this
+        // side is done); the fabric then closes the exchange, then this side's queues
+        fabric.closeAfter(mode instanceof GdaMode.TwoSided p ? closePeerExchange(p) : null);
     }
 
     /**

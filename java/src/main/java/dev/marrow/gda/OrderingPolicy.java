@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.gda;
 
+import dev.marrow.fabric.Nic;
+import dev.marrow.fabric.Placement;
 /**
  * Which ordering variant a setup gets by default, and which variants are
  * safe on a real NIC (docs/design/orderings.md §3). The rule follows where

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.kcost;
 
+import dev.marrow.fabric.Nic;
+
 import dev.marrow.results.ResultRecord;
 
 /**
@@ -31,11 +33,7 @@ public final class KcostRecords {
     public static ResultRecord record(KcostMeasurement m, KcostMeasurement baseline, KcostMeasurement send,
                                       KcostSettings s) {
         KcostPoint p = m.point();
-        boolean nic = p.arm().sends();
-        ResultRecord r = new ResultRecord(experiment(p), nic ? "cuda+softnic" : "cuda", !nic)
-                .param("gpu_hardware", true)
-                .param("nic_hardware", false)
-                .param("nic", nic ? "softnic" : "none")
+        ResultRecord r = head(p, s)
                 .param("caller", p.caller().label())
                 .param("live_values", p.live())
                 .param("transport", p.transport().label())
@@ -78,13 +76,19 @@ public final class KcostRecords {
         return r;
     }
 
+    /** backend, hardware and the NIC of a point: none for the arms that send nothing. */
+    private static ResultRecord head(KcostPoint p, KcostSettings s) {
+        Nic nic = p.arm().sends() ? s.nicOf(p) : null;
+        boolean nicHardware = nic != null && nic.hardware();
+        return new ResultRecord(experiment(p), nic == null ? "cuda" : "cuda+" + nic.label(), nic == null || nicHardware)
+                .param("gpu_hardware", true)
+                .param("nic_hardware", nicHardware)
+                .param("nic", nic == null ? "none" : nic.label());
+    }
+
     /** A point whose native run failed: its parameters, valid=false and the native error text. */
     public static ResultRecord failed(KcostPoint p, KcostSettings s, String error) {
-        boolean nic = p.arm().sends();
-        return new ResultRecord(experiment(p), nic ? "cuda+softnic" : "cuda", !nic)
-                .param("gpu_hardware", true)
-                .param("nic_hardware", false)
-                .param("nic", nic ? "softnic" : "none")
+        return head(p, s)
                 .param("caller", p.caller().label())
                 .param("live_values", p.live())
                 .param("transport", p.transport().label())

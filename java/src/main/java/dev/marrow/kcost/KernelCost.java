@@ -3,6 +3,7 @@ package dev.marrow.kcost;
 
 import dev.marrow.api.Backend;
 import dev.marrow.api.MarrowException;
+import dev.marrow.fabric.Fabric;
 import dev.marrow.gda.KernelCostQueues;
 import dev.marrow.internal.ffi.CStruct;
 import dev.marrow.proxy.GpuProducers;
@@ -25,7 +26,7 @@ import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
 /**
  * Runs kernel-cost points (marrow_kcost.h) on one GPU. The NIC side of the
  * sending arms is opened on first need and kept for the session: 'blocks'
- * software-NIC QPs for mini-gda ({@link KernelCostQueues}), a mini-proxy of
+ * QPs of the settings' fabric for mini-gda ({@link KernelCostQueues}), a mini-proxy of
  * the default shape (baseline handoff: blocks share rings) for mini-proxy.
  * Close it after the last point; it frees the proxy's GPU mapping, then the
  * proxy, then the QPs.
@@ -44,6 +45,7 @@ public final class KernelCost implements AutoCloseable {
 
     /** Needs a CUDA GPU (BackendUnavailableException otherwise: exit 77 in the CLI). */
     public static KernelCost open(KcostSettings s, int maxMsgSize) {
+        Fabric.check(s.fabricOptions()); // the NIC first (--nic mlx5 without a ConnectX: exit 77), then the GPU
         Backend.CUDA.ensureAvailability();
         return new KernelCost(s, maxMsgSize);
     }
@@ -73,7 +75,7 @@ public final class KernelCost implements AutoCloseable {
         MemorySegment px = MemorySegment.NULL;
         if (p.arm().sends() && p.transport() == Transport.GDA) {
             if (queues == null) {
-                queues = KernelCostQueues.open(s.blocks(), maxMsgSize, 1, s.engineCpu());
+                queues = KernelCostQueues.open(s.fabricOptions(), s.blocks(), maxMsgSize);
             }
             eps = queues.endpoints();
             nEps = queues.count();

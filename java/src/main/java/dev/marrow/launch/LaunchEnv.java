@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.launch;
 
-import dev.marrow.mlx5.PeerAddress;
+import dev.marrow.peer.PeerAddress;
 
 import java.util.Map;
 import java.util.Optional;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.mlx5;
 
+import dev.marrow.peer.PeerInfo;
 import dev.marrow.internal.ffi.EmuLayouts;
 import dev.marrow.internal.ffi.NativeLib;
 
@@ -127,7 +128,7 @@ public final class Mlx5Ffi {
             MemorySegment s = CStruct.allocate(a, PEER_INFO);
             MemorySegment m = mr == null ? MemorySegment.NULL : mr.handle();
             V.LIB.check((int) fn.invokeExact(qp, m, s), name);
-            return PeerInfo.fromNative(s);
+            return PeerInfo.fromNative(s, PEER_INFO);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -140,7 +141,7 @@ public final class Mlx5Ffi {
     static void connect(MethodHandle fn, String name, MemorySegment qp, PeerInfo peer, ConnParams params) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment p = a.allocate(PEER_INFO);
-            peer.toNative(p);
+            peer.toNative(p, PEER_INFO);
             MemorySegment k = MemorySegment.NULL;
             if (params != null) {
                 k = a.allocate(CONN_PARAMS);

@@ -12,7 +12,7 @@ import dev.marrow.api.softnic.MemoryRegion;
 import dev.marrow.api.softnic.QueuePair;
 import dev.marrow.api.softnic.ShmWire;
 import dev.marrow.api.softnic.SoftNic;
-import dev.marrow.mlx5.PeerInfo;
+import dev.marrow.peer.PeerInfo;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

@@ -9,12 +9,12 @@ import dev.marrow.api.softnic.MemoryRegion;
 import dev.marrow.api.softnic.QueuePair;
 import dev.marrow.api.softnic.ShmWire;
 import dev.marrow.api.softnic.SoftNic;
-import dev.marrow.gda.PeerEnvironment;
-import dev.marrow.mlx5.JobToken;
-import dev.marrow.mlx5.PeerAddress;
-import dev.marrow.mlx5.PeerExchange;
-import dev.marrow.mlx5.PeerInfo;
-import dev.marrow.mlx5.PeerMessages;
+import dev.marrow.fabric.PeerEnvironment;
+import dev.marrow.peer.JobToken;
+import dev.marrow.peer.PeerAddress;
+import dev.marrow.peer.PeerExchange;
+import dev.marrow.peer.PeerInfo;
+import dev.marrow.peer.PeerMessages;
 
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
@@ -39,6 +39,10 @@ import java.util.function.Consumer;
  * closing barrier.
  */
 public final class ProxyPeer implements AutoCloseable {
+    /** Message types of the two-process mini-proxy over the exchange (docs/design/two-process.md section 9). */
+    public static final int TYPE_SETUP = 9;
+    public static final int TYPE_REPORT = 10;
+
     private static final String END = "end";
     /** Setup word: the responder answers writes to its flag word (a round-trip session). */
     private static final String ANSWER = "answer=1";
@@ -120,7 +124,7 @@ public final class ProxyPeer implements AutoCloseable {
         for (QueuePair qp : qps) {
             wire.export(qp);
         }
-        String answer = exchange.exchangeText(PeerMessages.TYPE_PROXY_SETUP,
+        String answer = exchange.exchangeText(ProxyPeer.TYPE_SETUP,
                 "workers=" + qps.size() + " bytes=" + bufferBytes + (answersTo != null ? " " + ANSWER : ""),
                 "proxy setup");
         if (!answer.equals("ready")) {
@@ -155,7 +159,7 @@ public final class ProxyPeer implements AutoCloseable {
      * into this side's buffer (registered whole, remote-writable).
      */
     Remote connectVerbs(MemorySegment px, int workers, long bufferBytes, String device, boolean answers) {
-        String answer = exchange.exchangeText(PeerMessages.TYPE_PROXY_SETUP, "workers=" + workers + " bytes="
+        String answer = exchange.exchangeText(ProxyPeer.TYPE_SETUP, "workers=" + workers + " bytes="
                 + bufferBytes + " " + NIC_VERBS + (answers ? " " + ANSWER : ""), "proxy setup");
         if (!answer.equals("ready")) {
             throw new MarrowException("proxy peer " + peerName() + " refused the session: " + answer);
@@ -198,7 +202,7 @@ public final class ProxyPeer implements AutoCloseable {
 
     /** Initiator: the session's WRITEs are complete; returns the responder's count of non-zero inbox bytes. */
     long finish() {
-        String r = exchange.exchangeText(PeerMessages.TYPE_PROXY_REPORT, "done", "proxy report");
+        String r = exchange.exchangeText(ProxyPeer.TYPE_REPORT, "done", "proxy report");
         exchange.barrier();
         if (!r.startsWith("nonzero_bytes=")) {
             throw new MarrowException("proxy peer " + peerName() + " reported: " + r);
@@ -208,7 +212,7 @@ public final class ProxyPeer implements AutoCloseable {
 
     /** Initiator: no more sessions (the responder exits 0). */
     public void end() {
-        exchange.exchangeText(PeerMessages.TYPE_PROXY_SETUP, END, "proxy setup");
+        exchange.exchangeText(ProxyPeer.TYPE_SETUP, END, "proxy setup");
     }
 
     /**
@@ -229,7 +233,7 @@ public final class ProxyPeer implements AutoCloseable {
     public int serve(SoftNic.Options opts, boolean yieldIdle, String verbsDevice, Consumer<String> log) {
         int sessions = 0;
         for (;;) {
-            String setup = exchange.exchangeText(PeerMessages.TYPE_PROXY_SETUP, "ready", "proxy setup");
+            String setup = exchange.exchangeText(ProxyPeer.TYPE_SETUP, "ready", "proxy setup");
             if (setup.equals(END)) {
                 return sessions;
             }
@@ -304,7 +308,7 @@ public final class ProxyPeer implements AutoCloseable {
                     exchange.barrier();
                     log.accept("proxy responder: session " + (sessions + 1) + ", " + workers + " QPs, inbox " + bytes
                             + " bytes" + (answers ? ", answering round trips" : "") + ", peer " + peerName());
-                    exchange.receiveMessage(PeerMessages.TYPE_PROXY_REPORT, "proxy done");
+                    exchange.receiveMessage(ProxyPeer.TYPE_REPORT, "proxy done");
                 } finally {
                     if (answering != null) {
                         answering.close(); // PE 1 and the workers are joined first
@@ -327,7 +331,7 @@ public final class ProxyPeer implements AutoCloseable {
                 nonzero++;
             }
         }
-        exchange.sendMessage(PeerMessages.TYPE_PROXY_REPORT,
+        exchange.sendMessage(ProxyPeer.TYPE_REPORT,
                 ("nonzero_bytes=" + nonzero).getBytes(java.nio.charset.StandardCharsets.UTF_8), "proxy report");
         exchange.barrier();
     }
@@ -360,7 +364,7 @@ public final class ProxyPeer implements AutoCloseable {
                 log.accept("proxy responder: session " + (sessions + 1) + ", " + workers + " verbs QPs on "
                         + px.nicName() + ", buffer " + bytes + " bytes" + (answers ? ", answering round trips" : "")
                         + ", peer " + peerName());
-                exchange.receiveMessage(PeerMessages.TYPE_PROXY_REPORT, "proxy done");
+                exchange.receiveMessage(ProxyPeer.TYPE_REPORT, "proxy done");
             } finally {
                 px.stop(); // joins PE 1 (if it ran) and the workers; idempotent
             }

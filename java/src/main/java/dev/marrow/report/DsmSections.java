@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.report;
 
-import dev.marrow.dsm.DsmPlots;
+import dev.marrow.report.DsmPlots;
 
 import java.nio.file.Path;
 import java.util.ArrayList;

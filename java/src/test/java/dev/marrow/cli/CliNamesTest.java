@@ -3,7 +3,7 @@ package dev.marrow.cli;
 
 import dev.marrow.gda.Experiment;
 import dev.marrow.gda.Ordering;
-import dev.marrow.gda.PeerRole;
+import dev.marrow.fabric.PeerRole;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;

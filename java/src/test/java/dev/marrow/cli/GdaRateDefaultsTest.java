@@ -3,7 +3,7 @@ package dev.marrow.cli;
 
 import dev.marrow.gda.Ordering;
 import dev.marrow.gda.OrderingPolicy;
-import dev.marrow.gda.Placement;
+import dev.marrow.fabric.Placement;
 import dev.marrow.gda.rate.RatePath;
 import dev.marrow.gda.rate.RateSpec;
 import org.junit.jupiter.api.Test;

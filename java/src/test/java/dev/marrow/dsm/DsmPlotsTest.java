@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.dsm;
 
+import dev.marrow.report.DsmPlots;
 import dev.marrow.results.Environment;
 import dev.marrow.results.OutputFormat;
 import dev.marrow.results.ResultRecord;

@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.gda;
 
+import dev.marrow.fabric.Endpoints;
+import dev.marrow.fabric.Nic;
+import dev.marrow.fabric.Placement;
+import dev.marrow.fabric.PeerRole;
+import dev.marrow.fabric.Mlx5Options;
 import dev.marrow.api.softnic.CompletionQueue;
 import dev.marrow.api.softnic.QueuePair;
 import dev.marrow.api.softnic.SoftNic;
 import dev.marrow.gda.internal.GdaLayouts;
 import dev.marrow.internal.ffi.NativeLib;
-import dev.marrow.mlx5.PeerAddress;
+import dev.marrow.peer.PeerAddress;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -40,11 +45,11 @@ class GdaEndpointTest {
              Arena arena = Arena.ofConfined()) {
             CompletionQueue cq = nic.createCompletionQueue(6, false, false);
             QueuePair qp = nic.createQueuePair(QueuePair.Config.of(cq).withLogSqWqebbs(5).withMaxInlineData(60));
-            MemorySegment qv = MiniGda.qpView(arena, qp);
-            MemorySegment cv = MiniGda.cqView(arena, cq);
-            MiniGda.Buffers b = new MiniGda.Buffers(0x1000, 4096, 0x11, 0x3000, 0x7f00_0000_0000L, 8192, 0x22);
+            MemorySegment qv = Endpoints.qpView(arena, qp);
+            MemorySegment cv = Endpoints.cqView(arena, cq);
+            Endpoints.Buffers b = new Endpoints.Buffers(0x1000, 4096, 0x11, 0x3000, 0x7f00_0000_0000L, 8192, 0x22);
 
-            MemorySegment ep = MiniGda.endpoint(arena, nicKind, Placement.HOST, qv, cv, b);
+            MemorySegment ep = Endpoints.endpoint(arena, nicKind, Placement.HOST, qv, cv, b);
 
             StructLayout el = GdaLayouts.ENDPOINT;
             assertEquals((int) el.byteSize(), ep.get(JAVA_INT, off(el, "size")));
@@ -60,7 +65,7 @@ class GdaEndpointTest {
             assertEquals(8192L, ep.get(JAVA_LONG, off(el, "remote_len")));
             assertEquals(0x22, ep.get(JAVA_INT, off(el, "rkey")), "peer's rkey");
             int flags = ep.get(JAVA_INT, off(el, "flags"));
-            assertEquals(nicKind == Nic.MLX5 ? MiniGda.EP_UAR_MMIO : 0, flags,
+            assertEquals(nicKind == Nic.MLX5 ? Endpoints.EP_UAR_MMIO : 0, flags,
                     "UAR MMIO (io_memory mapping) for the ConnectX register only; the softnic mailbox is RAM");
 
             // the views themselves describe the QP the endpoint names
@@ -75,9 +80,9 @@ class GdaEndpointTest {
     void theFlagValuesAreTheCompiledHeadersOnes() {
         // the runners reject unknown bits: Java's copies must equal what the C compiler saw in marrow_gda.h
         NativeLib host = NativeLib.load("host");
-        assertEquals(host.abiQuery("const:MARROW_GDA_EP_UAR_MMIO"), MiniGda.EP_UAR_MMIO);
-        assertEquals(host.abiQuery("const:MARROW_GDA_EP_REMOTE_DST"), MiniGda.EP_REMOTE_DST);
-        assertEquals(0, MiniGda.EP_UAR_MMIO & MiniGda.EP_REMOTE_DST, "distinct bits");
+        assertEquals(host.abiQuery("const:MARROW_GDA_EP_UAR_MMIO"), Endpoints.EP_UAR_MMIO);
+        assertEquals(host.abiQuery("const:MARROW_GDA_EP_REMOTE_DST"), Endpoints.EP_REMOTE_DST);
+        assertEquals(0, Endpoints.EP_UAR_MMIO & Endpoints.EP_REMOTE_DST, "distinct bits");
     }
 
     @Test
@@ -86,10 +91,10 @@ class GdaEndpointTest {
              Arena arena = Arena.ofConfined()) {
             CompletionQueue cq = nic.createCompletionQueue(6, false, false);
             QueuePair qp = nic.createQueuePair(QueuePair.Config.of(cq).withLogSqWqebbs(5).withMaxInlineData(60));
-            MiniGda.Buffers b = new MiniGda.Buffers(0x1000, 4096, 0x11, 0x3000, 0x7f00_0000_0000L, 8192, 0x22);
-            MemorySegment ep = MiniGda.endpoint(arena, Nic.MLX5, Placement.HOST, MiniGda.qpView(arena, qp),
-                    MiniGda.cqView(arena, cq), b, true);
-            assertEquals(MiniGda.EP_UAR_MMIO | MiniGda.EP_REMOTE_DST,
+            Endpoints.Buffers b = new Endpoints.Buffers(0x1000, 4096, 0x11, 0x3000, 0x7f00_0000_0000L, 8192, 0x22);
+            MemorySegment ep = Endpoints.endpoint(arena, Nic.MLX5, Placement.HOST, Endpoints.qpView(arena, qp),
+                    Endpoints.cqView(arena, cq), b, true);
+            assertEquals(Endpoints.EP_UAR_MMIO | Endpoints.EP_REMOTE_DST,
                     ep.get(JAVA_INT, off(GdaLayouts.ENDPOINT, "flags")));
             assertEquals(0x7f00_0000_0000L, ep.get(JAVA_LONG, off(GdaLayouts.ENDPOINT, "remote_addr")),
                     "the remote address still goes into the WQEs");

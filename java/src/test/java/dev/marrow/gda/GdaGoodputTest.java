@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.gda;
 
+import dev.marrow.fabric.Target;
 import dev.marrow.api.Backend;
 import dev.marrow.api.softnic.WireModel;
 import dev.marrow.testing.RequiresBackend;

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.gda;
 
+import dev.marrow.fabric.Nic;
+import dev.marrow.fabric.Target;
+import dev.marrow.fabric.Mlx5Options;
 import dev.marrow.api.NativeException;
-import dev.marrow.mlx5.JobToken;
-import dev.marrow.mlx5.PeerAddress;
-import dev.marrow.mlx5.PeerExchange;
-import dev.marrow.mlx5.PeerExchangeException;
-import dev.marrow.mlx5.PeerMessages;
+import dev.marrow.peer.JobToken;
+import dev.marrow.peer.PeerAddress;
+import dev.marrow.peer.PeerExchange;
+import dev.marrow.peer.PeerExchangeException;
+import dev.marrow.peer.PeerMessages;
 import org.junit.jupiter.api.Test;
 
 import java.io.OutputStream;
@@ -284,8 +287,8 @@ class GdaPeerProtocolTest {
                             s.getInputStream().readNBytes(4 + 8 + GdaPeerProtocol.RUN_LEN);
                             if (when == 1) {
                                 OutputStream o = s.getOutputStream();
-                                o.write(PeerMessages.encode(PeerMessages.TYPE_GDA_READY,
-                                        GdaPeerProtocol.encodeReady(1, true, "")));
+                                o.write(PeerMessages.encode(GdaPeerProtocol.TYPE_READY,
+                                        GdaPeerCodec.encodeReady(1, true, "")));
                                 o.flush();
                                 s.getInputStream().readNBytes(4 + 8 + GdaPeerProtocol.DONE_LEN);
                             }
@@ -319,8 +322,8 @@ class GdaPeerProtocolTest {
                         PeerExchange.answerHello(s, TOKEN, T);
                         s.getInputStream().readNBytes(4 + 8 + GdaPeerProtocol.RUN_LEN);
                         OutputStream o = s.getOutputStream();
-                        o.write(PeerMessages.encode(PeerMessages.TYPE_GDA_READY,
-                                GdaPeerProtocol.encodeReady(1, true, "")));
+                        o.write(PeerMessages.encode(GdaPeerProtocol.TYPE_READY,
+                                GdaPeerCodec.encodeReady(1, true, "")));
                         o.flush();
                     } catch (Exception e) {
                         throw new RuntimeException(e);
@@ -388,8 +391,8 @@ class GdaPeerProtocolTest {
                 });
                 try (Socket s = new Socket("127.0.0.1", l.port())) {
                     PeerExchange.sendHello(s, TOKEN, T);
-                    s.getOutputStream().write(PeerMessages.encode(PeerMessages.TYPE_GDA_RUN,
-                            GdaPeerProtocol.encodeRun(1, spec(Experiment.ISSUE, 8))));
+                    s.getOutputStream().write(PeerMessages.encode(GdaPeerProtocol.TYPE_RUN,
+                            GdaPeerCodec.encodeRun(1, spec(Experiment.ISSUE, 8))));
                     s.getOutputStream().flush();
                     s.getInputStream().readNBytes(4 + 8 + 7); // READY, then the initiator "dies"
                 }
@@ -413,8 +416,8 @@ class GdaPeerProtocolTest {
                 });
                 try (Socket s = new Socket("127.0.0.1", l.port())) {
                     PeerExchange.sendHello(s, TOKEN, T);
-                    byte[] f = PeerMessages.encode(PeerMessages.TYPE_GDA_RUN,
-                            GdaPeerProtocol.encodeRun(1, spec(Experiment.ISSUE, 8)));
+                    byte[] f = PeerMessages.encode(GdaPeerProtocol.TYPE_RUN,
+                            GdaPeerCodec.encodeRun(1, spec(Experiment.ISSUE, 8)));
                     f[4 + 5] = 1; // version 1: before the run control existed
                     s.getOutputStream().write(f);
                     s.getOutputStream().flush();
@@ -433,68 +436,68 @@ class GdaPeerProtocolTest {
                 for (Payload p : Payload.values()) {
                     GdaRunSpec s = new GdaRunSpec(e, o, p, e == Experiment.ROUND_TRIP ? 8 : 220, Integer.MAX_VALUE, 0,
                             Long.MAX_VALUE);
-                    GdaPeerProtocol.Run run = GdaPeerProtocol.decodeRun(GdaPeerProtocol.encodeRun(-7, s));
+                    GdaPeerProtocol.Run run = GdaPeerCodec.decodeRun(GdaPeerCodec.encodeRun(-7, s));
                     assertEquals(-7, run.seq());
                     assertEquals(s, run.spec());
                 }
             }
         }
         assertEquals(new GdaPeerProtocol.Ready(3, false, "no GPU: ü"),
-                GdaPeerProtocol.decodeReady(GdaPeerProtocol.encodeReady(3, false, "no GPU: ü")));
+                GdaPeerCodec.decodeReady(GdaPeerCodec.encodeReady(3, false, "no GPU: ü")));
         GdaPeerProtocol.Done d = new GdaPeerProtocol.Done(4, -110, 1L << 33);
-        assertEquals(d, GdaPeerProtocol.decodeDone(GdaPeerProtocol.encodeDone(d)));
+        assertEquals(d, GdaPeerCodec.decodeDone(GdaPeerCodec.encodeDone(d)));
         GdaPeerProtocol.Report rep = new GdaPeerProtocol.Report(5, -5, 1L << 40, true, 1, "x".repeat(10));
-        assertEquals(rep, GdaPeerProtocol.decodeReport(GdaPeerProtocol.encodeReport(rep)));
+        assertEquals(rep, GdaPeerCodec.decodeReport(GdaPeerCodec.encodeReport(rep)));
         String longText = "y".repeat(5000);
-        assertEquals(GdaPeerProtocol.MAX_TEXT, GdaPeerProtocol.decodeReport(GdaPeerProtocol.encodeReport(
+        assertEquals(GdaPeerProtocol.MAX_TEXT, GdaPeerCodec.decodeReport(GdaPeerCodec.encodeReport(
                 new GdaPeerProtocol.Report(1, 0, 0, true, 0, longText))).message().length(), "texts are cut");
         // a frame carries them under the usual header
         PeerMessages.Frame f = PeerMessages.decodeFrame(Arrays.copyOfRange(PeerMessages.encode(
-                PeerMessages.TYPE_GDA_DONE, GdaPeerProtocol.encodeDone(d)), 4, 4 + 8 + GdaPeerProtocol.DONE_LEN));
-        assertEquals(PeerMessages.TYPE_GDA_DONE, f.type());
-        assertEquals(d, GdaPeerProtocol.decodeDone(f.payload()));
+                GdaPeerProtocol.TYPE_DONE, GdaPeerCodec.encodeDone(d)), 4, 4 + 8 + GdaPeerProtocol.DONE_LEN));
+        assertEquals(GdaPeerProtocol.TYPE_DONE, f.type());
+        assertEquals(d, GdaPeerCodec.decodeDone(f.payload()));
     }
 
     @Test
     void malformedRunControlMessagesAreRefusedWithTheReason() {
-        byte[] run = GdaPeerProtocol.encodeRun(1, spec(Experiment.ISSUE, 8));
-        assertMsg(() -> GdaPeerProtocol.decodeRun(Arrays.copyOf(run, 20)), "has 36 payload bytes, the peer sent 20");
-        assertMsg(() -> GdaPeerProtocol.decodeRun(Arrays.copyOf(run, 40)), "the peer sent 40");
+        byte[] run = GdaPeerCodec.encodeRun(1, spec(Experiment.ISSUE, 8));
+        assertMsg(() -> GdaPeerCodec.decodeRun(Arrays.copyOf(run, 20)), "has 36 payload bytes, the peer sent 20");
+        assertMsg(() -> GdaPeerCodec.decodeRun(Arrays.copyOf(run, 40)), "the peer sent 40");
         byte[] exp = run.clone();
         exp[5] = 9;
-        assertMsg(() -> GdaPeerProtocol.decodeRun(exp), "unknown experiment code 9");
+        assertMsg(() -> GdaPeerCodec.decodeRun(exp), "unknown experiment code 9");
         byte[] ord = run.clone();
         ord[7] = 7;
-        assertMsg(() -> GdaPeerProtocol.decodeRun(ord), "unknown ordering code 7");
+        assertMsg(() -> GdaPeerCodec.decodeRun(ord), "unknown ordering code 7");
         byte[] pay = run.clone();
         pay[9] = 2;
-        assertMsg(() -> GdaPeerProtocol.decodeRun(pay), "unknown payload code 2");
-        byte[] rtt16 = GdaPeerProtocol.encodeRun(1, spec(Experiment.ISSUE, 16));
+        assertMsg(() -> GdaPeerCodec.decodeRun(pay), "unknown payload code 2");
+        byte[] rtt16 = GdaPeerCodec.encodeRun(1, spec(Experiment.ISSUE, 16));
         rtt16[5] = (byte) Experiment.ROUND_TRIP.code();
-        assertMsg(() -> GdaPeerProtocol.decodeRun(rtt16), "invalid RUN: round trip polls one 8-byte data word");
+        assertMsg(() -> GdaPeerCodec.decodeRun(rtt16), "invalid RUN: round trip polls one 8-byte data word");
         byte[] noIters = run.clone();
         ByteBuffer.wrap(noIters).putInt(16, 0);
-        assertMsg(() -> GdaPeerProtocol.decodeRun(noIters), "invalid RUN: iters 0 must be 1..2^32-1");
+        assertMsg(() -> GdaPeerCodec.decodeRun(noIters), "invalid RUN: iters 0 must be 1..2^32-1");
         byte[] noTimeout = run.clone();
         ByteBuffer.wrap(noTimeout).putLong(28, 0);
-        assertMsg(() -> GdaPeerProtocol.decodeRun(noTimeout), "invalid RUN: timeout 0 ns must be > 0");
+        assertMsg(() -> GdaPeerCodec.decodeRun(noTimeout), "invalid RUN: timeout 0 ns must be > 0");
 
-        assertMsg(() -> GdaPeerProtocol.decodeReady(new byte[3]), "READY message is truncated");
-        byte[] ready = GdaPeerProtocol.encodeReady(1, true, "abc");
-        assertMsg(() -> GdaPeerProtocol.decodeReady(Arrays.copyOf(ready, ready.length - 1)), "text of 3 bytes");
+        assertMsg(() -> GdaPeerCodec.decodeReady(new byte[3]), "READY message is truncated");
+        byte[] ready = GdaPeerCodec.encodeReady(1, true, "abc");
+        assertMsg(() -> GdaPeerCodec.decodeReady(Arrays.copyOf(ready, ready.length - 1)), "text of 3 bytes");
         byte[] okByte = ready.clone();
         okByte[4] = 5;
-        assertMsg(() -> GdaPeerProtocol.decodeReady(okByte), "ok = 5");
-        assertMsg(() -> GdaPeerProtocol.decodeDone(new byte[15]), "DONE message of version");
-        byte[] negDone = GdaPeerProtocol.encodeDone(new GdaPeerProtocol.Done(1, 0, 0));
+        assertMsg(() -> GdaPeerCodec.decodeReady(okByte), "ok = 5");
+        assertMsg(() -> GdaPeerCodec.decodeDone(new byte[15]), "DONE message of version");
+        byte[] negDone = GdaPeerCodec.encodeDone(new GdaPeerProtocol.Done(1, 0, 0));
         negDone[8] = (byte) 0x80;
-        assertMsg(() -> GdaPeerProtocol.decodeDone(negDone), "iterations");
-        byte[] rep = GdaPeerProtocol.encodeReport(new GdaPeerProtocol.Report(1, 0, 0, true, 0, ""));
-        assertMsg(() -> GdaPeerProtocol.decodeReport(Arrays.copyOf(rep, 10)), "REPORT message is truncated");
+        assertMsg(() -> GdaPeerCodec.decodeDone(negDone), "iterations");
+        byte[] rep = GdaPeerCodec.encodeReport(new GdaPeerProtocol.Report(1, 0, 0, true, 0, ""));
+        assertMsg(() -> GdaPeerCodec.decodeReport(Arrays.copyOf(rep, 10)), "REPORT message is truncated");
         rep[16] = 2;
-        assertMsg(() -> GdaPeerProtocol.decodeReport(rep), "invalid REPORT");
+        assertMsg(() -> GdaPeerCodec.decodeReport(rep), "invalid REPORT");
 
-        byte[] body = Arrays.copyOfRange(PeerMessages.encode(PeerMessages.TYPE_GDA_RUN, run), 4, 4 + 8 + run.length);
+        byte[] body = Arrays.copyOfRange(PeerMessages.encode(GdaPeerProtocol.TYPE_RUN, run), 4, 4 + 8 + run.length);
         body[5] = 9;
         assertMsg(() -> PeerMessages.decodeFrame(body), "exchange version 9");
         assertMsg(() -> PeerMessages.decodeFrame(new byte[5]), "shorter than the 8-byte header");
@@ -644,10 +647,10 @@ class GdaPeerProtocolTest {
             try (PeerExchange.Listener l = PeerExchange.bind(PeerAddress.listen(null, 0), TOKEN)) {
                 CompletableFuture<Integer> old = CompletableFuture.supplyAsync(() -> {
                     try (PeerExchange x = l.accept(T)) {
-                        byte[] run = x.receiveMessage(PeerMessages.TYPE_GDA_RUN, "RUN");
+                        byte[] run = x.receiveMessage(GdaPeerProtocol.TYPE_RUN, "RUN");
                         String why = run.length == 60 ? "" : "RUN message of version 3 has 36 payload bytes, the peer "
                                 + "sent " + run.length + " (a loaded round trip's RUN has 60)"; // its words
-                        x.sendMessage(PeerMessages.TYPE_GDA_READY, GdaPeerProtocol.encodeReady(
+                        x.sendMessage(GdaPeerProtocol.TYPE_READY, GdaPeerCodec.encodeReady(
                                 ByteBuffer.wrap(run).getInt(), why.isEmpty(), why), "READY");
                         x.answerBarrier(x.receiveAny("closing barrier"));
                         return run.length;
@@ -686,61 +689,61 @@ class GdaPeerProtocolTest {
     @Test
     void loadedCodecsRoundTripAndRefuseWhatTheRunnerWould() {
         GdaRunSpec s = loadedSpec();
-        byte[] p = GdaPeerProtocol.encodeLoadedRun(9, s, LOADED);
+        byte[] p = GdaPeerCodec.encodeLoadedRun(9, s, LOADED);
         // this Marrow asks for the responder's engine placement: 4 bytes more than the first loaded RUN
         assertEquals(GdaPeerProtocol.RUN_LEN + GdaPeerProtocol.LOADED_EXT_LEN + GdaPeerProtocol.ENGINES_EXT_LEN,
                 p.length);
-        GdaPeerProtocol.Run run = GdaPeerProtocol.decodeRun(p);
+        GdaPeerProtocol.Run run = GdaPeerCodec.decodeRun(p);
         assertEquals(new GdaPeerProtocol.Run(9, s, LOADED), run);
         assertTrue(run.loaded().enginesReport());
-        assertEquals(null, GdaPeerProtocol.decodeRun(GdaPeerProtocol.encodeRun(9, s)).loaded(), "a plain RUN");
+        assertEquals(null, GdaPeerCodec.decodeRun(GdaPeerCodec.encodeRun(9, s)).loaded(), "a plain RUN");
         // the first loaded RUN (60 bytes, an earlier initiator) is still served, without ENGINES
         GdaPeerProtocol.Loaded old = new GdaPeerProtocol.Loaded(LOADED.queue(), LOADED.streams(), LOADED.window(),
                 LOADED.signalEvery(), LOADED.paceMsgsPerS(), false);
-        byte[] p60 = GdaPeerProtocol.encodeLoadedRun(9, s, old);
+        byte[] p60 = GdaPeerCodec.encodeLoadedRun(9, s, old);
         assertEquals(60, p60.length);
-        assertEquals(new GdaPeerProtocol.Run(9, s, old), GdaPeerProtocol.decodeRun(p60));
+        assertEquals(new GdaPeerProtocol.Run(9, s, old), GdaPeerCodec.decodeRun(p60));
         // what a responder without the extension says (the old rule accepted 36 and 60 only), and this one
-        assertMsg(() -> GdaPeerProtocol.decodeRun(Arrays.copyOf(p, p.length + 1)), "has 36 payload bytes, the "
+        assertMsg(() -> GdaPeerCodec.decodeRun(Arrays.copyOf(p, p.length + 1)), "has 36 payload bytes, the "
                 + "peer sent 65 (a loaded round trip's RUN has 60, or 64 with the engine-placement report)");
         byte[] flags = p.clone();
         ByteBuffer.wrap(flags).putInt(GdaPeerProtocol.RUN_LEN + GdaPeerProtocol.LOADED_EXT_LEN, 3);
-        assertMsg(() -> GdaPeerProtocol.decodeRun(flags), "engine-placement flags");
+        assertMsg(() -> GdaPeerCodec.decodeRun(flags), "engine-placement flags");
         byte[] queue = p.clone();
         ByteBuffer.wrap(queue).putShort(GdaPeerProtocol.RUN_LEN + 4, (short) 2);
-        assertMsg(() -> GdaPeerProtocol.decodeRun(queue), "queue 2");
+        assertMsg(() -> GdaPeerCodec.decodeRun(queue), "queue 2");
         byte[] many = p.clone();
         ByteBuffer.wrap(many).putInt(GdaPeerProtocol.RUN_LEN, 100_000);
-        assertMsg(() -> GdaPeerProtocol.decodeRun(many), "100000 streams");
+        assertMsg(() -> GdaPeerCodec.decodeRun(many), "100000 streams");
         byte[] window = p.clone();
         ByteBuffer.wrap(window).putInt(GdaPeerProtocol.RUN_LEN + 8, 0);
-        assertMsg(() -> GdaPeerProtocol.decodeRun(window), "invalid RUN: loaded");
-        byte[] issue = GdaPeerProtocol.encodeLoadedRun(9, spec(Experiment.ISSUE, 8), LOADED);
-        assertMsg(() -> GdaPeerProtocol.decodeRun(issue), "8-byte inline round trip");
+        assertMsg(() -> GdaPeerCodec.decodeRun(window), "invalid RUN: loaded");
+        byte[] issue = GdaPeerCodec.encodeLoadedRun(9, spec(Experiment.ISSUE, 8), LOADED);
+        assertMsg(() -> GdaPeerCodec.decodeRun(issue), "8-byte inline round trip");
 
         GdaPeerProtocol.Streams st = new GdaPeerProtocol.Streams(4, 123, new long[] {1, 1L << 40});
-        GdaPeerProtocol.Streams back = GdaPeerProtocol.decodeStreams(GdaPeerProtocol.encodeStreams(st), 2);
+        GdaPeerProtocol.Streams back = GdaPeerCodec.decodeStreams(GdaPeerCodec.encodeStreams(st), 2);
         assertEquals(4, back.seq());
         assertEquals(123, back.spanNs());
         assertTrue(Arrays.equals(st.posted(), back.posted()));
-        assertMsg(() -> GdaPeerProtocol.decodeStreams(GdaPeerProtocol.encodeStreams(st), 3), "for 3 streams");
-        byte[] neg = GdaPeerProtocol.encodeStreams(new GdaPeerProtocol.Streams(4, 0, new long[] {-1}));
-        assertMsg(() -> GdaPeerProtocol.decodeStreams(neg, 1), "invalid STREAMS");
+        assertMsg(() -> GdaPeerCodec.decodeStreams(GdaPeerCodec.encodeStreams(st), 3), "for 3 streams");
+        byte[] neg = GdaPeerCodec.encodeStreams(new GdaPeerProtocol.Streams(4, 0, new long[] {-1}));
+        assertMsg(() -> GdaPeerCodec.decodeStreams(neg, 1), "invalid STREAMS");
 
         GdaPeerProtocol.Engines e = new GdaPeerProtocol.Engines(4, 3, GdaLoaded.ProbeEngine.DEDICATED, 0,
                 new int[] {1, 2, 1});
-        GdaPeerProtocol.Engines eb = GdaPeerProtocol.decodeEngines(GdaPeerProtocol.encodeEngines(e), 3);
+        GdaPeerProtocol.Engines eb = GdaPeerCodec.decodeEngines(GdaPeerCodec.encodeEngines(e), 3);
         assertEquals(3, eb.engineThreads());
         assertEquals(GdaLoaded.ProbeEngine.DEDICATED, eb.requested());
         assertTrue(Arrays.equals(new int[] {1, 2, 1}, eb.backgroundThreads()));
         assertTrue(eb.placement(false).probeEngineAlone());
         GdaPeerProtocol.Engines none = GdaPeerProtocol.Engines.of(5, null, GdaLoaded.ProbeEngine.SHARED);
-        assertEquals(null, GdaPeerProtocol.decodeEngines(GdaPeerProtocol.encodeEngines(none), 3).placement(false),
+        assertEquals(null, GdaPeerCodec.decodeEngines(GdaPeerCodec.encodeEngines(none), 3).placement(false),
                 "a responder whose run failed placed nothing");
-        assertMsg(() -> GdaPeerProtocol.decodeEngines(GdaPeerProtocol.encodeEngines(e), 2), "for 2 background QPs");
+        assertMsg(() -> GdaPeerCodec.decodeEngines(GdaPeerCodec.encodeEngines(e), 2), "for 2 background QPs");
         GdaPeerProtocol.Engines outOfRange = new GdaPeerProtocol.Engines(4, 2, GdaLoaded.ProbeEngine.SHARED, 0,
                 new int[] {1, 2, 1});
-        assertMsg(() -> GdaPeerProtocol.decodeEngines(GdaPeerProtocol.encodeEngines(outOfRange), 3),
+        assertMsg(() -> GdaPeerCodec.decodeEngines(GdaPeerCodec.encodeEngines(outOfRange), 3),
                 "invalid ENGINES");
     }
 

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.gda;
 
+import dev.marrow.fabric.Nic;
+import dev.marrow.fabric.Placement;
+import dev.marrow.fabric.Target;
+import dev.marrow.fabric.Mlx5Options;
 import dev.marrow.results.ResultRecord;
 import org.junit.jupiter.api.Test;
 

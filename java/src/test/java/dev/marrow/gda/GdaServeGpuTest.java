@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.gda;
 
+import dev.marrow.fabric.Endpoints;
+import dev.marrow.fabric.Nic;
+import dev.marrow.fabric.Placement;
+import dev.marrow.fabric.Target;
 import dev.marrow.api.Backend;
 import dev.marrow.api.softnic.Access;
 import dev.marrow.api.softnic.CompletionQueue;
@@ -86,11 +90,11 @@ class GdaServeGpuTest {
                         Access.LOCAL_WRITE | Access.REMOTE_WRITE);
                 MemoryRegion inB = nic.registerMemory(arena.allocate(n, 4096),
                         Access.LOCAL_WRITE | Access.REMOTE_WRITE);
-                epA = MiniGda.endpoint(arena, Nic.SOFTNIC, Placement.HOST, MiniGda.qpView(arena, a),
-                        MiniGda.cqView(arena, cqA), new MiniGda.Buffers(srcA.address(), n, srcA.lkey(),
+                epA = Endpoints.endpoint(arena, Nic.SOFTNIC, Placement.HOST, Endpoints.qpView(arena, a),
+                        Endpoints.cqView(arena, cqA), new Endpoints.Buffers(srcA.address(), n, srcA.lkey(),
                                 inA.address(), inB.address(), n, inB.rkey()), remoteDstA);
-                epB = MiniGda.endpoint(arena, Nic.SOFTNIC, Placement.HOST, MiniGda.qpView(arena, b),
-                        MiniGda.cqView(arena, cqB), new MiniGda.Buffers(srcB.address(), n, srcB.lkey(),
+                epB = Endpoints.endpoint(arena, Nic.SOFTNIC, Placement.HOST, Endpoints.qpView(arena, b),
+                        Endpoints.cqView(arena, cqB), new Endpoints.Buffers(srcB.address(), n, srcB.lkey(),
                                 inB.address(), inA.address(), n, inA.rkey()), remoteDstB);
                 inboxA = inA.memory();
                 inboxB = inB.memory();

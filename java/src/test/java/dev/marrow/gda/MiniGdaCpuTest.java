@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.gda;
 
+import dev.marrow.fabric.Nic;
+import dev.marrow.fabric.Placement;
+import dev.marrow.fabric.Target;
+import dev.marrow.fabric.Mlx5Options;
 import dev.marrow.api.BackendUnavailableException;
 import dev.marrow.api.NativeException;
 import dev.marrow.api.Status;
@@ -143,9 +147,9 @@ class MiniGdaCpuTest {
     @Test
     void aSoftNicPeerThatNeverComesIsAClearBoundedError() {
         long t0 = System.nanoTime();
-        dev.marrow.mlx5.PeerExchangeException e = assertThrows(dev.marrow.mlx5.PeerExchangeException.class,
+        dev.marrow.peer.PeerExchangeException e = assertThrows(dev.marrow.peer.PeerExchangeException.class,
                 () -> MiniGda.open(cpu().withMlx5(Mlx5Options.defaults()
-                        .withPeer(dev.marrow.mlx5.PeerAddress.parse("127.0.0.1:9"), null)
+                        .withPeer(dev.marrow.peer.PeerAddress.parse("127.0.0.1:9"), null)
                         .withPeerTimeout(java.time.Duration.ofMillis(300)))));
         assertTrue(e.getMessage().contains("could not connect to peer 127.0.0.1:9"), e.getMessage());
         assertTrue(System.nanoTime() - t0 < 10_000_000_000L, "the connect wait is bounded");

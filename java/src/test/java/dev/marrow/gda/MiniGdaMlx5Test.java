@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.gda;
 
+import dev.marrow.fabric.Nic;
+import dev.marrow.fabric.Placement;
+import dev.marrow.fabric.Target;
 import dev.marrow.api.Backend;
 import dev.marrow.api.NativeException;
 import dev.marrow.results.ResultRecord;

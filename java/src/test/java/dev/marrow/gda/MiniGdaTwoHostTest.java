@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.gda;
 
+import dev.marrow.fabric.Nic;
+import dev.marrow.fabric.Target;
+import dev.marrow.fabric.Mlx5Options;
 import dev.marrow.api.Backend;
 import dev.marrow.internal.ffi.CudaFfi;
-import dev.marrow.mlx5.PeerAddress;
+import dev.marrow.peer.PeerAddress;
 import dev.marrow.results.ResultRecord;
 import dev.marrow.testing.RequiresBackend;
 import org.junit.jupiter.api.Assumptions;

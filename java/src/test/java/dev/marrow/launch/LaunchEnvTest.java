@@ -56,7 +56,7 @@ class LaunchEnvTest {
         assertTrue(l.peerAddress().listens());
         assertEquals(29999, l.peerAddress().port());
         // on the master address, not on every interface (docs/design/two-process.md section 12)
-        assertEquals(dev.marrow.mlx5.PeerAddress.listen("10.0.0.1", 29999), l.peerAddress());
+        assertEquals(dev.marrow.peer.PeerAddress.listen("10.0.0.1", 29999), l.peerAddress());
         assertEquals("listening on 10.0.0.1:29999", l.peerAddress().toString());
     }
 

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.launch;
 
+import dev.marrow.proxy.ProxyPeer;
 import dev.marrow.api.Backend;
-import dev.marrow.mlx5.PeerExchange;
-import dev.marrow.mlx5.PeerMessages;
+import dev.marrow.peer.PeerExchange;
+import dev.marrow.peer.PeerMessages;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -185,7 +186,7 @@ class TwoProcessProxyTest {
         PeerExchange.Listener l = PeerExchange.bind(0);
         Process r1 = start(dir, "rank1", env("torchrun", 1, l.port()), RATE_SHORT);
         try (PeerExchange x = l.accept(Duration.ofSeconds(30))) {
-            assertEquals("ready", x.exchangeText(PeerMessages.TYPE_PROXY_SETUP, setup, "proxy setup"));
+            assertEquals("ready", x.exchangeText(ProxyPeer.TYPE_SETUP, setup, "proxy setup"));
             assertNotEquals(0, await(r1, 20, dir, "rank1"));
         }
         return read(dir, "rank1.err");

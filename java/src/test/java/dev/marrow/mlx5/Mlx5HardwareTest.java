@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.mlx5;
 
+import dev.marrow.peer.PeerInfo;
 import dev.marrow.api.Backend;
 import dev.marrow.api.NativeException;
 import dev.marrow.api.softnic.Access;

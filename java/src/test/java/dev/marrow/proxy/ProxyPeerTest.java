@@ -2,8 +2,8 @@
 package dev.marrow.proxy;
 
 import dev.marrow.api.NativeException;
-import dev.marrow.mlx5.JobToken;
-import dev.marrow.mlx5.PeerAddress;
+import dev.marrow.peer.JobToken;
+import dev.marrow.peer.PeerAddress;
 import org.junit.jupiter.api.Test;
 
 import java.net.ServerSocket;

@@ -4,6 +4,7 @@ package dev.marrow.gda.internal;
 import dev.marrow.internal.ffi.NativeLib;
 
 import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
@@ -34,6 +35,24 @@ public final class GdaFfi {
         /** int marrow_gda_config_check(cfg*): the one check of a run's parameters */
         public static final MethodHandle CONFIG_CHECK = LIB.handle("marrow_gda_config_check",
                 FunctionDescriptor.of(JAVA_INT, ADDRESS));
+
+        /** const char *marrow_gda_ordering_name(int ordering): C's name of a variant, or NULL */
+        private static final MethodHandle ORDERING_NAME = LIB.handle("marrow_gda_ordering_name",
+                FunctionDescriptor.of(ADDRESS, JAVA_INT));
+
+        /** The library's name of the ordering whose C value is code; null when C defines none. */
+        public static String orderingName(int code) {
+            try {
+                MemorySegment s = (MemorySegment) ORDERING_NAME.invokeExact(code);
+                return s.equals(MemorySegment.NULL) ? null : s.reinterpret(64).getString(0);
+            } catch (Throwable t) {
+                throw NativeLib.rethrow(t);
+            }
+        }
+
+        static {
+            GdaConstants.verifyOrderingNames(); // after ORDERING_NAME: the names are C's (marrow_gda.h)
+        }
 
         private static NativeLib load() {
             NativeLib lib = NativeLib.shared("host");

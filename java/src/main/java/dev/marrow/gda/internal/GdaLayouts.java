@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.gda.internal;
 
+import dev.marrow.fabric.internal.EndpointLayout;
 import dev.marrow.internal.ffi.CStruct;
 import dev.marrow.internal.ffi.NativeLib;
 
@@ -23,9 +24,8 @@ public final class GdaLayouts {
 
     private static final NativeLib LIB = NativeLib.shared("host");
 
-    public static final StructLayout ENDPOINT = layout(LIB, "marrow_gda_endpoint",
-            i32("placement"), i32("lkey"), ptr("qp"), ptr("cq"), i64("local_addr"), i64("local_len"), i64("inbox_addr"),
-            i64("remote_addr"), i64("remote_len"), i32("rkey"), i32("flags"));
+    /** Defined by the fabric, which fills it (fabric/internal/EndpointLayout.java). */
+    public static final StructLayout ENDPOINT = EndpointLayout.ENDPOINT;
 
     public static final StructLayout CONFIG = layout(LIB, "marrow_gda_config",
             i32("experiment"), i32("ordering"), i32("payload"), i32("msg_size"), i64("iters"), i64("warmup"),

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.gda.rate;
 
+import dev.marrow.gda.EngineLayout;
 import dev.marrow.api.Backend;
 import dev.marrow.api.MarrowException;
 import dev.marrow.api.NativeException;

@@ -8,7 +8,7 @@ import dev.marrow.api.TimeoutDump;
 import dev.marrow.api.softnic.SoftNic;
 import dev.marrow.api.softnic.SoftNicCounters;
 import dev.marrow.api.softnic.WireModel;
-import dev.marrow.gda.Target;
+import dev.marrow.fabric.Target;
 import dev.marrow.gda.rate.internal.RateFfi;
 import dev.marrow.gda.rate.internal.RateLayouts;
 import dev.marrow.internal.ffi.CStruct;

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.gda.rate;
 
-import dev.marrow.gda.Placement;
+import dev.marrow.fabric.Nic;
+
+import dev.marrow.fabric.Placement;
 
 /**
  * Which NIC executes the WQEs: the software NIC's CPU engine threads, the
@@ -10,14 +12,15 @@ import dev.marrow.gda.Placement;
  * ConnectX through its mlx5 queues.
  */
 public enum RateNic {
-    SOFTNIC("softnic", false), SOFTNIC_DEVICE("softnic-device", false), MLX5("mlx5", true);
+    SOFTNIC(Nic.SOFTNIC, Placement.HOST), SOFTNIC_DEVICE(Nic.SOFTNIC, Placement.GPU), MLX5(Nic.MLX5, Placement.HOST);
 
     private final String label;
     private final boolean hardware;
 
-    RateNic(String label, boolean hardware) {
-        this.label = label;
-        this.hardware = hardware;
+    /** The fabric's NIC and placement: the labels are theirs (one list, dev.marrow.fabric.Nic). */
+    RateNic(Nic nic, Placement placement) {
+        this.label = nic.label(placement);
+        this.hardware = nic.hardware();
     }
 
     public String label() {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.gda.rate;
 
-import dev.marrow.gda.Target;
+import dev.marrow.fabric.Target;
 import dev.marrow.results.ResultRecord;
 import dev.marrow.results.Stats;
 

@@ -3,7 +3,7 @@ package dev.marrow.gda.rate;
 
 import dev.marrow.gda.Ordering;
 import dev.marrow.gda.Payload;
-import dev.marrow.gda.Target;
+import dev.marrow.fabric.Target;
 import dev.marrow.gda.rate.internal.RateLayouts;
 
 import java.util.Arrays;

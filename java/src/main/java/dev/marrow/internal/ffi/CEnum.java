@@ -18,6 +18,21 @@ public interface CEnum {
         return NativeLib.shared(component()).intConstant(cName());
     }
 
+    /** A C enum value known by its component and C name only (e.g. the api's status codes). */
+    static CEnum named(String component, String cName) {
+        return new CEnum() {
+            @Override
+            public String component() {
+                return component;
+            }
+
+            @Override
+            public String cName() {
+                return cName;
+            }
+        };
+    }
+
     /** The value of {@code values} whose C value is {@code code}; null when none is. */
     static <E extends CEnum> E byCode(E[] values, int code) {
         for (E e : values) {

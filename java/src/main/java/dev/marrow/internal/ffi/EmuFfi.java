@@ -24,7 +24,8 @@ public final class EmuFfi {
     private static NativeLib load() {
         NativeLib lib = NativeLib.shared("emu");
         EmuLayouts.ALL.size(); // the layouts come from this library; building them is the layout handshake
-        lib.verifyConstants(dev.marrow.api.Status.values());
+        lib.verifyConstants(java.util.Arrays.stream(dev.marrow.api.Status.values())
+                .map(s -> CEnum.named(dev.marrow.api.Status.COMPONENT, s.cName())).toArray(CEnum[]::new));
         return lib;
     }
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.gda.rate;
 
-import dev.marrow.gda.Target;
+import dev.marrow.fabric.Target;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.marrow.gda.rate;
 
+import dev.marrow.gda.EngineLayout;
 import dev.marrow.api.Backend;
 import dev.marrow.gda.Payload;
-import dev.marrow.gda.Target;
+import dev.marrow.fabric.Target;
 import dev.marrow.results.ResultRecord;
 import dev.marrow.testing.RequiresBackend;
 import org.junit.jupiter.api.Tag;

@@ -3,7 +3,7 @@ package dev.marrow.gda.rate;
 
 import dev.marrow.api.Backend;
 import dev.marrow.gda.Payload;
-import dev.marrow.gda.Target;
+import dev.marrow.fabric.Target;
 import dev.marrow.testing.RequiresBackend;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;

@@ -3,7 +3,7 @@ package dev.marrow.gda.rate.internal;
 
 import dev.marrow.gda.rate.CompletionScope;
 import dev.marrow.gda.rate.DoorbellMode;
-import dev.marrow.gda.rate.EngineLayout;
+import dev.marrow.gda.EngineLayout;
 import dev.marrow.gda.rate.Publication;
 import dev.marrow.gda.rate.QpMapping;
 import dev.marrow.gda.rate.RateExperiment;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.marrow.gda.internal;
+package dev.marrow.fabric.internal;
 
 import dev.marrow.internal.ffi.CEnum;
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.marrow.mlx5;
+package dev.marrow.peer;
 
 import dev.marrow.gda.Experiment;
+import dev.marrow.gda.GdaPeerCodec;
 import dev.marrow.gda.GdaPeerProtocol;
 import dev.marrow.gda.GdaRunSpec;
 import dev.marrow.gda.Ordering;
@@ -57,15 +58,15 @@ class PeerMessagesFuzzTest {
             PeerMessages.encodeInfo(new PeerInfo(0xffffff, 0, -1, 0, 2, 5, new byte[16], -1L, Long.MAX_VALUE)),
             PeerMessages.encodeBarrier(1),
             PeerMessages.encodeBarrier(-1),
-            PeerMessages.encode(PeerMessages.TYPE_GDA_RUN, GdaPeerProtocol.encodeRun(3, spec)),
-            PeerMessages.encode(PeerMessages.TYPE_GDA_READY, GdaPeerProtocol.encodeReady(3, true, "")),
-            PeerMessages.encode(PeerMessages.TYPE_GDA_READY, GdaPeerProtocol.encodeReady(4, false, "no GPU \u00e9")),
-            PeerMessages.encode(PeerMessages.TYPE_GDA_DONE,
-                    GdaPeerProtocol.encodeDone(new GdaPeerProtocol.Done(3, -110, 110))),
-            PeerMessages.encode(PeerMessages.TYPE_GDA_REPORT,
-                    GdaPeerProtocol.encodeReport(new GdaPeerProtocol.Report(3, 0, 110, true, 0, "ok"))),
-            PeerMessages.encode(PeerMessages.TYPE_GDA_REPORT,
-                    GdaPeerProtocol.encodeReport(new GdaPeerProtocol.Report(3, -5, 0, false, 1, "x".repeat(2048)))),
+            PeerMessages.encode(GdaPeerProtocol.TYPE_RUN, GdaPeerCodec.encodeRun(3, spec)),
+            PeerMessages.encode(GdaPeerProtocol.TYPE_READY, GdaPeerCodec.encodeReady(3, true, "")),
+            PeerMessages.encode(GdaPeerProtocol.TYPE_READY, GdaPeerCodec.encodeReady(4, false, "no GPU \u00e9")),
+            PeerMessages.encode(GdaPeerProtocol.TYPE_DONE,
+                    GdaPeerCodec.encodeDone(new GdaPeerProtocol.Done(3, -110, 110))),
+            PeerMessages.encode(GdaPeerProtocol.TYPE_REPORT,
+                    GdaPeerCodec.encodeReport(new GdaPeerProtocol.Report(3, 0, 110, true, 0, "ok"))),
+            PeerMessages.encode(GdaPeerProtocol.TYPE_REPORT,
+                    GdaPeerCodec.encodeReport(new GdaPeerProtocol.Report(3, -5, 0, false, 1, "x".repeat(2048)))),
         };
     }
 
@@ -82,10 +83,10 @@ class PeerMessagesFuzzTest {
                 out.add(switch (f.type()) {
                     case PeerMessages.TYPE_INFO -> PeerMessages.decodeInfo(body);
                     case PeerMessages.TYPE_BARRIER -> PeerMessages.decodeBarrier(body);
-                    case PeerMessages.TYPE_GDA_RUN -> GdaPeerProtocol.decodeRun(f.payload());
-                    case PeerMessages.TYPE_GDA_READY -> GdaPeerProtocol.decodeReady(f.payload());
-                    case PeerMessages.TYPE_GDA_DONE -> GdaPeerProtocol.decodeDone(f.payload());
-                    case PeerMessages.TYPE_GDA_REPORT -> GdaPeerProtocol.decodeReport(f.payload());
+                    case GdaPeerProtocol.TYPE_RUN -> GdaPeerCodec.decodeRun(f.payload());
+                    case GdaPeerProtocol.TYPE_READY -> GdaPeerCodec.decodeReady(f.payload());
+                    case GdaPeerProtocol.TYPE_DONE -> GdaPeerCodec.decodeDone(f.payload());
+                    case GdaPeerProtocol.TYPE_REPORT -> GdaPeerCodec.decodeReport(f.payload());
                     default -> f;
                 });
             } catch (PeerExchangeException e) {

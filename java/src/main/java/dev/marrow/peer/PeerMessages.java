@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.marrow.mlx5;
+package dev.marrow.peer;
 
 import dev.marrow.api.MarrowException;
 
@@ -16,13 +16,12 @@ import java.nio.ByteBuffer;
  *   INFO    (type 1, 56-byte body): qpn u32, psn u32, rkey u32, lid u16,
  *           link_layer u8, mtu u8, gid[16], addr u64, len u64
  *   BARRIER (type 2, 12-byte body): sequence u32
- *   3..6    mini-gda run control (payloads defined by dev.marrow.gda.GdaPeerProtocol):
- *           RUN, READY, DONE, REPORT
+ *   3..6    the run control of the protocol above (types and payloads defined there)
  *   WIRE    (type 7): the name of the sender's software-NIC shared-memory wire, UTF-8
  *           (two processes of one host, docs/design/two-process.md)
  *   ENV     (type 8): the sender's environment header as JSON, UTF-8 (the initiator's
  *           result carries both sides')
- *   9..12   the two-process mini-proxy and gda loaded (see the constants)
+ *   9..12   further messages of the protocols above (types and payloads defined there)
  *   HELLO       (type 13, 72-byte body; connecting side first): nonce_c[32],
  *               HMAC-SHA256(token, "MRW5 hello" | version u16 | nonce_c)
  *   HELLO_REPLY (type 14, 72-byte body; listener, only once HELLO's MAC checked): nonce_s[32],
@@ -35,7 +34,7 @@ import java.nio.ByteBuffer;
  * sending it, and the listener sends nothing at all before the first MAC
  * checks; until PROOF checks, frames longer than {@link #HELLO_MAX_BODY} are
  * refused. A version bump changes the whole format: peers must run the same version.
- * Version 2 added the mini-gda run control (a version-1 peer could connect
+ * Version 2 added the run control types (a version-1 peer could connect
  * but not serve runs, so it is refused at the first message). Version 3 added
  * WIRE and ENV: a version-2 peer would not send them. Version 4 added the
  * HELLO handshake: a version-3 peer's first frame (INFO) is dropped by the listener.
@@ -48,19 +47,9 @@ public final class PeerMessages {
     public static final int VERSION = 4;
     public static final int TYPE_INFO = 1;
     public static final int TYPE_BARRIER = 2;
-    public static final int TYPE_GDA_RUN = 3;
-    public static final int TYPE_GDA_READY = 4;
-    public static final int TYPE_GDA_DONE = 5;
-    public static final int TYPE_GDA_REPORT = 6;
+    /** Types 3..6 and 9..12 belong to the protocols that run over the exchange; each defines its own. */
     public static final int TYPE_WIRE = 7;
     public static final int TYPE_ENV = 8;
-    /** The two-process mini-proxy (docs/design/two-process.md section 9). */
-    public static final int TYPE_PROXY_SETUP = 9;
-    public static final int TYPE_PROXY_REPORT = 10;
-    /** gda loaded across two processes: one side's background counts (docs/design/two-process.md section 11). */
-    public static final int TYPE_GDA_STREAMS = 11;
-    /** gda loaded across two processes: the responder's engine placement (docs/design/two-process.md section 11). */
-    public static final int TYPE_GDA_ENGINES = 12;
     /** The handshake (docs/design/two-process.md section 12). */
     public static final int TYPE_HELLO = 13;
     public static final int TYPE_HELLO_REPLY = 14;

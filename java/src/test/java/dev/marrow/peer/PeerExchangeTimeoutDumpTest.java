@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.marrow.mlx5;
+package dev.marrow.peer;
 
 import dev.marrow.api.TimeoutDump;
 import org.junit.jupiter.api.Test;

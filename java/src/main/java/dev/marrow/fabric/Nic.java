@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.marrow.gda;
+package dev.marrow.fabric;
 
 /** Who owns the queues: the software NIC (emulated) or a ConnectX through verbs/mlx5dv. */
 public enum Nic {
@@ -11,6 +11,14 @@ public enum Nic {
     Nic(String label, boolean hardware) {
         this.label = label;
         this.hardware = hardware;
+    }
+
+    /** The label of the software NIC's device engine (this NIC with placement gpu). */
+    public static final String SOFTNIC_DEVICE_LABEL = "softnic-device";
+
+    /** The NIC as results name it with queues placed at p: the device engine is "softnic-device". */
+    public String label(Placement p) {
+        return this == SOFTNIC && p == Placement.GPU ? SOFTNIC_DEVICE_LABEL : label;
     }
 
     /** The name results and messages use (the CLI accepts the same word). */

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.marrow.gda;
+package dev.marrow.fabric;
 
 import dev.marrow.internal.ffi.CEnum;
 

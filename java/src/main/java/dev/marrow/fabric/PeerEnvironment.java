@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.marrow.gda;
+package dev.marrow.fabric;
 
-import dev.marrow.mlx5.PeerExchange;
-import dev.marrow.mlx5.PeerExchangeException;
-import dev.marrow.mlx5.PeerMessages;
+import dev.marrow.peer.PeerExchange;
+import dev.marrow.peer.PeerExchangeException;
+import dev.marrow.peer.PeerMessages;
 import dev.marrow.results.Environment;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.json.JsonMapper;

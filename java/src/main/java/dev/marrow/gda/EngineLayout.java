@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.marrow.gda.rate;
+package dev.marrow.gda;
 
 import dev.marrow.internal.ffi.CEnum;
 

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.marrow.gda;
+package dev.marrow.fabric;
 
-import dev.marrow.mlx5.PeerAddress;
+import dev.marrow.peer.PeerAddress;
 
 import java.time.Duration;
 
 /**
- * What {@link MiniGda#open} needs for {@link Nic#MLX5}, and the peer of a
+ * What {@link Fabric#open} needs for {@link Nic#MLX5}, and the peer of a
  * two-process software-NIC session (docs/design/two-process.md).
  *
  * @param device      "mlx5_0", or "" = the first mlx5 device

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.marrow.mlx5;
+package dev.marrow.peer;
 
 import dev.marrow.api.TimeoutDump;
 
@@ -33,7 +33,7 @@ import java.util.Set;
 import java.util.function.Consumer;
 
 /**
- * A minimal TCP rendezvous of two PEs (mini-gda {@code --peer host:port}):
+ * A minimal TCP rendezvous of two PEs ({@code --peer host:port}):
  * one side listens, the other connects; both send their {@link PeerInfo}
  * and read the other's, then meet at barriers (e.g. "both QPs are RTS"
  * before the first write). Every wait is bounded by the timeout given at
@@ -498,7 +498,7 @@ public final class PeerExchange implements AutoCloseable {
         }
     }
 
-    /** Sends one message of the given type (e.g. the mini-gda run control); payload without header. */
+    /** Sends one message of the given type (e.g. a run control above the exchange); payload without header. */
     public void sendMessage(int type, byte[] payload, String what) {
         send(PeerMessages.encode(type, payload), what);
     }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.marrow.internal.loader;
+package dev.marrow.internal.ffi;
 
 import dev.marrow.api.Backend;
 import dev.marrow.api.MarrowException;
@@ -34,9 +34,9 @@ public final class BackendProbe {
             return new MarrowException("disabled with -Dmarrow.backend." + b.displayName() + ".disable=true");
         }
         Supplier<Throwable> probe = switch (b) {
-            case SOFTNIC -> dev.marrow.internal.ffi.Probes::softnic;
-            case VERBS -> dev.marrow.internal.ffi.Probes::verbs;
-            case CUDA -> dev.marrow.internal.ffi.Probes::cuda;
+            case SOFTNIC -> Probes::softnic;
+            case VERBS -> Probes::verbs;
+            case CUDA -> Probes::cuda;
         };
         try {
             return probe.get();

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.marrow.mlx5;
+package dev.marrow.peer;
 
 import dev.marrow.internal.ffi.CStruct;
 import dev.marrow.api.MarrowException;
@@ -75,14 +75,9 @@ public record PeerInfo(int qpn, int psn, int rkey, int lid, int linkLayer, int m
         return 128 << mtu;
     }
 
-    /** Reads a struct marrow_mlx5_peer_info. */
-    static PeerInfo fromNative(MemorySegment s) {
-        return fromNative(s, Mlx5Ffi.PEER_INFO);
-    }
-
     /**
-     * Reads a struct marrow_mlx5_peer_info laid out as l (the layout a library that uses the struct
-     * reports, e.g. the proxy's verbs backend).
+     * Reads a struct marrow_mlx5_peer_info laid out as l (the layout that the library which fills
+     * it reports).
      */
     public static PeerInfo fromNative(MemorySegment s, StructLayout l) {
         byte[] g = CStruct.slice(s, l, "gid").toArray(JAVA_BYTE);
@@ -90,12 +85,10 @@ public record PeerInfo(int qpn, int psn, int rkey, int lid, int linkLayer, int m
                 getInt(s, l, "link_layer"), getInt(s, l, "mtu"), g, getLong(s, l, "addr"), getLong(s, l, "len"));
     }
 
-    /** Writes this as a struct marrow_mlx5_peer_info (port 0, gid_index -1: the receiver does not need them). */
-    void toNative(MemorySegment s) {
-        toNative(s, Mlx5Ffi.PEER_INFO);
-    }
-
-    /** As {@link #toNative(MemorySegment)} with the layout l. */
+    /**
+     * Writes this as a struct marrow_mlx5_peer_info laid out as l (port 0, gid_index -1: the
+     * receiver does not need them).
+     */
     public void toNative(MemorySegment s, StructLayout l) {
         s.fill((byte) 0);
         setInt(s, l, "size", (int) l.byteSize());

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.marrow.dsm;
+package dev.marrow.report;
 
-import dev.marrow.report.Charts;
+import dev.marrow.dsm.OneWay;
+import dev.marrow.dsm.AffineFit;
+import dev.marrow.dsm.Reference;
 import dev.marrow.results.JsonLinesReader;
 
 import java.nio.file.Path;

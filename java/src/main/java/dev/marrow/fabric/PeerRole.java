@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.marrow.gda;
+package dev.marrow.fabric;
 
-import dev.marrow.mlx5.PeerAddress;
+import dev.marrow.peer.PeerAddress;
 
 /**
  * The side of a two-host mlx5 session ({@code --peer}). The initiator

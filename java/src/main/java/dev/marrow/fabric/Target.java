@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.marrow.gda;
+package dev.marrow.fabric;
 
 /** Who plays the posting thread: a CPU thread (runs anywhere) or a GPU thread. */
 public enum Target {
