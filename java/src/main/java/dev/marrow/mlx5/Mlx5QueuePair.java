@@ -27,8 +27,8 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * {@code struct marrow_qp_view} / {@code marrow_cq_view} that the mini-gda
  * runners take. Everything becomes inaccessible once the QP is closed.
  *
- * <p>Connect: {@link #localInfo} → {@link PeerExchange#exchange} →
- * {@link #connect} → {@link PeerExchange#barrier} before the first write.
+ * <p>Connect: {@link #localInfo} → {@link dev.marrow.peer.PeerExchange#exchange} →
+ * {@link #connect} → {@link dev.marrow.peer.PeerExchange#barrier} before the first write.
  */
 public final class Mlx5QueuePair implements HardwareQueuePair {
 
