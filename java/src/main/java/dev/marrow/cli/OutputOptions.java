@@ -109,12 +109,32 @@ public final class OutputOptions {
      * (e.g. the CPU budget) added by each before the record is written.
      */
     List<ResultRecord> records(java.util.function.Consumer<ResultRecord> each) {
+        List<ResultRecord> l = records(each, null);
+        openSink(Map.of());
+        return l;
+    }
+
+    /**
+     * As {@link #records(java.util.function.Consumer)} for a run whose header
+     * carries the other process's environment (two processes or hosts), known
+     * only once the first session has met the peer: the output is opened
+     * (header first) when the first record is added, or at {@link #emit}.
+     * peerEnv null: no peer.
+     */
+    List<ResultRecord> records(java.util.function.Consumer<ResultRecord> each,
+                               java.util.function.Supplier<Map<String, Object>> peerEnv) {
         if (mixee == null) {
             throw new IllegalStateException("records() needs the command's spec");
         }
-        sink = open(mixee.commandLine().getOut(), mixee.commandLine().getErr(), Map.of());
-        streamed = new Streamed(each);
+        format();
+        streamed = new Streamed(each, peerEnv == null ? Map::of : peerEnv);
         return streamed;
+    }
+
+    private void openSink(Map<String, Object> peerEnv) {
+        if (sink == null) {
+            sink = open(mixee.commandLine().getOut(), mixee.commandLine().getErr(), peerEnv);
+        }
     }
 
     public void emit(List<ResultRecord> records, PrintWriter out, PrintWriter err) {
@@ -129,7 +149,8 @@ public final class OutputOptions {
      */
     public void emit(List<ResultRecord> records, PrintWriter out, PrintWriter err, Map<String, Object> peerEnv) {
         RecordSink s;
-        if (records == streamed && sink != null) {
+        if (records == streamed && streamed != null) {
+            openSink(peerEnv.isEmpty() ? streamed.peerEnv.get() : peerEnv);
             s = sink;
         } else {
             s = open(out, err, peerEnv);
@@ -148,9 +169,11 @@ public final class OutputOptions {
     private final class Streamed extends AbstractList<ResultRecord> {
         private final List<ResultRecord> list = new ArrayList<>();
         private final java.util.function.Consumer<ResultRecord> each;
+        private final java.util.function.Supplier<Map<String, Object>> peerEnv;
 
-        Streamed(java.util.function.Consumer<ResultRecord> each) {
+        Streamed(java.util.function.Consumer<ResultRecord> each, java.util.function.Supplier<Map<String, Object>> peerEnv) {
             this.each = each;
+            this.peerEnv = peerEnv;
         }
 
         @Override
@@ -159,6 +182,7 @@ public final class OutputOptions {
             if (progress != null && progress.truncated()) {
                 r.param("truncated", true);
             }
+            openSink(peerEnv.get());
             sink.write(r);
             return list.add(r);
         }

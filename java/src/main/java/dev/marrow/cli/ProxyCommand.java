@@ -377,7 +377,6 @@ public final class ProxyCommand {
             if (addr != null && !common.initiator) {
                 return common.serve(addr, out, spec);
             }
-            List<ResultRecord> records = new ArrayList<>();
             // producer (cpu) + workers + engine threads + the round-trip responder (two processes: the
             // responder process's engine instead)
             int spinning = (common.producer == CliNames.Producer.CPU ? 1 : 0) + workers + common.engineThreads + 1;
@@ -386,6 +385,9 @@ public final class ProxyCommand {
             String bound = RunBounds.applyDefault(out, handoff.handoffs.size());
             RunProgress progress = out.progress("proxy latency", handoff.handoffs.size());
             ProxyPeer peer = common.openPeer(addr, spec);
+            // streamed: each record written as its point completes (the header, with the peer's
+            // environment, with the first)
+            List<ResultRecord> records = out.records(r -> { }, peer == null ? null : peer::peerEnvironment);
             boolean rtt = peer == null; // the round trip's responder thread lives in this process only
             boolean failed = false;
             try {
@@ -541,7 +543,6 @@ public final class ProxyCommand {
             int[] bs = sweep ? new int[] {1, 2, 4, 8, 16, 32} : batches;
             int[] rs = sweep ? new int[] {1, 8, 32} : rings;
             validateLayout(ts, rs);
-            List<ResultRecord> records = new ArrayList<>();
             List<int[]> points = new ArrayList<>();
             for (int t : ts) {
                 for (int r : ringsPerWorker != null ? new int[] {ringsPerWorker * t} : rs) {
@@ -561,6 +562,9 @@ public final class ProxyCommand {
             String bound = RunBounds.applyDefault(out, (long) handoff.handoffs.size() * points.size());
             RunProgress progress = out.progress("proxy rate", (long) handoff.handoffs.size() * points.size());
             peer = common.openPeer(addr, spec);
+            // streamed: each record written as its point completes (the header, with the peer's
+            // environment, with the first)
+            List<ResultRecord> records = out.records(r -> { }, peer == null ? null : () -> peer.peerEnvironment());
             try {
                 run:
                 for (Handoff h : handoff.handoffs) {
