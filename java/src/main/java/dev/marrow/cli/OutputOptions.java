@@ -41,6 +41,12 @@ public final class OutputOptions {
                     + "the first free name.N.ext is used (run.jsonl -> run.1.jsonl, run.2.jsonl, ...)")
     Path output;
 
+    @Option(names = "--columns", paramLabel = "all|a,b,c",
+            description = "--format table: which fields. Default: a curated set per experiment (the point's "
+                    + "parameters, its headline metrics, valid) within " + dev.marrow.results.TableColumns.WIDTH
+                    + " characters; all: every field; a,b,c: those fields (names as --format json writes them)")
+    String columns;
+
     @Mixin
     RunOptions run;
 
@@ -48,6 +54,7 @@ public final class OutputOptions {
     CommandSpec mixee;
 
     private Destination dest;
+    private dev.marrow.results.TableColumns tableColumns;
     private Instant started;
     private RunProgress progress;
     private RecordSink sink;
@@ -63,6 +70,11 @@ public final class OutputOptions {
     public OutputFormat format() {
         if (dest == null) {
             started = Instant.now();
+            tableColumns = dev.marrow.results.TableColumns.parse(columns);
+            if (columns != null && format != OutputFormat.TABLE) {
+                throw new IllegalArgumentException("--columns chooses the fields of --format table; " + format.name()
+                        .toLowerCase(java.util.Locale.ROOT) + " writes every field");
+            }
             dest = Destination.check(output);
         }
         return format;
@@ -91,7 +103,7 @@ public final class OutputOptions {
 
     private RecordSink open(PrintWriter out, PrintWriter err, Map<String, Object> peerEnv) {
         format();
-        return RecordSink.open(dest, format, RecordSink.header(env(peerEnv)), out, err);
+        return RecordSink.open(dest, format, RecordSink.header(env(peerEnv)), out, err).columns(tableColumns);
     }
 
     /**

@@ -60,6 +60,8 @@ public final class RecordSink {
     // CSV / table: the columns of the current header row (a record with new columns starts a new one)
     private List<String> columns;
     private int[] widths;
+    private TableColumns tableColumns = TableColumns.ALL;
+    private Object tableExperiment;
 
     private RecordSink(Destination dest, OutputFormat format, PrintWriter stdout, PrintWriter err, Path temp,
                        SeekableByteChannel channel, Map<String, Object> env) {
@@ -186,9 +188,16 @@ public final class RecordSink {
         line(String.join(",", cells));
     }
 
+    /** The table's columns (--columns); every field unless set. Before the first record. */
+    public RecordSink columns(TableColumns c) {
+        tableColumns = c;
+        return this;
+    }
+
     private void tableRow(Map<String, Object> flat) {
         List<String> cols = new ArrayList<>(flat.keySet());
         cols.removeAll(List.of("record", "experiment"));
+        Object exp = flat.get("experiment");
         if (columns == null) {
             StringBuilder sb = new StringBuilder("# ").append(flat.get("experiment"))
                     .append(Boolean.FALSE.equals(flat.get("hardware"))
@@ -196,12 +205,19 @@ public final class RecordSink {
             sb.append(ResultWriter.hostLine(env));
             bytes(sb.toString().getBytes(StandardCharsets.UTF_8));
         }
-        if (columns == null || !columns.containsAll(cols)) {
+        boolean newSet = columns == null
+                || (tableColumns.everyField() && !columns.containsAll(cols))
+                || (tableColumns.perExperiment() && !java.util.Objects.equals(exp, tableExperiment));
+        if (newSet) {
             // widths from the header and this first row; a later, wider cell pushes its row only
-            columns = cols;
-            widths = new int[cols.size()];
-            for (int i = 0; i < cols.size(); i++) {
-                widths[i] = Math.max(cols.get(i).length(), cell(flat.get(cols.get(i))).length());
+            if (columns != null && tableColumns.perExperiment()) {
+                line("# " + exp);
+            }
+            columns = tableColumns.choose(flat);
+            tableExperiment = exp;
+            widths = new int[columns.size()];
+            for (int i = 0; i < columns.size(); i++) {
+                widths[i] = Math.max(columns.get(i).length(), cell(flat.get(columns.get(i))).length());
             }
             line(ResultWriter.row(columns, widths));
         }
@@ -213,7 +229,7 @@ public final class RecordSink {
     }
 
     private static String cell(Object v) {
-        return v == null ? "-" : String.valueOf(v);
+        return TableColumns.cell(v);
     }
 
     private void line(String s) {
