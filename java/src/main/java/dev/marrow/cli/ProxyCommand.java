@@ -437,6 +437,8 @@ public final class ProxyCommand {
                             common.tagPeer(r, peer, px, nonzero);
                             failed |= nonzero <= 0;
                         }
+                        // every timed put completed (else the wait failed); two processes: bytes arrived
+                        r.metric("valid", pc.n() == iters && (peer == null || nonzero > 0));
                         records.add(r);
                     } finally {
                         if (gpu != null) {
@@ -682,6 +684,7 @@ public final class ProxyCommand {
                     if (peer == null) { // two processes: the destination is the responder's; it counts what arrived
                         rec.metric("verify_errors", res.verifyErrors());
                     }
+                    rec.metric("valid", peer == null ? res.verifyErrors() == 0 : nonzero > 0);
                     if (gpu == null) {
                         rec.metric("cache_refreshes", res.cacheRefreshes());
                     }

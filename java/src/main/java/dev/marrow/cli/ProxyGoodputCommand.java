@@ -222,7 +222,7 @@ final class ProxyGoodputCommand implements Callable<Integer> {
         progress.close();
         if (!records.isEmpty()) {
             records.add(GoodputMath.summary("proxy.goodput", records.getFirst().backend(), wire, done, gbs,
-                    records.getFirst()));
+                    records));
         }
         CliErrors.requireRecords(records, progress, sz.size() + " size point(s)", bound);
         progress.tag(records);

@@ -113,6 +113,8 @@ public final class RecordSink {
         OPEN.add(s);
         if (format == OutputFormat.JSON && header != null) {
             s.line(JSON.writeValueAsString(header));
+        } else if (format == OutputFormat.CSV && header != null) {
+            s.comments(header);
         }
         return s;
     }
@@ -176,7 +178,49 @@ public final class RecordSink {
         }
     }
 
-    private void csvRow(Map<String, Object> flat) {
+    /**
+     * CSV: a header or footer record as comment lines ("# key=value", nested
+     * fields flattened as the rows are), so a CSV reader told that "#" starts
+     * a comment (pandas comment='#', R comment.char) reads the rows alone.
+     */
+    private void comments(Map<String, Object> rec) {
+        StringBuilder sb = new StringBuilder();
+        flatten("", rec, new LinkedHashMap<>()).forEach((k, v) ->
+                sb.append("# ").append(k).append('=').append(String.valueOf(v).replace('\n', ' ')).append('\n'));
+        bytes(sb.toString().getBytes(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * A record's fields with nested values flattened (CSV): a map's fields as
+     * "a.b", a list of scalars as one cell of space-separated items, a list
+     * holding maps or lists by index ("per_worker.0.cpu").
+     */
+    static Map<String, Object> flatten(String prefix, Map<String, Object> m, Map<String, Object> into) {
+        for (Map.Entry<String, Object> e : m.entrySet()) {
+            flattenValue(prefix + e.getKey(), e.getValue(), into);
+        }
+        return into;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static void flattenValue(String key, Object v, Map<String, Object> into) {
+        if (v instanceof Map<?, ?> mm) {
+            flatten(key + ".", (Map<String, Object>) mm, into);
+        } else if (v instanceof List<?> l && l.stream().anyMatch(x -> x instanceof Map || x instanceof List)) {
+            for (int i = 0; i < l.size(); i++) {
+                flattenValue(key + "." + i, l.get(i), into);
+            }
+        } else if (v instanceof List<?> l) {
+            List<String> items = new ArrayList<>();
+            l.forEach(x -> items.add(String.valueOf(x)));
+            into.put(key, String.join(" ", items));
+        } else {
+            into.put(key, v);
+        }
+    }
+
+    private void csvRow(Map<String, Object> nested) {
+        Map<String, Object> flat = flatten("", nested, new LinkedHashMap<>());
         if (columns == null || !columns.containsAll(flat.keySet())) {
             columns = new ArrayList<>(flat.keySet());
             line(String.join(",", columns));
@@ -301,6 +345,8 @@ public final class RecordSink {
         }
         if (format == OutputFormat.JSON) {
             line(JSON.writeValueAsString(f));
+        } else if (format == OutputFormat.CSV) {
+            comments(f);
         } else if (format == OutputFormat.TABLE && (status != Status.COMPLETE || count == 0)) {
             line("# " + status.word() + (error != null ? ": " + error : "") + ", " + count + " record(s)");
         }

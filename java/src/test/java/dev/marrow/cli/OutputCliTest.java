@@ -118,6 +118,28 @@ class OutputCliTest {
     }
 
     @Test
+    void everyProxyRecordSaysWhetherItIsValid() {
+        for (String[] run : List.of(
+                new String[] {"proxy", "latency", "--iters", "200", "--warmup", "10", "--handoff", "tuned"},
+                new String[] {"proxy", "rate", "--rings", "2", "--messages", "20000", "--warmup", "100"},
+                new String[] {"proxy", "goodput", "--sizes", "64,128"})) {
+            List<String> a = new ArrayList<>(List.of(run));
+            a.addAll(List.of("--quiet", "--format", "json"));
+            CliTest.Run r = CliTest.run(a.toArray(String[]::new));
+            assertEquals(0, r.code(), r.err());
+            int results = 0;
+            for (String l : r.out().lines().toList()) {
+                JsonNode n = M.readTree(l);
+                if ("result".equals(n.get("record").asString())) {
+                    results++;
+                    assertTrue(n.has("valid") && n.get("valid").asBoolean(), String.join(" ", run) + ": " + l);
+                }
+            }
+            assertTrue(results > 0, r.out());
+        }
+    }
+
+    @Test
     void mergeRunsRefusesDevZeroAndAFifoAtOnce(@TempDir Path tmp) throws Exception {
         assumeTrue(Files.exists(Path.of("/dev/zero")));
         CliTest.Run z = assertTimeoutPreemptively(Duration.ofSeconds(10), () -> CliTest.run("merge-runs", "/dev/zero"));
