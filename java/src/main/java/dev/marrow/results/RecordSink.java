@@ -403,7 +403,8 @@ public final class RecordSink {
      */
     private Path settle(boolean complete) {
         closeChannel();
-        if (!complete && count == 0) {
+        // raw text (format null: the DSM table) has no records: what was written is what is kept
+        if (!complete && (format != null ? count == 0 : committed == 0)) {
             try {
                 Files.deleteIfExists(temp);
             } catch (IOException ignored) {

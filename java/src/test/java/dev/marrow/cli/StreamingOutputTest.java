@@ -2,6 +2,7 @@
 package dev.marrow.cli;
 
 import dev.marrow.dsm.SlowSyntheticDevice;
+import dev.marrow.results.RecordSink;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -106,6 +107,34 @@ class StreamingOutputTest {
         assertTrue(seen.getLast().contains("## dsm.E0"), seen.getLast());
         assertTrue(out.toString().contains("## dsm.E2"), out.toString());
         assertEquals(1, out.toString().split("# DSM suite on", -1).length - 1, "one title: " + out);
+    }
+
+    @Test
+    void aDsmTableToAFileKeepsTheExperimentsDoneWhenALaterOneFails(@TempDir Path tmp) throws Exception {
+        SlowSyntheticDevice device = new SlowSyntheticDevice(0);
+        DsmCommand.Run run = new DsmCommand.Run();
+        run.opener = d -> device;
+        Path out = tmp.resolve("dsm.txt");
+        device.onCall = () -> {
+            try (var s = Files.list(tmp)) {
+                for (Path p : s.toList()) {
+                    if (Files.readString(p).contains("## dsm.E0")) {
+                        throw new IllegalStateException("the GPU fell off the bus");
+                    }
+                }
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        };
+        CommandLine cl = new CommandLine(run);
+        cl.setOut(new PrintWriter(new StringWriter()));
+        cl.setErr(new PrintWriter(new StringWriter()));
+        assertEquals(ExitCodes.FAILED, cl.execute("--experiment", "E0,E2", "--reps", "3", "--warmup", "0", "-o",
+                out.toString(), "--quiet"));
+        // as Main's execution strategy does with the output a failed command left open
+        RecordSink.finishOpenedBy(Thread.currentThread(), RecordSink.Status.FAILED, "the GPU fell off the bus");
+        assertTrue(Files.readString(out).contains("## dsm.E0"), "E0's table kept");
+        assertEquals(List.of("dsm.txt"), Files.list(tmp).map(p -> p.getFileName().toString()).toList());
     }
 
     @Test
