@@ -7,10 +7,13 @@
  * that library's marrow_<library>_last_error() (marrow_abi.h). With one
  * exported name for every library, the dynamic linker bound the program to
  * the first library's copy: after a failing host call the program read
- * emu's (empty) message. The names are looked up with dlsym so that the
+ * emu's (empty) message. The same holds for the layout query, the ABI
+ * version, the SQ-size check and the status names (marrow_<library>_abi_query
+ * ...): each library answers from its own table. The names are looked up with dlsym so that the
  * program also builds against libraries that lack them, and says so.
  */
 #include <dlfcn.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -18,6 +21,7 @@
 #include "marrow/marrow_softnic.h"
 
 typedef const char *(*err_fn)(void);
+typedef int (*query_fn)(const char *key, int64_t *out);
 
 static int failures;
 
@@ -59,6 +63,29 @@ int main(void)
 	printf("emu:  %s\n", emu());
 	CHECK(strstr(emu(), "marrow_emu_pd_alloc") != NULL, "emu message \"%s\"", emu());
 	CHECK(strstr(host(), "marrow_gda_config_check") != NULL, "host message overwritten: \"%s\"", host());
+
+	/* The layout tables: each library's query answers from its own table
+	 * (with one exported marrow_abi_query, both names led to the first). */
+	for (const char **n = (const char *[]){"marrow_abi_query", "marrow_abi_version", "marrow_check_log_sq",
+						"marrow_status_name", NULL}; *n != NULL; n++)
+		CHECK(dlsym(RTLD_DEFAULT, *n) == NULL, "%s is still exported by one of the libraries", *n);
+	query_fn emu_q = (query_fn)dlsym(RTLD_DEFAULT, "marrow_emu_abi_query");
+	query_fn host_q = (query_fn)dlsym(RTLD_DEFAULT, "marrow_host_abi_query");
+	CHECK(emu_q != NULL && host_q != NULL, "marrow_emu_abi_query %s, marrow_host_abi_query %s",
+	      emu_q ? "found" : "missing", host_q ? "found" : "missing");
+	if (emu_q != NULL && host_q != NULL) {
+		int64_t v = -1;
+		CHECK(emu_q("sizeof:marrow_emu_device_attr", &v) == MARROW_OK && v > 0,
+		      "emu's table lacks its own struct (%lld)", (long long)v);
+		CHECK(host_q("sizeof:marrow_emu_device_attr", &v) == MARROW_ENOENT,
+		      "host answered for an emu struct: it read emu's table");
+		CHECK(host_q("sizeof:marrow_gda_config", &v) == MARROW_OK && v > 0,
+		      "host's table lacks its own struct (%lld)", (long long)v);
+		CHECK(emu_q("sizeof:marrow_gda_config", &v) == MARROW_ENOENT,
+		      "emu answered for a host struct: it read host's table");
+		CHECK(strstr(emu(), "marrow_abi_query: unknown key 'sizeof:marrow_gda_config'") != NULL,
+		      "emu message \"%s\"", emu());
+	}
 	if (failures) {
 		fprintf(stderr, "lib_test_last_error: %d check(s) failed\n", failures);
 		return 1;

@@ -94,7 +94,7 @@ static void abi_table(void)
 
 	REQUIRE(h != NULL, "dlopen %s: %s (build the marrow_emu target)", so, dlerror());
 	typedef int (*query_fn)(const char *, int64_t *);
-	query_fn query = (query_fn)dlsym(h, "marrow_abi_query");
+	query_fn query = (query_fn)dlsym(h, "marrow_emu_abi_query");
 	int (*noop)(void) = (int (*)(void))dlsym(h, "marrow_emu_noop");
 
 	REQUIRE(query && noop, "symbols missing in %s", so);

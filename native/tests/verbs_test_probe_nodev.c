@@ -54,9 +54,9 @@ static int load(const char *path)
 		fprintf(stderr, "cannot dlopen %s: %s\n", path, dlerror());
 		return -1;
 	}
-	api.abi_version = (__typeof__(api.abi_version))dlsym(h, "marrow_abi_version");
+	api.abi_version = (__typeof__(api.abi_version))dlsym(h, "marrow_verbs_abi_version");
 	api.last_error = (__typeof__(api.last_error))dlsym(h, "marrow_verbs_last_error");
-	api.abi_query = (__typeof__(api.abi_query))dlsym(h, "marrow_abi_query");
+	api.abi_query = (__typeof__(api.abi_query))dlsym(h, "marrow_verbs_abi_query");
 	api.probe = (__typeof__(api.probe))dlsym(h, "marrow_verbs_probe");
 	api.device_info = (__typeof__(api.device_info))dlsym(h, "marrow_verbs_device_info");
 	if (!api.abi_version || !api.last_error || !api.abi_query || !api.probe ||

@@ -59,12 +59,22 @@ enum {
 	MARROW_LOG_SQ_MAX = 15,
 };
 
-/* MARROW_OK when log_sq is in MARROW_LOG_SQ_MIN..MAX; else MARROW_EINVAL
- * with the allowed range in marrow_last_error(). */
-MARROW_API int marrow_check_log_sq(uint32_t log_sq);
+/* The exports below are one per library, named marrow_<library>_<name>
+ * (library: emu, host, verbs, cuda): each answers for its own library. A
+ * program linking two libraries would otherwise be bound by the dynamic
+ * linker to the first library's copy of a shared name, and read that
+ * library's layout table, version or message. Inside the libraries (and in
+ * the static test archives) the unprefixed names below are the same
+ * functions; they are not exported. */
 
-/* ABI version this library was built with. Never fails. */
-MARROW_API int marrow_abi_version(void);
+/* MARROW_OK when log_sq is in MARROW_LOG_SQ_MIN..MAX; else MARROW_EINVAL
+ * with the allowed range in marrow_last_error().
+ * Exported as marrow_<library>_check_log_sq. */
+int marrow_check_log_sq(uint32_t log_sq);
+
+/* ABI version this library was built with. Never fails.
+ * Exported as marrow_<library>_abi_version. */
+int marrow_abi_version(void);
 
 /* Thread-local message describing the last failure on this thread of a
  * call into that library ("" if none). The pointer stays valid until the
@@ -81,11 +91,24 @@ MARROW_API const char *marrow_cuda_last_error(void);
  * "offsetof:<struct>.<field>", "sizeof:<struct>.<field>" (the field's size) or
  * "const:<NAME>" (an enum value or #define of the C headers, by its C name:
  * every status code below, and each library's own enums);
- * *out receives the value. Returns MARROW_ENOENT for an unknown key. */
-MARROW_API int marrow_abi_query(const char *key, int64_t *out);
+ * *out receives the value. Returns MARROW_ENOENT for an unknown key.
+ * Exported as marrow_<library>_abi_query, over that library's own table. */
+int marrow_abi_query(const char *key, int64_t *out);
 
 /* Human name of a status code ("EINVAL", ...). Never fails. */
-MARROW_API const char *marrow_status_name(int status);
+const char *marrow_status_name(int status);
+
+/* The exported names of each library (the functions above, and its
+ * marrow_<library>_last_error). */
+#define MARROW_ABI_EXPORTS(lib)                                                  \
+	MARROW_API int marrow_##lib##_check_log_sq(uint32_t log_sq);             \
+	MARROW_API int marrow_##lib##_abi_version(void);                         \
+	MARROW_API int marrow_##lib##_abi_query(const char *key, int64_t *out);  \
+	MARROW_API const char *marrow_##lib##_status_name(int status);
+MARROW_ABI_EXPORTS(emu)
+MARROW_ABI_EXPORTS(host)
+MARROW_ABI_EXPORTS(verbs)
+MARROW_ABI_EXPORTS(cuda)
 
 #ifdef __cplusplus
 }

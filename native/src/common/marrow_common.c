@@ -38,7 +38,7 @@ void marrow_clear_error(void)
 	last_error[0] = '\0';
 }
 
-MARROW_API int marrow_abi_version(void)
+int marrow_abi_version(void)
 {
 	return MARROW_ABI_VERSION;
 }
@@ -83,7 +83,7 @@ static const struct marrow_abi_entry *find(const struct marrow_abi_entry *table,
 	return NULL;
 }
 
-MARROW_API int marrow_abi_query(const char *key, int64_t *out)
+int marrow_abi_query(const char *key, int64_t *out)
 {
 	if (key == NULL || out == NULL)
 		return marrow_fail(MARROW_EINVAL, "marrow_abi_query: NULL argument");
@@ -109,7 +109,7 @@ MARROW_API int marrow_abi_query(const char *key, int64_t *out)
 	return marrow_fail(MARROW_ENOENT, "marrow_abi_query: unknown key '%s'", key);
 }
 
-MARROW_API int marrow_check_log_sq(uint32_t log_sq)
+int marrow_check_log_sq(uint32_t log_sq)
 {
 	if (log_sq < MARROW_LOG_SQ_MIN || log_sq > MARROW_LOG_SQ_MAX)
 		return marrow_fail(MARROW_EINVAL, "log_sq %u out of range %d..%d (the SQ holds 2^log_sq WQEBBs)",
@@ -117,7 +117,7 @@ MARROW_API int marrow_check_log_sq(uint32_t log_sq)
 	return MARROW_OK;
 }
 
-MARROW_API const char *marrow_status_name(int status)
+const char *marrow_status_name(int status)
 {
 	switch (status) {
 #define MARROW_STATUS_CASE(n) case MARROW_##n: return #n;
@@ -126,3 +126,27 @@ MARROW_API const char *marrow_status_name(int status)
 	default: return "UNKNOWN";
 	}
 }
+
+/* The exported names (marrow_abi.h): one per library, so that a program
+ * linking two gets each library's own table and messages. */
+#ifdef MARROW_LIB_NAME
+MARROW_API int MARROW_CAT3(marrow_, MARROW_LIB_NAME, _abi_version)(void)
+{
+	return marrow_abi_version();
+}
+
+MARROW_API int MARROW_CAT3(marrow_, MARROW_LIB_NAME, _abi_query)(const char *key, int64_t *out)
+{
+	return marrow_abi_query(key, out);
+}
+
+MARROW_API int MARROW_CAT3(marrow_, MARROW_LIB_NAME, _check_log_sq)(uint32_t log_sq)
+{
+	return marrow_check_log_sq(log_sq);
+}
+
+MARROW_API const char *MARROW_CAT3(marrow_, MARROW_LIB_NAME, _status_name)(int status)
+{
+	return marrow_status_name(status);
+}
+#endif

@@ -8,7 +8,7 @@ import dev.marrow.clock.ClockRecords;
 import dev.marrow.clock.ClockSample;
 import dev.marrow.clock.ClockSweep;
 import dev.marrow.presets.PresetRules;
-import dev.marrow.report.ResultFile;
+import dev.marrow.results.JsonLinesReader;
 import dev.marrow.results.ResultRecord;
 import dev.marrow.results.Stats;
 import picocli.CommandLine.Model.CommandSpec;
@@ -56,37 +56,31 @@ final class ClockSweepDriver {
         List<ClockSweep.Visit> plan = ClockSweep.plan(o.clocks, o.passes, seed);
         ClockSweep.Measurement m = t.measurement().get();
         PrintWriter err = spec.commandLine().getErr();
-        List<ResultRecord> records = new ArrayList<>();
         ClockSweep.Outcome outcome;
+        RunBounds.applyDefault(out, plan.size());
         RunProgress progress = out.progress(t.family() + " clock-sweep", plan.size());
+        // streamed: each cell's record is written as the cell completes (a run cut by the bound is tagged
+        // truncated from then on); the fits, which need every cell, come last
+        List<ResultRecord> records = out.records(t.preset()::tag);
+        List<ClockSample> samples = new ArrayList<>();
         try (ClockGuard guard = ClockGuard.open(controller)) {
             err.println("marrow: locking SM clocks through " + controller.describe() + "; restored at the end");
             err.flush();
-            outcome = ClockSweep.run(guard, plan, m, o.settleMs, progress::expired, progress::step);
+            outcome = ClockSweep.run(guard, plan, m, o.settleMs, progress::expired, (v, c) -> {
+                progress.step();
+                records.add(cellRecord(t, v, c, seed, o));
+                for (Map.Entry<String, Double> e : c.latencyUs().entrySet()) {
+                    samples.add(new ClockSample(t.group(), e.getKey(), v.clockMhz(), c.clockMhz().get(e.getKey()),
+                            e.getValue()));
+                }
+            });
         } finally {
             progress.close();
-        }
-        List<ClockSample> samples = new ArrayList<>();
-        for (int i = 0; i < outcome.cells().size(); i++) {
-            ClockSweep.Visit v = outcome.visited().get(i);
-            ClockSweep.Cell c = outcome.cells().get(i);
-            ResultRecord r = cellRecord(t, v, c, seed, o);
-            records.add(r);
-            for (Map.Entry<String, Double> e : c.latencyUs().entrySet()) {
-                samples.add(new ClockSample(t.group(), e.getKey(), v.clockMhz(), c.clockMhz().get(e.getKey()),
-                        e.getValue()));
-            }
         }
         for (ClockFits.Outcome f : ClockFits.fit(samples)) {
             records.add(ClockFits.record(t.family() + ".clock_sweep.fit", t.backend(), t.hardware(), f)
                     .param("seed", seed).param("passes", o.passes).param("cells_run", outcome.cells().size())
                     .param("cells_planned", plan.size()));
-        }
-        for (ResultRecord r : records) {
-            t.preset().tag(r);
-            if (outcome.cutShort()) {
-                r.param("truncated", true);
-            }
         }
         out.emit(records, spec.commandLine().getOut(), err);
         return ExitCodes.OK;
@@ -120,9 +114,14 @@ final class ClockSweepDriver {
         String backend = null;
         boolean hardware = false;
         for (Path f : files) {
-            ResultFile rf = ResultFile.read(f);
-            for (int i = 0; i < rf.records().size(); i++) {
-                Map<String, Object> rec = rf.records().get(i);
+            // one line at a time (docs/design/records.md "Reading result files"): memory bounded by a line
+            try (JsonLinesReader in = JsonLinesReader.open(f, false)) {
+            while (in.hasNext()) {
+                Map<String, Object> rec = in.next();
+                Object kind = rec.get("record");
+                if (!("result".equals(kind) || (kind == null && rec.containsKey("experiment")))) {
+                    continue; // header, footer: not measurements
+                }
                 if (!ClockRecords.usable(rec) || !String.valueOf(rec.get("experiment")).startsWith(family + ".")) {
                     skipped++;
                     continue;
@@ -131,9 +130,10 @@ final class ClockSweepDriver {
                     invalid++;
                     continue;
                 }
-                samples.addAll(ClockRecords.samples(rec, f + ": record " + (i + 1)));
+                samples.addAll(ClockRecords.samples(rec, f + ": line " + in.lineNumber()));
                 backend = backend == null ? String.valueOf(rec.get("backend")) : backend;
                 hardware |= Boolean.TRUE.equals(rec.get("hardware"));
+            }
             }
         }
         if (skipped + invalid > 0) {
@@ -144,7 +144,7 @@ final class ClockSweepDriver {
             throw new IllegalArgumentException("--fit-only: no " + family + " latency records with a measured SM "
                     + "clock in " + files);
         }
-        List<ResultRecord> records = new ArrayList<>();
+        List<ResultRecord> records = out.records();
         boolean any = false;
         for (ClockFits.Outcome o : ClockFits.fit(samples)) {
             records.add(ClockFits.record(family + ".clock_sweep.fit", backend, hardware, o)

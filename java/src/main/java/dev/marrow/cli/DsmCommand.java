@@ -12,7 +12,6 @@ import dev.marrow.dsm.NativeDsmDevice;
 import dev.marrow.results.Environment;
 import dev.marrow.results.OutputFormat;
 import dev.marrow.results.ResultRecord;
-import dev.marrow.results.ResultWriter;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -42,7 +41,10 @@ public final class DsmCommand {
                     + "E5 bidirectional, E6 mixed, E7 ring scaling, E8 ring strides, E9 all pairs, E10 sharing.",
                     "Timed on the GPU only (%%clock64 and %%globaltimer inside the kernels); per size the median of"
                             + " --reps accepted launches, then a least-squares fit time = alpha + beta * bytes.",
-                    "Published values are printed beside ours as reference_* (with their source)."})
+                    "Published values are printed beside ours as reference_* (with their source).",
+                    "Each experiment's records are written when it completes. Bounded: without --max-seconds no new "
+                            + "experiment starts after " + RunBounds.DSM_SECONDS_PER_EXPERIMENT + " s x experiments; "
+                            + "a run cut so ends with a dsm.run_summary record (truncated=true)."})
     public static final class Run implements Callable<Integer> {
         @Spec
         CommandSpec spec;
@@ -140,6 +142,7 @@ public final class DsmCommand {
                 throw new IllegalArgumentException("--reps must be at least 2");
             }
             config();
+            String bound = RunBounds.applyDefault(out, chosen.size(), RunBounds.DSM_SECONDS_PER_EXPERIMENT);
             RunProgress progress = out.progress("dsm run", chosen.size()); // checks --max-seconds before the GPU
             DsmDevice dev = opener.apply(device);
             DsmContext ctx = new DsmContext(dev, sanitize ? Sanitize.REPS : reps, sanitize ? 0 : warmup,
@@ -148,7 +151,10 @@ public final class DsmCommand {
             if (sanitize) {
                 ctx.withLatencyChase(Sanitize.HOPS, Sanitize.LAUNCHES);
             }
+            // streamed per experiment: an experiment's records (its fits need every series) are written when
+            // it completes; the table as DsmTable's blocks, the same at the end
             List<ResultRecord> records = new ArrayList<>();
+            DsmStream stream = new DsmStream(format, err);
             List<String> done = new ArrayList<>();
             String cut = null;
             for (Experiment e : chosen) {
@@ -157,7 +163,9 @@ public final class DsmCommand {
                 }
                 ctx.progress(e.id() + " " + e.name() + ": " + e.title());
                 try {
-                    records.addAll(e.run(ctx));
+                    List<ResultRecord> rs = e.run(ctx);
+                    records.addAll(rs);
+                    stream.write(rs);
                 } catch (DsmContext.OutOfTime t) {
                     cut = e.id(); // its partial series are dropped: an experiment's records come from all of them
                     break;
@@ -169,27 +177,67 @@ public final class DsmCommand {
             if (!ctx.rejections().isEmpty()) {
                 ctx.progress("rejected launches by reason: " + ctx.rejections());
             }
-            if (sanitize) {
-                for (ResultRecord r : records) {
-                    r.param("profile", "sanitize (correctness only: not a measurement)");
-                }
-            }
             if (progress.truncated()) {
                 List<String> notRun = chosen.stream().map(Experiment::id)
                         .filter(id -> !done.contains(id)).toList();
-                records.add(new ResultRecord("dsm.run_summary", dev.backend(), dev.hardware()).param("row", "summary")
+                ResultRecord summary = new ResultRecord("dsm.run_summary", dev.backend(), dev.hardware())
+                        .param("row", "summary")
                         .param("max_seconds", out.run.maxSeconds)
                         .metric("experiments_done", done).metric("experiment_cut", cut == null ? "none" : cut)
-                        .metric("experiments_not_run", notRun));
-                progress.tag(records);
-                err.println("marrow: dsm: --max-seconds reached: done " + done + ", not run " + notRun
+                        .metric("experiments_not_run", notRun);
+                records.add(summary);
+                stream.write(List.of(summary));
+                err.println("marrow: dsm: " + bound + " reached: done " + done + ", not run " + notRun
                         + (cut == null ? "" : " (" + cut + " was cut short; its partial series are dropped)"));
             }
-            Map<String, Object> env = Environment.capture();
-            String text = format == OutputFormat.TABLE ? DsmTable.render(records, env)
-                    : ResultWriter.render(format, records, env);
-            ResultWriter.emit(text, out.output, spec.commandLine().getOut(), err);
+            stream.finish(records);
             return ExitCodes.OK;
+        }
+
+        /** The run's output, written per experiment (docs/design/records.md). */
+        private final class DsmStream {
+            private final OutputFormat format;
+            private final PrintWriter err;
+            private List<ResultRecord> sink;
+            private dev.marrow.results.RecordSink text;
+
+            DsmStream(OutputFormat format, PrintWriter err) {
+                this.format = format;
+                this.err = err;
+            }
+
+            void write(List<ResultRecord> rs) {
+                for (ResultRecord r : rs) {
+                    if (sanitize) {
+                        r.param("profile", "sanitize (correctness only: not a measurement)");
+                    }
+                }
+                if (format != OutputFormat.TABLE) {
+                    if (sink == null) {
+                        sink = out.records();
+                    }
+                    sink.addAll(rs);
+                    return;
+                }
+                // the table: DsmTable's blocks, one experiment at a time, the title lines first
+                if (text == null) {
+                    text = dev.marrow.results.RecordSink.open(dev.marrow.results.Destination.check(out.output), null,
+                            Map.of(), spec.commandLine().getOut(), err);
+                    text.writeText(DsmTable.title(Environment.capture()));
+                }
+                text.writeText(DsmTable.blocks(rs));
+            }
+
+            void finish(List<ResultRecord> all) {
+                if (format != OutputFormat.TABLE) {
+                    out.emit(sink == null ? out.records() : sink, spec.commandLine().getOut(), err);
+                    return;
+                }
+                if (text == null) {
+                    write(List.of());
+                }
+                text.finish(dev.marrow.results.RecordSink.Status.COMPLETE, null, Map.of());
+            }
         }
     }
 

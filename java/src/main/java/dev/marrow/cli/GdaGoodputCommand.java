@@ -263,7 +263,7 @@ final class GdaGoodputCommand implements Callable<Integer> {
         }
         progress.close();
         if (!singleOp && !records.isEmpty()) {
-            ResultRecord s = GoodputMath.summary("gda.goodput", setup.backendName(), wire, done, gbs, records.getFirst());
+            ResultRecord s = GoodputMath.summary("gda.goodput", setup.backendName(), wire, done, gbs, records);
             tagProvenance(s);
             records.add(s);
         }
@@ -319,7 +319,7 @@ final class GdaGoodputCommand implements Callable<Integer> {
         progress.close();
         if (!records.isEmpty()) {
             ResultRecord s = GoodputMath.summary("gda.goodput", target.label() + "+softnic", wire, done, gbs,
-                    records.getFirst());
+                    records);
             tagProvenance(s);
             records.add(s);
         }

@@ -20,7 +20,6 @@ import dev.marrow.results.Stats;
 
 import java.io.PrintWriter;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -146,15 +145,17 @@ final class GdaLoadedTwoProcess {
                 return ExitCodes.OK;
             }
         }
-        List<ResultRecord> records = new ArrayList<>();
+        List<ResultRecord> records;
         boolean allValid = true;
-        Map<String, Object> peerEnv;
+        String bound = RunBounds.applyDefault(c.out, (long) bgs.size() * queues.size());
         RunProgress progress = c.out.progress("gda loaded (two processes)", (long) bgs.size() * queues.size());
         try (MiniGda g = MiniGda.open(setup)) {
             pin(g);
             err.println("marrow: gda loaded initiator: connected " + g.connection());
             err.flush();
-            peerEnv = g.peerEnvironment();
+            // streamed: each record written as its point completes; the header carries the peer's environment
+            Map<String, Object> peerEnv = g.peerEnvironment();
+            records = c.out.records(x -> { }, () -> peerEnv);
             String connection = g.connection();
             run:
             for (String qn : queues) {
@@ -201,12 +202,8 @@ final class GdaLoadedTwoProcess {
             }
         }
         progress.close();
-        progress.tag(records);
-        if (records.isEmpty()) {
-            err.println("marrow: --max-seconds reached before the first run");
-            return ExitCodes.OK;
-        }
-        c.out.emit(records, c.spec.commandLine().getOut(), err, peerEnv);
+        CliErrors.requireRecords(records, progress, (long) bgs.size() * queues.size() + " point(s)", bound);
+        c.out.emit(records, c.spec.commandLine().getOut(), err);
         if (!allValid) {
             err.println("marrow: FAILED rows have valid=false: wrong bytes in an inbox (responder_payload_errors: "
                     + "the responder's check of the probe word and of this side's background; "

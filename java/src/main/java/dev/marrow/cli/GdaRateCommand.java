@@ -193,7 +193,34 @@ final class GdaRateCommand implements Callable<Integer> {
                 .knob(Knob.COMPLETION_SCOPE, "--scope", (v, p) -> scope((String) v) != null ? null
                         : "gda rate has no equivalent of completion_scope = " + v + " (no communication-context "
                         + "model; its scopes: all-qp, used-qp, per-qp)",
-                        v -> c.scopes = List.of(scope((String) v)));
+                        v -> c.scopes = List.of(scope((String) v)))
+                // a preset's doorbell batch (32) does not divide the default counts (2000): they follow it
+                .follows("--messages", () -> c.roundCounts(true))
+                .follows("--warmup", () -> c.roundCounts(false));
+    }
+
+    /** Rounds --messages or --warmup up to a multiple of every point's WQEs per thread and doorbell. */
+    private String roundCounts(boolean messagesCount) {
+        long round = 1;
+        for (dev.marrow.gda.rate.RateSpec p : points()) {
+            int per = p.perThreadRound();
+            round = per > 0 ? round / gcd(round, per) * per : round;
+        }
+        long v = messagesCount ? messages : warmup;
+        long up = (v + round - 1) / round * round;
+        if (up == v) {
+            return null;
+        }
+        if (messagesCount) {
+            messages = up;
+        } else {
+            warmup = up;
+        }
+        return v + "->" + up;
+    }
+
+    private static long gcd(long a, long b) {
+        return b == 0 ? a : gcd(b, a % b);
     }
 
     /** The gda rate publication of a preset's word; null where there is no single equivalent. */
@@ -230,7 +257,11 @@ final class GdaRateCommand implements Callable<Integer> {
         }
         List<RateSpec> points = points();
         for (RateSpec p : points) {
-            p.validate(); // every point before the first run: a bad flag is a usage error
+            try {
+                p.validate(); // every point before the first run: a bad flag is a usage error
+            } catch (IllegalArgumentException e) {
+                throw presetApplied.explain(e);
+            }
             requireBounded(p);
         }
         CpuBudget.checkCpus("--engine-cpus", engine.engineCpus);

@@ -22,7 +22,6 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 
@@ -39,7 +38,7 @@ import java.util.concurrent.Callable;
                 "--preset NAME (marrow presets list): a GPU-submitted library's ordering (--ordering); the round "
                         + "trip posts from one thread through one QP with one put outstanding, so a preset needing "
                         + "more QPs, batched doorbells or warp publication is refused with the knob named. Explicit "
-                        + "flags override the preset; every record carries \"preset\"."})
+                        + "flags override the preset; every record carries \"preset\".", RunBounds.HELP})
 public final class GdaTimerCheckCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -138,26 +137,31 @@ public final class GdaTimerCheckCommand implements Callable<Integer> {
         GdaRunSpec base = new GdaRunSpec(Experiment.ROUND_TRIP,
                 ordering != null ? ordering : OrderingPolicy.defaultFor(Placement.HOST),
                 Payload.INLINE, 8, iters, warmup, timeoutMs * 1_000_000L);
-        List<ResultRecord> records = new ArrayList<>();
         Verdict v;
+        String bound = RunBounds.applyDefault(out, 2);
         RunProgress progress = out.progress("gda timer-check", 2);
         try (MiniGda g = MiniGda.open(setup)) {
-            GdaRun r0 = g.run(base);
-            progress.step();
-            GdaRun r1 = g.run(base.withResponderDelayNs(delayUs * 1000));
-            progress.step();
-            v = new Verdict(r0.stats().p50(), r1.stats().p50(), delayUs * 1000, toleranceUs * 1000);
-            records.add(GdaRecords.record(List.of(r0)));
-            records.add(GdaRecords.record(List.of(r1)));
-            records.add(v.record(setup.backendName(), setup.nic().hardware())
-                    .param("ordering", base.ordering().label()).metric("valid", r0.valid() && r1.valid()));
-            for (ResultRecord r : records) {
+            // streamed: each run's record written as it completes, the verdict last
+            List<ResultRecord> records = out.records(r -> {
                 CpuBudget.tag(r, spinning);
                 presetApplied.tag(r);
+            });
+            GdaRun r0 = g.run(base.withTimeoutNs(progress.capTimeoutNs(base.timeoutNs())));
+            progress.step();
+            records.add(GdaRecords.record(List.of(r0)));
+            if (progress.expired()) {
+                throw new IllegalStateException(bound + " ended the run before the delayed round trips: no verdict");
             }
+            GdaRun r1 = g.run(base.withResponderDelayNs(delayUs * 1000)
+                    .withTimeoutNs(progress.capTimeoutNs(base.timeoutNs())));
+            progress.step();
+            records.add(GdaRecords.record(List.of(r1)));
+            v = new Verdict(r0.stats().p50(), r1.stats().p50(), delayUs * 1000, toleranceUs * 1000);
+            records.add(v.record(setup.backendName(), setup.nic().hardware())
+                    .param("ordering", base.ordering().label()).metric("valid", r0.valid() && r1.valid()));
+            progress.close();
+            out.emit(records, spec.commandLine().getOut(), spec.commandLine().getErr());
         }
-        progress.close();
-        out.emit(records, spec.commandLine().getOut(), spec.commandLine().getErr());
         if (!v.pass()) {
             spec.commandLine().getErr().printf("marrow: timer check FAILED: the round trip moved by %.3f us for a "
                     + "%d us responder delay (tolerance %.3f us)%n", v.shiftNs() / 1000.0, delayUs, toleranceUs);

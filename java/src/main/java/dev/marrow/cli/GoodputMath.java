@@ -71,10 +71,12 @@ final class GoodputMath {
 
     /**
      * One summary record: the first size whose goodput reached 90 % of the
-     * wire model's line rate, or null with the reason.
+     * wire model's line rate, or null with the reason; valid when every
+     * size record it summarises is.
      */
     static ResultRecord summary(String experiment, String backend, WireModel w, List<Integer> sizes,
-                                List<Double> gbPerS, ResultRecord like) {
+                                List<Double> gbPerS, List<ResultRecord> of) {
+        ResultRecord like = of.getFirst();
         ResultRecord s = new ResultRecord(experiment + ".summary", backend, false);
         like.params().forEach((k, v) -> {
             if (!k.equals("size_bytes") && !k.equals("messages")) {
@@ -103,6 +105,7 @@ final class GoodputMath {
         List<Double> rounded = new ArrayList<>();
         gbPerS.forEach(g -> rounded.add(ResultRecord.round(g, 3)));
         s.metric("goodput_gbps", rounded);
+        s.metric("valid", of.stream().allMatch(r -> Boolean.TRUE.equals(r.metric("valid"))));
         return s;
     }
 }

@@ -40,7 +40,7 @@ import java.util.concurrent.Callable;
                 "The GPU is real; the NIC of the mini-gda arms is --nic: the software NIC (sending arms: "
                 + "\"hardware\": false, \"nic_hardware\": false) or mlx5 (a ConnectX; exit 77 without one); the "
                 + "proxy arms run on the software NIC. The baseline and dormant arms use no NIC. Needs a CUDA GPU "
-                + "(exit 77 without one)."})
+                + "(exit 77 without one).", RunBounds.HELP})
 public final class KernelCostCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -192,7 +192,7 @@ public final class KernelCostCommand implements Callable<Integer> {
         List<KcostPoint> pts = points();
         int maxSize = sizes.stream().mapToInt(Integer::intValue).max().orElse(8);
         KcostSettings s;
-        List<ResultRecord> records = new ArrayList<>();
+        List<ResultRecord> records;
         boolean allValid = true;
         KernelCost kc = KernelCost.open(settings(0), maxSize);   // exit 77 here without a GPU
         try {
@@ -204,7 +204,9 @@ public final class KernelCostCommand implements Callable<Integer> {
                 }
             }
             CpuBudget.check(s.proxyWorkers() + 1, "software NIC engine, proxy workers", spec.commandLine().getErr());
+            String bound = RunBounds.applyDefault(out, pts.size());
             RunProgress progress = out.progress("kernel-cost", pts.size());
+            records = out.records(); // streamed: each record written as its point completes
             Map<String, KcostMeasurement> baseline = new HashMap<>();
             Map<String, KcostMeasurement> send = new HashMap<>();
             for (KcostPoint p : pts) {
@@ -247,7 +249,7 @@ public final class KernelCostCommand implements Callable<Integer> {
                 records.add(r);
             }
             progress.close();
-            progress.tag(records);
+            CliErrors.requireRecords(records, progress, pts.size() + " point(s)", bound);
         } finally {
             kc.close();
         }

@@ -41,6 +41,12 @@ public final class OutputOptions {
                     + "the first free name.N.ext is used (run.jsonl -> run.1.jsonl, run.2.jsonl, ...)")
     Path output;
 
+    @Option(names = "--columns", paramLabel = "all|a,b,c",
+            description = "--format table: which fields. Default: a curated set per experiment (the point's "
+                    + "parameters, its headline metrics, valid) within " + dev.marrow.results.TableColumns.WIDTH
+                    + " characters; all: every field; a,b,c: those fields (names as --format json writes them)")
+    String columns;
+
     @Mixin
     RunOptions run;
 
@@ -48,6 +54,7 @@ public final class OutputOptions {
     CommandSpec mixee;
 
     private Destination dest;
+    private dev.marrow.results.TableColumns tableColumns;
     private Instant started;
     private RunProgress progress;
     private RecordSink sink;
@@ -63,6 +70,11 @@ public final class OutputOptions {
     public OutputFormat format() {
         if (dest == null) {
             started = Instant.now();
+            tableColumns = dev.marrow.results.TableColumns.parse(columns);
+            if (columns != null && format != OutputFormat.TABLE) {
+                throw new IllegalArgumentException("--columns chooses the fields of --format table; " + format.name()
+                        .toLowerCase(java.util.Locale.ROOT) + " writes every field");
+            }
             dest = Destination.check(output);
         }
         return format;
@@ -91,7 +103,7 @@ public final class OutputOptions {
 
     private RecordSink open(PrintWriter out, PrintWriter err, Map<String, Object> peerEnv) {
         format();
-        return RecordSink.open(dest, format, RecordSink.header(env(peerEnv)), out, err);
+        return RecordSink.open(dest, format, RecordSink.header(env(peerEnv)), out, err).columns(tableColumns);
     }
 
     /**
@@ -109,12 +121,32 @@ public final class OutputOptions {
      * (e.g. the CPU budget) added by each before the record is written.
      */
     List<ResultRecord> records(java.util.function.Consumer<ResultRecord> each) {
+        List<ResultRecord> l = records(each, null);
+        openSink(Map.of());
+        return l;
+    }
+
+    /**
+     * As {@link #records(java.util.function.Consumer)} for a run whose header
+     * carries the other process's environment (two processes or hosts), known
+     * only once the first session has met the peer: the output is opened
+     * (header first) when the first record is added, or at {@link #emit}.
+     * peerEnv null: no peer.
+     */
+    List<ResultRecord> records(java.util.function.Consumer<ResultRecord> each,
+                               java.util.function.Supplier<Map<String, Object>> peerEnv) {
         if (mixee == null) {
             throw new IllegalStateException("records() needs the command's spec");
         }
-        sink = open(mixee.commandLine().getOut(), mixee.commandLine().getErr(), Map.of());
-        streamed = new Streamed(each);
+        format();
+        streamed = new Streamed(each, peerEnv == null ? Map::of : peerEnv);
         return streamed;
+    }
+
+    private void openSink(Map<String, Object> peerEnv) {
+        if (sink == null) {
+            sink = open(mixee.commandLine().getOut(), mixee.commandLine().getErr(), peerEnv);
+        }
     }
 
     public void emit(List<ResultRecord> records, PrintWriter out, PrintWriter err) {
@@ -129,7 +161,8 @@ public final class OutputOptions {
      */
     public void emit(List<ResultRecord> records, PrintWriter out, PrintWriter err, Map<String, Object> peerEnv) {
         RecordSink s;
-        if (records == streamed && sink != null) {
+        if (records == streamed && streamed != null) {
+            openSink(peerEnv.isEmpty() ? streamed.peerEnv.get() : peerEnv);
             s = sink;
         } else {
             s = open(out, err, peerEnv);
@@ -148,9 +181,11 @@ public final class OutputOptions {
     private final class Streamed extends AbstractList<ResultRecord> {
         private final List<ResultRecord> list = new ArrayList<>();
         private final java.util.function.Consumer<ResultRecord> each;
+        private final java.util.function.Supplier<Map<String, Object>> peerEnv;
 
-        Streamed(java.util.function.Consumer<ResultRecord> each) {
+        Streamed(java.util.function.Consumer<ResultRecord> each, java.util.function.Supplier<Map<String, Object>> peerEnv) {
             this.each = each;
+            this.peerEnv = peerEnv;
         }
 
         @Override
@@ -159,6 +194,7 @@ public final class OutputOptions {
             if (progress != null && progress.truncated()) {
                 r.param("truncated", true);
             }
+            openSink(peerEnv.get());
             sink.write(r);
             return list.add(r);
         }

@@ -377,7 +377,6 @@ public final class ProxyCommand {
             if (addr != null && !common.initiator) {
                 return common.serve(addr, out, spec);
             }
-            List<ResultRecord> records = new ArrayList<>();
             // producer (cpu) + workers + engine threads + the round-trip responder (two processes: the
             // responder process's engine instead)
             int spinning = (common.producer == CliNames.Producer.CPU ? 1 : 0) + workers + common.engineThreads + 1;
@@ -386,6 +385,9 @@ public final class ProxyCommand {
             String bound = RunBounds.applyDefault(out, handoff.handoffs.size());
             RunProgress progress = out.progress("proxy latency", handoff.handoffs.size());
             ProxyPeer peer = common.openPeer(addr, spec);
+            // streamed: each record written as its point completes (the header, with the peer's
+            // environment, with the first)
+            List<ResultRecord> records = out.records(r -> { }, peer == null ? null : peer::peerEnvironment);
             boolean rtt = peer == null; // the round trip's responder thread lives in this process only
             boolean failed = false;
             try {
@@ -435,6 +437,8 @@ public final class ProxyCommand {
                             common.tagPeer(r, peer, px, nonzero);
                             failed |= nonzero <= 0;
                         }
+                        // every timed put completed (else the wait failed); two processes: bytes arrived
+                        r.metric("valid", pc.n() == iters && (peer == null || nonzero > 0));
                         records.add(r);
                     } finally {
                         if (gpu != null) {
@@ -541,7 +545,6 @@ public final class ProxyCommand {
             int[] bs = sweep ? new int[] {1, 2, 4, 8, 16, 32} : batches;
             int[] rs = sweep ? new int[] {1, 8, 32} : rings;
             validateLayout(ts, rs);
-            List<ResultRecord> records = new ArrayList<>();
             List<int[]> points = new ArrayList<>();
             for (int t : ts) {
                 for (int r : ringsPerWorker != null ? new int[] {ringsPerWorker * t} : rs) {
@@ -561,6 +564,9 @@ public final class ProxyCommand {
             String bound = RunBounds.applyDefault(out, (long) handoff.handoffs.size() * points.size());
             RunProgress progress = out.progress("proxy rate", (long) handoff.handoffs.size() * points.size());
             peer = common.openPeer(addr, spec);
+            // streamed: each record written as its point completes (the header, with the peer's
+            // environment, with the first)
+            List<ResultRecord> records = out.records(r -> { }, peer == null ? null : () -> peer.peerEnvironment());
             try {
                 run:
                 for (Handoff h : handoff.handoffs) {
@@ -678,6 +684,7 @@ public final class ProxyCommand {
                     if (peer == null) { // two processes: the destination is the responder's; it counts what arrived
                         rec.metric("verify_errors", res.verifyErrors());
                     }
+                    rec.metric("valid", peer == null ? res.verifyErrors() == 0 : nonzero > 0);
                     if (gpu == null) {
                         rec.metric("cache_refreshes", res.cacheRefreshes());
                     }

@@ -123,13 +123,14 @@ final class ProxyGoodputCommand implements Callable<Integer> {
         if (addr != null && !common.initiator) {
             return common.serve(addr, out, spec);
         }
-        List<ResultRecord> records = new ArrayList<>();
         List<Double> gbs = new ArrayList<>();
         List<Integer> done = new ArrayList<>();
         boolean allValid = true;
         String bound = RunBounds.applyDefault(out, sz.size());
         RunProgress progress = out.progress("proxy goodput", sz.size());
         ProxyPeer peer = common.openPeer(addr, spec);
+        // streamed: each record written as its size completes (the header, with the peer's environment, with the first)
+        List<ResultRecord> records = out.records(x -> { }, peer == null ? null : peer::peerEnvironment);
         try {
         for (int size : sz) {
             if (progress.expired()) {
@@ -221,7 +222,7 @@ final class ProxyGoodputCommand implements Callable<Integer> {
         progress.close();
         if (!records.isEmpty()) {
             records.add(GoodputMath.summary("proxy.goodput", records.getFirst().backend(), wire, done, gbs,
-                    records.getFirst()));
+                    records));
         }
         CliErrors.requireRecords(records, progress, sz.size() + " size point(s)", bound);
         progress.tag(records);

@@ -18,7 +18,6 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -116,10 +115,11 @@ final class ProxyLoadedCommand implements Callable<Integer> {
         if (addr != null && !common.initiator) {
             return common.serve(addr, out, spec);
         }
-        List<ResultRecord> records = new ArrayList<>();
         String bound = RunBounds.applyDefault(out, (long) bgs.size() * queues.size());
         RunProgress progress = out.progress("proxy loaded", (long) bgs.size() * queues.size());
         ProxyPeer peer = common.openPeer(addr, spec);
+        // streamed: each record written as its point completes (the header, with the peer's environment, with the first)
+        List<ResultRecord> records = out.records(x -> { }, peer == null ? null : peer::peerEnvironment);
         boolean peerFailed = false;
         try {
         run:

@@ -41,15 +41,26 @@ final class RunBounds {
      * start) and returns what bounds the run, in words, for the messages of a cut run.
      */
     static String applyDefault(OutputOptions out, long points) {
+        return applyDefault(out, points, DEFAULT_SECONDS_PER_POINT);
+    }
+
+    /**
+     * The default deadline per DSM experiment: one experiment is a sweep of sizes x --reps launches
+     * (E9 all pairs, E7 ring scaling: many series), so its point is the experiment.
+     */
+    static final int DSM_SECONDS_PER_EXPERIMENT = 600;
+
+    /** As {@link #applyDefault(OutputOptions, long)} with secondsPerPoint per point. */
+    static String applyDefault(OutputOptions out, long points, int secondsPerPoint) {
         if (out.run.maxSeconds != null) {
             if (!(out.run.maxSeconds > 0)) { // RunOptions says the same later; before any warning or set-up here
                 throw new IllegalArgumentException("--max-seconds must be > 0, not " + out.run.maxSeconds);
             }
             return "--max-seconds";
         }
-        double s = (double) DEFAULT_SECONDS_PER_POINT * Math.max(1, points);
+        double s = (double) secondsPerPoint * Math.max(1, points);
         out.run.maxSeconds = s;
-        return "the default bound of " + (long) s + " s (" + DEFAULT_SECONDS_PER_POINT + " s x " + Math.max(1, points)
+        return "the default bound of " + (long) s + " s (" + secondsPerPoint + " s x " + Math.max(1, points)
                 + " point(s); --max-seconds sets another)";
     }
 

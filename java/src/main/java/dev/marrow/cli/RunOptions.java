@@ -10,7 +10,9 @@ public final class RunOptions {
 
     @Option(names = "--max-seconds", paramLabel = "S",
             description = "Bound the whole run: no new point or repetition starts after S seconds (the records "
-                    + "then say truncated=true), and each native wait is capped by the time left. Default: no bound")
+                    + "then say truncated=true), and each native wait is capped by the time left. Default: a bound scaled to the work, "
+                    + RunBounds.DEFAULT_SECONDS_PER_POINT + " s per point or repetition (each command's help says how "
+                    + "it counts them)")
     Double maxSeconds;
 
     /** Starts the clock of a run of `steps` points or repetitions (progress and the --max-seconds deadline). */

@@ -73,6 +73,12 @@ public final class ClockSweep {
      */
     public static Outcome run(ClockGuard guard, List<Visit> plan, Measurement m, long settleMs, BooleanSupplier stop,
                               Runnable afterCell) {
+        return run(guard, plan, m, settleMs, stop, (v, c) -> afterCell.run());
+    }
+
+    /** As above; afterCell gets each visit and its cell as it completes (a command writes its record then). */
+    public static Outcome run(ClockGuard guard, List<Visit> plan, Measurement m, long settleMs, BooleanSupplier stop,
+                              java.util.function.BiConsumer<Visit, Cell> afterCell) {
         List<Visit> visited = new ArrayList<>();
         List<Cell> cells = new ArrayList<>();
         for (Visit v : plan) {
@@ -88,9 +94,10 @@ public final class ClockSweep {
                     throw new IllegalStateException("interrupted while the clock settled", e);
                 }
             }
-            cells.add(m.measure(v.clockMhz()));
+            Cell c = m.measure(v.clockMhz());
+            cells.add(c);
             visited.add(v);
-            afterCell.run();
+            afterCell.accept(v, c);
         }
         return new Outcome(visited, cells, false);
     }

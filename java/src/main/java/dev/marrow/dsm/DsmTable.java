@@ -23,6 +23,20 @@ public final class DsmTable {
     static final Set<String> HIDDEN_ROWS = Set.of("point", "pair", "offset"); // offset: E11's 128 per stream
 
     public static String render(List<ResultRecord> records, Map<String, Object> env) {
+        return (env != null ? title(env) : REFERENCE_LINE) + blocks(records);
+    }
+
+    private static final String REFERENCE_LINE =
+            "# reference_* columns: published values (source in reference_source), printed beside ours\n";
+
+    /** The title lines: GPU, build, what reference_* means. */
+    public static String title(Map<String, Object> env) {
+        return "# DSM suite on " + env.getOrDefault("gpu0_name", env.getOrDefault("gpu", "GPU")) + ", git "
+                + env.get("git_sha") + "\n" + REFERENCE_LINE;
+    }
+
+    /** The blocks of these records (one experiment's, as it completes, or a whole run's). */
+    public static String blocks(List<ResultRecord> records) {
         Map<String, List<ResultRecord>> groups = new LinkedHashMap<>();
         for (ResultRecord r : records) {
             String row = String.valueOf(r.params().get("row"));
@@ -32,11 +46,6 @@ public final class DsmTable {
             groups.computeIfAbsent(r.experiment() + " / " + row, k -> new ArrayList<>()).add(r);
         }
         StringBuilder sb = new StringBuilder();
-        if (env != null) {
-            sb.append("# DSM suite on ").append(env.getOrDefault("gpu0_name", env.getOrDefault("gpu", "GPU"))).append(", git ")
-                    .append(env.get("git_sha")).append('\n');
-        }
-        sb.append("# reference_* columns: published values (source in reference_source), printed beside ours\n");
         for (Map.Entry<String, List<ResultRecord>> e : groups.entrySet()) {
             sb.append('\n').append("## ").append(e.getKey()).append('\n');
             sb.append(ResultWriter.table(e.getValue(), null));

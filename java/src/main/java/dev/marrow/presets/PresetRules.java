@@ -26,6 +26,8 @@ public final class PresetRules {
     private final String command;
     private final String suite;
     private final Map<Knob, Rule> rules = new EnumMap<>(Knob.class);
+    /** Defaults a preset's choices may conflict with: flag to how to bring it in line (docs/design/presets.md). */
+    private final Map<String, java.util.function.Supplier<String>> follows = new LinkedHashMap<>();
 
     /** command: as users type it ("gda latency"); suite: the presets it takes ("gda" or "proxy"). */
     public PresetRules(String command, String suite) {
@@ -39,6 +41,18 @@ public final class PresetRules {
      */
     public PresetRules knob(Knob k, String flag, BiFunction<Object, Preset, String> refusal, Consumer<Object> apply) {
         rules.put(k, new Rule(flag, refusal, apply));
+        return this;
+    }
+
+    /**
+     * A default that follows the preset's choices (a warm-up count that must
+     * be a multiple of the preset's doorbell batch): after the choices are
+     * applied, and only when flag was not given, adjust runs and returns the
+     * change in words ("2000 -> 2016"), or null when the default already fits.
+     * An explicit flag wins: it is checked as given, and a refusal names the preset.
+     */
+    public PresetRules follows(String flag, java.util.function.Supplier<String> adjust) {
+        follows.put(flag, adjust);
         return this;
     }
 
@@ -87,7 +101,16 @@ public final class PresetRules {
                 applied.put(c.knob().key(), c.valueText());
             }
         }
-        return new Applied(p.name(), applied, List.copyOf(overridden));
+        Map<String, String> adjusted = new LinkedHashMap<>();
+        follows.forEach((flag, adjust) -> {
+            if (!explicit.test(flag)) {
+                String change = adjust.get();
+                if (change != null) {
+                    adjusted.put(flag, change);
+                }
+            }
+        });
+        return new Applied(p.name(), applied, List.copyOf(overridden), Map.copyOf(adjusted));
     }
 
     private void check(Preset p, Predicate<String> explicit) {
@@ -115,9 +138,27 @@ public final class PresetRules {
      * @param applied    knob to value, for the choices the preset set
      * @param overridden the flags given explicitly over the preset's choice
      */
-    public record Applied(String preset, Map<String, String> applied, List<String> overridden) {
+    public record Applied(String preset, Map<String, String> applied, List<String> overridden,
+                          Map<String, String> adjusted) {
         /** No preset: records still say so. */
-        public static final Applied NONE = new Applied("none", Map.of(), List.of());
+        public static final Applied NONE = new Applied("none", Map.of(), List.of(), Map.of());
+
+        public Applied(String preset, Map<String, String> applied, List<String> overridden) {
+            this(preset, applied, overridden, Map.of());
+        }
+
+        /**
+         * A usage error of the run with the preset's part in it named: the
+         * preset and the knobs it set, so that "--warmup must be a multiple of
+         * 32" says where the 32 came from. The error as it is without a preset.
+         */
+        public IllegalArgumentException explain(IllegalArgumentException e) {
+            if (preset.equals("none") || applied.isEmpty()) {
+                return e;
+            }
+            return new IllegalArgumentException(e.getMessage() + " (preset " + preset + " sets " + String.join(", ",
+                    applied.entrySet().stream().map(x -> x.getKey() + " = " + x.getValue()).toList()) + ")", e);
+        }
 
         public ResultRecord tag(ResultRecord r) {
             r.param("preset", preset);
@@ -127,6 +168,10 @@ public final class PresetRules {
             }
             if (!overridden.isEmpty()) {
                 r.param("preset_overridden", String.join(",", overridden));
+            }
+            if (!adjusted.isEmpty()) {
+                r.param("preset_adjusted", String.join(",", new java.util.TreeMap<>(adjusted).entrySet().stream()
+                        .map(e -> e.getKey() + " " + e.getValue()).toList()));
             }
             return r;
         }

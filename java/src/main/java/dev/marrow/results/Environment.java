@@ -54,8 +54,27 @@ public final class Environment {
         } catch (RuntimeException e) {
             env.put("native_components", "unavailable: " + e.getMessage());
         }
+        env.put("nvidia_driver_version", nvidiaDriverVersion(Path.of("/")));
         gpus(env);
         return env;
+    }
+
+    /**
+     * The NVIDIA kernel driver's version ("550.54.15"), from the loaded
+     * module (sys/module/nvidia/version) or the driver's banner
+     * (proc/driver/nvidia/version: "NVRM version: NVIDIA UNIX ... Kernel
+     * Module  550.54.15  ...") under root; null where no NVIDIA driver is
+     * loaded. Not the CUDA driver API version, which the GPU probe records.
+     */
+    static String nvidiaDriverVersion(Path root) {
+        String v = readTrim(root.resolve("sys/module/nvidia/version").toString());
+        if (!v.equals("unknown") && v.matches("[0-9][0-9.]*")) {
+            return v;
+        }
+        String banner = readTrim(root.resolve("proc/driver/nvidia/version").toString());
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("Kernel Module(?: for [^ ]+)?\\s+([0-9][0-9.]+)")
+                .matcher(banner);
+        return m.find() ? m.group(1) : null;
     }
 
     /** GPU name, SM count and maximum clocks where a GPU is usable; current clocks come from the run itself. */

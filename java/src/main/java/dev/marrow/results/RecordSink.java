@@ -60,6 +60,8 @@ public final class RecordSink {
     // CSV / table: the columns of the current header row (a record with new columns starts a new one)
     private List<String> columns;
     private int[] widths;
+    private TableColumns tableColumns = TableColumns.ALL;
+    private Object tableExperiment;
 
     private RecordSink(Destination dest, OutputFormat format, PrintWriter stdout, PrintWriter err, Path temp,
                        SeekableByteChannel channel, Map<String, Object> env) {
@@ -111,6 +113,8 @@ public final class RecordSink {
         OPEN.add(s);
         if (format == OutputFormat.JSON && header != null) {
             s.line(JSON.writeValueAsString(header));
+        } else if (format == OutputFormat.CSV && header != null) {
+            s.comments(header);
         }
         return s;
     }
@@ -174,7 +178,49 @@ public final class RecordSink {
         }
     }
 
-    private void csvRow(Map<String, Object> flat) {
+    /**
+     * CSV: a header or footer record as comment lines ("# key=value", nested
+     * fields flattened as the rows are), so a CSV reader told that "#" starts
+     * a comment (pandas comment='#', R comment.char) reads the rows alone.
+     */
+    private void comments(Map<String, Object> rec) {
+        StringBuilder sb = new StringBuilder();
+        flatten("", rec, new LinkedHashMap<>()).forEach((k, v) ->
+                sb.append("# ").append(k).append('=').append(String.valueOf(v).replace('\n', ' ')).append('\n'));
+        bytes(sb.toString().getBytes(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * A record's fields with nested values flattened (CSV): a map's fields as
+     * "a.b", a list of scalars as one cell of space-separated items, a list
+     * holding maps or lists by index ("per_worker.0.cpu").
+     */
+    static Map<String, Object> flatten(String prefix, Map<String, Object> m, Map<String, Object> into) {
+        for (Map.Entry<String, Object> e : m.entrySet()) {
+            flattenValue(prefix + e.getKey(), e.getValue(), into);
+        }
+        return into;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static void flattenValue(String key, Object v, Map<String, Object> into) {
+        if (v instanceof Map<?, ?> mm) {
+            flatten(key + ".", (Map<String, Object>) mm, into);
+        } else if (v instanceof List<?> l && l.stream().anyMatch(x -> x instanceof Map || x instanceof List)) {
+            for (int i = 0; i < l.size(); i++) {
+                flattenValue(key + "." + i, l.get(i), into);
+            }
+        } else if (v instanceof List<?> l) {
+            List<String> items = new ArrayList<>();
+            l.forEach(x -> items.add(String.valueOf(x)));
+            into.put(key, String.join(" ", items));
+        } else {
+            into.put(key, v);
+        }
+    }
+
+    private void csvRow(Map<String, Object> nested) {
+        Map<String, Object> flat = flatten("", nested, new LinkedHashMap<>());
         if (columns == null || !columns.containsAll(flat.keySet())) {
             columns = new ArrayList<>(flat.keySet());
             line(String.join(",", columns));
@@ -186,9 +232,16 @@ public final class RecordSink {
         line(String.join(",", cells));
     }
 
+    /** The table's columns (--columns); every field unless set. Before the first record. */
+    public RecordSink columns(TableColumns c) {
+        tableColumns = c;
+        return this;
+    }
+
     private void tableRow(Map<String, Object> flat) {
         List<String> cols = new ArrayList<>(flat.keySet());
         cols.removeAll(List.of("record", "experiment"));
+        Object exp = flat.get("experiment");
         if (columns == null) {
             StringBuilder sb = new StringBuilder("# ").append(flat.get("experiment"))
                     .append(Boolean.FALSE.equals(flat.get("hardware"))
@@ -196,12 +249,19 @@ public final class RecordSink {
             sb.append(ResultWriter.hostLine(env));
             bytes(sb.toString().getBytes(StandardCharsets.UTF_8));
         }
-        if (columns == null || !columns.containsAll(cols)) {
+        boolean newSet = columns == null
+                || (tableColumns.everyField() && !columns.containsAll(cols))
+                || (tableColumns.perExperiment() && !java.util.Objects.equals(exp, tableExperiment));
+        if (newSet) {
             // widths from the header and this first row; a later, wider cell pushes its row only
-            columns = cols;
-            widths = new int[cols.size()];
-            for (int i = 0; i < cols.size(); i++) {
-                widths[i] = Math.max(cols.get(i).length(), cell(flat.get(cols.get(i))).length());
+            if (columns != null && tableColumns.perExperiment()) {
+                line("# " + exp);
+            }
+            columns = tableColumns.choose(flat);
+            tableExperiment = exp;
+            widths = new int[columns.size()];
+            for (int i = 0; i < columns.size(); i++) {
+                widths[i] = Math.max(columns.get(i).length(), cell(flat.get(columns.get(i))).length());
             }
             line(ResultWriter.row(columns, widths));
         }
@@ -213,7 +273,7 @@ public final class RecordSink {
     }
 
     private static String cell(Object v) {
-        return v == null ? "-" : String.valueOf(v);
+        return TableColumns.cell(v);
     }
 
     private void line(String s) {
@@ -285,6 +345,8 @@ public final class RecordSink {
         }
         if (format == OutputFormat.JSON) {
             line(JSON.writeValueAsString(f));
+        } else if (format == OutputFormat.CSV) {
+            comments(f);
         } else if (format == OutputFormat.TABLE && (status != Status.COMPLETE || count == 0)) {
             line("# " + status.word() + (error != null ? ": " + error : "") + ", " + count + " record(s)");
         }
@@ -341,7 +403,8 @@ public final class RecordSink {
      */
     private Path settle(boolean complete) {
         closeChannel();
-        if (!complete && count == 0) {
+        // raw text (format null: the DSM table) has no records: what was written is what is kept
+        if (!complete && (format != null ? count == 0 : committed == 0)) {
             try {
                 Files.deleteIfExists(temp);
             } catch (IOException ignored) {

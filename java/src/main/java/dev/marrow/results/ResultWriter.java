@@ -19,7 +19,8 @@ import java.util.Set;
  * {@link RecordSink} instead (docs/design/records.md).
  */
 public final class ResultWriter {
-    public static final String SCHEMA = "marrow.result/1";
+    /** The record stream's version; its fields are listed in docs/design/records.md ("Schema"). */
+    public static final String SCHEMA = "marrow.result/2";
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
     private ResultWriter() {

@@ -88,6 +88,58 @@ class OutputCliTest {
     }
 
     @Test
+    void theTableIsCuratedWithin120ColumnsUnlessAskedForMore() {
+        // proxy latency: the widest records (about 60 fields, a 1,400-character line with every field)
+        String[] run = {"proxy", "latency", "--iters", "200", "--warmup", "10", "--handoff", "tuned", "--quiet"};
+        CliTest.Run r = CliTest.run(run);
+        assertEquals(0, r.code(), r.err());
+        List<String> lines = r.out().lines().toList();
+        assertTrue(lines.getFirst().startsWith("# proxy.latency"), r.out());
+        for (String l : lines) {
+            assertTrue(l.length() <= dev.marrow.results.TableColumns.WIDTH, l.length() + " characters: " + l);
+        }
+        assertTrue(lines.get(2).contains("putc_p50_ns") && lines.get(2).contains("handoff"), lines.get(2));
+
+        List<String> more = new ArrayList<>(List.of(run));
+        more.addAll(List.of("--columns", "all"));
+        CliTest.Run a = CliTest.run(more.toArray(String[]::new));
+        assertEquals(0, a.code(), a.err());
+        assertTrue(a.out().lines().skip(2).findFirst().orElseThrow().contains("putc_stdev_ns"), a.out());
+
+        more.set(more.size() - 1, "handoff,putc_p99_ns");
+        CliTest.Run n = CliTest.run(more.toArray(String[]::new));
+        assertEquals(0, n.code(), n.err());
+        assertEquals(List.of("handoff", "putc_p99_ns"), List.of(n.out().lines().skip(2).findFirst().orElseThrow()
+                .strip().split(" +")));
+
+        CliTest.Run j = quick("--format", "json", "--columns", "all");
+        assertEquals(ExitCodes.USAGE, j.code(), j.err());
+        assertTrue(firstLine(j.err()).contains("--columns chooses the fields of --format table"), j.err());
+    }
+
+    @Test
+    void everyProxyRecordSaysWhetherItIsValid() {
+        for (String[] run : List.of(
+                new String[] {"proxy", "latency", "--iters", "200", "--warmup", "10", "--handoff", "tuned"},
+                new String[] {"proxy", "rate", "--rings", "2", "--messages", "20000", "--warmup", "100"},
+                new String[] {"proxy", "goodput", "--sizes", "64,128"})) {
+            List<String> a = new ArrayList<>(List.of(run));
+            a.addAll(List.of("--quiet", "--format", "json"));
+            CliTest.Run r = CliTest.run(a.toArray(String[]::new));
+            assertEquals(0, r.code(), r.err());
+            int results = 0;
+            for (String l : r.out().lines().toList()) {
+                JsonNode n = M.readTree(l);
+                if ("result".equals(n.get("record").asString())) {
+                    results++;
+                    assertTrue(n.has("valid") && n.get("valid").asBoolean(), String.join(" ", run) + ": " + l);
+                }
+            }
+            assertTrue(results > 0, r.out());
+        }
+    }
+
+    @Test
     void mergeRunsRefusesDevZeroAndAFifoAtOnce(@TempDir Path tmp) throws Exception {
         assumeTrue(Files.exists(Path.of("/dev/zero")));
         CliTest.Run z = assertTimeoutPreemptively(Duration.ofSeconds(10), () -> CliTest.run("merge-runs", "/dev/zero"));

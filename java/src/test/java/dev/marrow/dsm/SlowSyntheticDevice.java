@@ -12,6 +12,8 @@ public final class SlowSyntheticDevice implements DsmDevice {
     private final DsmDevice d = new SyntheticDsmDevice(19.87, 18.87, 21.25, 0);
     private final long delayMs;
     public int calls;
+    /** Run before every native call (tests: look at the output while the run is still going). */
+    public Runnable onCall = () -> { };
 
     public SlowSyntheticDevice(long delayMs) {
         this.delayMs = delayMs;
@@ -19,6 +21,7 @@ public final class SlowSyntheticDevice implements DsmDevice {
 
     private void pause() {
         calls++;
+        onCall.run();
         try {
             Thread.sleep(delayMs);
         } catch (InterruptedException e) {

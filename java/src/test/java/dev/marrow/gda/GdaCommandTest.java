@@ -48,8 +48,10 @@ class GdaCommandTest {
         Out r = run("gda", "latency", "--sweep", "ordering", "--iters", "20", "--warmup", "2");
         assertEquals(0, r.exit(), r.err());
         assertTrue(r.out().contains("EMULATED"), r.out());
-        long rows = r.out().lines().filter(l -> l.contains("cpu+softnic")).count();
+        // the curated table (docs/design/records.md): comment lines, one column line, one row per point
+        long rows = r.out().lines().filter(l -> !l.startsWith("#")).count() - 1;
         assertEquals(14, rows, r.out());
+        assertEquals(14, r.out().lines().filter(l -> l.strip().startsWith("cpu ")).count(), r.out());
         for (Ordering o : Ordering.values()) {
             assertTrue(r.out().contains(o.label()), o.label());
         }
@@ -59,7 +61,9 @@ class GdaCommandTest {
     void sizeSweepCoversFig3a() {
         Out r = run("gda", "latency", "--sweep", "size", "--iters", "20", "--warmup", "2", "--format", "csv");
         assertEquals(0, r.exit(), r.err());
-        assertEquals(1 + 8, r.out().strip().split("\n").length, r.out());
+        // CSV: the header and footer as comment lines, one column line, one line per size
+        assertEquals(1 + 8, r.out().lines().filter(l -> !l.startsWith("#")).count(), r.out());
+        assertTrue(r.out().startsWith("# record=header\n"), r.out());
         assertTrue(r.out().contains(",220,"), r.out());
     }
 

@@ -55,6 +55,19 @@ class AbiHandshakeTest {
     }
 
     @Test
+    void twoLibrariesLoadedTogetherEachAnswerFromTheirOwnTable() {
+        // one exported marrow_abi_query for every library let the first loaded answer for both
+        NativeLib emu = NativeLib.shared("emu");
+        NativeLib host = NativeLib.shared("host");
+        assertTrue(emu.abiQuery("sizeof:marrow_emu_device_attr") > 0);
+        assertEquals(-1, host.abiQuery("sizeof:marrow_emu_device_attr"), "host read emu's table");
+        assertTrue(host.lastError().contains("marrow_emu_device_attr"), host.lastError());
+        assertTrue(host.abiQuery("sizeof:marrow_gda_config") > 0);
+        assertEquals(-1, emu.abiQuery("sizeof:marrow_gda_config"), "emu read host's table");
+        assertEquals("EINVAL", host.statusName(host.intConstant("MARROW_EINVAL")));
+    }
+
+    @Test
     void unknownKeysAreReportedNotInvented() {
         NativeLib lib = NativeLib.load("emu");
         assertEquals(-1, lib.abiQuery("sizeof:no_such_struct"));

@@ -56,7 +56,7 @@ class LoadFromJarTest {
             assertEquals(Set.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE,
                     PosixFilePermission.OWNER_EXECUTE), perms, "extraction directory must be private");
             SymbolLookup lib = SymbolLookup.libraryLookup(dir.resolve("libmarrow_emu.so"), Arena.ofAuto());
-            MethodHandle v = Linker.nativeLinker().downcallHandle(lib.findOrThrow("marrow_abi_version"),
+            MethodHandle v = Linker.nativeLinker().downcallHandle(lib.findOrThrow("marrow_emu_abi_version"),
                     FunctionDescriptor.of(JAVA_INT));
             assertEquals(1, (int) v.invokeExact());
         }

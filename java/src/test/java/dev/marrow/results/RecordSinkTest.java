@@ -217,16 +217,40 @@ class RecordSinkTest {
     }
 
     @Test
+    void csvHasACommentedHeaderAndFlattensNestedFields() {
+        Map<String, Object> env = new java.util.LinkedHashMap<>();
+        env.put("host", "h");
+        env.put("argv", List.of("marrow", "proxy", "rate"));
+        env.put("peer", Map.of("host", "p"));
+        RecordSink csv = RecordSink.open(Destination.STDOUT, OutputFormat.CSV, RecordSink.header(env),
+                new PrintWriter(out), new PrintWriter(err));
+        ResultRecord r = new ResultRecord("e", "softnic", false).param("engine_cpus", List.of(0, 1))
+                .metric("per_worker", List.of(Map.of("cpu", 3), Map.of("cpu", 4)))
+                .metric("wire", new java.util.TreeMap<>(Map.of("gbps", 100, "model", "x, y")));
+        csv.write(r);
+        csv.finish(RecordSink.Status.COMPLETE, null, Map.of());
+        List<String> lines = out.toString().lines().toList();
+        assertEquals(List.of("# record=header", "# schema=" + ResultWriter.SCHEMA, "# env.host=h",
+                "# env.argv=marrow proxy rate", "# env.peer.host=p"), lines.subList(0, 5));
+        assertEquals("record,experiment,backend,hardware,engine_cpus,per_worker.0.cpu,per_worker.1.cpu,wire.gbps,"
+                + "wire.model", lines.get(5));
+        assertEquals("result,e,softnic,false,0 1,3,4,100,\"x, y\"", lines.get(6));
+        assertFalse(out.toString().contains("{"), "no toString of a map: " + out);
+    }
+
+    @Test
     void csvAndTableRowsStreamWithAHeaderPerColumnSet() {
         RecordSink csv = RecordSink.open(Destination.STDOUT, OutputFormat.CSV, RecordSink.header(Map.of()),
                 new PrintWriter(out), new PrintWriter(err));
         csv.write(rec(1));
-        assertEquals("record,experiment,backend,hardware,i,t_ns\nresult,e,softnic,false,1,101\n", out.toString(),
+        assertEquals("# record=header\n# schema=" + ResultWriter.SCHEMA + "\n"
+                + "record,experiment,backend,hardware,i,t_ns\nresult,e,softnic,false,1,101\n", out.toString(),
                 "the row is out before the run ends");
         csv.write(rec(2).param("truncated", true));
         csv.finish(RecordSink.Status.COMPLETE, null, Map.of());
-        assertTrue(out.toString().endsWith("record,experiment,backend,hardware,i,truncated,t_ns\n"
-                + "result,e,softnic,false,2,true,102\n"), out.toString());
+        assertTrue(out.toString().contains("record,experiment,backend,hardware,i,truncated,t_ns\n"
+                + "result,e,softnic,false,2,true,102\n# record=footer\n"), out.toString());
+        assertTrue(out.toString().endsWith("# status=complete\n# records=2\n"), out.toString());
 
         StringWriter t = new StringWriter();
         RecordSink table = RecordSink.open(Destination.STDOUT, OutputFormat.TABLE,

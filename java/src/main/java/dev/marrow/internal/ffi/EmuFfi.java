@@ -37,8 +37,8 @@ public final class EmuFfi {
     private static final FunctionDescriptor I_PP = FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS);
     private static final FunctionDescriptor I_PPPP = FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS);
 
-    /** marrow_check_log_sq (marrow_abi.h): the SQ-size range of every backend, in C. */
-    public static final MethodHandle CHECK_LOG_SQ = h("marrow_check_log_sq", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    /** marrow_emu_check_log_sq (marrow_abi.h): the SQ-size range of every backend, in C. */
+    public static final MethodHandle CHECK_LOG_SQ = h("marrow_emu_check_log_sq", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
     public static final MethodHandle DEVICE_OPEN = h("marrow_emu_device_open", I_PP);
     public static final MethodHandle DEVICE_CLOSE = h("marrow_emu_device_close", I_P);
     /** Wire model (docs/design/wire-model.md). */

@@ -42,11 +42,12 @@ public final class NativeLib {
     private NativeLib(String component, SymbolLookup lookup) {
         this.component = component;
         this.lookup = lookup;
-        this.abiVersion = handle("marrow_abi_version", FunctionDescriptor.of(JAVA_INT));
-        // Each library's own message buffer under its own name (marrow_abi.h).
+        // Each library's own exports under its own names (marrow_abi.h: MARROW_ABI_EXPORTS): a process
+        // holding several libraries reads each one's version, table and messages.
+        this.abiVersion = handle("marrow_" + component + "_abi_version", FunctionDescriptor.of(JAVA_INT));
         this.lastError = handle("marrow_" + component + "_last_error", FunctionDescriptor.of(ADDRESS));
-        this.abiQuery = handle("marrow_abi_query", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
-        this.statusName = handle("marrow_status_name", FunctionDescriptor.of(ADDRESS, JAVA_INT));
+        this.abiQuery = handle("marrow_" + component + "_abi_query", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
+        this.statusName = handle("marrow_" + component + "_status_name", FunctionDescriptor.of(ADDRESS, JAVA_INT));
     }
 
     private static final java.util.concurrent.ConcurrentMap<String, NativeLib> SHARED =
