@@ -14,7 +14,6 @@ import dev.marrow.proxy.MiniProxy;
 import dev.marrow.proxy.ProxyConfig;
 import dev.marrow.proxy.ProxyPeer;
 import dev.marrow.proxy.RateResult;
-import dev.marrow.proxy.WorkerStats;
 import dev.marrow.presets.Knob;
 import dev.marrow.presets.PresetRules;
 import dev.marrow.presets.Presets;
@@ -296,24 +295,6 @@ public final class ProxyCommand {
         }
     }
 
-    static void addWorkers(ResultRecord r, List<WorkerStats> ws, long elapsedNs, boolean table) {
-        StringBuilder cores = new StringBuilder();
-        StringBuilder freq = new StringBuilder();
-        for (WorkerStats w : ws) {
-            cores.append(cores.isEmpty() ? "" : "/").append(w.cpu());
-            freq.append(freq.isEmpty() ? "" : "/").append(w.freqBeforeKhz() / 1000).append("->").append(w.freqAfterKhz() / 1000);
-        }
-        r.metric("worker_cpus", cores.toString());
-        r.metric("worker_mhz_before_after", freq.toString());
-        if (!table) {
-            List<Map<String, Object>> l = new ArrayList<>();
-            for (WorkerStats w : ws) {
-                l.add(w.describe(elapsedNs));
-            }
-            r.metric("per_worker", l); // not "workers": that name is the T parameter
-        }
-    }
-
     @Command(name = "latency", mixinStandardHelpOptions = true,
             description = {"Single 8-byte operation, one producer thread, for each handoff:",
                     "  issue = the enqueue (reserve + write + publish);",
@@ -432,7 +413,7 @@ public final class ProxyCommand {
                         if (rtt) {
                             r.latency("rtt", Stats.of(s.rttNs()));
                         }
-                        addWorkers(r, px.window(), 0, fmt == OutputFormat.TABLE);
+                        ProxyWorkerFields.add(r, px.window(), 0, fmt == OutputFormat.TABLE);
                         if (peer != null) {
                             common.tagPeer(r, peer, px, nonzero);
                             failed |= nonzero <= 0;
@@ -688,7 +669,7 @@ public final class ProxyCommand {
                     if (gpu == null) {
                         rec.metric("cache_refreshes", res.cacheRefreshes());
                     }
-                    addWorkers(rec, res.workers(), res.elapsedNs(), table);
+                    ProxyWorkerFields.add(rec, res.workers(), res.elapsedNs(), table);
                     if (peer != null) {
                         common.tagPeer(rec, peer, px, nonzero);
                         peerFailed |= nonzero <= 0;
