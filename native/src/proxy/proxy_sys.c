@@ -137,8 +137,16 @@ MARROW_API int marrow_proxy_buffer_bytes(uint32_t rings, uint32_t log_slots, uin
 {
 	uint64_t half;
 
-	if (out == NULL || rings == 0 || log_slots > MPR_MAX_LOG_SLOTS || msg_size == 0)
-		return marrow_fail(MARROW_EINVAL, "marrow_proxy_buffer_bytes: bad argument");
+	if (out == NULL)
+		return marrow_fail(MARROW_EINVAL, "marrow_proxy_buffer_bytes: out is NULL");
+	/* the same limits and words as the proxy's config check (proxy_core.c): a run sized here
+	 * before the proxy opens is refused as the run itself would be */
+	if (log_slots < 1 || log_slots > MPR_MAX_LOG_SLOTS)
+		return marrow_fail(MARROW_EINVAL, "log-slots %d must be 1..%d", (int)log_slots, MPR_MAX_LOG_SLOTS);
+	if (rings == 0)
+		return marrow_fail(MARROW_EINVAL, "rings 0 must be >= 1");
+	if (msg_size == 0)
+		return marrow_fail(MARROW_EINVAL, "size 0 must be >= 1");
 	half = MARROW_PROXY_AREA_LAT + (uint64_t)rings * (1ull << log_slots) * msg_size;
 	*out = (2 * half + 4095) & ~4095ull;
 	return MARROW_OK;

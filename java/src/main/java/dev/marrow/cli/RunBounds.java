@@ -31,9 +31,29 @@ final class RunBounds {
      * --size of 1 MiB over 32 rings of 1024 slots asked for 64 GiB and died in OutOfMemoryError).
      */
     static long maxBufferBytes() {
-        long phys = java.lang.management.ManagementFactory.getOperatingSystemMXBean()
-                instanceof com.sun.management.OperatingSystemMXBean os ? os.getTotalMemorySize() : 0;
+        long phys = physicalMemoryBytes();
         return phys > 0 ? Math.min(16L << 30, phys / 4) : 16L << 30;
+    }
+
+    /**
+     * MemTotal of /proc/meminfo, 0 when unreadable. Not com.sun.management: the jlinked runtime of
+     * the GPU machine has no jdk.management module, and every gda latency there died in
+     * NoClassDefFoundError before this read the file.
+     */
+    static long physicalMemoryBytes() {
+        long total;
+        try (java.util.stream.Stream<String> lines = java.nio.file.Files.lines(java.nio.file.Path.of("/proc/meminfo"))) {
+            total = lines.filter(l -> l.startsWith("MemTotal:")).findFirst()
+                    .map(l -> Long.parseLong(l.replaceAll("[^0-9]", "")) * 1024).orElse(0L);
+        } catch (java.io.IOException | RuntimeException e) {
+            return 0;
+        }
+        try { // a cgroup v2 limit (a container, a Slurm job) is the memory this run really has
+            String max = java.nio.file.Files.readString(java.nio.file.Path.of("/sys/fs/cgroup/memory.max")).strip();
+            return max.equals("max") ? total : Math.min(total, Long.parseLong(max));
+        } catch (java.io.IOException | RuntimeException e) {
+            return total;
+        }
     }
 
     /**

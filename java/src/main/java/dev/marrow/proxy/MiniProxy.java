@@ -61,7 +61,10 @@ public final class MiniProxy implements AutoCloseable {
     public static long bufferBytes(int rings, int logSlots, int msgSize) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment out = a.allocate(JAVA_LONG);
-            ProxyFfi.check((int) ProxyFfi.BUFFER_BYTES.invokeExact(rings, logSlots, msgSize, out), "marrow_proxy_buffer_bytes");
+            int rc = (int) ProxyFfi.BUFFER_BYTES.invokeExact(rings, logSlots, msgSize, out);
+            if (rc != 0) { // the library's limits (proxy_sys.c): a refusal is a usage error
+                throw ProxyFfi.LIB.exception(rc, "marrow_proxy_buffer_bytes").usageIfInvalid();
+            }
             return out.get(JAVA_LONG, 0);
         } catch (Throwable t) {
             throw ProxyFfi.rethrow(t);

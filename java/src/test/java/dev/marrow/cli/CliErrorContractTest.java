@@ -63,6 +63,15 @@ class CliErrorContractTest {
         assertUsage(a("softnic", "nosuch", "--help"), "unknown command 'nosuch'");
     }
 
+    /** CliFuzzTest's find: a native refusal of --log-slots in goodput's buffer sizing exited 1. */
+    @Test
+    void proxyLogSlotsOutOfRangeIsAUsageErrorInEveryProxyCommand() {
+        for (String cmd : new String[] {"latency", "rate", "goodput"}) {
+            assertUsage(a("proxy", cmd, "--log-slots", "-1", "--quiet"), "log-slots -1 must be 1..20");
+            assertUsage(a("proxy", cmd, "--log-slots", "21", "--quiet"), "log-slots 21 must be 1..20");
+        }
+    }
+
     @Test
     void aUsageErrorIsOneLineAndAPointerNotTheHelp() {
         CliTest.Run r = assertUsage(a("gda", "rate", "--target", "nope"), "--target");

@@ -36,4 +36,13 @@ class LimitsCliTest {
         assertRefused("messages 0 must be >= 1", "proxy", "rate", "--messages", "0");
         assertRefused("size 12 must be a multiple of 8", "proxy", "rate", "--size", "12");
     }
+
+    /** Read from /proc (the GPU machine's runtime has no jdk.management): at least the heap this JVM may use. */
+    @Test
+    void physicalMemoryIsReadWithoutJdkManagement() {
+        long phys = RunBounds.physicalMemoryBytes();
+        assertTrue(phys >= Runtime.getRuntime().maxMemory(), phys + " B < the JVM's max heap "
+                + Runtime.getRuntime().maxMemory());
+        assertEquals(Math.min(16L << 30, phys / 4), RunBounds.maxBufferBytes());
+    }
 }
