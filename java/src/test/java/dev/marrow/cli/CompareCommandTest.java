@@ -3,11 +3,8 @@ package dev.marrow.cli;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -19,17 +16,9 @@ class CompareCommandTest {
     @TempDir
     Path tmp;
 
-    record Run(int code, String out, String err) {
-    }
-
-    static Run run(String... args) {
-        CommandLine cl = Main.commandLine();
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        cl.setOut(new PrintWriter(out));
-        cl.setErr(new PrintWriter(err));
-        int code = cl.execute(args);
-        return new Run(code, out.toString(), err.toString());
+    /** The CLI in-process, as every CLI test runs it (CliTest). */
+    static CliTest.Run run(String... args) {
+        return CliTest.run(args);
     }
 
     static final String HEADER = "{\"record\":\"header\",\"schema\":\"marrow.result/1\",\"env\":{}}";
@@ -55,7 +44,7 @@ class CompareCommandTest {
     @Test
     void identicalFilesAreTheSameAndExitZero() throws IOException {
         Path a = file("a.jsonl", HEADER, rate(8, 4.0, true), rate(64, 3.5, true), latency(800), FOOTER);
-        Run r = run("compare", a.toString(), a.toString());
+        CliTest.Run r = run("compare", a.toString(), a.toString());
         assertEquals(0, r.code(), r.err());
         assertTrue(r.out().contains("3 point(s) matched, 0 only in A, 0 only in B; 0 better, 0 worse, 6 same"),
                 r.out());
@@ -66,7 +55,7 @@ class CompareCommandTest {
     void aPlantedRegressionExitsOne() throws IOException {
         Path a = file("a.jsonl", HEADER, rate(8, 4.0, true), rate(64, 3.5, true), latency(800), FOOTER);
         Path b = file("b.jsonl", HEADER, rate(8, 4.0, true), rate(64, 2.8, true), latency(800), FOOTER);
-        Run r = run("compare", a.toString(), b.toString());
+        CliTest.Run r = run("compare", a.toString(), b.toString());
         assertEquals(1, r.code(), r.out());
         String row = r.out().lines().filter(l -> l.contains("size_bytes=64") && l.contains("rate_mmsg_s"))
                 .findFirst().orElseThrow();
@@ -83,13 +72,13 @@ class CompareCommandTest {
     void directionDecidesBetterAndWorse() throws IOException {
         Path a = file("a.jsonl", rate(8, 4.0, true), latency(800));
         Path b = file("b.jsonl", rate(8, 5.0, true), latency(700));
-        Run r = run("compare", a.toString(), b.toString());
+        CliTest.Run r = run("compare", a.toString(), b.toString());
         assertEquals(0, r.code(), r.out() + r.err());
         assertTrue(r.out().lines().anyMatch(l -> l.contains("rate_mmsg_s") && l.contains("+25.0%")
                 && l.endsWith("better")), r.out());
         assertTrue(r.out().lines().anyMatch(l -> l.contains("putc_p50_ns") && l.contains("-12.5%")
                 && l.endsWith("better")), r.out());
-        Run back = run("compare", b.toString(), a.toString());
+        CliTest.Run back = run("compare", b.toString(), a.toString());
         assertEquals(1, back.code());
         assertTrue(back.out().lines().anyMatch(l -> l.contains("putc_p50_ns") && l.endsWith("worse")), back.out());
     }
@@ -99,7 +88,7 @@ class CompareCommandTest {
         Path a = file("a.jsonl", latency(800));
         Path b = file("b.jsonl", latency(824)); // +3%
         assertEquals(0, run("compare", a.toString(), b.toString()).code());
-        Run tight = run("compare", "--threshold", "2%", a.toString(), b.toString());
+        CliTest.Run tight = run("compare", "--threshold", "2%", a.toString(), b.toString());
         assertEquals(1, tight.code());
         assertTrue(tight.err().contains("worse by more than 2%"), tight.err());
         assertEquals(0, run("compare", "--threshold", "3.5", a.toString(), b.toString()).code());
@@ -112,7 +101,7 @@ class CompareCommandTest {
                 + "\"backend\":\"softnic\",\"size_bytes\":8,\"putc_p50_ns\":790,\"putc_p50_ns_min\":700,"
                 + "\"putc_p50_ns_max\":2000,\"putc_p99_ns\":905,\"putc_p99_ns_min\":880,\"putc_p99_ns_max\":990,"
                 + "\"samples\":1000,\"valid\":true,\"runs\":3,\"repeat_statistic\":\"nearest-rank median\"}");
-        Run r = run("compare", single.toString(), merged.toString());
+        CliTest.Run r = run("compare", single.toString(), merged.toString());
         assertEquals(0, r.code(), r.out() + r.err());
         assertTrue(r.out().contains("1 point(s) matched, 0 only in A, 0 only in B; 0 better, 0 worse, 2 same"),
                 r.out());
@@ -123,7 +112,7 @@ class CompareCommandTest {
     void aPointThatBecameInvalidIsARegression() throws IOException {
         Path a = file("a.jsonl", rate(8, 4.0, true));
         Path b = file("b.jsonl", rate(8, 4.0, false));
-        Run r = run("compare", a.toString(), b.toString());
+        CliTest.Run r = run("compare", a.toString(), b.toString());
         assertEquals(1, r.code());
         assertTrue(r.out().lines().anyMatch(l -> l.contains(" valid ") && l.endsWith("worse")), r.out());
     }
@@ -132,7 +121,7 @@ class CompareCommandTest {
     void pointsOnlyOneFileHasAreCounted() throws IOException {
         Path a = file("a.jsonl", rate(8, 4.0, true));
         Path b = file("b.jsonl", rate(8, 4.0, true), rate(64, 1.0, true), latency(900));
-        Run r = run("compare", a.toString(), b.toString());
+        CliTest.Run r = run("compare", a.toString(), b.toString());
         assertEquals(0, r.code(), r.err());
         assertTrue(r.out().contains("1 point(s) matched, 0 only in A, 2 only in B"), r.out());
     }
@@ -141,7 +130,7 @@ class CompareCommandTest {
     void pointsMatchByTheirParametersNotOnlyTheirPlace() throws IOException {
         Path a = file("a.jsonl", rate(8, 4.0, true), rate(16, 3.9, true), rate(64, 3.5, true));
         Path b = file("b.jsonl", rate(8, 4.0, true), rate(64, 2.0, true));
-        Run r = run("compare", a.toString(), b.toString());
+        CliTest.Run r = run("compare", a.toString(), b.toString());
         assertEquals(1, r.code());
         assertTrue(r.out().contains("2 point(s) matched, 1 only in A, 0 only in B"), r.out());
         assertTrue(r.out().lines().anyMatch(l -> l.contains("size_bytes=64") && l.contains("rate_mmsg_s")
@@ -152,7 +141,7 @@ class CompareCommandTest {
     void repeatedPointsMatchInOrder() throws IOException {
         Path a = file("a.jsonl", latency(800), latency(1000));
         Path b = file("b.jsonl", latency(800), latency(1200));
-        Run r = run("compare", a.toString(), b.toString());
+        CliTest.Run r = run("compare", a.toString(), b.toString());
         assertEquals(1, r.code());
         assertTrue(r.out().lines().anyMatch(l -> l.contains("#2") && l.contains("putc_p50_ns") && l.contains("+20.0%")),
                 r.out());
@@ -170,7 +159,7 @@ class CompareCommandTest {
             {"compare", a.toString()},
             {"compare", a.toString(), other.toString()},
             {"compare", a.toString(), dsm.toString()}}) {
-            Run r = run(args);
+            CliTest.Run r = run(args);
             assertEquals(2, r.code(), String.join(" ", args) + ": " + r.err());
             assertTrue(r.err().startsWith("marrow: ") && r.err().contains("see 'marrow compare --help'"), r.err());
         }

@@ -7,8 +7,6 @@ import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -30,17 +28,9 @@ class PaperCommandTest {
     @TempDir
     Path tmp;
 
-    record Run(int code, String out, String err) {
-    }
-
-    static Run run(String... args) {
-        CommandLine cl = Main.commandLine();
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        cl.setOut(new PrintWriter(out));
-        cl.setErr(new PrintWriter(err));
-        int code = cl.execute(args);
-        return new Run(code, out.toString(), err.toString());
+    /** The CLI in-process, as every CLI test runs it (CliTest). */
+    static CliTest.Run run(String... args) {
+        return CliTest.run(args);
     }
 
     @AfterEach
@@ -91,7 +81,7 @@ class PaperCommandTest {
         assertFalse(ids.contains("gda-ordering"), ids.toString());
         assertTrue(PaperMatrix.names(all).containsAll(List.of("fig6", "table11", "fig11", "dsm", "presets",
                 "gdaordering")));
-        Run r = run("paper", "--output", tmp.resolve("o").toString(), "--only", "table99");
+        CliTest.Run r = run("paper", "--output", tmp.resolve("o").toString(), "--only", "table99");
         assertEquals(2, r.code());
         assertTrue(r.err().contains("no section or point 'table99'"), r.err());
     }
@@ -117,7 +107,7 @@ class PaperCommandTest {
         PaperCommand.afterPoint = id -> {
             throw new IllegalStateException("simulated kill after " + id);
         };
-        Run first = run("paper", "--nic", "softnic", "--budget", "2m", "--output", dir.toString());
+        CliTest.Run first = run("paper", "--nic", "softnic", "--budget", "2m", "--output", dir.toString());
         assertEquals(1, first.code(), first.out() + first.err());
         assertTrue(first.err().contains("simulated kill after softnic-latency"), first.err());
         assertTrue(PaperCommand.complete(points.resolve("softnic-latency.jsonl")), first.out());
@@ -128,7 +118,7 @@ class PaperCommandTest {
         Path partial = Files.writeString(points.resolve(".softnic-rate.jsonl.partial-99999"), "{\"record\":\"hea");
 
         PaperCommand.afterPoint = id -> { };
-        Run second = run("paper", "--nic", "softnic", "--budget", "2m", "--output", dir.toString());
+        CliTest.Run second = run("paper", "--nic", "softnic", "--budget", "2m", "--output", dir.toString());
         assertEquals(0, second.code(), second.out() + second.err());
         assertTrue(second.out().contains("softnic-latency          complete (kept from an earlier run)"),
                 second.out());
@@ -145,7 +135,7 @@ class PaperCommandTest {
         assertTrue(status.stream().anyMatch(l -> l.contains("\"point\":\"softnic-rate\"")
                 && l.contains("\"status\":\"complete\"")), status.toString());
 
-        Run third = run("paper", "--nic", "softnic", "--budget", "2m", "--output", dir.toString());
+        CliTest.Run third = run("paper", "--nic", "softnic", "--budget", "2m", "--output", dir.toString());
         assertEquals(0, third.code(), third.out() + third.err());
         assertTrue(third.out().contains("softnic-rate             complete (kept from an earlier run)"), third.out());
         assertEquals(2, run("paper", "--nic", "mlx5", "--output", dir.toString()).code(),
@@ -165,7 +155,7 @@ class PaperCommandTest {
                 Thread.currentThread().interrupt();
             }
         };
-        Run r = run("paper", "--budget", "3s", "--output", dir.toString());
+        CliTest.Run r = run("paper", "--budget", "3s", "--output", dir.toString());
         assertEquals(1, r.code(), r.out() + r.err());
         assertTrue(r.err().contains("not run: the budget ran out; run the same command again to resume"), r.err());
         assertEquals("{\"record\":\"header\"}\n", Files.readString(dir.resolve("attempts/softnic-latency.1.jsonl")));

@@ -4,10 +4,7 @@ package dev.marrow.cli;
 import dev.marrow.preflight.PreflightFixtures;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Path;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -19,23 +16,15 @@ class PreflightCommandTest {
     @TempDir
     Path tmp;
 
-    record Run(int code, String out, String err) {
-    }
-
-    static Run run(String... args) {
-        CommandLine cl = Main.commandLine();
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        cl.setOut(new PrintWriter(out));
-        cl.setErr(new PrintWriter(err));
-        int code = cl.execute(args);
-        return new Run(code, out.toString(), err.toString());
+    /** The CLI in-process, as every CLI test runs it (CliTest). */
+    static CliTest.Run run(String... args) {
+        return CliTest.run(args);
     }
 
     @Test
     void goodTreeExitsZeroWithWarningsOnly() {
         Path good = PreflightFixtures.tree("good", tmp);
-        Run r = run("preflight", "--root", good.toString());
+        CliTest.Run r = run("preflight", "--root", good.toString());
         assertEquals(0, r.code(), r.out() + r.err());
         assertTrue(r.out().contains("warn  devx"), r.out());
         assertTrue(r.out().contains("ok    peer-mapping"), r.out());
@@ -46,7 +35,7 @@ class PreflightCommandTest {
     @Test
     void bareTreeFailsWithReasonsAndFixes() {
         Path bare = PreflightFixtures.tree("bare", tmp);
-        Run r = run("preflight", "--root", bare.toString());
+        CliTest.Run r = run("preflight", "--root", bare.toString());
         assertEquals(1, r.code());
         assertTrue(r.out().contains("fail  memlock"), r.out());
         assertTrue(r.out().contains("fix: ulimit -l unlimited"), r.out());
@@ -56,7 +45,7 @@ class PreflightCommandTest {
     @Test
     void jsonListsEveryCheck() {
         Path bare = PreflightFixtures.tree("bare", tmp);
-        Run r = run("preflight", "--root", bare.toString(), "--format", "json");
+        CliTest.Run r = run("preflight", "--root", bare.toString(), "--format", "json");
         assertEquals(1, r.code());
         assertTrue(r.out().startsWith("{\"preflight\":[{\"check\":\"gpu\",\"status\":\"fail\""), r.out());
         assertTrue(r.out().contains("\"check\":\"iommu-acs\""), r.out());
@@ -65,14 +54,14 @@ class PreflightCommandTest {
     @Test
     void usageErrorsExitTwo() {
         assertEquals(2, run("preflight", "--root", tmp.resolve("missing").toString()).code());
-        Run r = run("preflight", "--format", "xml");
+        CliTest.Run r = run("preflight", "--format", "xml");
         assertEquals(2, r.code());
         assertTrue(r.err().contains("--format must be table or json"), r.err());
     }
 
     @Test
     void doctorDeepRunsPreflightOnThisMachine() {
-        Run r = run("doctor", "--deep");
+        CliTest.Run r = run("doctor", "--deep");
         assertTrue(r.out().contains("marrow preflight (root /)"), r.out() + r.err());
         boolean failed = r.out().lines().anyMatch(l -> l.startsWith("  fail"));
         assertEquals(failed ? 1 : 0, r.code(), r.out() + r.err());
